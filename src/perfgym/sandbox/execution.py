@@ -1,0 +1,91 @@
+"""`Execution` and `Measurement`: what one sandboxed run returns."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.sandbox.limits import Limits
+
+
+class Status(str, Enum):
+    """How a run ended. SANDBOX_ERROR is perfgym's own failure, never the program's."""
+
+    OK = "OK"
+    RUNTIME_ERROR = "RUNTIME_ERROR"
+    TIMEOUT = "TIMEOUT"
+    MEMORY_LIMIT = "MEMORY_LIMIT"
+    OUTPUT_LIMIT = "OUTPUT_LIMIT"
+    SANDBOX_ERROR = "SANDBOX_ERROR"
+
+    @property
+    def is_program_failure(self) -> bool:
+        return self not in (Status.OK, Status.SANDBOX_ERROR)
+
+
+class Measurement(BaseModel):
+    """Resources one run used, each figure with the mechanism that produced it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    wall_s: float = Field(description="Wall time from exec of the program to the end of its tree.")
+    cpu_user_s: float = Field(description="User CPU time of every process the run created.")
+    cpu_system_s: float = Field(description="System CPU time of every process the run created.")
+    peak_rss_mb: float = Field(description="Peak resident memory of the whole process tree, MiB.")
+    memory_integral_mb_s: float = Field(
+        description="Resident memory of the tree integrated over time (trapezoid rule), MiB·s."
+    )
+    instructions: int | None = Field(
+        None, description="Instructions retired by the tree; None when unavailable (see reason)."
+    )
+    instructions_unavailable: str | None = Field(
+        None, description="Why instructions is None (e.g. no hardware counters in this kernel)."
+    )
+    sample_rate_hz: float = Field(description="Configured memory sampling rate.")
+    samples: int = Field(description="Memory samples actually taken.")
+    max_processes_seen: int = Field(0, description="Most processes seen alive at one sample.")
+    mechanisms: dict[str, str] = Field(
+        default_factory=dict,
+        description="figure -> mechanism, e.g. {'cpu': 'cgroup-v1 cpuacct', 'memory_limit': 'cgroup'}.",
+    )
+    host: str = Field("", description="Fingerprint of the machine that measured.")
+
+    @property
+    def cpu_s(self) -> float:
+        return self.cpu_user_s + self.cpu_system_s
+
+
+class Execution(BaseModel):
+    """The outcome of `Sandbox.run`: status, exit, capped output and measurement."""
+
+    model_config = ConfigDict(extra="forbid", ser_json_bytes="base64", val_json_bytes="base64")
+
+    status: Status
+    exit_code: int | None = Field(None, description="Exit code when the program exited normally.")
+    signal: int | None = Field(None, description="Signal number when the program was killed.")
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    measurement: Measurement | None = Field(
+        None, description="None only for SANDBOX_ERROR runs that never started."
+    )
+    limits: Limits
+    files: dict[str, bytes] = Field(
+        default_factory=dict, description="Files collected from the work dir after the run."
+    )
+    reason: str = Field("", description="Human-readable detail: which limit, which sandbox fault.")
+    backend: str = Field("", description="Sandbox backend that ran it.")
+
+    @property
+    def ok(self) -> bool:
+        return self.status is Status.OK
+
+    @property
+    def stdout_text(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    @property
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")

@@ -1,0 +1,185 @@
+"""`Task`: what one performance problem is — statement, sources, tests, workloads, split."""
+
+from __future__ import annotations
+
+from enum import Enum
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Language(str, Enum):
+    """Languages perfgym builds and runs."""
+
+    PYTHON = "python"
+    C = "c"
+    CPP = "cpp"
+    JAVA = "java"
+    GO = "go"
+    JAVASCRIPT = "javascript"
+    RUST = "rust"
+    CUDA = "cuda"
+
+
+class TaskKind(str, Enum):
+    """How a task's program is exercised.
+
+    STDIO:    a whole program reads a test's stdin and writes its answer to stdout.
+    FUNCTION: a Python function (entry_point) is called with each test's arguments.
+    HARNESS:  a self-checking harness (PerfCodeBench layout) builds and runs the solution and
+              prints one JSON line with `ok` and `elapsed_ns`.
+    """
+
+    STDIO = "stdio"
+    FUNCTION = "function"
+    HARNESS = "harness"
+
+
+class Split(str, Enum):
+    TRAIN = "train"
+    VAL = "val"
+    TEST = "test"
+
+
+class StoredMeasurement(BaseModel):
+    """A published or previously measured timing of a solution (seconds)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: str = Field("ok", description="ok / error / timeout / missing_candidate, as published.")
+    median_s: float | None = Field(None, description="Median duration, seconds.")
+    samples_s: list[float] = Field(default_factory=list, description="All measured durations.")
+    per_workload_s: dict[str, float] = Field(
+        default_factory=dict, description="Workload id -> duration, when known."
+    )
+    peak_rss_mb: float | None = None
+    memory_integral_mb_s: float | None = None
+    machine: str = Field("", description="Fingerprint of the machine that measured it.")
+    source: str = Field("", description="Where the figure came from (e.g. eval_result.json).")
+
+
+class Solution(BaseModel):
+    """One implementation of a task: baseline, reference, or a pool member."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(description="Name within the task: 'baseline', 'reference', 'pool-3', ...")
+    source: str = Field(description="Full source text.")
+    language: Language | None = Field(None, description="Defaults to the task's language.")
+    quality: float | None = Field(
+        None, description="Known quality rank (higher is better), for the reward simulator."
+    )
+    stored: StoredMeasurement | None = None
+
+
+class TestCase(BaseModel):
+    """One correctness test or performance workload input."""
+
+    model_config = ConfigDict(extra="forbid")
+    __test__ = False  # not a pytest class
+
+    id: str
+    stdin: str = Field("", description="STDIO tasks: the program's standard input.")
+    args: list[Any] | None = Field(None, description="FUNCTION tasks: positional arguments.")
+    expected: Any = Field(None, description="Expected output; None means 'ask the oracle/reference'.")
+    size: int | None = Field(None, description="Workloads made by the generator: its size argument.")
+    seed: int | None = Field(None, description="Workloads made by the generator: its seed.")
+    level: int | None = Field(None, description="Size level (ENAMEL), when the task has levels.")
+
+
+class Oracle(BaseModel):
+    """How an output is judged correct."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["exact", "tokens", "float", "checker", "harness"] = "tokens"
+    tolerance: float = Field(1e-6, description="Relative/absolute tolerance for kind='float'.")
+    checker: str | None = Field(
+        None,
+        description="Python source defining check(test_input, expected, output) -> bool "
+        "(kind='checker').",
+    )
+
+
+class BuildSpec(BaseModel):
+    """PerfCodeBench build recipe: compile, run a command, or skip."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    compiler: str | None = None
+    cxxflags: list[str] = Field(default_factory=list)
+    sources: list[str] = Field(default_factory=list)
+    command: list[str] | None = None
+    copy_sources_to_build: list[str] = Field(default_factory=list)
+    skip: bool = False
+
+    @model_validator(mode="after")
+    def _one_form(self) -> BuildSpec:
+        forms = sum([self.compiler is not None, self.command is not None, self.skip])
+        if forms != 1:
+            raise ValueError("build must be exactly one of {compiler,...}, {command,...}, {skip}")
+        return self
+
+
+class HarnessSpec(BaseModel):
+    """A self-checking harness (PerfCodeBench): how to build and run it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    build: BuildSpec
+    run_argv: list[str] | None = Field(None, description="None: run {build_dir}/bench.")
+    solution_filename: str = "solution.cpp"
+
+
+class Task(BaseModel):
+    """One performance problem."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    family: str = Field(description="Problem family (splits are family-disjoint).")
+    language: Language
+    kind: TaskKind
+    title: str = ""
+    goal: str = Field("", description="The statement shown to a model.")
+    interface: str = Field("", description="Required signature / input-output format.")
+    metric: str = Field("", description="What is measured (e.g. 'wall time of the workloads').")
+    correctness_rule: str = ""
+    allowed_external_includes: list[str] = Field(default_factory=list)
+    baseline: Solution
+    references: list[Solution] = Field(default_factory=list)
+    pool: list[Solution] = Field(default_factory=list)
+    tests: list[TestCase] = Field(default_factory=list, description="Correctness tests.")
+    workloads: list[TestCase] = Field(default_factory=list, description="Performance workloads.")
+    generator: str | None = Field(
+        None,
+        description="Python source defining generate(size, seed) -> stdin text (STDIO) or "
+        "argument list (FUNCTION), for workloads given by size/seed.",
+    )
+    oracle: Oracle = Field(default_factory=Oracle)
+    entry_point: str | None = Field(None, description="FUNCTION tasks: the function to call.")
+    harness: HarnessSpec | None = None
+    split: Split = Split.TRAIN
+    time_limit_s: float | None = Field(None, description="Per-run wall limit; None: judge default.")
+    memory_limit_mb: float | None = None
+    root: Path | None = Field(None, description="Directory the task was loaded from, if any.")
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Task:
+        if self.kind is TaskKind.HARNESS and self.harness is None:
+            raise ValueError(f"task {self.id}: kind 'harness' needs a harness spec")
+        if self.kind is TaskKind.FUNCTION and not self.entry_point:
+            raise ValueError(f"task {self.id}: kind 'function' needs an entry_point")
+        if self.kind is not TaskKind.HARNESS and not self.tests:
+            raise ValueError(f"task {self.id}: needs at least one correctness test")
+        return self
+
+    @property
+    def reference(self) -> Solution | None:
+        return self.references[0] if self.references else None
+
+    def solutions(self) -> list[Solution]:
+        """Baseline, references and pool, in that order."""
+        return [self.baseline, *self.references, *self.pool]

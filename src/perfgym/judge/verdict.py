@@ -86,6 +86,7 @@ class Verdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str
+    suite: str = Field("", description="Suite the task came from; '' when unknown.")
     model: str = Field("", description="Who produced the candidate (a model name, 'baseline', ...).")
     sample: int = Field(0, description="Index of this candidate among the model's samples.")
     stage: Stage

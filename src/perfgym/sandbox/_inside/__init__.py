@@ -1,0 +1,1 @@
+"""Code that runs inside the sandbox (stdlib only, loadable with `python3 -I -S`)."""

@@ -1,0 +1,378 @@
+"""The run supervisor: PID 1 of a run's namespace; starts, limits, samples and reaps (stdlib only).
+
+It reads one JSON spec, forks the program under the limits, samples the whole process tree at a
+fixed rate (resident memory, peak, integral, processes, CPU), kills everything when a limit is hit
+or the main process exits, reaps every descendant (so wait4 rusage covers the whole tree) and
+writes one JSON result. Both sandbox backends run it: the cold one through bubblewrap, the warm
+one forked from the launcher.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+
+try:  # loaded as a package module or as a plain script next to linux.py
+    from . import linux  # type: ignore[no-redef]
+except ImportError:  # pragma: no cover - script mode under `python3 -I -S`
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import linux  # type: ignore[no-redef]
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+TICKS = os.sysconf("SC_CLK_TCK")
+MIB = 1024 * 1024
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+class _Tree:
+    """Samples the processes of this PID namespace (everything but PID 1, the supervisor)."""
+
+    def __init__(self, cgroups: dict[str, str]) -> None:
+        self.cpuacct_fd = self._open(cgroups.get("cpuacct"), "cpuacct.usage")
+        self.peak_rss = 0.0  # bytes, tree sum
+        self.peak_single = 0.0  # bytes, one process's own high-water mark
+        self.max_procs = 0
+        self.integral = 0.0  # byte-seconds
+        self.samples = 0
+        self._last: tuple[float, float] | None = None
+
+    @staticmethod
+    def _open(directory: str | None, name: str) -> int | None:
+        if not directory:
+            return None
+        try:
+            return os.open(os.path.join(directory, name), os.O_RDONLY)
+        except OSError:
+            return None
+
+    def sample(self, now: float) -> tuple[float, int]:
+        """Take one sample at time `now` (seconds); returns (tree RSS bytes, thread count)."""
+        rss = 0
+        threads = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or name == "1":
+                continue
+            try:
+                with open(f"/proc/{name}/status", "rb") as f:
+                    text = f.read()
+            except OSError:
+                continue  # exited between listdir and open
+            for line in text.split(b"\n"):
+                if line.startswith(b"VmRSS:"):
+                    rss += int(line.split()[1]) * 1024
+                elif line.startswith(b"VmHWM:"):
+                    self.peak_single = max(self.peak_single, int(line.split()[1]) * 1024)
+                elif line.startswith(b"Threads:"):
+                    threads += int(line.split()[1])
+        self.samples += 1
+        self.peak_rss = max(self.peak_rss, rss)
+        self.max_procs = max(self.max_procs, threads)
+        if self._last is not None:
+            t_prev, rss_prev = self._last
+            self.integral += (rss_prev + rss) / 2.0 * (now - t_prev)
+        self._last = (now, float(rss))
+        return rss, threads
+
+    def close_at(self, now: float) -> None:
+        """Close the integral at `now`: the tree's memory is released when it ends."""
+        if self._last is not None and now > self._last[0]:
+            t_prev, rss_prev = self._last
+            self.integral += rss_prev / 2.0 * (now - t_prev)
+            self._last = (now, 0.0)
+
+    def cpu_ns(self, reaped_ns: int) -> int:
+        """CPU of the tree so far: cgroup accounting, or live /proc figures plus reaped rusage."""
+        if self.cpuacct_fd is not None:
+            return int(os.pread(self.cpuacct_fd, 64, 0).strip() or 0)
+        live = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or name == "1":
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                live += int(fields[11]) + int(fields[12])
+            except (OSError, IndexError, ValueError):
+                continue
+        return reaped_ns + live * 1_000_000_000 // TICKS
+
+
+def _child(spec: dict, fds: dict[str, int]) -> None:
+    """In the forked child: wait to be placed in the cgroups, apply limits, drop privileges, exec."""
+    try:
+        os.setsid()
+        cpu = spec.get("cpu")
+        if cpu is not None:
+            os.sched_setaffinity(0, {int(cpu)})
+        os.read(fds["gate_r"], 1)
+        os.dup2(fds["stdin"], 0)
+        os.dup2(fds["out_w"], 1)
+        os.dup2(fds["err_w"], 2)
+        err_fd = fds["exec_err_w"]
+        os.closerange(3, err_fd)
+        os.closerange(err_fd + 1, 65536)
+        lim = spec["limits"]
+        cpu_s = int(lim["cpu_s"]) + 1
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+        fsize = int(lim["file_size_bytes"])
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        nofile = int(lim["open_files"])
+        resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
+        uid = spec.get("uid")
+        if uid is not None:
+            nproc = int(lim["max_processes"])
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        linux.no_new_privs()
+        if uid is not None:
+            for cap in range(64):  # empty the bounding set while we still may (CAP_SETPCAP)
+                try:
+                    linux.prctl(linux.PR_CAPBSET_DROP, cap)
+                except OSError:
+                    break
+            gid = int(spec.get("gid", uid))
+            os.setgroups([])
+            os.setresgid(gid, gid, gid)
+            os.setresuid(int(uid), int(uid), int(uid))  # clears every remaining capability
+        else:
+            linux.drop_all_capabilities()
+        os.chdir(spec.get("cwd") or "/tmp")
+        argv = spec["argv"]
+        os.execvpe(argv[0], argv, spec["env"])
+    except BaseException as exc:  # noqa: BLE001 - report anything that stops the exec
+        msg = f"{type(exc).__name__}: {exc}".encode(errors="replace")
+        try:
+            os.write(fds["exec_err_w"], msg[:2000])
+        finally:
+            os._exit(127)
+
+
+def _write_files(spec: dict) -> None:
+    uid, gid = spec.get("uid"), spec.get("gid", spec.get("uid"))
+    for name, data in spec.get("files", {}).items():
+        path = os.path.join("/tmp", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(data))
+        if uid is not None:
+            os.chown(path, int(uid), int(gid))
+            d = os.path.dirname(path)
+            while d != "/tmp" and d.startswith("/tmp"):
+                os.chown(d, int(uid), int(gid))
+                d = os.path.dirname(d)
+        if name.endswith((".sh",)) or spec.get("executable_files"):
+            os.chmod(path, 0o755)
+
+
+def _collect(spec: dict, limit: int) -> dict[str, str]:
+    out = {}
+    for name in spec.get("collect", []):
+        path = os.path.join("/tmp", name)
+        try:
+            if os.path.isfile(path) and os.path.getsize(path) <= limit:
+                with open(path, "rb") as f:
+                    out[name] = _b64(f.read())
+        except OSError:
+            continue
+    return out
+
+
+def supervise(spec: dict) -> dict:
+    """Run the program described by `spec`; return the result dict (see module docstring)."""
+    if os.getpid() != 1:
+        raise RuntimeError("the supervisor must be PID 1 of the run's PID namespace")
+    lim = spec["limits"]
+    cgroups: dict[str, str] = spec.get("cgroups") or {}
+    _write_files(spec)
+    stdin_fd = os.memfd_create("stdin", 0)
+    os.write(stdin_fd, base64.b64decode(spec.get("stdin", "")))
+    os.lseek(stdin_fd, 0, os.SEEK_SET)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    gate_r, gate_w = os.pipe()
+    exec_err_r, exec_err_w = os.pipe2(os.O_CLOEXEC)
+    fds = dict(stdin=stdin_fd, out_w=out_w, err_w=err_w, gate_r=gate_r, exec_err_w=exec_err_w)
+    tree = _Tree(cgroups)
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(spec, fds)
+    for fd in (stdin_fd, out_w, err_w, gate_r, exec_err_w):
+        os.close(fd)
+    for name, directory in cgroups.items():
+        if name in ("memory", "pids", "cpuacct"):
+            with open(os.path.join(directory, "cgroup.procs"), "w") as f:
+                f.write(str(pid))
+    os.write(gate_w, b"g")
+    os.close(gate_w)
+    exec_error = b""
+    while chunk := os.read(exec_err_r, 4096):
+        exec_error += chunk
+    os.close(exec_err_r)
+
+    stdout, stderr = bytearray(), bytearray()
+    caps = {out_r: int(lim["stdout_bytes"]), err_r: int(lim["stderr_bytes"])}
+    bufs = {out_r: stdout, err_r: stderr}
+    truncated = {out_r: False, err_r: False}
+    killed_for = ""
+    kill_reason = ""
+    main_status: int | None = None
+    reaped_ns = 0
+    interval = 1.0 / float(spec.get("sample_rate_hz", 500.0))
+    wall_limit = float(lim["wall_s"])
+    cpu_limit_ns = int(float(lim["cpu_s"]) * 1e9)
+    mem_limit = float(lim["memory_mb"]) * MIB
+    max_procs = int(lim["max_processes"])
+    monitor_memory = "memory" not in cgroups
+    monitor_pids = "pids" not in cgroups
+
+    poller = select.poll()
+    for fd in (out_r, err_r):
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+    pidfd = os.pidfd_open(pid)
+    poller.register(pidfd, select.POLLIN)
+
+    def kill_all(status: str, reason: str) -> None:
+        nonlocal killed_for, kill_reason
+        if not killed_for:
+            killed_for, kill_reason = status, reason
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def read_fd(fd: int) -> bool:
+        data = os.read(fd, 65536)
+        if not data:
+            poller.unregister(fd)
+            return False
+        buf, cap = bufs[fd], caps[fd]
+        room = cap - len(buf)
+        if len(data) > room:
+            buf += data[: max(room, 0)]
+            truncated[fd] = True
+            if lim.get("kill_on_output_limit", True):
+                which = "stdout" if fd == out_r else "stderr"
+                kill_all("OUTPUT_LIMIT", f"{which} exceeded {cap} bytes")
+        else:
+            buf += data
+        return True
+
+    next_sample = t0
+    cpu_check_every = 8
+    tick = 0
+    while main_status is None:
+        now = time.monotonic()
+        if now >= next_sample:
+            rss, threads = tree.sample(now)
+            tick += 1
+            if monitor_memory and rss > mem_limit:
+                kill_all("MEMORY_LIMIT", f"resident memory {rss / MIB:.1f} MiB over the limit (monitor)")
+            if monitor_pids and threads > max_procs:
+                kill_all("RUNTIME_ERROR", f"{threads} processes/threads over the limit of {max_procs}")
+            if tick % cpu_check_every == 0 and tree.cpu_ns(reaped_ns) > cpu_limit_ns:
+                kill_all("TIMEOUT", f"CPU time over {lim['cpu_s']} s")
+            after = time.monotonic()
+            next_sample = max(next_sample + interval, after + min(interval, (after - now) * 4))
+        if now - t0 > wall_limit:
+            kill_all("TIMEOUT", f"wall time over {wall_limit} s")
+        timeout_ms = max(0.0, (next_sample - time.monotonic()) * 1000.0)
+        for fd, _ev in poller.poll(timeout_ms):
+            if fd == pidfd:
+                continue
+            read_fd(fd)
+        while True:  # reap orphans re-parented to us, and notice the main process's end
+            try:
+                rpid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if rpid == 0:
+                break
+            if rpid == pid:
+                main_status = status
+        reaped_ns = _rusage_ns()
+    t_end = time.monotonic()
+    tree.close_at(t_end)
+    cpu_ns_cgroup = tree.cpu_ns(reaped_ns) if tree.cpuacct_fd is not None else None
+    try:
+        os.kill(-1, signal.SIGKILL)  # the main process is gone: nothing else may outlive it
+    except ProcessLookupError:
+        pass
+    poller.unregister(pidfd)
+    os.close(pidfd)
+    drain_deadline = time.monotonic() + 2.0
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            break
+    for fd in (out_r, err_r):
+        os.set_blocking(fd, False)
+        while time.monotonic() < drain_deadline:
+            try:
+                if not read_fd(fd):
+                    break
+            except BlockingIOError:
+                break
+            except (OSError, KeyError):
+                break
+        os.close(fd)
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if cpu_ns_cgroup is not None and tree.cpuacct_fd is not None:
+        cpu_ns_cgroup = max(cpu_ns_cgroup, int(os.pread(tree.cpuacct_fd, 64, 0).strip() or 0))
+    return {
+        "pid_status": main_status,
+        "exec_error": exec_error.decode(errors="replace"),
+        "killed_for": killed_for,
+        "kill_reason": kill_reason,
+        "wall_s": t_end - t0,
+        "cpu_user_s": ru.ru_utime,
+        "cpu_system_s": ru.ru_stime,
+        "cpu_cgroup_s": None if cpu_ns_cgroup is None else cpu_ns_cgroup / 1e9,
+        "peak_rss_mb": max(tree.peak_rss, tree.peak_single) / MIB,
+        "memory_integral_mb_s": tree.integral / MIB,
+        "samples": tree.samples,
+        "max_processes_seen": tree.max_procs,
+        "stdout": _b64(bytes(stdout)),
+        "stderr": _b64(bytes(stderr)),
+        "stdout_truncated": truncated[out_r],
+        "stderr_truncated": truncated[err_r],
+        "files": _collect(spec, int(lim["file_size_bytes"])),
+    }
+
+
+def _rusage_ns() -> int:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return int((ru.ru_utime + ru.ru_stime) * 1e9)
+
+
+def main() -> None:
+    """Script entry (cold backend): spec JSON on stdin, result JSON on fd given as argv[1]."""
+    result_fd = int(sys.argv[1])
+    spec = json.loads(sys.stdin.buffer.read())
+    os.close(0)
+    try:
+        result = supervise(spec)
+    except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
+        result = {"sandbox_error": f"{type(exc).__name__}: {exc}"}
+    data = json.dumps(result).encode()
+    view = memoryview(data)
+    while view:
+        view = view[os.write(result_fd, view) :]
+    os.close(result_fd)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""Per-run cgroups (v1 or v2) for hard memory/process limits and exact CPU accounting."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import threading
+from dataclasses import dataclass, field
+
+ROOT = "/sys/fs/cgroup"
+PARENT = "perfgym"
+_counter = itertools.count()
+_lock = threading.Lock()
+
+
+@functools.cache
+def detect() -> str | None:
+    """'v1', 'v2' or None when no writable cgroup hierarchy with the needed controllers exists."""
+    try:
+        if os.path.exists(os.path.join(ROOT, "cgroup.controllers")):
+            controllers = open(os.path.join(ROOT, "cgroup.controllers")).read().split()
+            if {"memory", "pids"} <= set(controllers) and _can_mkdir(ROOT):
+                return "v2"
+            return None
+        if all(_can_mkdir(os.path.join(ROOT, c)) for c in ("memory", "pids", "cpuacct")):
+            return "v1"
+    except OSError:
+        return None
+    return None
+
+
+def _can_mkdir(base: str) -> bool:
+    probe = os.path.join(base, PARENT, f"probe-{os.getpid()}")
+    try:
+        os.makedirs(probe, exist_ok=True)
+        os.rmdir(probe)
+        return True
+    except OSError:
+        return False
+
+
+@dataclass
+class RunCgroup:
+    """The cgroup directories of one run, keyed by controller ('memory', 'pids', 'cpuacct')."""
+
+    version: str
+    dirs: dict[str, str] = field(default_factory=dict)
+    oom_before: int = 0
+
+    @classmethod
+    def create(cls, memory_bytes: int, max_pids: int) -> RunCgroup:
+        version = detect()
+        if version is None:
+            raise OSError("no writable cgroup hierarchy")
+        name = f"run-{os.getpid()}-{next(_counter)}"
+        cg = cls(version)
+        with _lock:
+            if version == "v1":
+                for ctrl in ("memory", "pids", "cpuacct"):
+                    d = os.path.join(ROOT, ctrl, PARENT, name)
+                    os.makedirs(d)
+                    cg.dirs[ctrl] = d
+                _write(cg.dirs["memory"], "memory.limit_in_bytes", memory_bytes)
+                try:  # no swap for the run when the kernel accounts it
+                    _write(cg.dirs["memory"], "memory.memsw.limit_in_bytes", memory_bytes)
+                except OSError:
+                    pass
+                _write(cg.dirs["memory"], "memory.swappiness", 0, optional=True)
+                _write(cg.dirs["pids"], "pids.max", max_pids)
+            else:
+                parent = os.path.join(ROOT, PARENT)
+                _write(parent, "cgroup.subtree_control", "+memory +pids +cpu", optional=True)
+                d = os.path.join(parent, name)
+                os.makedirs(d)
+                cg.dirs = {"memory": d, "pids": d, "cpuacct": d}
+                _write(d, "memory.max", memory_bytes)
+                _write(d, "memory.swap.max", 0, optional=True)
+                _write(d, "pids.max", max_pids)
+        cg.oom_before = cg.oom_kills()
+        return cg
+
+    def supervisor_paths(self) -> dict[str, str]:
+        """Directories the supervisor writes the program's pid into (v2: one directory)."""
+        if self.version == "v1":
+            return dict(self.dirs)
+        return {"memory": self.dirs["memory"]}
+
+    def oom_kills(self) -> int:
+        try:
+            if self.version == "v1":
+                text = open(os.path.join(self.dirs["memory"], "memory.oom_control")).read()
+                for line in text.splitlines():
+                    if line.startswith("oom_kill "):
+                        return int(line.split()[1])
+                return int(open(os.path.join(self.dirs["memory"], "memory.failcnt")).read())
+            text = open(os.path.join(self.dirs["memory"], "memory.events")).read()
+            for line in text.splitlines():
+                if line.startswith("oom_kill "):
+                    return int(line.split()[1])
+        except (OSError, ValueError):
+            pass
+        return 0
+
+    def was_oom_killed(self) -> bool:
+        return self.oom_kills() > self.oom_before
+
+    def destroy(self) -> None:
+        for d in set(self.dirs.values()):
+            for _ in range(50):
+                try:
+                    os.rmdir(d)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # tasks still exiting; the supervisor already SIGKILLed them
+                    _kill_all(d)
+                    threading.Event().wait(0.01)
+
+
+def _kill_all(d: str) -> None:
+    try:
+        for pid in open(os.path.join(d, "cgroup.procs")).read().split():
+            try:
+                os.kill(int(pid), 9)
+            except (ProcessLookupError, ValueError):
+                pass
+    except OSError:
+        pass
+
+
+def _write(d: str, name: str, value: object, optional: bool = False) -> None:
+    try:
+        with open(os.path.join(d, name), "w") as f:
+            f.write(str(value))
+    except OSError:
+        if not optional:
+            raise

@@ -1,0 +1,164 @@
+"""Turning `Sandbox.run` arguments into the supervisor's spec, and its result into an `Execution`."""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from perfgym.errors import ConfigError
+from perfgym.machine import fingerprint
+from perfgym.sandbox.cgroups import RunCgroup
+from perfgym.sandbox.counters import instructions_unavailable_reason
+from perfgym.sandbox.execution import Execution, Measurement, Status
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.view import program_env
+
+#: The unprivileged user programs run as (nobody).
+RUN_UID = 65534
+
+
+def _bytes(data: bytes | str) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+
+
+def check_name(name: str) -> str:
+    """A work-dir-relative file name: no absolute paths, no '..', no NUL."""
+    if not name or name.startswith("/") or "\x00" in name or ".." in name.split("/"):
+        raise ConfigError(f"file name {name!r} must be relative to the work dir, without '..'")
+    return name
+
+
+def build_spec(
+    command: Sequence[str],
+    *,
+    stdin: bytes | str,
+    files: Mapping[str, bytes | str] | None,
+    env: Mapping[str, str] | None,
+    limits: Limits,
+    collect: Sequence[str],
+    cpu: int | None,
+    sample_rate_hz: float,
+    cgroup: RunCgroup | None,
+) -> dict[str, Any]:
+    """The JSON spec the in-sandbox supervisor reads."""
+    if isinstance(command, str | bytes) or not command:
+        raise ConfigError("command must be a non-empty argv list, e.g. ['python3', '-c', 'pass']")
+    argv = [str(a) for a in command]
+    if any("\x00" in a for a in argv):
+        raise ConfigError("command arguments must not contain NUL bytes")
+    if cpu is not None and cpu not in os.sched_getaffinity(0):
+        raise ConfigError(f"cpu {cpu} is not available to this process")
+    try:
+        full_env = program_env(env)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    return {
+        "argv": argv,
+        "env": full_env,
+        "stdin": base64.b64encode(_bytes(stdin)).decode(),
+        "files": {
+            check_name(k): base64.b64encode(_bytes(v)).decode() for k, v in (files or {}).items()
+        },
+        "collect": [check_name(c) for c in collect],
+        "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
+        "cpu": cpu,
+        "uid": RUN_UID,
+        "gid": RUN_UID,
+        "sample_rate_hz": sample_rate_hz,
+        "cgroups": cgroup.supervisor_paths() if cgroup else {},
+    }
+
+
+def mechanisms(cgroup: RunCgroup | None, sample_rate_hz: float) -> dict[str, str]:
+    cg = f"cgroup-{cgroup.version}" if cgroup else None
+    return {
+        "wall": "supervisor monotonic clock: fork of the program to the exit of its main process",
+        "cpu": "wait4 rusage of every process in the run (the supervisor is PID 1 and reaps all)",
+        "memory": f"sum of VmRSS over the run's processes sampled at {sample_rate_hz:g} Hz, "
+        "and each process's VmHWM high-water mark",
+        "memory_integral": "trapezoid rule over the sampled tree RSS",
+        "memory_limit": f"{cg} memory limit (OOM kill)" if cg else "monitor: sampled tree RSS",
+        "process_limit": f"{cg} pids.max" if cg else "monitor: sampled thread count + RLIMIT_NPROC",
+        "cpu_limit": "RLIMIT_CPU per process + supervisor check of the tree's CPU time",
+        "isolation": "bubblewrap: private pid/net/ipc/uts/mount namespaces, read-only host, "
+        "tmpfs work dir, uid nobody, no capabilities",
+    }
+
+
+def decode(
+    res: dict[str, Any],
+    *,
+    limits: Limits,
+    backend: str,
+    cgroup: RunCgroup | None,
+    sample_rate_hz: float,
+) -> Execution:
+    """Classify the supervisor's result into an `Execution`."""
+    if "sandbox_error" in res:
+        return sandbox_error(limits, backend, res["sandbox_error"])
+    status_word = res.get("pid_status")
+    exit_code: int | None = None
+    sig: int | None = None
+    if status_word is not None:
+        if os.WIFEXITED(status_word):
+            exit_code = os.WEXITSTATUS(status_word)
+        elif os.WIFSIGNALED(status_word):
+            sig = os.WTERMSIG(status_word)
+    reason = res.get("kill_reason", "")
+    killed_for = res.get("killed_for", "")
+    stdout_trunc = bool(res.get("stdout_truncated"))
+    stderr_trunc = bool(res.get("stderr_truncated"))
+    if res.get("exec_error"):
+        status, reason = Status.RUNTIME_ERROR, f"could not start the program: {res['exec_error']}"
+    elif killed_for:
+        status = Status(killed_for)
+    elif cgroup is not None and cgroup.was_oom_killed():
+        status, reason = Status.MEMORY_LIMIT, f"memory limit of {limits.memory_mb:g} MiB (OOM kill)"
+    elif sig == signal.SIGXCPU:
+        status, reason = Status.TIMEOUT, f"CPU time over {limits.effective_cpu_s:g} s (RLIMIT_CPU)"
+    elif sig == signal.SIGXFSZ:
+        status, reason = Status.RUNTIME_ERROR, f"file larger than {limits.file_size_bytes} bytes"
+    elif sig is not None:
+        status, reason = Status.RUNTIME_ERROR, f"killed by signal {signal.Signals(sig).name}"
+    elif exit_code not in (0, None):
+        status, reason = Status.RUNTIME_ERROR, f"exit code {exit_code}"
+    elif stdout_trunc or stderr_trunc:
+        status, reason = Status.OUTPUT_LIMIT, "output exceeded its cap and was cut"
+    else:
+        status = Status.OK
+    no_instr = instructions_unavailable_reason()
+    measurement = Measurement(
+        wall_s=float(res["wall_s"]),
+        cpu_user_s=float(res["cpu_user_s"]),
+        cpu_system_s=float(res["cpu_system_s"]),
+        peak_rss_mb=float(res["peak_rss_mb"]),
+        memory_integral_mb_s=float(res["memory_integral_mb_s"]),
+        instructions=None,
+        instructions_unavailable=no_instr or "instruction counting not requested",
+        sample_rate_hz=sample_rate_hz,
+        samples=int(res["samples"]),
+        max_processes_seen=int(res.get("max_processes_seen", 0)),
+        mechanisms=mechanisms(cgroup, sample_rate_hz),
+        host=fingerprint(),
+    )
+    return Execution(
+        status=status,
+        exit_code=exit_code,
+        signal=sig,
+        stdout=base64.b64decode(res["stdout"]),
+        stderr=base64.b64decode(res["stderr"]),
+        stdout_truncated=stdout_trunc,
+        stderr_truncated=stderr_trunc,
+        measurement=measurement,
+        limits=limits,
+        files={k: base64.b64decode(v) for k, v in res.get("files", {}).items()},
+        reason=reason,
+        backend=backend,
+    )
+
+
+def sandbox_error(limits: Limits, backend: str, reason: str) -> Execution:
+    return Execution(status=Status.SANDBOX_ERROR, limits=limits, reason=reason, backend=backend)

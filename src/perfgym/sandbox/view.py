@@ -1,0 +1,65 @@
+"""What a run sees of the host: read-only root, hidden home directories, exposed toolchains, env."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Mapping
+
+from perfgym.sandbox.base import WORK_DIR, SandboxConfig
+
+#: Directories replaced by an empty tmpfs in every run (secrets, other users' files).
+HIDDEN_HOMES = ("/root", "/home")
+
+
+@functools.cache
+def toolchain_roots() -> tuple[str, ...]:
+    """Directories under a hidden home that runs still need (interpreters, rustup, cargo)."""
+    candidates = [os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)]
+    for var, default in (("CARGO_HOME", "~/.cargo"), ("RUSTUP_HOME", "~/.rustup")):
+        candidates.append(os.path.realpath(os.path.expanduser(os.environ.get(var, default))))
+    roots: list[str] = []
+    for path in candidates:
+        if any(path.startswith(h + "/") for h in HIDDEN_HOMES) and os.path.isdir(path):
+            if not any(path == r or path.startswith(r + "/") for r in roots):
+                roots.append(path)
+    return tuple(roots)
+
+
+@functools.cache
+def default_path() -> str:
+    parts = [os.path.dirname(os.path.realpath(sys.executable))]
+    cargo = os.path.realpath(os.path.expanduser(os.environ.get("CARGO_HOME", "~/.cargo")))
+    if os.path.isdir(os.path.join(cargo, "bin")):
+        parts.append(os.path.join(cargo, "bin"))
+    parts += ["/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+    return ":".join(parts)
+
+
+def program_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    """The program's whole environment: defaults, then the caller's entries."""
+    out = {
+        "PATH": default_path(),
+        "HOME": WORK_DIR,
+        "TMPDIR": WORK_DIR,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+    }
+    cargo = os.path.realpath(os.path.expanduser(os.environ.get("CARGO_HOME", "~/.cargo")))
+    rustup = os.path.realpath(os.path.expanduser(os.environ.get("RUSTUP_HOME", "~/.rustup")))
+    if os.path.isdir(rustup):
+        out["RUSTUP_HOME"] = rustup
+        out["CARGO_HOME"] = cargo
+    if env:
+        for k, v in env.items():
+            if not isinstance(k, str) or not isinstance(v, str) or "=" in k or "\x00" in k + v:
+                raise ValueError(f"invalid environment entry {k!r}={v!r}")
+            out[k] = v
+    return out
+
+
+def hidden_paths(config: SandboxConfig) -> list[str]:
+    """Host paths covered by an empty tmpfs in each run, beyond the home directories."""
+    return [os.path.realpath(p) for p in config.hide_paths if os.path.exists(p)]

@@ -1,0 +1,216 @@
+"""`WarmSandbox`: an already-isolated launcher forks each run's private namespaces (the default)."""
+
+from __future__ import annotations
+
+import array
+import json
+import os
+import select
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping, Sequence
+
+from perfgym.errors import ConfigError
+from perfgym.sandbox import cgroups
+from perfgym.sandbox.base import Bind, Sandbox, SandboxConfig
+from perfgym.sandbox.bwrap import INSIDE, BwrapSandbox, find_bwrap
+from perfgym.sandbox.execution import Execution
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.request import build_spec, decode, sandbox_error
+from perfgym.sandbox.view import HIDDEN_HOMES, hidden_paths, toolchain_roots
+
+LAUNCHER = INSIDE / "launcher.py"
+# Slack beyond a run's own wall limit before the host gives up on the launcher.
+_RESULT_GRACE_S = 30.0
+
+
+class WarmSandbox(Sandbox):
+    """One long-lived bubblewrap holds a launcher; every run is forked from it into fresh
+    PID and mount namespaces with its own tmpfs work dir. Runs that ask for network go through
+    a fresh bubblewrap instead (the launcher has none), and say so in `Execution.backend`."""
+
+    name = "warm"
+
+    def __init__(self, config: SandboxConfig | None = None) -> None:
+        self.config = config or SandboxConfig()
+        self.bwrap = find_bwrap()
+        self.python = self.config.python or os.path.realpath(sys.executable)
+        self.cgroup_version = cgroups.detect() if self.config.use_cgroups else None
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self._cold: BwrapSandbox | None = None
+        self.restarts = 0
+
+    # -- launcher lifecycle -------------------------------------------------------------------
+    def _launcher_argv(self, fd: int) -> list[str]:
+        args = [self.bwrap, "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
+        args += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        for home in HIDDEN_HOMES:
+            if os.path.isdir(home):
+                args += ["--perms", "0755", "--tmpfs", home]
+        for root in toolchain_roots():
+            args += ["--ro-bind", root, root]
+        for parent in self._cgroup_parents():
+            args += ["--bind", parent, parent]
+        args += ["--cap-add", "ALL", "--", self.python, "-I", "-S", str(LAUNCHER), str(fd)]
+        return args
+
+    def _cgroup_parents(self) -> list[str]:
+        if self.cgroup_version == "v1":
+            ctrls = ("memory", "pids", "cpuacct")
+            parents = [os.path.join(cgroups.ROOT, c, cgroups.PARENT) for c in ctrls]
+        elif self.cgroup_version == "v2":
+            parents = [os.path.join(cgroups.ROOT, cgroups.PARENT)]
+        else:
+            return []
+        for p in parents:
+            os.makedirs(p, exist_ok=True)
+        return parents
+
+    def _ensure_started(self) -> socket.socket:
+        if self._proc is not None and self._proc.poll() is None and self._sock is not None:
+            return self._sock
+        self._stop()
+        host_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        fd = child_end.fileno()
+        self._proc = subprocess.Popen(
+            self._launcher_argv(fd),
+            pass_fds=(fd,),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        child_end.close()
+        self._sock = host_end
+        return host_end
+
+    def _stop(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+        if self._cold is not None:
+            self._cold.close()
+
+    # -- runs -----------------------------------------------------------------------------------
+    def run(
+        self,
+        command: Sequence[str],
+        *,
+        stdin: bytes | str = b"",
+        files: Mapping[str, bytes | str] | None = None,
+        env: Mapping[str, str] | None = None,
+        limits: Limits | None = None,
+        binds: Sequence[Bind] = (),
+        collect: Sequence[str] = (),
+        cpu: int | None = None,
+    ) -> Execution:
+        limits = limits or Limits()
+        if limits.network:
+            if self._cold is None:
+                self._cold = BwrapSandbox(self.config)
+            return self._cold.run(
+                command, stdin=stdin, files=files, env=env, limits=limits,
+                binds=binds, collect=collect, cpu=cpu,
+            )  # fmt: skip
+        for b in binds:
+            if not os.path.exists(b.host_path):
+                raise ConfigError(f"bind source does not exist: {b.host_path}")
+        cg = None
+        if self.cgroup_version:
+            memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
+            cg = cgroups.RunCgroup.create(memory, limits.max_processes)
+        try:
+            spec = build_spec(
+                command,
+                stdin=stdin,
+                files=files,
+                env=env,
+                limits=limits,
+                collect=collect,
+                cpu=cpu,
+                sample_rate_hz=self.config.sample_rate_hz,
+                cgroup=cg,
+            )
+            spec["view"] = {
+                "disk_bytes": limits.disk_bytes,
+                "binds": [[b.host_path, b.sandbox_path, b.writable] for b in binds],
+                "hide": hidden_paths(self.config),
+            }
+            res = self._submit(spec, limits)
+            if isinstance(res, Execution):
+                return res
+            return decode(
+                res,
+                limits=limits,
+                backend=self.name,
+                cgroup=cg,
+                sample_rate_hz=self.config.sample_rate_hz,
+            )
+        finally:
+            if cg is not None:
+                cg.destroy()
+
+    def _submit(self, spec: dict, limits: Limits) -> dict | Execution:
+        spec_fd = os.memfd_create("perfgym-spec", os.MFD_CLOEXEC)
+        r, w = os.pipe2(os.O_CLOEXEC)
+        try:
+            payload = json.dumps(spec).encode()
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(spec_fd, view) :]
+            with self._lock:
+                sock = self._ensure_started()
+                try:
+                    fds = array.array("i", [spec_fd, w]).tobytes()
+                    sock.sendmsg([b"{}"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+                except OSError as exc:
+                    self._stop()
+                    self.restarts += 1
+                    return sandbox_error(limits, self.name, f"launcher unreachable: {exc}")
+            os.close(w)
+            w = -1
+            return self._read_result(r, limits)
+        finally:
+            os.close(spec_fd)
+            if w >= 0:
+                os.close(w)
+            os.close(r)
+
+    def _read_result(self, r: int, limits: Limits) -> dict | Execution:
+        deadline = time.monotonic() + limits.wall_s * 2 + _RESULT_GRACE_S
+        chunks: list[bytes] = []
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return sandbox_error(limits, self.name, "no result from the launcher in time")
+            ready, _, _ = select.select([r], [], [], min(left, 1.0))
+            if not ready:
+                if self._proc is None or self._proc.poll() is not None:
+                    self.restarts += 1
+                    return sandbox_error(limits, self.name, "the launcher died during the run")
+                continue
+            chunk = os.read(r, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        if not data:
+            return sandbox_error(limits, self.name, "the run ended without a result")
+        try:
+            return json.loads(data)
+        except json.JSONDecodeError as exc:
+            return sandbox_error(limits, self.name, f"unreadable supervisor result: {exc}")

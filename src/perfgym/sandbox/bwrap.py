@@ -16,7 +16,7 @@ from perfgym.sandbox.base import WORK_DIR, Bind, Sandbox, SandboxConfig
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.request import build_spec, decode, sandbox_error
-from perfgym.sandbox.view import HIDDEN_HOMES, hidden_paths, toolchain_roots
+from perfgym.sandbox.view import expose_args, hidden_paths
 
 INSIDE = Path(__file__).resolve().parent / "_inside"
 SUPERVISOR = INSIDE / "supervisor.py"
@@ -34,11 +34,7 @@ def find_bwrap() -> str:
 def view_args(config: SandboxConfig, limits: Limits, binds: Sequence[Bind]) -> list[str]:
     """bubblewrap arguments for a run's view of the host (shared with the warm launcher)."""
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    for home in HIDDEN_HOMES:
-        if os.path.isdir(home):
-            args += ["--perms", "0755", "--tmpfs", home]
-    for root in toolchain_roots():
-        args += ["--ro-bind", root, root]
+    args += expose_args()
     args += ["--size", str(limits.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
     for b in binds:
         if not os.path.exists(b.host_path):

@@ -27,6 +27,31 @@ def toolchain_roots() -> tuple[str, ...]:
     return tuple(roots)
 
 
+def expose_args() -> list[str]:
+    """bubblewrap arguments: empty tmpfs over the home directories, toolchains bound back in.
+
+    Intermediate directories get mode 0755 explicitly so the unprivileged run uid can
+    traverse them (bwrap would otherwise create them 0700).
+    """
+    args: list[str] = []
+    for home in HIDDEN_HOMES:
+        if os.path.isdir(home):
+            args += ["--perms", "0755", "--tmpfs", home]
+    made: set[str] = set()
+    for root in toolchain_roots():
+        parent = os.path.dirname(root)
+        chain = []
+        while parent not in HIDDEN_HOMES and parent != "/":
+            chain.append(parent)
+            parent = os.path.dirname(parent)
+        for d in reversed(chain):
+            if d not in made:
+                args += ["--perms", "0755", "--dir", d]
+                made.add(d)
+        args += ["--ro-bind", root, root]
+    return args
+
+
 @functools.cache
 def default_path() -> str:
     parts = [os.path.dirname(os.path.realpath(sys.executable))]

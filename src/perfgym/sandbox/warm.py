@@ -20,7 +20,7 @@ from perfgym.sandbox.bwrap import INSIDE, BwrapSandbox, find_bwrap
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.request import build_spec, decode, sandbox_error
-from perfgym.sandbox.view import HIDDEN_HOMES, hidden_paths, toolchain_roots
+from perfgym.sandbox.view import expose_args, hidden_paths
 
 LAUNCHER = INSIDE / "launcher.py"
 # Slack beyond a run's own wall limit before the host gives up on the launcher.
@@ -50,11 +50,7 @@ class WarmSandbox(Sandbox):
         args = [self.bwrap, "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
         args += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        for home in HIDDEN_HOMES:
-            if os.path.isdir(home):
-                args += ["--perms", "0755", "--tmpfs", home]
-        for root in toolchain_roots():
-            args += ["--ro-bind", root, root]
+        args += expose_args()
         for parent in self._cgroup_parents():
             args += ["--bind", parent, parent]
         args += ["--cap-add", "ALL", "--", self.python, "-I", "-S", str(LAUNCHER), str(fd)]

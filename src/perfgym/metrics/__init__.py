@@ -1,1 +1,117 @@
-"""perfgym.metrics."""
+"""Evaluation metrics: pure functions of verdicts (and stored pools), each with a bootstrap CI.
+
+One module per family; see docs/metrics.md for every formula, its source and denominators.
+
+    perfcodebench  CRR, FBR, RBR, Slow, Gap, Slow/CRR, Gap/FBR, CGRE, CGRE≥0.8 (RLPF)
+    transitions    fail→correct, notfast→FBR, notref→RBR, lost correct (RLPF Table 12)
+    speedups       speedup distribution at RLPF Table 13's thresholds
+    stages         failure-stage counts
+    ptau           DMC-Optim p-τ pass@k; correctness pass@k
+    beyond         Venus Beyond-T/M/I with B%/M%/W%; Mercury's Beyond
+    enamel         ENAMEL eff@k / pass@k from level times
+    gso            GSO Opt@K, PerfAgent Sp@K, hack-adjusted
+    swefficiency   SWE-fficiency harmonic-mean speedup-ratio score
+    paired         EffiBench-X paired ET/MI improvement and win rate (RLPF Eq. 8)
+    estimators     Hodges–Lehmann, unbiased pass@k / eff@k, means of ratios
+"""
+
+from perfgym.metrics._inputs import DEFAULT_HACK_FLAGS, ResultsPolicy
+from perfgym.metrics.beyond import (
+    BeyondBreakdown,
+    BeyondConfig,
+    MercuryConfig,
+    beyond_breakdown,
+    mercury_beyond,
+)
+from perfgym.metrics.bootstrap import BootstrapConfig, bootstrap_ci
+from perfgym.metrics.enamel import (
+    EnamelConfig,
+    EnamelProblem,
+    EnamelSample,
+    enamel_eff_at_k,
+    enamel_level_limits,
+    enamel_level_time,
+    enamel_pass_at_k,
+    level_efficiencies,
+    sample_efficiency,
+)
+from perfgym.metrics.estimators import (
+    eff_at_k,
+    geometric_mean,
+    harmonic_mean,
+    hodges_lehmann,
+    nearest_rank,
+    pass_at_k,
+)
+from perfgym.metrics.gso import GSOConfig, attempt_status, gso_at_k
+from perfgym.metrics.paired import PairedComparison, PairedConfig, paired_comparison
+from perfgym.metrics.perfcodebench import (
+    PerfCodeBenchConfig,
+    PerfCodeBenchTable,
+    cgre,
+    perfcodebench_table,
+    sample_outcome,
+)
+from perfgym.metrics.ptau import PassAtKConfig, PTauConfig, correctness_pass_at_k, p_tau_pass_at_k
+from perfgym.metrics.registry import get_metric, metric_names, register_metric
+from perfgym.metrics.result import Metric, MetricResult
+from perfgym.metrics.speedups import RLPF_THRESHOLDS, SpeedupDistribution, speedup_distribution
+from perfgym.metrics.stages import FailureStages, failure_stages
+from perfgym.metrics.swefficiency import SpeedupRatioConfig, speedup_ratio_score
+from perfgym.metrics.transitions import Transitions, transitions
+
+__all__ = [
+    "DEFAULT_HACK_FLAGS",
+    "RLPF_THRESHOLDS",
+    "BeyondBreakdown",
+    "BeyondConfig",
+    "BootstrapConfig",
+    "EnamelConfig",
+    "EnamelProblem",
+    "EnamelSample",
+    "FailureStages",
+    "GSOConfig",
+    "MercuryConfig",
+    "Metric",
+    "MetricResult",
+    "PTauConfig",
+    "PairedComparison",
+    "PairedConfig",
+    "PassAtKConfig",
+    "PerfCodeBenchConfig",
+    "PerfCodeBenchTable",
+    "ResultsPolicy",
+    "SpeedupDistribution",
+    "SpeedupRatioConfig",
+    "Transitions",
+    "attempt_status",
+    "beyond_breakdown",
+    "bootstrap_ci",
+    "cgre",
+    "correctness_pass_at_k",
+    "eff_at_k",
+    "enamel_eff_at_k",
+    "enamel_level_limits",
+    "enamel_level_time",
+    "enamel_pass_at_k",
+    "failure_stages",
+    "geometric_mean",
+    "get_metric",
+    "gso_at_k",
+    "harmonic_mean",
+    "hodges_lehmann",
+    "level_efficiencies",
+    "mercury_beyond",
+    "metric_names",
+    "nearest_rank",
+    "p_tau_pass_at_k",
+    "paired_comparison",
+    "pass_at_k",
+    "perfcodebench_table",
+    "register_metric",
+    "sample_efficiency",
+    "sample_outcome",
+    "speedup_distribution",
+    "speedup_ratio_score",
+    "transitions",
+]

@@ -1,0 +1,224 @@
+"""ENAMEL's eff@k as a pure function of measured level times (q-rz/enamel, `enam/evaluate.py`).
+
+ENAMEL (Qiu et al., ICLR 2025) scores a sample level by level (4 input-size levels; tests per
+level 8, 4, 4, 4; each test timed 6 times and summarised by the Hodges–Lehmann estimator):
+
+    t_j   = max over level j's tests of the sample's HL time (after time correction)
+    r_j   = max over level j's tests of the reference's HL time
+    T_j   = the level's time limit; ENAMEL uses one limit for every level,
+            T = α · max_{j: w_j>0} r_j with α = 2 (`timeout_factor`); `enamel_level_limits`
+            builds it. The run itself is killed at T/min(correction, 1) + 0.01 s, but
+            efficiency uses T.
+    e_j   = max(0, T_j − t_j) / (T_j − r_j)
+    score = Σ_j w_j e_j / Σ_j w_j, weights (0, 3, 3, 4)
+
+A wrong answer or an error on any test zeroes every level (and the sample fails pass@k); a
+timeout on level j zeroes level j and all later levels (they are never run); a timeout on the
+first level also fails the sample for pass@k. Per problem, eff@k is the unbiased expected
+maximum score of k of its n samples (order-statistics estimator), pass@k the HumanEval
+estimator; both are averaged over problems. Levels with weight 0 are never scored (ENAMEL
+leaves their reference at −∞, so e_j = 0 there); perfgym reports 0 for them as well.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from perfgym.errors import ConfigError
+from perfgym.metrics._inputs import no_context
+from perfgym.metrics.bootstrap import BootstrapConfig, summarize
+from perfgym.metrics.estimators import eff_at_k, finite_values, hodges_lehmann, pass_at_k
+from perfgym.metrics.result import MetricResult
+
+ENAMEL_WEIGHTS: tuple[float, ...] = (0.0, 3.0, 3.0, 4.0)
+
+
+class EnamelSample(BaseModel):
+    """One code sample's outcome on one problem."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    correct: bool = Field(description="False: a wrong answer or an error on any test.")
+    level_times_s: list[float | None] = Field(
+        description="Per level, t_j (max over the level's tests of the HL time); None where the "
+        "level timed out. Levels after a timeout were never run and must be None too."
+    )
+
+
+class EnamelProblem(BaseModel):
+    """One problem: the reference's level times, the level limits and the samples."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    reference_times_s: list[float] = Field(description="r_j per level.")
+    level_limits_s: list[float] = Field(description="T_j per level (see enamel_level_limits).")
+    samples: list[EnamelSample]
+
+
+class EnamelConfig(BaseModel):
+    """Settings of ENAMEL's eff@k and pass@k."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    weights: tuple[float, ...] = Field(default=ENAMEL_WEIGHTS, description="Level weights w_j.")
+    k: int = Field(default=1, description="eff@k / pass@k's k; every problem needs ≥ k samples.")
+    bootstrap: BootstrapConfig = Field(default_factory=lambda: BootstrapConfig())
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, v: tuple[float, ...]) -> tuple[float, ...]:
+        if not v or any(not math.isfinite(w) or w < 0 for w in v) or sum(v) <= 0:
+            raise ValueError("weights must be finite, >= 0, and not all 0")
+        return v
+
+    @field_validator("k")
+    @classmethod
+    def _k(cls, v: int) -> int:
+        if v < 1:
+            raise ValueError("k must be >= 1")
+        return v
+
+
+def enamel_level_time(per_test_repeats: Sequence[Sequence[float]]) -> float:
+    """t_j: the largest Hodges–Lehmann time among a level's tests (each test's repeats)."""
+    if not per_test_repeats:
+        raise ConfigError("enamel level time: the level has no tests")
+    return max(hodges_lehmann(reps) for reps in per_test_repeats)
+
+
+def enamel_level_limits(
+    reference_times_s: Sequence[float],
+    weights: Sequence[float] = ENAMEL_WEIGHTS,
+    timeout_factor: float = 2.0,
+) -> list[float]:
+    """ENAMEL's limits: T = α · (largest reference time over weighted levels), every level."""
+    if len(reference_times_s) != len(weights):
+        raise ConfigError("enamel: one reference time per level is needed")
+    if not math.isfinite(timeout_factor) or timeout_factor <= 1.0:
+        raise ConfigError(f"enamel: timeout_factor {timeout_factor!r} must be a number > 1")
+    refs = finite_values(reference_times_s, "enamel reference times")
+    weighted = [r for r, w in zip(refs, weights, strict=True) if w > 0]
+    if not weighted:
+        raise ConfigError("enamel: no level has a positive weight")
+    return [timeout_factor * max(weighted)] * len(weights)
+
+
+def _check_problem(p: EnamelProblem, n_levels: int) -> None:
+    where = f"enamel problem {p.task_id!r}"
+    if len(p.reference_times_s) != n_levels or len(p.level_limits_s) != n_levels:
+        raise ConfigError(f"{where}: expected {n_levels} reference times and level limits")
+    finite_values(p.reference_times_s, f"{where} reference times")
+    finite_values(p.level_limits_s, f"{where} level limits", positive=True)
+    if not p.samples:
+        raise ConfigError(f"{where}: no samples")
+    for i, s in enumerate(p.samples):
+        if len(s.level_times_s) != n_levels:
+            raise ConfigError(f"{where} sample {i}: expected {n_levels} level times")
+        times = s.level_times_s
+        first_timeout = next((j for j, t in enumerate(times) if t is None), n_levels)
+        if any(t is not None for t in times[first_timeout:]):
+            raise ConfigError(f"{where} sample {i}: a level after a timeout has a time")
+        if first_timeout:
+            finite_values([t for t in times[:first_timeout] if t is not None], f"{where} times")
+
+
+def level_efficiencies(
+    sample: EnamelSample, problem: EnamelProblem, weights: Sequence[float] = ENAMEL_WEIGHTS
+) -> list[float]:
+    """e_j for each level (0 for wrong/error samples, for timed-out levels and after them)."""
+    _check_problem(problem, len(weights))
+    if not sample.correct:
+        return [0.0] * len(weights)
+    effs: list[float] = []
+    for j, (t, r, limit, w) in enumerate(
+        zip(
+            sample.level_times_s,
+            problem.reference_times_s,
+            problem.level_limits_s,
+            weights,
+            strict=True,
+        )
+    ):
+        if t is None:  # timeout: this level and every later one score 0
+            return effs + [0.0] * (len(weights) - j)
+        if w == 0:
+            effs.append(0.0)
+            continue
+        if limit <= r:
+            raise ConfigError(
+                f"enamel problem {problem.task_id!r} level {j}: limit {limit!r} s is not above "
+                f"the reference time {r!r} s"
+            )
+        effs.append(max(0.0, limit - t) / (limit - r))
+    return effs
+
+
+def sample_efficiency(
+    sample: EnamelSample, problem: EnamelProblem, weights: Sequence[float] = ENAMEL_WEIGHTS
+) -> float:
+    """The weighted level efficiency Σ w_j e_j / Σ w_j of one sample."""
+    effs = level_efficiencies(sample, problem, weights)
+    return float(np.average(effs, weights=np.asarray(weights, dtype=float)))
+
+
+def sample_passed(sample: EnamelSample) -> bool:
+    """ENAMEL's pass: correct everywhere and the first level did not time out."""
+    return sample.correct and bool(sample.level_times_s) and sample.level_times_s[0] is not None
+
+
+def _validated(problems: Sequence[EnamelProblem], config: EnamelConfig, name: str) -> None:
+    if not problems:
+        raise ConfigError(f"{name}: no problems")
+    ids = [p.task_id for p in problems]
+    if len(set(ids)) != len(ids):
+        raise ConfigError(f"{name}: a problem id appears twice")
+    for p in problems:
+        _check_problem(p, len(config.weights))
+        if len(p.samples) < config.k:
+            raise ConfigError(f"{name}: problem {p.task_id!r} has fewer than k samples")
+
+
+def enamel_eff_at_k(
+    problems: Sequence[EnamelProblem], config: EnamelConfig | None = None
+) -> MetricResult:
+    """ENAMEL eff@k averaged over problems, with a bootstrap CI over problems."""
+    config = config or EnamelConfig()
+    name = f"eff@{config.k}"
+    _validated(problems, config, name)
+    per_task = {
+        p.task_id: eff_at_k([sample_efficiency(s, p, config.weights) for s in p.samples], config.k)
+        for p in problems
+    }
+    return summarize(name, per_task, config.bootstrap, settings=config.model_dump())
+
+
+def enamel_pass_at_k(
+    problems: Sequence[EnamelProblem], config: EnamelConfig | None = None
+) -> MetricResult:
+    """ENAMEL pass@k (HumanEval's unbiased estimator) averaged over problems."""
+    config = config or EnamelConfig()
+    name = f"pass@{config.k}"
+    _validated(problems, config, name)
+    per_task = {
+        p.task_id: pass_at_k(len(p.samples), sum(map(sample_passed, p.samples)), config.k)
+        for p in problems
+    }
+    return summarize(name, per_task, config.bootstrap, settings=config.model_dump())
+
+
+class EnamelMetric:
+    """ENAMEL eff@k as a `Metric` over `EnamelProblem`s."""
+
+    def __init__(self, config: EnamelConfig | None = None) -> None:
+        self.config = config or EnamelConfig()
+        self.name = f"eff@{self.config.k}"
+
+    def compute(self, results: Sequence[Any], /, **context: Any) -> MetricResult:
+        no_context(self.name, context)
+        return enamel_eff_at_k(results, self.config)

@@ -1,0 +1,65 @@
+"""Metrics by name: `get_metric("p-tau", tau=30, k=10)` rebuilds a metric from name + settings.
+
+Factories take their config's fields as keyword arguments (unknown ones are refused by the
+config models), so a result's `config` dict is enough to rebuild the metric that produced it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from perfgym.errors import ConfigError
+from perfgym.metrics.beyond import BeyondConfig, BeyondMetric, MercuryConfig, MercuryMetric
+from perfgym.metrics.enamel import EnamelConfig, EnamelMetric
+from perfgym.metrics.gso import GSOConfig, GSOMetric
+from perfgym.metrics.perfcodebench import COLUMNS, PerfCodeBenchConfig, PerfCodeBenchMetric
+from perfgym.metrics.ptau import PassAtKConfig, PassAtKMetric, PTauConfig, PTauMetric
+from perfgym.metrics.result import Metric
+from perfgym.metrics.swefficiency import SpeedupRatioConfig, SpeedupRatioMetric
+
+Factory = Callable[..., Metric]
+
+_REGISTRY: dict[str, Factory] = {}
+
+
+def register_metric(name: str, factory: Factory) -> None:
+    """Make `factory(**settings) -> Metric` available as `get_metric(name, **settings)`."""
+    if name in _REGISTRY:
+        raise ConfigError(f"metric {name!r} is already registered")
+    _REGISTRY[name] = factory
+
+
+def get_metric(name: str, **settings: Any) -> Metric:
+    """Build the metric registered under `name` with `settings` (its config's fields)."""
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise ConfigError(f"unknown metric {name!r}; known: {sorted(_REGISTRY)}") from None
+    try:
+        return factory(**settings)
+    except ValueError as e:  # pydantic's ValidationError is a ValueError
+        if isinstance(e, ConfigError):
+            raise
+        raise ConfigError(f"metric {name!r}: invalid settings: {e}") from e
+
+
+def metric_names() -> list[str]:
+    """Every registered metric name."""
+    return sorted(_REGISTRY)
+
+
+def _column(column: str) -> Factory:
+    return lambda **s: PerfCodeBenchMetric(column, PerfCodeBenchConfig(**s))
+
+
+for _col in COLUMNS:
+    register_metric(_col, _column(_col))
+register_metric("pass@k", lambda **s: PassAtKMetric(PassAtKConfig(**s)))
+register_metric("p-tau", lambda **s: PTauMetric(PTauConfig(**s)))
+register_metric("beyond", lambda **s: BeyondMetric(BeyondConfig(**s)))
+register_metric("mercury-beyond", lambda **s: MercuryMetric(MercuryConfig(**s)))
+register_metric("eff@k", lambda **s: EnamelMetric(EnamelConfig(**s)))
+register_metric("opt@k", lambda **s: GSOMetric("opt", GSOConfig(**s)))
+register_metric("sp@k", lambda **s: GSOMetric("sp", GSOConfig(**s)))
+register_metric("swefficiency-sr", lambda **s: SpeedupRatioMetric(SpeedupRatioConfig(**s)))

@@ -1,0 +1,162 @@
+"""DMC-Optim's optimisation environment over one verdict: filter workloads, apply limits, rank (paper 003, §4, §D.2)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.judge.verdict import TimingStatus, Verdict
+from perfgym.rewards._durations import valid_seconds
+from perfgym.rewards._pool import (
+    Pool,
+    leaderboard_position,
+    mean_position,
+    order_statistic,
+)
+from perfgym.sandbox.execution import Status
+
+
+class EnvironmentConfig(BaseModel):
+    """Where timing enters: pre-execution filter, intra-execution limit, post-execution ranking."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    filter: Literal["none", "absolute", "relative"] = Field(
+        default="none",
+        description="Pre-execution: 'absolute' keeps workloads whose human runtime <= "
+        "filter_threshold_s; 'relative' drops the slowest filter_fraction of workloads.",
+    )
+    filter_threshold_s: float = Field(
+        default=2.0, gt=0, description="Absolute filter threshold (s)."
+    )
+    filter_fraction: float = Field(
+        default=0.2, ge=0, lt=1, description="Relative filter: share dropped."
+    )
+    filter_stat: float = Field(
+        default=50.0,
+        gt=0,
+        le=100,
+        description="Percentile of the pool that stands for 'human runtime'.",
+    )
+    limit: Literal["none", "absolute", "relative", "ranked"] = Field(
+        default="none",
+        description="Intra-execution deadline per workload: 'absolute' limit_s; 'relative' the "
+        "limit_percentile-th pool duration on that workload; 'ranked' the slowest of the pool's "
+        "top limit_percentile% solutions on that workload. Each times limit_factor.",
+    )
+    limit_s: float = Field(default=2.0, gt=0, description="Absolute deadline (s).")
+    limit_percentile: float = Field(
+        default=50.0, gt=0, le=100, description="τ of relative/ranked limits."
+    )
+    limit_factor: float = Field(
+        default=1.0, gt=0, description="Slack multiplied into relative/ranked limits."
+    )
+    cap_s: float = Field(
+        default=10.0, gt=0, description="Hard cap on every workload (DMC-Optim's CES: 10 s)."
+    )
+    on_missing_timing: Literal["none", "timeout"] = Field(
+        default="none",
+        description="A correct program with a workload it has no duration for: 'none' -> None; "
+        "'timeout' -> that workload timed out (DMC-Optim's fallback rule, §C.4).",
+    )
+
+    @property
+    def needs_pool(self) -> bool:
+        return self.filter != "none" or self.limit in ("relative", "ranked")
+
+
+@dataclass
+class Outcome:
+    """What the environment measured for one correct candidate."""
+
+    workloads: list[str] = field(default_factory=list)
+    timeouts: list[str] = field(default_factory=list)
+    mean_position: float | None = None
+    leaderboard_position: float | None = None
+    reason: str = ""
+
+    @property
+    def timeout_fraction(self) -> float:
+        return len(self.timeouts) / len(self.workloads) if self.workloads else 0.0
+
+
+def candidate_durations(verdict: Verdict) -> tuple[dict[str, float], set[str], str]:
+    """Per-workload seconds (only from an ok timing), ids of timed-out tests, and a problem if any."""
+    timed_out = {t.id for t in verdict.tests if t.status is Status.TIMEOUT}
+    timing = verdict.candidate
+    if timing is None or timing.status is not TimingStatus.OK:
+        state = "absent" if timing is None else timing.status.value
+        return {}, timed_out, f"candidate timing {state}"
+    bad = sorted(w for w, s in timing.per_workload_s.items() if not valid_seconds(s))
+    if bad:
+        return {}, timed_out, f"candidate per-workload durations not positive finite: {bad}"
+    return dict(timing.per_workload_s), timed_out, ""
+
+
+def _filtered(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> list[str]:
+    if cfg.filter == "none":
+        return workloads
+    human = {w: order_statistic(pool.on(w), cfg.filter_stat) for w in workloads if pool.on(w)}
+    if cfg.filter == "absolute":
+        # A workload no human ran has no runtime to judge it by: it stays.
+        return [w for w in workloads if w not in human or human[w] <= cfg.filter_threshold_s]
+    drop_n = math.floor(cfg.filter_fraction * len(human))
+    slowest = sorted(human, key=lambda w: (-human[w], w))[:drop_n]
+    return [w for w in workloads if w not in slowest]
+
+
+def _deadlines(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> dict[str, float]:
+    limit: dict[str, float] = {}
+    if cfg.limit == "absolute":
+        limit = dict.fromkeys(workloads, cfg.limit_s)
+    elif cfg.limit == "relative":
+        limit = {
+            w: cfg.limit_factor * order_statistic(pool.on(w), cfg.limit_percentile)
+            for w in workloads
+            if pool.on(w)
+        }
+    elif cfg.limit == "ranked":
+        # Limits are set before the candidate runs: rank the pool among itself only.
+        means = pool.leaderboard(workloads)
+        ranked = sorted((m, j) for j, m in enumerate(means) if not math.isnan(m))
+        keep = max(1, math.ceil(cfg.limit_percentile / 100.0 * len(ranked))) if ranked else 0
+        chosen = [pool.members[j] for _, j in ranked[:keep]]
+        for w in workloads:
+            times = [m[w] for m in chosen if w in m]
+            if times:
+                limit[w] = cfg.limit_factor * max(times)
+    return {w: min(cfg.cap_s, limit.get(w, math.inf)) for w in workloads}
+
+
+def run_environment(
+    cfg: EnvironmentConfig, verdict: Verdict, pool: Pool, *, leaderboard: bool
+) -> Outcome:
+    """Filter, time-limit and rank one correct candidate; `Outcome.reason` set when it cannot."""
+    seconds, timed_out, problem = candidate_durations(verdict)
+    universe = sorted(pool.workloads() | set(seconds) | timed_out)
+    if not seconds and not timed_out:
+        return Outcome(reason=f"timing missing: {problem or 'no per-workload durations'}")
+    workloads = _filtered(cfg, pool, universe)
+    unmeasured = [w for w in workloads if w not in seconds and w not in timed_out]
+    if unmeasured and cfg.on_missing_timing == "none":
+        why = f" ({problem})" if problem else ""
+        return Outcome(reason=f"timing missing: no duration for workloads {unmeasured}{why}")
+    deadlines = _deadlines(cfg, pool, workloads)
+    censored: dict[str, float] = {}
+    timeouts: list[str] = []
+    for w in workloads:
+        took = seconds.get(w, math.inf)
+        if w in timed_out or took > deadlines[w]:
+            timeouts.append(w)
+            # A killed run is recorded at its deadline, as a timing service would record it.
+            took = deadlines[w]
+        censored[w] = took
+    outcome = Outcome(workloads=workloads, timeouts=timeouts)
+    outcome.mean_position = mean_position(censored, pool, workloads)
+    if leaderboard and outcome.mean_position is not None:
+        means = pool.leaderboard(workloads, extra=censored)
+        outcome.leaderboard_position = leaderboard_position(outcome.mean_position, means)
+    return outcome

@@ -8,7 +8,12 @@ percentile_qp (paper 003 gated percentile rewards); afterburner (paper 004). See
 from perfgym.rewards._afterburner import afterburner, afterburner_format_ok
 from perfgym.rewards._base import RUNGS, Reward, RewardOutput
 from perfgym.rewards._baselines import linear, log, rlvr, runtime_only
-from perfgym.rewards._check import RewardCheckError, canonical_batch, check_reward
+from perfgym.rewards._check import (
+    RewardCheckError,
+    canonical_batch,
+    canonical_columns,
+    check_reward,
+)
 from perfgym.rewards._percentile import percentile, percentile_qar, percentile_qp
 from perfgym.rewards._registry import get_reward, list_rewards, register_reward, reward_factory
 from perfgym.rewards._rlpf import rlpf, rlpf_no_fbr, rlpf_no_rbr, rlpf_no_shaping
@@ -21,6 +26,7 @@ __all__ = [
     "afterburner",
     "afterburner_format_ok",
     "canonical_batch",
+    "canonical_columns",
     "check_reward",
     "get_reward",
     "linear",

@@ -29,7 +29,10 @@ def canonical_batch() -> tuple[list[str], list[Verdict]]:
     return [label for label, _ in cases], [v for _, v in cases]
 
 
-def _columns(fn: Any, n: int, given: Mapping[str, Sequence[Any]] | None) -> dict[str, list[Any]]:
+def canonical_columns(
+    fn: Any, n: int, given: Mapping[str, Sequence[Any]] | None = None
+) -> dict[str, list[Any]]:
+    """`given` plus canonical values (n of each) for every column `fn.requires` that is missing."""
     columns: dict[str, list[Any]] = {k: list(v) for k, v in (given or {}).items()}
     for spec in getattr(fn, "requires", ()):
         names = spec.split("|")
@@ -101,7 +104,7 @@ def check_reward(
     Returns the values by case label.
     """
     labels, verdicts = canonical_batch()
-    cols = _columns(fn, len(verdicts), columns)
+    cols = canonical_columns(fn, len(verdicts), columns)
     if _call(fn, [], [], {k: [] for k in cols}) != []:
         raise RewardCheckError("an empty batch must give an empty list")
     values = _call(fn, labels, verdicts, cols)

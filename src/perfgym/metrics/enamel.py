@@ -109,30 +109,39 @@ def enamel_level_limits(
     return [timeout_factor * max(weighted)] * len(weights)
 
 
-def _check_problem(p: EnamelProblem, n_levels: int) -> None:
+def _check_levels(p: EnamelProblem, n_levels: int) -> None:
     where = f"enamel problem {p.task_id!r}"
     if len(p.reference_times_s) != n_levels or len(p.level_limits_s) != n_levels:
         raise ConfigError(f"{where}: expected {n_levels} reference times and level limits")
     finite_values(p.reference_times_s, f"{where} reference times")
     finite_values(p.level_limits_s, f"{where} level limits", positive=True)
+
+
+def _check_sample(s: EnamelSample, n_levels: int, where: str) -> None:
+    if len(s.level_times_s) != n_levels:
+        raise ConfigError(f"{where}: expected {n_levels} level times")
+    times = s.level_times_s
+    first_timeout = next((j for j, t in enumerate(times) if t is None), n_levels)
+    if any(t is not None for t in times[first_timeout:]):
+        raise ConfigError(f"{where}: a level after a timeout has a time")
+    if first_timeout:
+        finite_values([t for t in times[:first_timeout] if t is not None], f"{where} times")
+
+
+def _check_problem(p: EnamelProblem, n_levels: int) -> None:
+    _check_levels(p, n_levels)
     if not p.samples:
-        raise ConfigError(f"{where}: no samples")
+        raise ConfigError(f"enamel problem {p.task_id!r}: no samples")
     for i, s in enumerate(p.samples):
-        if len(s.level_times_s) != n_levels:
-            raise ConfigError(f"{where} sample {i}: expected {n_levels} level times")
-        times = s.level_times_s
-        first_timeout = next((j for j, t in enumerate(times) if t is None), n_levels)
-        if any(t is not None for t in times[first_timeout:]):
-            raise ConfigError(f"{where} sample {i}: a level after a timeout has a time")
-        if first_timeout:
-            finite_values([t for t in times[:first_timeout] if t is not None], f"{where} times")
+        _check_sample(s, n_levels, f"enamel problem {p.task_id!r} sample {i}")
 
 
 def level_efficiencies(
     sample: EnamelSample, problem: EnamelProblem, weights: Sequence[float] = ENAMEL_WEIGHTS
 ) -> list[float]:
     """e_j for each level (0 for wrong/error samples, for timed-out levels and after them)."""
-    _check_problem(problem, len(weights))
+    _check_levels(problem, len(weights))
+    _check_sample(sample, len(weights), f"enamel problem {problem.task_id!r} sample")
     if not sample.correct:
         return [0.0] * len(weights)
     effs: list[float] = []

@@ -1,0 +1,67 @@
+"""Builders of small, real `Verdict`s and pools for the metric tests (metrics are pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from perfgym.judge.verdict import Stage, Timing, Verdict
+from perfgym.tasks.task import StoredMeasurement
+
+MakeVerdict = Callable[..., Verdict]
+
+
+def timing(
+    seconds: float | None,
+    workloads: dict[str, float] | None = None,
+    **extra: Any,
+) -> Timing | None:
+    """A measured timing with the given estimate (None -> no timing at all)."""
+    if seconds is None and not workloads:
+        return None
+    if seconds is None and workloads:
+        seconds = sum(workloads.values())
+    return Timing(estimate_s=seconds, samples_s=[seconds], per_workload_s=workloads or {}, **extra)
+
+
+def make_verdict(
+    task_id: str,
+    stage: Stage | str = Stage.OK,
+    tc: float | None = None,
+    tb: float | None = None,
+    tr: float | None = None,
+    *,
+    sample: int = 0,
+    model: str = "m",
+    suite: str = "",
+    flags: tuple[str, ...] = (),
+    cw: dict[str, float] | None = None,
+    bw: dict[str, float] | None = None,
+    rw: dict[str, float] | None = None,
+    cand: dict[str, Any] | None = None,
+    infra_error: bool = False,
+    detail: str = "",
+) -> Verdict:
+    """A verdict whose candidate/baseline/reference took tc/tb/tr seconds (or per workload)."""
+    return Verdict(
+        task_id=task_id,
+        suite=suite,
+        model=model,
+        sample=sample,
+        stage=Stage(stage),
+        detail=detail,
+        infra_error=infra_error,
+        candidate=timing(tc, cw, **(cand or {})),
+        baseline=timing(tb, bw),
+        reference=timing(tr, rw),
+        flags=list(flags),
+    )
+
+
+def pool(*seconds: float, **fields: list[float]) -> list[StoredMeasurement]:
+    """Stored pool measurements with the given medians (and optional memory columns)."""
+    out = []
+    for i, s in enumerate(seconds):
+        extra = {k: v[i] for k, v in fields.items()}
+        out.append(StoredMeasurement(median_s=s, **extra))
+    return out

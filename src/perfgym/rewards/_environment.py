@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.judge.verdict import TimingStatus, Verdict
@@ -99,7 +100,7 @@ def candidate_durations(verdict: Verdict) -> tuple[dict[str, float], set[str], s
 def _filtered(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> list[str]:
     if cfg.filter == "none":
         return workloads
-    human = {w: order_statistic(pool.on(w), cfg.filter_stat) for w in workloads if pool.on(w)}
+    human = {w: order_statistic(pool.on(w), cfg.filter_stat) for w in workloads if len(pool.on(w))}
     if cfg.filter == "absolute":
         # A workload no human ran has no runtime to judge it by: it stays.
         return [w for w in workloads if w not in human or human[w] <= cfg.filter_threshold_s]
@@ -116,18 +117,20 @@ def _deadlines(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> dict
         limit = {
             w: cfg.limit_factor * order_statistic(pool.on(w), cfg.limit_percentile)
             for w in workloads
-            if pool.on(w)
+            if len(pool.on(w))
         }
     elif cfg.limit == "ranked":
         # Limits are set before the candidate runs: rank the pool among itself only.
         means = pool.leaderboard(workloads)
-        ranked = sorted((m, j) for j, m in enumerate(means) if not math.isnan(m))
+        ranked = [j for j in np.argsort(means, kind="stable") if not np.isnan(means[j])]
         keep = max(1, math.ceil(cfg.limit_percentile / 100.0 * len(ranked))) if ranked else 0
-        chosen = [pool.members[j] for _, j in ranked[:keep]]
+        chosen = pool.matrix[ranked[:keep]]
         for w in workloads:
-            times = [m[w] for m in chosen if w in m]
-            if times:
-                limit[w] = cfg.limit_factor * max(times)
+            k = pool.index.get(w)
+            times = chosen[:, k] if k is not None else np.empty(0)
+            times = times[~np.isnan(times)]
+            if len(times):
+                limit[w] = cfg.limit_factor * float(times.max())
     return {w: min(cfg.cap_s, limit.get(w, math.inf)) for w in workloads}
 
 

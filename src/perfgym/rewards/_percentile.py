@@ -138,6 +138,7 @@ def score_percentile(
     verdict: Verdict,
     columns: Mapping[str, Sequence[Any]],
     i: int,
+    cache: dict[int, Pool],
 ) -> RewardOutput:
     if verdict.infra_error:
         return RewardOutput(value=None, stage=verdict.stage, reason="infra_error")
@@ -148,8 +149,11 @@ def score_percentile(
     if objective == "correctness":
         return RewardOutput(value=1.0, stage=verdict.stage, components={"c": True})
     entries = columns["pool"][i] if "pool" in columns else []
-    pool = Pool.parse(entries, calibrate, where=f"pool[{i}]")
-    if cfg.requires_pool and not pool.members:
+    # GRPO passes one pool object to every rollout of a prompt: parse it once per call.
+    pool = cache.get(id(entries))
+    if pool is None:
+        pool = cache[id(entries)] = Pool.parse(entries, calibrate, where=f"pool[{i}]")
+    if cfg.requires_pool and not len(pool):
         return RewardOutput(value=None, stage=verdict.stage, reason="empty reference pool")
     outcome = run_environment(cfg, verdict, pool, leaderboard=cfg.needs_leaderboard)
     if outcome.reason:
@@ -172,7 +176,10 @@ def build_percentile(cfg: PercentileConfig) -> Reward:
     def score(
         verdicts: Sequence[Verdict], columns: Mapping[str, Sequence[Any]]
     ) -> list[RewardOutput]:
-        return [score_percentile(cfg, calibrate, v, columns, i) for i, v in enumerate(verdicts)]
+        cache: dict[int, Pool] = {}  # lives for one call only, while the entries are alive
+        return [
+            score_percentile(cfg, calibrate, v, columns, i, cache) for i, v in enumerate(verdicts)
+        ]
 
     additive = cfg.composition == "additive"
     to_correct: Relation = "<" if additive and cfg.w_correct > 0 else "<="

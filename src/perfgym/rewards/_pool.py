@@ -6,6 +6,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import numpy as np
+
 from perfgym.errors import ConfigError
 from perfgym.rewards._durations import valid_seconds
 from perfgym.tasks.task import StoredMeasurement
@@ -31,23 +33,28 @@ def calibration_fn(calibrate: Calibration) -> Callable[[float], float]:
 
 
 class Pool:
-    """One task's reference solutions: member -> workload -> calibrated seconds (inf = timed out).
+    """One task's reference solutions: a members × workloads matrix of calibrated seconds.
 
-    A member is a mapping {workload: seconds | None} (None: that reference timed out there) or
-    a `StoredMeasurement` (its per_workload_s; a measurement whose status is not 'ok' is no
-    reference and is left out). A workload a member lacks was not measured for it and is ignored.
+    inf = that member timed out on the workload; nan = it was not measured there (ignored).
+    A member is given as a mapping {workload: seconds | None} (None: timed out) or a
+    `StoredMeasurement` (its per_workload_s; a measurement whose status is not 'ok' is no
+    reference and is left out).
     """
 
-    def __init__(self, members: list[dict[str, float]]) -> None:
-        self.members = members
+    def __init__(self, workloads: list[str], matrix: np.ndarray) -> None:
+        self.index = {w: k for k, w in enumerate(workloads)}
+        self.matrix = matrix
+
+    def __len__(self) -> int:
+        return int(self.matrix.shape[0])
 
     @classmethod
     def parse(cls, entries: Sequence[Any], calibrate: Callable[[float], float], where: str) -> Pool:
-        members: list[dict[str, float]] = []
         if isinstance(entries, Mapping | str) or not isinstance(entries, Sequence):
             raise ConfigError(
                 f"{where}: a pool is a list of solutions, got {type(entries).__name__}"
             )
+        members: list[dict[str, float]] = []
         for j, entry in enumerate(entries):
             if isinstance(entry, StoredMeasurement):
                 if entry.status != "ok":
@@ -71,35 +78,53 @@ class Pool:
                     )
                 member[str(workload)] = float(fresh)
             members.append(member)
-        return cls(members)
+        names = sorted({w for m in members for w in m})
+        matrix = np.full((len(members), len(names)), np.nan)
+        column = {w: k for k, w in enumerate(names)}
+        for j, member in enumerate(members):
+            for w, seconds in member.items():
+                matrix[j, column[w]] = seconds
+        return cls(names, matrix)
 
     def workloads(self) -> set[str]:
-        return {w for m in self.members for w in m}
+        return set(self.index)
 
-    def on(self, workload: str) -> list[float]:
-        """Every member's duration on `workload` (inf for a timeout), members without it omitted."""
-        return [m[workload] for m in self.members if workload in m]
+    def on(self, workload: str) -> np.ndarray:
+        """Every member's duration on `workload` (inf for a timeout), unmeasured members left out."""
+        k = self.index.get(workload)
+        if k is None:
+            return np.empty(0)
+        column = self.matrix[:, k]
+        return column[~np.isnan(column)]
 
     def leaderboard(
         self, workloads: Sequence[str], extra: Mapping[str, float] | None = None
-    ) -> list[float]:
+    ) -> np.ndarray:
         """Each member's mean percentile position against the rest of the field (see `position`).
 
-        The field is the other members plus `extra` (the candidate) when given. A member with no
-        duration on any of `workloads` gets nan and ranks nowhere.
+        The field is the other members plus `extra` (the candidate) where it has a duration.
+        A member with no duration on any of `workloads` gets nan and ranks nowhere.
         """
-        means: list[float] = []
-        for j, member in enumerate(self.members):
-            positions = []
-            for w in workloads:
-                if w not in member:
-                    continue
-                others = [m[w] for i, m in enumerate(self.members) if i != j and w in m]
-                if extra is not None and w in extra:
-                    others.append(extra[w])
-                if others:
-                    positions.append(position(member[w], others))
-            means.append(sum(positions) / len(positions) if positions else math.nan)
+        total = np.zeros(len(self))
+        count = np.zeros(len(self))
+        for w in workloads:
+            k = self.index.get(w)
+            if k is None:
+                continue
+            column = self.matrix[:, k]
+            present = ~np.isnan(column)
+            # Strictly-faster counts by binary search; a member is never faster than itself.
+            faster = np.searchsorted(np.sort(column[present]), column[present], side="left")
+            others = np.full(faster.shape, present.sum() - 1.0)
+            if extra is not None and w in extra:
+                faster = faster + (extra[w] < column[present])
+                others += 1
+            ranked = others > 0
+            rows = np.flatnonzero(present)[ranked]
+            total[rows] += 100.0 * faster[ranked] / others[ranked]
+            count[rows] += 1
+        means = np.full(len(self), np.nan)
+        np.divide(total, count, out=means, where=count > 0)
         return means
 
 
@@ -111,27 +136,35 @@ def position(seconds: float, others: Sequence[float]) -> float:
     return 100.0 * sum(o < seconds for o in others) / len(others)
 
 
-def order_statistic(values: Sequence[float], percentile: float) -> float:
+def order_statistic(values: np.ndarray, percentile: float) -> float:
     """The τ-th percentile as an observed value: the ceil(τ/100·n)-th smallest (τ = 100: the max)."""
-    ordered = sorted(values)
-    k = min(len(ordered), max(1, math.ceil(percentile / 100.0 * len(ordered))))
-    return ordered[k - 1]
+    k = min(len(values), max(1, math.ceil(percentile / 100.0 * len(values))))
+    return float(np.partition(values, k - 1)[k - 1])
 
 
 def mean_position(
     candidate: Mapping[str, float], pool: Pool, workloads: Sequence[str]
 ) -> float | None:
     """The candidate's mean per-test percentile position over `workloads` the pool has; None if none."""
-    positions = [position(candidate[w], pool.on(w)) for w in workloads if pool.on(w)]
-    return sum(positions) / len(positions) if positions else None
+    shared = [w for w in workloads if w in pool.index]
+    if not shared:
+        return None
+    block = pool.matrix[:, [pool.index[w] for w in shared]]
+    mine = np.array([candidate[w] for w in shared])
+    measured = np.count_nonzero(~np.isnan(block), axis=0)
+    faster = np.count_nonzero(block < mine, axis=0)  # nan compares False: unmeasured never faster
+    ranked = measured > 0
+    if not ranked.any():
+        return None
+    return float(np.mean(100.0 * faster[ranked] / measured[ranked]))
 
 
-def leaderboard_position(candidate_mean: float, member_means: Sequence[float]) -> float | None:
+def leaderboard_position(candidate_mean: float, member_means: np.ndarray) -> float | None:
     """Percent of pool members whose mean position is strictly better (lower) than the candidate's.
 
     None when no member ranks on the workloads (there is no leaderboard to stand on).
     """
-    ranked = [m for m in member_means if not math.isnan(m)]
-    if not ranked:
+    ranked = member_means[~np.isnan(member_means)]
+    if not len(ranked):
         return None
-    return 100.0 * sum(m < candidate_mean for m in ranked) / len(ranked)
+    return 100.0 * float(np.count_nonzero(ranked < candidate_mean)) / len(ranked)

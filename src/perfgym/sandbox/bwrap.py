@@ -55,6 +55,9 @@ class BwrapSandbox(Sandbox):
         self.bwrap = find_bwrap()
         self.python = self.config.python or os.path.realpath(sys.executable)
         self.cgroup_version = cgroups.detect() if self.config.use_cgroups else None
+        self._cgroups = cgroups.CgroupPool()
+        if self.cgroup_version:
+            cgroups.remove_stale()
 
     def run(
         self,
@@ -71,9 +74,8 @@ class BwrapSandbox(Sandbox):
         limits = limits or Limits()
         cg = None
         if self.cgroup_version:
-            cg = cgroups.RunCgroup.create(
-                int((limits.memory_mb * 1024 * 1024)) + limits.disk_bytes, limits.max_processes
-            )
+            memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
+            cg = self._cgroups.acquire(memory, limits.max_processes)
         try:
             spec = build_spec(
                 command,
@@ -97,7 +99,10 @@ class BwrapSandbox(Sandbox):
             return self._spawn(argv, spec, limits, cg)
         finally:
             if cg is not None:
-                cg.destroy()
+                self._cgroups.release(cg)
+
+    def close(self) -> None:
+        self._cgroups.close()
 
     @staticmethod
     def _namespace_args(limits: Limits) -> list[str]:

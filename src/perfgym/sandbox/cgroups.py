@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import itertools
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -19,7 +21,7 @@ def detect() -> str | None:
     """'v1', 'v2' or None when no writable cgroup hierarchy with the needed controllers exists."""
     try:
         if os.path.exists(os.path.join(ROOT, "cgroup.controllers")):
-            controllers = open(os.path.join(ROOT, "cgroup.controllers")).read().split()
+            controllers = _read(ROOT, "cgroup.controllers").split()
             if {"memory", "pids"} <= set(controllers) and _can_mkdir(ROOT):
                 return "v2"
             return None
@@ -89,12 +91,12 @@ class RunCgroup:
     def oom_kills(self) -> int:
         try:
             if self.version == "v1":
-                text = open(os.path.join(self.dirs["memory"], "memory.oom_control")).read()
+                text = _read(self.dirs["memory"], "memory.oom_control")
                 for line in text.splitlines():
                     if line.startswith("oom_kill "):
                         return int(line.split()[1])
-                return int(open(os.path.join(self.dirs["memory"], "memory.failcnt")).read())
-            text = open(os.path.join(self.dirs["memory"], "memory.events")).read()
+                return int(_read(self.dirs["memory"], "memory.failcnt"))
+            text = _read(self.dirs["memory"], "memory.events")
             for line in text.splitlines():
                 if line.startswith("oom_kill "):
                     return int(line.split()[1])
@@ -104,6 +106,26 @@ class RunCgroup:
 
     def was_oom_killed(self) -> bool:
         return self.oom_kills() > self.oom_before
+
+    def reset(self, memory_bytes: int, max_pids: int) -> None:
+        """Prepare a reused cgroup for the next run: new limits, fresh OOM baseline."""
+        if self.version == "v1":
+            _write(self.dirs["memory"], "memory.limit_in_bytes", memory_bytes)
+            _write(self.dirs["memory"], "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
+            _write(self.dirs["memory"], "memory.max_usage_in_bytes", 0, optional=True)
+            _write(self.dirs["memory"], "memory.failcnt", 0, optional=True)
+            _write(self.dirs["cpuacct"], "cpuacct.usage", 0, optional=True)
+            _write(self.dirs["pids"], "pids.max", max_pids)
+        else:
+            _write(self.dirs["memory"], "memory.max", memory_bytes)
+            _write(self.dirs["pids"], "pids.max", max_pids)
+        self.oom_before = self.oom_kills()
+
+    def empty(self) -> bool:
+        try:
+            return not _read(self.dirs["pids"], "cgroup.procs").strip()
+        except OSError:
+            return False
 
     def destroy(self) -> None:
         for d in set(self.dirs.values()):
@@ -120,13 +142,18 @@ class RunCgroup:
 
 def _kill_all(d: str) -> None:
     try:
-        for pid in open(os.path.join(d, "cgroup.procs")).read().split():
+        for pid in _read(d, "cgroup.procs").split():
             try:
                 os.kill(int(pid), 9)
             except (ProcessLookupError, ValueError):
                 pass
     except OSError:
         pass
+
+
+def _read(d: str, name: str) -> str:
+    with open(os.path.join(d, name)) as f:
+        return f.read()
 
 
 def _write(d: str, name: str, value: object, optional: bool = False) -> None:
@@ -136,3 +163,58 @@ def _write(d: str, name: str, value: object, optional: bool = False) -> None:
     except OSError:
         if not optional:
             raise
+
+
+class CgroupPool:
+    """Reuses per-run cgroups: creating one costs far more than rewriting two limits."""
+
+    def __init__(self) -> None:
+        self._free: list[RunCgroup] = []
+        self._lock = threading.Lock()
+        atexit.register(self.close)
+
+    def acquire(self, memory_bytes: int, max_pids: int) -> RunCgroup:
+        with self._lock:
+            cg = self._free.pop() if self._free else None
+        if cg is None:
+            return RunCgroup.create(memory_bytes, max_pids)
+        try:
+            cg.reset(memory_bytes, max_pids)
+            return cg
+        except OSError:
+            cg.destroy()
+            return RunCgroup.create(memory_bytes, max_pids)
+
+    def release(self, cg: RunCgroup) -> None:
+        if not cg.empty():  # a straggler: never hand a busy cgroup to the next run
+            cg.destroy()
+            return
+        with self._lock:
+            self._free.append(cg)
+
+    def close(self) -> None:
+        with self._lock:
+            free, self._free = self._free, []
+        for cg in free:
+            cg.destroy()
+
+
+def remove_stale() -> int:
+    """Remove run cgroups left by perfgym processes that no longer exist; returns how many."""
+    removed = 0
+    bases = [os.path.join(ROOT, c, PARENT) for c in ("memory", "pids", "cpuacct")]
+    bases.append(os.path.join(ROOT, PARENT))
+    for base in bases:
+        try:
+            names = os.listdir(base)
+        except OSError:
+            continue
+        for name in names:
+            m = re.fullmatch(r"run-(\d+)-\d+", name)
+            if m and not os.path.exists(f"/proc/{m.group(1)}"):
+                try:
+                    os.rmdir(os.path.join(base, name))
+                    removed += 1
+                except OSError:
+                    pass
+    return removed

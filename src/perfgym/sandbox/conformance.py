@@ -57,7 +57,9 @@ def _host_procs_with(token: str) -> list[int]:
     return found
 
 
-def _py(sb: Sandbox, code: str, limits: Limits | None = None, **kw: object) -> tuple[Execution, str]:
+def _py(
+    sb: Sandbox, code: str, limits: Limits | None = None, **kw: object
+) -> tuple[Execution, str]:
     """Run `code` as a script whose file name carries a unique token (to find leftovers)."""
     token = f"pgtok{uuid.uuid4().hex[:12]}"
     ex = sb.run([PY, f"{token}.py"], files={f"{token}.py": code}, limits=limits, **kw)  # type: ignore[arg-type]
@@ -74,7 +76,9 @@ def _no_leftovers(token: str) -> None:
 
 # -- attacks ---------------------------------------------------------------------------------
 def fork_bomb(sb: Sandbox) -> None:
-    code = "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+    code = (
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
+    )
     ex, tok = _py(sb, code, Limits(wall_s=3, max_processes=32))
     _expect(ex.status in (Status.RUNTIME_ERROR, Status.TIMEOUT), "fork bomb not stopped", ex)
     _expect(ex.measurement is not None and ex.measurement.max_processes_seen <= 64,
@@ -180,11 +184,7 @@ def write_outside(sb: Sandbox) -> None:
 
 def other_runs_invisible(sb: Sandbox) -> None:
     secret = uuid.uuid4().hex
-    holder = (
-        "import time\n"
-        f"open('secret-{secret}.txt', 'w').write('{secret}')\n"
-        "time.sleep(2.5)\n"
-    )
+    holder = f"import time\nopen('secret-{secret}.txt', 'w').write('{secret}')\ntime.sleep(2.5)\n"
     seeker = (
         "import os, glob, time\ntime.sleep(0.8)\nhits = []\n"
         "for root in ['/tmp', '/proc', '/var/tmp', '/dev/shm', '/run']:\n"
@@ -251,7 +251,11 @@ def kill_parent(sb: Sandbox) -> None:
         "print('still here')\n"
     )
     ex, tok = _py(sb, code, Limits(wall_s=5))
-    _expect(ex.status is Status.OK and b"still here" in ex.stdout, "killing the parent broke the run", ex)
+    _expect(
+        ex.status is Status.OK and b"still here" in ex.stdout,
+        "killing the parent broke the run",
+        ex,
+    )
     _expect(ex.measurement is not None, "no measurement after kill-parent")
     _no_leftovers(tok)
 
@@ -269,7 +273,9 @@ def memory_ground_truth(sb: Sandbox) -> None:
     _expect(ex.status is Status.OK, "allocation program failed", ex)
     m = ex.measurement
     assert m is not None
-    _expect(n_mb <= m.peak_rss_mb <= n_mb * 1.15 + 15, f"peak {m.peak_rss_mb:.1f} MiB, want ~{n_mb}")
+    _expect(
+        n_mb <= m.peak_rss_mb <= n_mb * 1.15 + 15, f"peak {m.peak_rss_mb:.1f} MiB, want ~{n_mb}"
+    )
     lo, hi = n_mb * hold_s * 0.95, (n_mb + 15) * (hold_s + 0.6) * 1.1
     _expect(lo <= m.memory_integral_mb_s <= hi,
             f"integral {m.memory_integral_mb_s:.1f} MiB·s, want ~{n_mb * hold_s}")  # fmt: skip

@@ -54,7 +54,8 @@ def instructions_unavailable_reason() -> str | None:
         err = ctypes.get_errno()
         paranoid = "?"
         try:
-            paranoid = open("/proc/sys/kernel/perf_event_paranoid").read().strip()
+            with open("/proc/sys/kernel/perf_event_paranoid") as f:
+                paranoid = f.read().strip()
         except OSError:
             pass
         return (

@@ -18,7 +18,9 @@ class Limits(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    wall_s: float = Field(10.0, description="Wall-clock limit in seconds; the run is killed after it.")
+    wall_s: float = Field(
+        10.0, description="Wall-clock limit in seconds; the run is killed after it."
+    )
     cpu_s: float | None = Field(
         None, description="CPU-time limit (user+system, whole process tree); None means wall_s."
     )
@@ -35,7 +37,9 @@ class Limits(BaseModel):
         256 * MiB, description="Total bytes the run may hold in its writable directories."
     )
     open_files: int = Field(256, description="Most file descriptors one process may hold.")
-    network: bool = Field(False, description="Allow network access (off: private network namespace).")
+    network: bool = Field(
+        False, description="Allow network access (off: private network namespace)."
+    )
     kill_on_output_limit: bool = Field(
         True, description="Stop the run when an output cap is exceeded (status OUTPUT_LIMIT)."
     )
@@ -55,7 +59,12 @@ class Limits(BaseModel):
         return v
 
     @field_validator(
-        "max_processes", "stdout_bytes", "stderr_bytes", "file_size_bytes", "disk_bytes", "open_files"
+        "max_processes",
+        "stdout_bytes",
+        "stderr_bytes",
+        "file_size_bytes",
+        "disk_bytes",
+        "open_files",
     )
     @classmethod
     def _positive_int(cls, v: int, info):  # type: ignore[no-untyped-def]

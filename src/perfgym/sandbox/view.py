@@ -21,9 +21,9 @@ def toolchain_roots() -> tuple[str, ...]:
         candidates.append(os.path.realpath(os.path.expanduser(os.environ.get(var, default))))
     roots: list[str] = []
     for path in candidates:
-        if any(path.startswith(h + "/") for h in HIDDEN_HOMES) and os.path.isdir(path):
-            if not any(path == r or path.startswith(r + "/") for r in roots):
-                roots.append(path)
+        hidden = any(path.startswith(h + "/") for h in HIDDEN_HOMES) and os.path.isdir(path)
+        if hidden and not any(path == r or path.startswith(r + "/") for r in roots):
+            roots.append(path)
     return tuple(roots)
 
 

@@ -39,6 +39,9 @@ class WarmSandbox(Sandbox):
         self.bwrap = find_bwrap()
         self.python = self.config.python or os.path.realpath(sys.executable)
         self.cgroup_version = cgroups.detect() if self.config.use_cgroups else None
+        self._cgroups = cgroups.CgroupPool()
+        if self.cgroup_version:
+            cgroups.remove_stale()
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
@@ -100,6 +103,7 @@ class WarmSandbox(Sandbox):
             self._stop()
         if self._cold is not None:
             self._cold.close()
+        self._cgroups.close()
 
     # -- runs -----------------------------------------------------------------------------------
     def run(
@@ -128,7 +132,7 @@ class WarmSandbox(Sandbox):
         cg = None
         if self.cgroup_version:
             memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
-            cg = cgroups.RunCgroup.create(memory, limits.max_processes)
+            cg = self._cgroups.acquire(memory, limits.max_processes)
         try:
             spec = build_spec(
                 command,
@@ -158,7 +162,7 @@ class WarmSandbox(Sandbox):
             )
         finally:
             if cg is not None:
-                cg.destroy()
+                self._cgroups.release(cg)
 
     def _submit(self, spec: dict, limits: Limits) -> dict | Execution:
         spec_fd = os.memfd_create("perfgym-spec", os.MFD_CLOEXEC)

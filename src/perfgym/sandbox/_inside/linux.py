@@ -47,7 +47,9 @@ def setns(fd: int, nstype: int) -> None:
     _check(_libc.setns(ctypes.c_int(fd), ctypes.c_int(nstype)), "setns")
 
 
-def mount(source: str, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+def mount(
+    source: str, target: str, fstype: str | None, flags: int, data: str | None = None
+) -> None:
     _check(
         _libc.mount(
             source.encode(),

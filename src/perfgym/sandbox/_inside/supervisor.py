@@ -160,20 +160,22 @@ def _child(spec: dict, fds: dict[str, int]) -> None:
 
 
 def _write_files(spec: dict) -> None:
-    uid, gid = spec.get("uid"), spec.get("gid", spec.get("uid"))
+    """Write the request's files into /tmp, owned by the run's uid (executable: they may be
+    scripts or binaries)."""
+    uid = spec.get("uid")
+    gid = spec.get("gid", uid)
     for name, data in spec.get("files", {}).items():
         path = os.path.join("/tmp", name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
-        if uid is not None:
+        os.chmod(path, 0o755)
+        if uid is not None and gid is not None:
             os.chown(path, int(uid), int(gid))
             d = os.path.dirname(path)
             while d != "/tmp" and d.startswith("/tmp"):
                 os.chown(d, int(uid), int(gid))
                 d = os.path.dirname(d)
-        if name.endswith((".sh",)) or spec.get("executable_files"):
-            os.chmod(path, 0o755)
 
 
 def _collect(spec: dict, limit: int) -> dict[str, str]:
@@ -279,9 +281,13 @@ def supervise(spec: dict) -> dict:
             rss, threads = tree.sample(now)
             tick += 1
             if monitor_memory and rss > mem_limit:
-                kill_all("MEMORY_LIMIT", f"resident memory {rss / MIB:.1f} MiB over the limit (monitor)")
+                kill_all(
+                    "MEMORY_LIMIT", f"resident memory {rss / MIB:.1f} MiB over the limit (monitor)"
+                )
             if monitor_pids and threads > max_procs:
-                kill_all("RUNTIME_ERROR", f"{threads} processes/threads over the limit of {max_procs}")
+                kill_all(
+                    "RUNTIME_ERROR", f"{threads} processes/threads over the limit of {max_procs}"
+                )
             if tick % cpu_check_every == 0 and tree.cpu_ns(reaped_ns) > cpu_limit_ns:
                 kill_all("TIMEOUT", f"CPU time over {lim['cpu_s']} s")
             after = time.monotonic()
@@ -333,7 +339,7 @@ def supervise(spec: dict) -> dict:
     if cpu_ns_cgroup is not None and tree.cpuacct_fd is not None:
         cpu_ns_cgroup = max(cpu_ns_cgroup, int(os.pread(tree.cpuacct_fd, 64, 0).strip() or 0))
     return {
-        "pid_status": main_status,
+        "pid_status": main_status,  # always set: the loop ends only when it is
         "exec_error": exec_error.decode(errors="replace"),
         "killed_for": killed_for,
         "kill_reason": kill_reason,

@@ -1,0 +1,115 @@
+"""Sandbox overhead, measured in one run on this machine; prints ratios (figures last).
+
+(a) an isolated `python3 -S -c pass` through the warm sandbox (and a fresh bubblewrap per run)
+    against the same command through a bare `subprocess.run`, interleaved; target <= 1.3x.
+(b) warm Python worker calls/s on a trivial function with full per-call isolation (target
+    >= 1,000/s on 2 cores) and the ratio to a fresh isolated interpreter per call (>= 8x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+from perfgym.machine import describe
+from perfgym.sandbox import BwrapSandbox, RunRequest, SandboxPool, WarmSandbox
+from perfgym.sandbox.pyworker import PythonWorkerPool
+
+PY = os.path.realpath(sys.executable)
+CMD = [PY, "-S", "-c", "pass"]
+FUNC = "def add(a, b):\n    return a + b\n"
+
+
+def timed(fn) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def spawn_overhead(reps: int) -> dict[str, float]:
+    warm, cold = WarmSandbox(), BwrapSandbox()
+    for _ in range(3):  # warm-up: launcher start, page cache
+        warm.run(CMD)
+        cold.run(CMD)
+        subprocess.run(CMD, check=True)
+    bare, w, c = [], [], []
+    for _ in range(reps):  # interleaved so drift hits all three alike
+        bare.append(timed(lambda: subprocess.run(CMD, check=True)))
+        w.append(timed(lambda: warm.run(CMD)))
+        c.append(timed(lambda: cold.run(CMD)))
+    warm.close()
+    cold.close()
+    ratios = [wi / bi for wi, bi in zip(w, bare, strict=True)]
+    return {
+        "bare_median_ms": statistics.median(bare) * 1e3,
+        "warm_median_ms": statistics.median(w) * 1e3,
+        "bwrap_median_ms": statistics.median(c) * 1e3,
+        "warm_vs_bare": statistics.median(w) / statistics.median(bare),
+        "warm_vs_bare_paired_median": statistics.median(ratios),
+        "bwrap_vs_bare": statistics.median(c) / statistics.median(bare),
+    }
+
+
+def worker_throughput(calls: int, fresh_calls: int) -> dict[str, float]:
+    cores = len(os.sched_getaffinity(0))
+    with PythonWorkerPool(size=cores) as pool:
+        pool.map([(FUNC, "add", [1, 2])] * (cores * 4))  # warm-up: compile cache
+        t = timed(lambda: pool.map([(FUNC, "add", [i, 1]) for i in range(calls)]))
+        sample = pool.call(FUNC, "add", [2, 3])
+    assert sample.value == 5, sample
+    warm_rate = calls / t
+    script = FUNC + "import sys\nprint(add(int(sys.argv[1]), 1))\n"
+    sb = WarmSandbox()
+    reqs = [RunRequest(command=[PY, "main.py", str(i)], files={"main.py": script.encode()})
+            for i in range(fresh_calls)]  # fmt: skip
+    with SandboxPool(sb, concurrency=cores) as p:
+        p.run_many(reqs[:cores])
+        t_fresh = timed(lambda: p.run_many(reqs))
+    sb.close()
+    fresh_rate = fresh_calls / t_fresh
+    return {
+        "cores": cores,
+        "warm_calls_per_s": warm_rate,
+        "fresh_interpreter_calls_per_s": fresh_rate,
+        "warm_vs_fresh": warm_rate / fresh_rate,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--reps", type=int, default=60)
+    ap.add_argument("--calls", type=int, default=4000)
+    ap.add_argument("--fresh-calls", type=int, default=200)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    a = spawn_overhead(args.reps)
+    b = worker_throughput(args.calls, args.fresh_calls)
+    result = {"machine": describe(), "args": vars(args), "spawn": a, "workers": b}
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(f"machine: {result['machine']}")
+    print(f"(a) bare subprocess.run  median {a['bare_median_ms']:.2f} ms")
+    print(f"    warm sandbox          median {a['warm_median_ms']:.2f} ms")
+    print(f"    fresh bwrap per run   median {a['bwrap_median_ms']:.2f} ms "
+          f"({a['bwrap_vs_bare']:.2f}x bare)")  # fmt: skip
+    print(
+        f"(b) warm worker calls/s {b['warm_calls_per_s']:.0f} on {b['cores']} cores; "
+        f"fresh isolated interpreter per call {b['fresh_interpreter_calls_per_s']:.0f}/s"
+    )
+    print(
+        f"RESULT isolated-run overhead: {a['warm_vs_bare']:.2f}x bare subprocess (target <= 1.3x)"
+    )
+    print(
+        f"RESULT warm worker: {b['warm_calls_per_s']:.0f} calls/s (target >= 1000), "
+        f"{b['warm_vs_fresh']:.1f}x a fresh interpreter per call (target >= 8x)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+"""`python -m perfgym` runs the CLI."""
+
+from perfgym.cli import app
+
+app()

@@ -1,0 +1,23 @@
+"""The `perfgym` command line: one module per command, all registered on `app`."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="perfgym",
+    help="Performance-feedback environment for code LLMs.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.callback()
+def _main() -> None:
+    """Performance-feedback environment for code LLMs."""
+
+
+from perfgym.cli import run_cmd  # noqa: E402,F401  (registers `perfgym run`)
+
+__all__ = ["app"]

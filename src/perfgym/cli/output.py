@@ -1,0 +1,23 @@
+"""Shared CLI output helpers: rich tables for people, JSON for machines, clear errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import typer
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print a one-line error for bad input and exit non-zero (no traceback)."""
+    err_console.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(code)
+
+
+def print_json(obj: Any) -> None:
+    sys.stdout.write(json.dumps(obj, indent=2, default=str) + "\n")

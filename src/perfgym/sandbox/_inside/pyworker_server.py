@@ -1,0 +1,237 @@
+"""Warm Python worker: PID 1 of its own sandbox; forks a fresh, unprivileged child per call.
+
+The pristine parent never runs untrusted code: it only compiles sources (cached by hash) and
+pre-imports the standard-library modules they name. Each call's child executes the module in a
+fresh namespace, calls the entry point, writes the tagged-JSON result into a memfd and exits.
+Afterwards the parent SIGKILLs every other process in its PID namespace and empties /tmp and
+/dev/shm, so nothing a call leaves behind reaches the next one. Messages are 4-byte big-endian
+length + JSON over a stream socket.
+"""
+
+from __future__ import annotations
+
+import builtins
+import gc
+import hashlib
+import json
+import os
+import resource
+import select
+import shutil
+import signal
+import socket
+import struct
+import sys
+import time
+import types
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import valuecodec  # noqa: E402
+
+_MAX_CODES = 256
+_codes: dict[str, types.CodeType] = {}
+
+
+def _send(sock: socket.socket, obj: dict) -> None:
+    data = json.dumps(obj).encode()
+    sock.sendall(struct.pack(">I", len(data)) + data)
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return bytes(buf)
+
+
+def _recv(sock: socket.socket) -> dict:
+    (n,) = struct.unpack(">I", _recv_exact(sock, 4))
+    return json.loads(_recv_exact(sock, n))
+
+
+def _preimport(code: types.CodeType) -> None:
+    """Import the stdlib modules a program names (trusted code) so calls need not."""
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    names: set[str] = set()
+    stack: list[object] = [code]
+    while stack:
+        c = stack.pop()
+        names.update(getattr(c, "co_names", ()))
+        stack.extend(k for k in getattr(c, "co_consts", ()) if hasattr(k, "co_names"))
+    for name in names:
+        if name in stdlib and name not in sys.modules:
+            try:
+                __import__(name)
+            except Exception:  # noqa: BLE001 - an unimportable module is the program's problem
+                pass
+
+
+def _compile(source: str, filename: str) -> tuple[str, types.CodeType | None, str]:
+    key = hashlib.sha256(source.encode()).hexdigest()
+    if key in _codes:
+        return key, _codes[key], ""
+    try:
+        code = compile(source, filename, "exec")
+    except (SyntaxError, ValueError) as exc:
+        return key, None, f"{type(exc).__name__}: {exc}"
+    if len(_codes) >= _MAX_CODES:
+        _codes.pop(next(iter(_codes)))
+    _codes[key] = code
+    _preimport(code)
+    gc.freeze()  # keep the collector in call children off the parent's pages (fewer COW faults)
+    return key, code, ""
+
+
+def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int) -> None:
+    """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns."""
+    try:
+        lim = req["limits"]
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        cpu_s = int(lim["cpu_s"]) + 1
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+        nproc = int(lim["max_processes"])
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        fsize = int(lim["file_size_bytes"])
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        # CPython tolerates an address-space limit (unlike the JVM or Go): the pristine
+        # interpreter's mapping plus the call's allowance.
+        with open("/proc/self/statm") as f:
+            vsz = int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+        mem = vsz + int(float(lim["memory_mb"]) * 1024 * 1024)
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        # bubblewrap already set no_new_privs for the whole sandbox; dropping to a
+        # non-root uid clears every capability this child inherited.
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+        os.chdir("/tmp")
+        args = valuecodec.decode(req.get("args", []))
+        namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
+        exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
+        entry = req.get("entry")
+        value = None
+        call_ns = 0
+        if entry:
+            fn = namespace.get(entry)
+            if not callable(fn):
+                raise NameError(f"entry point {entry!r} is not defined by the program")
+            t0 = time.perf_counter_ns()
+            value = fn(*args)
+            call_ns = time.perf_counter_ns() - t0
+        result = {"ok": True, "value": valuecodec.encode(value), "reported_call_ns": call_ns}
+        code_out = 0
+    except BaseException as exc:  # noqa: BLE001 - the program's own failure, reported as such
+        result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000]}
+        code_out = 1
+    try:
+        sys.stdout.flush()
+    except BaseException:  # noqa: BLE001
+        pass
+    try:
+        os.write(res_fd, json.dumps(result).encode())
+    except BaseException:  # noqa: BLE001 - e.g. the value was too large for the file limit
+        pass
+    os._exit(code_out)
+
+
+def _clean() -> None:
+    """Kill every leftover process of the call and empty the writable directories."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    while True:
+        try:
+            if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                time.sleep(0.0005)
+        except ChildProcessError:
+            break
+    for root in ("/tmp", "/dev/shm"):
+        try:
+            for name in os.listdir(root):
+                p = os.path.join(root, name)
+                if os.path.isdir(p) and not os.path.islink(p):
+                    shutil.rmtree(p, ignore_errors=True)
+                else:
+                    os.unlink(p)
+        except OSError:
+            pass
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+
+
+def _call(req: dict, uid: int) -> dict:
+    key, code, err = _compile(req["source"], req.get("filename", "solution.py"))
+    if code is None:
+        return {"status": "COMPILE_ERROR", "error": err}
+    lim = req["limits"]
+    out_fd = os.memfd_create("out", 0)
+    res_fd = os.memfd_create("res", 0)
+    server_rss_kb = _rss_kb()  # the child starts sharing this much; its own use is the excess
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(req, code, out_fd, res_fd, uid)
+    pidfd = os.pidfd_open(pid)
+    killed = ""
+    ready, _, _ = select.select([pidfd], [], [], float(lim["wall_s"]))
+    if not ready:
+        killed = "TIMEOUT"
+        os.kill(pid, signal.SIGKILL)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.monotonic() - t0
+    os.close(pidfd)
+    _clean()
+    out_size = os.fstat(out_fd).st_size
+    cap = int(lim["stdout_bytes"])
+    out = os.pread(out_fd, min(out_size, cap), 0)
+    res_size = os.fstat(res_fd).st_size
+    res_raw = os.pread(res_fd, res_size, 0) if res_size else b""
+    os.close(out_fd)
+    os.close(res_fd)
+    reply: dict = {
+        "wall_s": wall,
+        "cpu_user_s": ru.ru_utime,
+        "cpu_system_s": ru.ru_stime,
+        "peak_rss_mb": max(0, ru.ru_maxrss - server_rss_kb) / 1024.0,
+        "stdout": out.decode("utf-8", errors="replace"),
+        "stdout_truncated": out_size > cap,
+        "exit_status": status,
+        "killed": killed,
+    }
+    try:
+        reply["result"] = json.loads(res_raw) if res_raw else None
+    except ValueError:
+        reply["result"] = None
+    return reply
+
+
+def main() -> None:
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    uid = int(sys.argv[2])
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # bubblewrap's --die-with-parent covers exit
+    gc.freeze()
+    _send(sock, {"ready": True, "pid": os.getpid()})
+    while True:
+        try:
+            req = _recv(sock)
+        except EOFError:
+            return
+        try:
+            reply = _call(req, uid)
+        except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
+            reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
+        _send(sock, reply)
+
+
+if __name__ == "__main__":
+    main()

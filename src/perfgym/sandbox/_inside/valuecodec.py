@@ -1,0 +1,67 @@
+"""A tagged JSON encoding of plain Python values, safe to decode from untrusted programs.
+
+Only exact builtin types cross the boundary (no subclasses, so no custom __eq__ can fool a
+comparison on the host): None, bool, int, float (incl. nan/inf), str, bytes, list, tuple,
+dict, set, frozenset. Stdlib only: it runs inside the sandbox too.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from typing import Any
+
+_MAX_DEPTH = 200
+
+
+class UnsupportedValue(TypeError):
+    """The value holds a type that cannot cross the sandbox boundary."""
+
+
+def encode(value: Any, depth: int = 0) -> Any:
+    if depth > _MAX_DEPTH:
+        raise UnsupportedValue("value nested too deeply")
+    t = type(value)
+    if value is None or t is bool or t is str:
+        return value
+    if t is int:
+        return value if -(2**53) < value < 2**53 else {"int": str(value)}
+    if t is float:
+        if math.isfinite(value):
+            return {"float": value.hex()}
+        return {"float": repr(value)}
+    if t is bytes:
+        return {"bytes": base64.b64encode(value).decode()}
+    if t is list:
+        return [encode(v, depth + 1) for v in value]
+    if t is tuple:
+        return {"tuple": [encode(v, depth + 1) for v in value]}
+    if t is set or t is frozenset:
+        return {t.__name__: [encode(v, depth + 1) for v in value]}
+    if t is dict:
+        return {"dict": [[encode(k, depth + 1), encode(v, depth + 1)] for k, v in value.items()]}
+    raise UnsupportedValue(f"cannot pass a {t.__module__}.{t.__qualname__} across the sandbox")
+
+
+def decode(data: Any) -> Any:
+    if data is None or isinstance(data, bool | int | str):
+        return data
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if isinstance(data, dict) and len(data) == 1:
+        ((tag, v),) = data.items()
+        if tag == "int":
+            return int(v)
+        if tag == "float":
+            return float(v) if v in ("nan", "inf", "-inf") else float.fromhex(v)
+        if tag == "bytes":
+            return base64.b64decode(v)
+        if tag == "tuple":
+            return tuple(decode(x) for x in v)
+        if tag == "set":
+            return {decode(x) for x in v}
+        if tag == "frozenset":
+            return frozenset(decode(x) for x in v)
+        if tag == "dict":
+            return {decode(k): decode(x) for k, x in v}
+    raise UnsupportedValue(f"malformed encoded value: {str(data)[:80]}")

@@ -1,0 +1,242 @@
+"""Warm Python workers: already-isolated interpreters that fork a fresh child per call.
+
+For function-level tasks (thousands of calls per RL step) starting an interpreter per call
+dominates the cost. A `PythonWorker` is one long-lived bubblewrap holding a pristine
+interpreter (`_inside/pyworker_server.py`); each `call` forks an unprivileged child that runs
+the program's module in a fresh namespace and calls its entry point. Nothing a call leaves
+behind (files, module state, processes) is visible to the next call.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.sandbox._inside import valuecodec
+from perfgym.sandbox.base import WORK_DIR, SandboxConfig
+from perfgym.sandbox.bwrap import INSIDE, find_bwrap
+from perfgym.sandbox.execution import Status
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.view import expose_args, hidden_paths
+
+SERVER = INSIDE / "pyworker_server.py"
+_uids = itertools.count(0)
+_UID_BASE = 61000
+_WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_FOWNER",
+                "CAP_DAC_OVERRIDE")  # fmt: skip
+
+
+class CallResult(BaseModel):
+    """One call's outcome, measured from outside the call's process."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    status: Status
+    phase: str = Field("run", description="'compile' when the source did not compile, else 'run'.")
+    value: Any = Field(None, description="The entry point's return value (plain builtin types).")
+    error: str = ""
+    wall_s: float = Field(0.0, description="Fork of the call's child to its exit (external).")
+    cpu_s: float = Field(0.0, description="User+system CPU of the call's child (wait4).")
+    peak_rss_mb: float = Field(
+        0.0, description="Resident memory the call added to the interpreter."
+    )
+    stdout: str = ""
+    stdout_truncated: bool = False
+    reported_call_s: float | None = Field(
+        None, description="The entry point's duration as timed inside the child (untrusted)."
+    )
+
+
+class PythonWorker:
+    """One isolated interpreter serving calls one at a time."""
+
+    def __init__(self, config: SandboxConfig | None = None, disk_bytes: int = 64 << 20) -> None:
+        self.config = config or SandboxConfig()
+        self.uid = _UID_BASE + next(_uids) % 4000
+        self.disk_bytes = disk_bytes
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        self.calls = 0
+
+    def _start(self) -> socket.socket:
+        host_end, child_end = socket.socketpair()
+        fd = child_end.fileno()
+        python = self.config.python or os.path.realpath(sys.executable)
+        argv = [find_bwrap(), "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
+        argv += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *expose_args()]
+        argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
+        for path in hidden_paths(self.config):
+            argv += ["--tmpfs", path]
+        for cap in _WORKER_CAPS:
+            argv += ["--cap-add", cap]
+        argv += ["--", python, "-I", "-S", str(SERVER), str(fd), str(self.uid)]
+        self._proc = subprocess.Popen(argv, pass_fds=(fd,), stdin=subprocess.DEVNULL)
+        child_end.close()
+        self._sock = host_end
+        hello = _recv(host_end)
+        if not hello.get("ready"):
+            raise RuntimeError(f"python worker failed to start: {hello}")
+        return host_end
+
+    def call(
+        self,
+        source: str,
+        entry: str | None,
+        args: Sequence[Any] = (),
+        limits: Limits | None = None,
+        filename: str = "solution.py",
+    ) -> CallResult:
+        """Run `source` as a fresh module and call `entry(*args)` in an isolated child."""
+        limits = limits or Limits(wall_s=10.0, memory_mb=512)
+        try:
+            encoded_args = valuecodec.encode(list(args))
+        except valuecodec.UnsupportedValue as exc:
+            raise ValueError(str(exc)) from exc
+        req = {
+            "source": source,
+            "filename": filename,
+            "entry": entry,
+            "args": encoded_args,
+            "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
+        }
+        with self._lock:
+            try:
+                sock = self._sock if self._alive() else self._restart()
+                assert sock is not None
+                _send(sock, req)
+                reply = _recv(sock)
+            except (OSError, EOFError, RuntimeError) as exc:
+                self._stop()
+                return CallResult(status=Status.SANDBOX_ERROR, error=f"worker failed: {exc}")
+            self.calls += 1
+        return _to_result(reply, limits)
+
+    def _alive(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None and self._sock is not None
+
+    def _restart(self) -> socket.socket:
+        self._stop()
+        return self._start()
+
+    def _stop(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._proc is not None:
+            if self._proc.poll() is None:
+                self._proc.kill()
+            self._proc.wait()
+            self._proc = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+
+def _to_result(reply: dict[str, Any], limits: Limits) -> CallResult:
+    if reply.get("status") == "COMPILE_ERROR":
+        return CallResult(status=Status.RUNTIME_ERROR, phase="compile", error=reply["error"])
+    if reply.get("status") == "SANDBOX_ERROR":
+        return CallResult(status=Status.SANDBOX_ERROR, error=reply.get("error", ""))
+    res = reply.get("result") or {}
+    exit_status = int(reply.get("exit_status", 0))
+    sig = os.WTERMSIG(exit_status) if os.WIFSIGNALED(exit_status) else None
+    common = dict(
+        wall_s=reply["wall_s"],
+        cpu_s=reply["cpu_user_s"] + reply["cpu_system_s"],
+        peak_rss_mb=reply["peak_rss_mb"],
+        stdout=reply.get("stdout", ""),
+        stdout_truncated=reply.get("stdout_truncated", False),
+    )
+    error = res.get("error", "")
+    if reply.get("killed") == "TIMEOUT" or sig == signal.SIGXCPU:
+        return CallResult(status=Status.TIMEOUT, error=f"over {limits.wall_s:g} s", **common)
+    if error.startswith("MemoryError"):
+        return CallResult(status=Status.MEMORY_LIMIT, error=error, **common)
+    if res.get("ok"):
+        try:
+            value = valuecodec.decode(res.get("value"))
+        except valuecodec.UnsupportedValue as exc:
+            return CallResult(status=Status.RUNTIME_ERROR, error=str(exc), **common)
+        reported = res.get("reported_call_ns")
+        return CallResult(
+            status=Status.OK,
+            value=value,
+            reported_call_s=None if reported is None else reported / 1e9,
+            **common,
+        )
+    if sig is not None:
+        error = error or f"killed by signal {signal.Signals(sig).name}"
+    return CallResult(status=Status.RUNTIME_ERROR, error=error or "the call failed", **common)
+
+
+class PythonWorkerPool:
+    """`size` warm workers (default: one per core) serving calls concurrently."""
+
+    def __init__(self, size: int | None = None, config: SandboxConfig | None = None) -> None:
+        self.size = size or len(os.sched_getaffinity(0))
+        self.workers = [PythonWorker(config) for _ in range(self.size)]
+        self._free: queue.Queue[PythonWorker] = queue.Queue()
+        for w in self.workers:
+            self._free.put(w)
+        self._executor = ThreadPoolExecutor(max_workers=self.size)
+
+    def call(self, source: str, entry: str | None, args: Sequence[Any] = (),
+             limits: Limits | None = None) -> CallResult:  # fmt: skip
+        worker = self._free.get()
+        try:
+            return worker.call(source, entry, args, limits)
+        finally:
+            self._free.put(worker)
+
+    def map(self, calls: Iterable[tuple[str, str | None, Sequence[Any]]],
+            limits: Limits | None = None) -> list[CallResult]:  # fmt: skip
+        futures = [self._executor.submit(self.call, s, e, a, limits) for s, e, a in calls]
+        return [f.result() for f in futures]
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True)
+        for w in self.workers:
+            w.close()
+
+    def __enter__(self) -> PythonWorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _send(sock: socket.socket, obj: dict[str, Any]) -> None:
+    data = json.dumps(obj).encode()
+    sock.sendall(struct.pack(">I", len(data)) + data)
+
+
+def _recv(sock: socket.socket) -> dict[str, Any]:
+    head = _recv_exact(sock, 4)
+    (n,) = struct.unpack(">I", head)
+    return json.loads(_recv_exact(sock, n))
+
+
+def _recv_exact(sock: socket.socket, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        if not chunk:
+            raise EOFError("worker closed the connection")
+        buf += chunk
+    return bytes(buf)

@@ -20,6 +20,7 @@ from perfgym.metrics import (
     speedup_ratio_score,
 )
 from perfgym.metrics.perfcodebench import PerfCodeBenchConfig
+from perfgym.metrics.ptau import PTauConfig
 
 POOLS = {"a": pool(1.0, 2.0), "b": pool(1.0, 2.0)}
 
@@ -113,3 +114,35 @@ def test_non_verdicts_are_refused() -> None:
 def test_unknown_config_fields_are_refused() -> None:
     with pytest.raises(ValueError):
         PerfCodeBenchConfig(cgre_treshold=0.8)  # type: ignore[call-arg]
+
+
+def test_pools_from_tasks_and_failed_harness_runs(mk) -> None:  # type: ignore[no-untyped-def]
+    from perfgym.metrics import pools_from_tasks
+    from perfgym.tasks.task import Language, Solution, StoredMeasurement, Task, TaskKind, TestCase
+
+    def sol(label: str, seconds: float | None, **kw: object) -> Solution:
+        stored = None if seconds is None else StoredMeasurement(median_s=seconds, **kw)  # type: ignore[arg-type]
+        return Solution(label=label, source="print(1)", stored=stored)
+
+    task = Task(
+        id="a",
+        family="f",
+        language=Language.PYTHON,
+        kind=TaskKind.STDIO,
+        baseline=sol("baseline", 9.0),
+        references=[sol("reference", 1.0)],
+        pool=[
+            sol("pool-1", 2.0),
+            sol("pool-2", 3.0),
+            sol("pool-3", None),
+            sol("pool-4", 0.1, all_ok=False),
+        ],
+        tests=[TestCase(id="t1", stdin="", expected="1")],
+    )
+    pools = pools_from_tasks([task])
+    assert [m.median_s for m in pools["a"]] == [2.0, 3.0, 0.1]
+    with_refs = pools_from_tasks([task], include_references=True)
+    assert [m.median_s for m in with_refs["a"]] == [2.0, 3.0, 0.1, 1.0]
+    # The 0.1 s solution failed a harness run: it is no reference, so p10 is the 2 s one.
+    r = p_tau_pass_at_k([mk("a", Stage.OK, 1.5)], pools, PTauConfig(tau=10))
+    assert r.value == 1.0

@@ -15,7 +15,7 @@ One module per family; see docs/metrics.md for every formula, its source and den
     estimators     Hodges–Lehmann, unbiased pass@k / eff@k, means of ratios
 """
 
-from perfgym.metrics._inputs import DEFAULT_HACK_FLAGS, ResultsPolicy
+from perfgym.metrics._inputs import DEFAULT_HACK_FLAGS, ResultsPolicy, pools_from_tasks
 from perfgym.metrics.beyond import (
     BeyondBreakdown,
     BeyondConfig,
@@ -108,6 +108,7 @@ __all__ = [
     "paired_comparison",
     "pass_at_k",
     "perfcodebench_table",
+    "pools_from_tasks",
     "register_metric",
     "sample_efficiency",
     "sample_outcome",

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Timing, TimingStatus, Verdict
-from perfgym.tasks.task import StoredMeasurement
+from perfgym.tasks.task import StoredMeasurement, Task
 
 InfraPolicy = Literal["error", "exclude"]
 
@@ -168,18 +168,34 @@ def task_pool(
     what: str,
     min_pool: int,
 ) -> list[StoredMeasurement]:
-    """The passing (status 'ok') pool solutions of a task; `ConfigError` if fewer than min_pool."""
+    """The passing pool solutions of a task; `ConfigError` if fewer than `min_pool`."""
     if pools is None:
         raise ConfigError(f"{what}: needs pools=... (task id -> stored pool measurements)")
     if task_id not in pools:
         raise ConfigError(f"{what}: no pool of reference solutions for task {task_id!r}")
-    ok = [m for m in pools[task_id] if m.status == "ok"]
+    # A reference must itself have passed: published status ok, and no failed harness run.
+    ok = [m for m in pools[task_id] if m.status == "ok" and m.all_ok is not False]
     if len(ok) < min_pool:
         raise ConfigError(
             f"{what}: task {task_id!r} has {len(ok)} passing pool solution(s); at least "
             f"{min_pool} are needed for a percentile to mean anything"
         )
     return ok
+
+
+def pools_from_tasks(
+    tasks: Sequence[Task], *, include_references: bool = False
+) -> dict[str, list[StoredMeasurement]]:
+    """Task id -> stored measurements of its pool solutions (and references, if asked).
+
+    Solutions without a stored measurement are skipped; the metrics then refuse a task whose
+    pool ends up smaller than their `min_pool`.
+    """
+    out: dict[str, list[StoredMeasurement]] = {}
+    for task in tasks:
+        solutions = [*task.pool, *(task.references if include_references else [])]
+        out[task.id] = [s.stored for s in solutions if s.stored is not None]
+    return out
 
 
 def is_hacked(v: Verdict, hack_flags: Sequence[str]) -> bool:

@@ -241,14 +241,34 @@ percentile_qar = derive_reward(
     "percentile_qar",
     percentile,
     defaults={"quality": "qar", "tau": 100.0},
-    doc="DMC-Optim's quality-percentile reward with the QAR scalarisation (paper 003, §D.2, §D.4): "
-    "R = c·q, q = 1 − (mean per-test percentile position)/100. Same parameters as `percentile`.",
+    doc="""DMC-Optim's quality-percentile reward, QAR scalarisation (paper 003, §D.2, §D.4).
+
+    R = c·q with q = 1 − (mean per-test percentile position)/100; defaults as `percentile` but
+    quality='qar', τ = 100 (no threshold gate).
+
+    >>> from perfgym.judge.verdict import Stage, Timing, Verdict
+    >>> pool = [[{"a": 1.0}, {"a": 2.0}, {"a": 3.0}, {"a": 4.0}]]
+    >>> v = Verdict(task_id="t", stage=Stage.OK,
+    ...             candidate=Timing(estimate_s=2.5, per_workload_s={"a": 2.5}))
+    >>> percentile_qar()([v], pool=pool)
+    [0.5]
+    """,
 )
 percentile_qp = derive_reward(
     "percentile_qp",
     percentile,
     defaults={"quality": "qp", "tau": 100.0},
-    doc="DMC-Optim's quality-percentile reward with the QP scalarisation (paper 003, §D.2): "
-    "R = c·q, q = 1 − (leaderboard position of the mean per-test percentile)/100; saturates at 1 "
-    "once the candidate beats every reference. Same parameters as `percentile`.",
+    doc="""DMC-Optim's quality-percentile reward, QP scalarisation (paper 003, §D.2).
+
+    R = c·q with q = 1 − (leaderboard position of the candidate's mean per-test percentile among
+    the references' own)/100; saturates at 1 once it beats every reference. Defaults as
+    `percentile` but quality='qp', τ = 100.
+
+    >>> from perfgym.judge.verdict import Stage, Timing, Verdict
+    >>> pool = [[{"a": 1.0}, {"a": 2.0}, {"a": 4.0}]]
+    >>> v = Verdict(task_id="t", stage=Stage.OK,
+    ...             candidate=Timing(estimate_s=3.0, per_workload_s={"a": 3.0}))
+    >>> round(percentile_qp()([v], pool=pool)[0], 4)
+    0.3333
+    """,
 )

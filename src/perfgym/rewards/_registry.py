@@ -73,6 +73,7 @@ def derive_reward(
     factory.__doc__ = doc
     factory.__name__ = name
     factory.__qualname__ = name
+    factory.__module__ = raw.__module__  # so doctest finds the example beside the base reward
     return register_reward(name)(factory)
 
 

@@ -182,19 +182,43 @@ rlpf_no_fbr = derive_reward(
     "rlpf_no_fbr",
     rlpf,
     fixed={"alpha_f": 0.0},
-    doc="RLPF without the faster-than-baseline bonus (paper 000, Table 6 'w.o. FBR'): αF = 0.",
+    doc="""RLPF without the faster-than-baseline bonus (paper 000, Table 6 'w.o. FBR'): αF = 0.
+
+    Eqs. 1–7 otherwise unchanged; other parameters and defaults as `rlpf`.
+
+    >>> from perfgym.judge.verdict import Stage, Timing, Verdict
+    >>> v = Verdict(task_id="t", stage=Stage.OK, candidate=Timing(estimate_s=0.5),
+    ...             baseline=Timing(estimate_s=1.0), reference=Timing(estimate_s=0.25))
+    >>> round(rlpf_no_fbr()([v])[0], 4)
+    0.6667
+    """,
 )
 rlpf_no_rbr = derive_reward(
     "rlpf_no_rbr",
     rlpf,
     fixed={"alpha_r": 0.0},
-    doc="RLPF without the reference-or-better bonus (paper 000, Table 6 'w.o. RBR'): αR = 0.",
+    doc="""RLPF without the reference-or-better bonus (paper 000, Table 6 'w.o. RBR'): αR = 0.
+
+    Eqs. 1–7 otherwise unchanged; other parameters and defaults as `rlpf`.
+
+    >>> from perfgym.judge.verdict import Stage, Timing, Verdict
+    >>> v = Verdict(task_id="t", stage=Stage.OK, candidate=Timing(estimate_s=0.2),
+    ...             baseline=Timing(estimate_s=1.0), reference=Timing(estimate_s=0.25))
+    >>> round(rlpf_no_rbr()([v])[0], 4)
+    1.16
+    """,
 )
 rlpf_no_shaping = derive_reward(
     "rlpf_no_shaping",
     rlpf,
     fixed={"shaping": False},
-    doc="RLPF without the failure-mode shaping ladder (paper 000, Table 6 'w.o. shaping'): "
-    "every failure (NX, NC, NR, WO) scores failure_value = 0; correct programs keep "
-    "max(s(WO) + ε, R_succ), so the floor 0.15 still separates success from failure.",
+    doc="""RLPF without the failure-mode shaping ladder (paper 000, Table 6 'w.o. shaping').
+
+    Every failure (NX, NC, NR, WO) scores failure_value = 0 instead of Eq. 5; correct programs
+    keep max(s(WO) + ε, R_succ) (Eq. 6), so the floor 0.15 still separates success from failure.
+
+    >>> from perfgym.judge.verdict import Stage, Verdict
+    >>> rlpf_no_shaping()([Verdict(task_id="t", stage=Stage.NX), Verdict(task_id="t", stage=Stage.WO)])
+    [0.0, 0.0]
+    """,
 )

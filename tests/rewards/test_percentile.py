@@ -218,6 +218,14 @@ def test_missing_workload_timing() -> None:
     assert as_timeout.components["timeout_fraction"] == pytest.approx(1 / 3)
     assert as_timeout.value == pytest.approx(1 - 100 / 300)
     assert get_reward("percentile")([ok(None)], pool=[pool]) == [None]
+    # With the fallback rule a candidate whose timing is absent times out everywhere.
+    everywhere = get_reward("percentile", tau=100, on_missing_timing="timeout").score(
+        [ok(None)], pool=[pool]
+    )[0]
+    assert everywhere.components["timeout_fraction"] == 1.0
+    assert everywhere.value == 1.0  # ρ = 1 tolerates it; τ = 100 has no threshold
+    strict = get_reward("percentile", tau=100, rho=0.5, on_missing_timing="timeout")
+    assert strict([ok(None)], pool=[pool]) == [0.0]
 
 
 def test_compositions() -> None:

@@ -140,7 +140,7 @@ def run_environment(
     """Filter, time-limit and rank one correct candidate; `Outcome.reason` set when it cannot."""
     seconds, timed_out, problem = candidate_durations(verdict)
     universe = sorted(pool.workloads() | set(seconds) | timed_out)
-    if not seconds and not timed_out:
+    if not universe or (not seconds and not timed_out and cfg.on_missing_timing == "none"):
         return Outcome(reason=f"timing missing: {problem or 'no per-workload durations'}")
     workloads = _filtered(cfg, pool, universe)
     unmeasured = [w for w in workloads if w not in seconds and w not in timed_out]

@@ -35,6 +35,7 @@ from perfgym.metrics.result import MetricResult
 
 # Column order of the per-task table every statistic below reads.
 _C, _F, _R, _G, _GE, _SLOW, _GAP = range(7)
+_WITHIN = {_C: "correct tasks", _F: "faster-than-baseline tasks"}
 
 
 class PerfCodeBenchConfig(BaseModel):
@@ -181,18 +182,19 @@ def perfcodebench_table(
     cfg: dict[str, Any] = config.model_dump()
     x = config.cgre_threshold
 
-    def make(name: str, col: int, stat: Callable[[np.ndarray], float], den: str) -> MetricResult:
+    def make(name: str, col: int, within: int | None = None) -> MetricResult:
+        """Mean of column `col` over all tasks, or its ratio to column `within`'s sum."""
+        stat = _mean(col) if within is None else _ratio(col, within)
+        den = "all tasks" if within is None else _WITHIN[within]
         value = stat(rows)
         low, high, ci_notes = bootstrap_ci(rows, stat, config.bootstrap)
-        if den == "all tasks":
-            per_task: dict[str, float | None] = {t: float(rows[i, col]) for i, t in enumerate(ids)}
-        else:
-            # Conditional rates: only tasks inside the denominator carry a value.
-            base = _C if name == "slow/crr" else _F
-            per_task = {
-                t: (float(rows[i, col] / rows[i, base]) if rows[i, base] > 0 else None)
-                for i, t in enumerate(ids)
-            }
+        # Conditional rates: only tasks inside the denominator carry a value.
+        per_task: dict[str, float | None] = {
+            t: float(rows[i, col])
+            if within is None
+            else (float(rows[i, col] / rows[i, within]) if rows[i, within] > 0 else None)
+            for i, t in enumerate(ids)
+        }
         undefined = [f"undefined: no task in the denominator ({den})"] if np.isnan(value) else []
         return MetricResult(
             name=name,
@@ -208,15 +210,15 @@ def perfcodebench_table(
         )
 
     return PerfCodeBenchTable(
-        crr=make("crr", _C, _mean(_C), "all tasks"),
-        fbr=make("fbr", _F, _mean(_F), "all tasks"),
-        rbr=make("rbr", _R, _mean(_R), "all tasks"),
-        slow=make("slow", _SLOW, _mean(_SLOW), "all tasks"),
-        gap=make("gap", _GAP, _mean(_GAP), "all tasks"),
-        slow_over_crr=make("slow/crr", _SLOW, _ratio(_SLOW, _C), "correct tasks"),
-        gap_over_fbr=make("gap/fbr", _GAP, _ratio(_GAP, _F), "faster-than-baseline tasks"),
-        cgre=make("cgre", _G, _mean(_G), "all tasks"),
-        cgre_at_least=make(f"cgre>={x:g}", _GE, _mean(_GE), "all tasks"),
+        crr=make("crr", _C),
+        fbr=make("fbr", _F),
+        rbr=make("rbr", _R),
+        slow=make("slow", _SLOW),
+        gap=make("gap", _GAP),
+        slow_over_crr=make("slow/crr", _SLOW, within=_C),
+        gap_over_fbr=make("gap/fbr", _GAP, within=_F),
+        cgre=make("cgre", _G),
+        cgre_at_least=make(f"cgre>={x:g}", _GE),
         n_tasks=len(ids),
     )
 

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import ResultsPolicy, group_results
-from perfgym.metrics.perfcodebench import sample_outcome
+from perfgym.metrics.perfcodebench import SampleOutcome, sample_outcome
 
 
 class Transitions(BaseModel):
@@ -80,7 +80,7 @@ def transitions(
         "lost_rbr": [t for t in ids if oa[t].rbr and not ob[t].rbr],
     }
 
-    def counts(o: dict[str, object]) -> dict[str, int]:
+    def counts(o: dict[str, SampleOutcome]) -> dict[str, int]:
         return {
             level: sum(1 for t in ids if getattr(o[t], level))
             for level in ("correct", "fbr", "rbr")
@@ -90,8 +90,8 @@ def transitions(
         model_a=a.model,
         model_b=b.model,
         n_tasks=len(ids),
-        counts_a=counts(dict(oa)),
-        counts_b=counts(dict(ob)),
+        counts_a=counts(oa),
+        counts_b=counts(ob),
         tasks=sets,
         notes=[*a.notes, *b.notes],
         **{name: len(v) for name, v in sets.items()},

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from metrics_builders import pool
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage
@@ -16,6 +15,11 @@ from perfgym.metrics.beyond import (
     mercury_score,
 )
 from perfgym.tasks.task import StoredMeasurement
+
+
+def pool(*seconds: float) -> list[StoredMeasurement]:
+    """Passing pool solutions with the given median durations."""
+    return [StoredMeasurement(median_s=s) for s in seconds]
 
 
 def test_beyond_t_and_breakdown(mk) -> None:  # type: ignore[no-untyped-def]
@@ -42,7 +46,10 @@ def test_beyond_t_and_breakdown(mk) -> None:  # type: ignore[no-untyped-def]
 
 def test_beyond_memory_and_integral_use_their_pool_columns(mk) -> None:  # type: ignore[no-untyped-def]
     pools = {
-        "a": pool(1.0, 1.0, peak_rss_mb=[10.0, 30.0], memory_integral_mb_s=[5.0, 50.0]),
+        "a": [
+            StoredMeasurement(median_s=1.0, peak_rss_mb=10.0, memory_integral_mb_s=5.0),
+            StoredMeasurement(median_s=1.0, peak_rss_mb=30.0, memory_integral_mb_s=50.0),
+        ],
     }
     v = mk("a", Stage.OK, 1.0, cand={"peak_rss_mb": 20.0, "memory_integral_mb_s": 1.0})
     mem = beyond_breakdown([v], pools, BeyondConfig(dimension="memory"))
@@ -61,7 +68,7 @@ def test_every_task_weighs_the_same(mk) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_missing_candidate_measurement_scores_zero_with_a_note(mk) -> None:  # type: ignore[no-untyped-def]
-    pools = {"a": pool(1.0, 2.0, peak_rss_mb=[1.0, 2.0])}
+    pools = {"a": [StoredMeasurement(median_s=s, peak_rss_mb=s) for s in (1.0, 2.0)]}
     b = beyond_breakdown([mk("a", Stage.OK, 1.0)], pools, BeyondConfig(dimension="memory"))
     assert b.beyond.value == 0.0
     assert b.failed.value == 1.0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from metrics_builders import pool
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage
@@ -21,6 +20,13 @@ from perfgym.metrics import (
 )
 from perfgym.metrics.perfcodebench import PerfCodeBenchConfig
 from perfgym.metrics.ptau import PTauConfig
+from perfgym.tasks.task import StoredMeasurement
+
+
+def pool(*seconds: float) -> list[StoredMeasurement]:
+    """Passing pool solutions with the given median durations."""
+    return [StoredMeasurement(median_s=s) for s in seconds]
+
 
 POOLS = {"a": pool(1.0, 2.0), "b": pool(1.0, 2.0)}
 

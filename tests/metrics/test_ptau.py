@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from metrics_builders import pool
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage
 from perfgym.metrics.ptau import PassAtKConfig, PTauConfig, correctness_pass_at_k, p_tau_pass_at_k
 from perfgym.tasks.task import StoredMeasurement
+
+
+def pool(*seconds: float) -> list[StoredMeasurement]:
+    """Passing pool solutions with the given median durations."""
+    return [StoredMeasurement(median_s=s) for s in seconds]
+
 
 POOLS = {"a": pool(4.0, 1.0, 3.0, 2.0)}
 

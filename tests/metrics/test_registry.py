@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from metrics_builders import pool
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage
 from perfgym.metrics import Metric, MetricResult, get_metric, metric_names, register_metric
 from perfgym.metrics.enamel import EnamelProblem, EnamelSample, enamel_level_limits
+from perfgym.tasks.task import StoredMeasurement
+
+
+def pool(*seconds: float) -> list[StoredMeasurement]:
+    """Passing pool solutions with the given median durations."""
+    return [StoredMeasurement(median_s=s) for s in seconds]
 
 
 def test_every_registered_metric_computes(mk) -> None:  # type: ignore[no-untyped-def]

@@ -108,10 +108,15 @@ def test_cgre_clips_and_defines_the_empty_gap() -> None:
     assert cgre(tc=0.2, tb=1.0, tr=0.5) == 1.0  # faster than the reference: clipped
     assert cgre(tc=1.5, tb=1.0, tr=0.5) == 0.0  # slower than the baseline: clipped
     assert cgre(tc=1.0, tb=1.0, tr=0.5) == 0.0  # Tc = Tb closes nothing
-    # Tb <= Tr: nothing to close; reaching the reference is full credit.
+    # Tb <= Tr: nothing to close; the limit of the ratio as Tr rises to Tb is FBR.
     assert cgre(tc=0.9, tb=1.0, tr=1.0) == 1.0
+    assert cgre(tc=1.0, tb=1.0, tr=1.0) == 0.0
     assert cgre(tc=1.1, tb=1.0, tr=1.0) == 0.0
-    assert cgre(tc=1.05, tb=1.0, tr=1.2) == 1.0
+    assert cgre(tc=1.05, tb=1.0, tr=1.2) == 0.0  # within the slow reference, but not faster
+    assert cgre(tc=0.9, tb=1.0, tr=1.2) == 1.0
+    # The limit really is FBR: a reference just below the baseline gives nearly the same.
+    assert cgre(tc=0.9, tb=1.0, tr=1.0 - 1e-9) == 1.0
+    assert cgre(tc=1.05, tb=1.0, tr=1.0 - 1e-9) == 0.0
 
 
 def test_sample_outcome_signals(mk) -> None:  # type: ignore[no-untyped-def]

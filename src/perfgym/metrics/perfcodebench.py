@@ -13,8 +13,9 @@ Gap/FBR = (FBR − RBR)/FBR over the **faster-than-baseline** tasks. Per task, S
 "correct and not faster" and Gap is "faster and not reference-level" (Table 8's wording); when
 the reference is faster than the baseline these equal CRR − FBR and FBR − RBR exactly.
 
-Edge cases perfgym defines (the paper does not): when Tb ≤ Tr the gap is empty, so CGRE is
-1 if the candidate reaches the reference (Tc ≤ Tr) and 0 otherwise. A correct result whose
+Edge cases perfgym defines (the paper does not): when Tb ≤ Tr the gap is empty and CGRE is
+the limit of Eq. 3 as Tr rises to Tb, i.e. 1[Tc < Tb] (= FBR), the same rule as the RLPF
+reward's default `degenerate_gap="step"`. A correct result whose
 timing is missing or degraded keeps its CRR credit but earns no FBR/RBR/CGRE; the notes count
 such tasks. With several samples per task, a task's value is the mean over its samples.
 """
@@ -73,9 +74,9 @@ class SampleOutcome(BaseModel):
 
 
 def cgre(tc: float, tb: float, tr: float) -> float:
-    """clip((Tb − Tc)/(Tb − Tr), 0, 1); when Tb ≤ Tr (no gap to close): 1[Tc ≤ Tr]."""
+    """clip((Tb − Tc)/(Tb − Tr), 0, 1); when Tb ≤ Tr (no gap to close): 1[Tc < Tb]."""
     if tb <= tr:
-        return 1.0 if tc <= tr else 0.0
+        return 1.0 if tc < tb else 0.0
     return float(min(1.0, max(0.0, (tb - tc) / (tb - tr))))
 
 

@@ -73,6 +73,9 @@ class Timing(BaseModel):
     peak_rss_mb: float | None = None
     memory_integral_mb_s: float | None = None
     instructions: int | None = None
+    external_wall_s: float | None = Field(
+        None, description="Median over repeats of the sandbox's wall time (for cross-checks)."
+    )
     harness_elapsed_ns: list[int] = Field(
         default_factory=list, description="Self-reported elapsed_ns (kept, cross-checked)."
     )
@@ -87,7 +90,9 @@ class Verdict(BaseModel):
 
     task_id: str
     suite: str = Field("", description="Suite the task came from; '' when unknown.")
-    model: str = Field("", description="Who produced the candidate (a model name, 'baseline', ...).")
+    model: str = Field(
+        "", description="Who produced the candidate (a model name, 'baseline', ...)."
+    )
     sample: int = Field(0, description="Index of this candidate among the model's samples.")
     stage: Stage
     detail: str = Field("", description="NR: TIMEOUT/MEMORY_LIMIT/RUNTIME_ERROR/...; NX/NC reason.")

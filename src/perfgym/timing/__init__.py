@@ -1,1 +1,1 @@
-"""perfgym.timing."""
+"""Timing: how repeated runs become a duration with its spread, CI and trust status."""

@@ -1,0 +1,48 @@
+"""Cross-checking a harness's self-reported time against the sandbox's external measurement."""
+
+from __future__ import annotations
+
+from perfgym.judge.verdict import TimingStatus, Verdict
+
+#: External wall time can never be shorter than the harness's own timed region; allow jitter.
+_SLACK_S = 0.005
+
+
+def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
+    """Flag (and degrade) a candidate whose harness-claimed speed-up the external clock denies.
+
+    A program can monkeypatch the timer its harness uses; it cannot hide from the sandbox's
+    clock. Rule: the harness-claimed saving against the baseline (Tb - Tc by elapsed_ns) must
+    show at least `saving_ratio` of itself in the external wall time saving; and no harness
+    time may exceed the external wall time of the same run.
+    """
+    c, b = verdict.candidate, verdict.baseline
+    if c is None or c.status is not TimingStatus.OK or c.estimate_s is None:
+        return
+    ext_c = c.external_wall_s
+    if ext_c is not None and c.estimate_s > ext_c + _SLACK_S:
+        _degrade(
+            verdict, "harness_time_exceeds_wall", "the harness claims more time than the run took"
+        )
+        return
+    if b is None or b.status is not TimingStatus.OK or b.estimate_s is None:
+        return
+    ext_b = b.external_wall_s
+    if ext_c is None or ext_b is None:
+        return
+    claimed = b.estimate_s - c.estimate_s
+    external = ext_b - ext_c
+    if claimed > max(_SLACK_S, 0.05 * b.estimate_s) and external < saving_ratio * claimed:
+        _degrade(
+            verdict,
+            "harness_timer_mismatch",
+            f"harness claims {claimed * 1e3:.1f} ms saved vs the baseline, the external clock "
+            f"shows {external * 1e3:.1f} ms",
+        )
+
+
+def _degrade(verdict: Verdict, flag: str, why: str) -> None:
+    verdict.flags.append(flag)
+    assert verdict.candidate is not None
+    verdict.candidate.status = TimingStatus.DEGRADED
+    verdict.candidate.status_reason = why

@@ -1,0 +1,296 @@
+"""`Judge`: extract → build → run → check → measure, for many candidates of many tasks."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from perfgym.judge.config import JudgeConfig
+from perfgym.judge.crosscheck import crosscheck_harness
+from perfgym.judge.measure import measure
+from perfgym.judge.oracle import check
+from perfgym.judge.runner import Outcome, run_case
+from perfgym.judge.variant import Variant, prepare
+from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
+from perfgym.machine import fingerprint
+from perfgym.sandbox.base import Sandbox
+from perfgym.sandbox.execution import Status
+from perfgym.sandbox.factory import make_sandbox
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.pool import usable_cores
+from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.tasks.generate import materialize
+from perfgym.tasks.task import Task, TaskKind, TestCase
+from perfgym.toolchains import BuildCache, BuildCacheConfig
+
+#: The one "test" a harness task has: the harness run itself checks correctness.
+HARNESS_CASE = TestCase(id="harness")
+
+
+@dataclass
+class Candidate:
+    """One thing to judge: raw model text (`completion`) or a ready `source`."""
+
+    task: Task
+    completion: str | None = None
+    source: str | None = None
+    model: str = ""
+    sample: int = 0
+
+
+Progress = Callable[[int, int], None]
+
+
+class Judge:
+    """Judges candidates against their task's tests, and measures them beside the baseline and
+    the reference in the same batch, on the same machine."""
+
+    def __init__(
+        self,
+        config: JudgeConfig | None = None,
+        *,
+        sandbox: Sandbox | None = None,
+        cache: BuildCache | None = None,
+    ) -> None:
+        self.config = config or JudgeConfig()
+        if cache is None:
+            root = self.config.build_cache
+            cache = BuildCache(BuildCacheConfig(root=root) if root else None)
+        self.cache = cache
+        self._own_sandbox = sandbox is None
+        self.sandbox = sandbox or make_sandbox(self.config.sandbox, cache.hiding())
+        self._workers: PythonWorkerPool | None = None
+        self._memo: dict[tuple[str, str], Any] = {}
+        self._lock = threading.Lock()
+
+    # -- lifecycle ------------------------------------------------------------------------------
+    @property
+    def workers(self) -> PythonWorkerPool:
+        with self._lock:
+            if self._workers is None:
+                self._workers = PythonWorkerPool(config=getattr(self.sandbox, "config", None))
+            return self._workers
+
+    def close(self) -> None:
+        if self._workers is not None:
+            self._workers.close()
+        if self._own_sandbox:
+            self.sandbox.close()
+
+    def __enter__(self) -> Judge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- public API -----------------------------------------------------------------------------
+    def judge(self, task: Task, completion: str | None = None, *, source: str | None = None,
+              model: str = "", sample: int = 0) -> Verdict:  # fmt: skip
+        """Judge one candidate (raw model text or source)."""
+        return self.judge_many([Candidate(task, completion, source, model, sample)])[0]
+
+    def judge_many(
+        self, candidates: Sequence[Candidate], progress: Progress | None = None
+    ) -> list[Verdict]:
+        """Judge every candidate; tasks are measured one at a time, candidates of a task together."""
+        by_task: dict[str, list[int]] = {}
+        for i, c in enumerate(candidates):
+            by_task.setdefault(c.task.id, []).append(i)
+        verdicts: list[Verdict | None] = [None] * len(candidates)
+        done = 0
+        for indices in by_task.values():
+            group = [candidates[i] for i in indices]
+            for i, v in zip(indices, self._judge_task(group), strict=True):
+                verdicts[i] = v
+            done += len(indices)
+            if progress is not None:
+                progress(done, len(candidates))
+        return [v for v in verdicts if v is not None]
+
+    # -- one task ---------------------------------------------------------------------------------
+    def _judge_task(self, group: list[Candidate]) -> list[Verdict]:
+        task = group[0].task
+        self._hide_suite_of(task)
+        limits = self._limits(task)
+        prepared = self._map(
+            lambda c: prepare(task, f"candidate-{c.model}-{c.sample}", completion=c.completion,
+                              source=c.source, sandbox=self.sandbox, cache=self.cache),
+            group,
+        )  # fmt: skip
+        tests = [materialize(task, t) for t in task.tests] or [HARNESS_CASE]
+        workloads = [materialize(task, w) for w in task.workloads]
+        if task.kind is TaskKind.HARNESS:
+            tests, workloads = [HARNESS_CASE], [HARNESS_CASE]
+        results = self._map(
+            lambda v: self._correctness(task, v, tests, workloads, limits), prepared
+        )
+        refs = self._reference_variants(task, limits, tests, workloads)
+        timed = [
+            v for v, (stage, _r, _d, _m) in zip(prepared, results, strict=True) if stage is Stage.OK
+        ]
+        wanted = {
+            "baseline": self.config.measure_baseline,
+            "reference": self.config.measure_reference,
+        }
+        timed += [v for k, v in refs.items() if wanted[k] and v is not None and v.ready]
+        clock = self._clock(task)
+        timings = (
+            measure(timed, workloads or tests, self.config, self._runner(task, limits), clock)
+            if timed
+            else {}
+        )
+        ref_timing = {k: self._ref_timing(v, timings) for k, v in refs.items() if wanted[k]}
+        out = []
+        for cand, v, (stage, detail, reason, test_results) in zip(
+            group, prepared, results, strict=True
+        ):
+            verdict = Verdict(
+                task_id=task.id,
+                model=cand.model,
+                sample=cand.sample,
+                stage=stage,
+                detail=detail,
+                reason=reason,
+                infra_error=v.infra or detail == "SANDBOX_ERROR",
+                language=task.language.value,
+                source=v.source,
+                extraction_rule=v.extraction_rule,
+                build_log=v.build_log,
+                tests=test_results,
+                candidate=timings.get(v.label),
+                baseline=ref_timing.get("baseline"),
+                reference=ref_timing.get("reference"),
+                config=self.config.model_dump(mode="json"),
+                machine=fingerprint(),
+            )
+            if clock == "harness":
+                crosscheck_harness(verdict, self.config.harness_saving_ratio)
+            out.append(verdict)
+        return out
+
+    def _clock(self, task: Task) -> str:
+        if task.kind is TaskKind.HARNESS and self.config.use_harness_time:
+            return "harness"
+        return self.config.clock
+
+    def _limits(self, task: Task) -> Limits:
+        return Limits(
+            wall_s=task.time_limit_s or self.config.time_limit_s,
+            memory_mb=task.memory_limit_mb or self.config.memory_limit_mb,
+            max_processes=self.config.max_processes,
+        )
+
+    def _runner(
+        self, task: Task, limits: Limits
+    ) -> Callable[[Variant, TestCase, int | None], Outcome]:
+        def run(v: Variant, case: TestCase, cpu: int | None) -> Outcome:
+            out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
+                           task.kind is TaskKind.FUNCTION else None, limits=limits, cpu=cpu)  # fmt: skip
+            if out.status is Status.SANDBOX_ERROR:  # ours, never the program's: retry once
+                out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
+                               task.kind is TaskKind.FUNCTION else None, limits=limits, cpu=cpu)  # fmt: skip
+            return out
+
+        return run
+
+    def _map(self, fn: Callable[[Any], Any], items: Sequence[Any]) -> list[Any]:
+        n = self.config.concurrency or len(usable_cores())
+        if len(items) <= 1 or n <= 1:
+            return [fn(x) for x in items]
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            return list(pool.map(fn, items))
+
+    def _hide_suite_of(self, task: Task) -> None:
+        """Runs must not read the suite's reference solutions (a task dir's parent)."""
+        config = getattr(self.sandbox, "config", None)
+        if config is None or task.root is None:
+            return
+        suite_dir = str(task.root.parent.resolve())
+        if suite_dir not in config.hide_paths:
+            config.hide_paths.append(suite_dir)
+
+    # -- correctness --------------------------------------------------------------------------------
+    def _expected_output(self, task: Task, case: TestCase, limits: Limits) -> tuple[bool, Any]:
+        """The expected output of `case`: given, or the reference's (computed once)."""
+        if case.expected is not None:
+            return True, case.expected
+        key = (task.id, case.id)
+        if key not in self._memo:
+            ref = self._reference_variants(task, limits, [], [])["reference"]
+            if ref is None or not ref.ready:
+                return False, "the reference cannot run, so there is no expected output"
+            out = self._runner(task, limits)(ref, case, None)
+            if out.status is not Status.OK:
+                return False, f"the reference failed on {case.id}: {out.status.value} {out.message}"
+            self._memo[key] = out.output
+        return True, self._memo[key]
+
+    def _correctness(
+        self,
+        task: Task,
+        v: Variant,
+        tests: list[TestCase],
+        workloads: list[TestCase],
+        limits: Limits,
+    ) -> tuple[Stage, str, str, list[TestResult]]:
+        """Run the tests, then the workloads' output checks; stop at the first failure."""
+        if v.stage is not None:
+            return v.stage, v.detail, v.reason, []
+        results: list[TestResult] = []
+        run = self._runner(task, limits)
+        cases = list(tests)
+        if self.config.check_workload_outputs and task.kind is not TaskKind.HARNESS:
+            cases += workloads
+        for case in cases:
+            out = run(v, case, None)
+            res = TestResult(id=case.id, passed=False, status=out.status, wall_s=out.wall_s,
+                             cpu_s=out.cpu_s, peak_rss_mb=out.peak_rss_mb, message=out.message[:500])  # fmt: skip
+            results.append(res)
+            if out.status is Status.SANDBOX_ERROR:
+                return Stage.NR, "SANDBOX_ERROR", f"{case.id}: {out.message}", results
+            if out.status is not Status.OK:
+                return Stage.NR, out.status.value, f"{case.id}: {out.message}".strip(), results
+            if task.kind is TaskKind.HARNESS or task.oracle.kind == "assertion":
+                passed = out.harness_ok is not False and (
+                    task.kind is not TaskKind.HARNESS or out.harness_ok is True
+                )
+                message = "" if passed else (out.message or "the harness reported a wrong answer")
+            else:
+                known, expected = self._expected_output(task, case, limits)
+                if not known:
+                    res.message = str(expected)
+                    return Stage.NR, "SANDBOX_ERROR", f"{case.id}: {expected}", results
+                passed, message = check(task.oracle, case, expected, out.output)
+            res.passed, res.message = passed, message[:500]
+            if not passed:
+                return Stage.WO, "WRONG_OUTPUT", f"{case.id}: {message}", results
+        return Stage.OK, "", "", results
+
+    # -- baseline and reference ---------------------------------------------------------------------
+    def _reference_variants(
+        self, task: Task, limits: Limits, tests: list[TestCase], workloads: list[TestCase]
+    ) -> dict[str, Variant | None]:
+        key = ("variants", task.id)
+        with self._lock:
+            cached = self._memo.get(key)
+        if cached is not None:
+            return dict(cached)
+        variants: dict[str, Variant | None] = {}
+        for label, sol in (("baseline", task.baseline), ("reference", task.reference)):
+            variants[label] = None if sol is None else prepare(
+                task, label, source=sol.source, sandbox=self.sandbox, cache=self.cache
+            )  # fmt: skip
+        with self._lock:
+            self._memo[key] = variants
+        return dict(variants)
+
+    @staticmethod
+    def _ref_timing(v: Variant | None, timings: dict[str, Timing]) -> Timing | None:
+        if v is None:
+            return None
+        if not v.ready:
+            return Timing(status=TimingStatus.UNAVAILABLE, status_reason=f"{v.label}: {v.reason}")
+        return timings.get(v.label)

@@ -1,0 +1,170 @@
+"""Preparing one variant (candidate, baseline, reference) of a task: extract and build it."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfgym.errors import ToolchainMissing
+from perfgym.judge.extract import extract
+from perfgym.judge.verdict import Stage
+from perfgym.sandbox.base import Bind, Sandbox
+from perfgym.sandbox.execution import Measurement, Status
+from perfgym.tasks.harness_plan import plan_harness
+from perfgym.tasks.task import Language, Task, TaskKind
+from perfgym.toolchains import BUILD_LIMITS, BuildCache, BuildStatus, gpu_missing_reason, toolchain
+
+#: Where a harness task's pieces appear inside a run.
+H_ROOT, H_VARIANT, H_BUILD = "/tmp/pg/root", "/tmp/pg/variant", "/tmp/pg/build"
+_LOG_CAP = 16_000
+
+
+@dataclass
+class Variant:
+    """A program ready to run, or the stage where it stopped (NX, NC) and why."""
+
+    label: str
+    source: str | None
+    stage: Stage | None = None
+    detail: str = ""
+    reason: str = ""
+    infra: bool = False
+    extraction_rule: str = ""
+    build_log: str = ""
+    build_measurement: Measurement | None = None
+    argv: list[str] = field(default_factory=list)
+    binds: list[Bind] = field(default_factory=list)
+
+    @property
+    def ready(self) -> bool:
+        return self.stage is None and not self.infra
+
+
+def prepare(
+    task: Task,
+    label: str,
+    *,
+    completion: str | None = None,
+    source: str | None = None,
+    sandbox: Sandbox,
+    cache: BuildCache,
+) -> Variant:
+    """Extract (when given raw model text) and build one variant of `task`."""
+    if source is None:
+        ex = extract(completion or "", task.language)
+        if not ex.ok:
+            return Variant(label, None, Stage.NX, "NO_CODE", ex.reason, extraction_rule=ex.rule)
+        source, rule = ex.source, ex.rule
+    else:
+        rule = "source"
+    assert source is not None
+    if task.kind is TaskKind.FUNCTION:
+        v = Variant(label, source, extraction_rule=rule)
+        try:
+            compile(source, "solution.py", "exec")  # parsing only; nothing runs here
+        except (SyntaxError, ValueError) as exc:
+            v.stage, v.detail, v.reason = Stage.NC, "SYNTAX_ERROR", f"{type(exc).__name__}: {exc}"
+        return v
+    if task.kind is TaskKind.HARNESS:
+        return _prepare_harness(task, label, source, rule, sandbox, cache)
+    return _prepare_program(task, label, source, rule, sandbox, cache)
+
+
+def _prepare_program(
+    task: Task, label: str, source: str, rule: str, sandbox: Sandbox, cache: BuildCache
+) -> Variant:
+    v = Variant(label, source, extraction_rule=rule)
+    try:
+        tc = toolchain(task.language)
+    except Exception as exc:  # noqa: BLE001 - an unknown language is the task's problem
+        v.stage, v.infra, v.detail, v.reason = Stage.NC, True, "TOOLCHAIN_MISSING", str(exc)
+        return v
+    build = tc.build(sandbox, source, cache)
+    v.build_log = build.log[:_LOG_CAP]
+    v.build_measurement = build.measurement
+    if build.status is BuildStatus.COMPILE_ERROR:
+        v.stage, v.detail, v.reason = Stage.NC, "COMPILE_ERROR", build.reason or "did not build"
+        return v
+    if build.status is not BuildStatus.OK:
+        v.stage, v.infra, v.detail = Stage.NC, True, build.status.value
+        v.reason = build.reason or build.status.value
+        return v
+    try:
+        v.argv, v.binds = tc.run_command(build)
+    except ToolchainMissing as exc:  # includes GpuUnavailable: built, but cannot run here
+        v.stage, v.infra, v.reason = Stage.NR, True, str(exc)
+        v.detail = "NEEDS_GPU" if task.language is Language.CUDA else "TOOLCHAIN_MISSING"
+    return v
+
+
+def _prepare_harness(
+    task: Task, label: str, source: str, rule: str, sandbox: Sandbox, cache: BuildCache
+) -> Variant:
+    """PerfCodeBench: copy sources, run the task's build in the sandbox, plan its run."""
+    assert task.harness is not None and task.root is not None
+    v = Variant(label, source, extraction_rule=rule)
+    root_host = task.root.parent.parent
+    name = task.harness.solution_filename
+    spec = task.harness.model_dump_json()
+    digest = hashlib.sha256(f"{task.id}\0{spec}\0{source}".encode()).hexdigest()[:24]
+    variant_host = cache.root / ".harness" / digest / "variant"
+    build_host = cache.root / ".harness" / digest / "build"
+    variant_host.mkdir(parents=True, exist_ok=True)
+    build_host.mkdir(parents=True, exist_ok=True)
+    build_host.chmod(0o777)  # written by the run's unprivileged uid
+    (variant_host / name).write_text(source)
+    in_task = Path(H_ROOT) / task.root.relative_to(root_host)
+    plan = plan_harness(
+        task.model_copy(update={"root": in_task}),
+        variant_dir=H_VARIANT,
+        build_dir=H_BUILD,
+        root=H_ROOT,
+    )
+    v.binds = [
+        Bind(host_path=str(root_host), sandbox_path=H_ROOT),
+        Bind(host_path=str(variant_host), sandbox_path=H_VARIANT),
+        Bind(host_path=str(build_host), sandbox_path=H_BUILD),
+    ]
+    steps = [f"cp {shlex.quote(str(c.source))} {shlex.quote(str(c.target))}" for c in plan.copies]
+    if plan.build_argv is not None:
+        steps.append(shlex.join(plan.build_argv))
+    marker = build_host / ".perfgym-built"
+    with open(build_host.parent / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per variant directory
+        failed = _build_harness(v, steps, marker, build_host, sandbox) if steps else False
+    if failed:
+        return v
+    if task.language is Language.CUDA and (why := gpu_missing_reason()) is not None:
+        v.stage, v.infra, v.detail = Stage.NR, True, "NEEDS_GPU"
+        v.reason = f"built, but running it needs a GPU: {why}"
+        return v
+    v.argv = ["sh", "-c", f'cd {H_ROOT} && exec "$@"', "sh", *plan.run_argv]
+    return v
+
+
+def _build_harness(
+    v: Variant, steps: list[str], marker: Path, build_host: Path, sandbox: Sandbox
+) -> bool:
+    """Run the harness build once per variant directory; True when it failed (v says why)."""
+    if marker.exists():
+        return False
+    script = f"cd {H_ROOT} && " + " && ".join(steps)
+    writable = Bind(host_path=str(build_host), sandbox_path=H_BUILD, writable=True)
+    env = {"GOCACHE": "/tmp/gocache"}
+    ex = sandbox.run(
+        ["sh", "-c", script], binds=[*v.binds[:2], writable], limits=BUILD_LIMITS, env=env
+    )
+    v.build_log = (ex.stderr_text + ex.stdout_text)[:_LOG_CAP]
+    v.build_measurement = ex.measurement
+    if ex.status is Status.SANDBOX_ERROR:
+        v.stage, v.infra, v.detail, v.reason = Stage.NC, True, "SANDBOX_ERROR", ex.reason
+        return True
+    if ex.status is not Status.OK:
+        v.stage, v.detail = Stage.NC, "COMPILE_ERROR"
+        v.reason = ex.reason or "the harness build failed"
+        return True
+    marker.write_text("ok\n")
+    return False

@@ -43,9 +43,11 @@ def measure(
             shift = r % len(order) if order else 0
             order = order[shift:] + order[:shift]  # rotate so no variant always runs first
             schedule += [(r, i, v, w) for i, v in enumerate(order)]
-    cores = usable_cores() if config.timing_mode else []
+    lane_ids: list[int | None] = list(usable_cores()) if config.timing_mode else []
+    if not lane_ids:
+        lane_ids = [None] * (config.concurrency or len(usable_cores()))
     lanes: queue.Queue[int | None] = queue.Queue()
-    for c in cores or [None] * (config.concurrency or len(usable_cores())):
+    for c in lane_ids:
         lanes.put(c)
 
     def one(item: tuple[int, int, Variant, TestCase]) -> Outcome:

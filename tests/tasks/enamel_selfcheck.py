@@ -1,0 +1,90 @@
+"""Run ENAMEL references on their generated inputs and check the checker accepts them.
+
+Usage: python enamel_selfcheck.py TASK_ID...   (prints one JSON line per task)
+
+For every level of every named task: generate the inputs, run the expert reference twice on
+fresh copies of each input, and ask ENAMEL's checker whether the second output is accepted
+against the first. Each line also carries a digest of the task's generated inputs, which the
+tests compare with digests taken when perfgym's generation was checked, input by input,
+against ENAMEL's own code. Run as a subprocess by tests/tasks/test_enamel_loader.py.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import sys
+import time
+from typing import Any
+
+from perfgym.tasks.enamel import load_enamel
+from perfgym.tasks.generate import enamel_inputs
+from perfgym.tasks.task import Task
+
+
+def canonical(value: Any) -> Any:
+    """A hash-seed-independent, type-preserving form of a generated input."""
+    if isinstance(value, bool):
+        return ["b", value]
+    if isinstance(value, int):
+        return ["i", str(value)]
+    if isinstance(value, float):
+        return ["f", value.hex()]
+    if isinstance(value, str):
+        return ["s", value]
+    if value is None:
+        return ["n"]
+    if isinstance(value, list | tuple):
+        return ["l" if isinstance(value, list) else "t", [canonical(v) for v in value]]
+    if isinstance(value, set | frozenset):
+        return ["S", sorted((canonical(v) for v in value), key=json.dumps)]
+    if isinstance(value, dict):
+        items = [[canonical(k), canonical(v)] for k, v in value.items()]
+        return ["d", sorted(items, key=json.dumps)]
+    return ["r", repr(value)]
+
+
+def inputs_digest(task: Task, levels: range = range(4)) -> str:
+    """sha256 over the canonical forms of a task's generated inputs, level by level."""
+    digest = hashlib.sha256()
+    for level in levels:
+        for case in enamel_inputs(task, level):
+            digest.update(json.dumps(canonical(case.args)).encode())
+    return digest.hexdigest()
+
+
+def check_task(task: Task) -> dict[str, object]:
+    assert task.reference is not None and task.entry_point and task.oracle.checker
+    solution: dict[str, Any] = {"__name__": "__main__"}
+    exec(compile(task.reference.source, f"<reference {task.id}>", "exec"), solution)
+    function = solution[task.entry_point]
+    checker: dict[str, Any] = {"__name__": "__checker__"}
+    exec(compile(task.oracle.checker, f"<checker {task.id}>", "exec"), checker)
+    check = checker["check"]
+    failures: list[str] = []
+    digest = hashlib.sha256()
+    cases = 0
+    started = time.perf_counter()
+    for level in range(4):
+        for case in enamel_inputs(task, level):
+            assert case.args is not None
+            digest.update(json.dumps(canonical(case.args)).encode())
+            answer = function(*copy.deepcopy(case.args))
+            output = function(*copy.deepcopy(case.args))
+            cases += 1
+            if not check(case.args, answer, output):
+                failures.append(case.id)
+    return {
+        "id": task.id,
+        "cases": cases,
+        "failures": failures,
+        "digest": digest.hexdigest(),
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+if __name__ == "__main__":
+    suite = load_enamel()
+    for task_id in sys.argv[1:]:
+        print(json.dumps(check_task(suite.get(task_id))), flush=True)

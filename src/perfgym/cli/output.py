@@ -9,8 +9,10 @@ from typing import Any, NoReturn
 import typer
 from rich.console import Console
 
-console = Console()
-err_console = Console(stderr=True)
+# Logs and CI are not terminals: give tables room instead of folding every cell.
+_WIDTH = None if sys.stdout.isatty() else 220
+console = Console(width=_WIDTH)
+err_console = Console(stderr=True, width=_WIDTH)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

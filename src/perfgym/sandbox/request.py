@@ -80,7 +80,8 @@ def mechanisms(cgroup: RunCgroup | None, sample_rate_hz: float) -> dict[str, str
         "memory": f"sum of VmRSS over the run's processes sampled at {sample_rate_hz:g} Hz, "
         "and each process's VmHWM high-water mark",
         "memory_integral": "trapezoid rule over the sampled tree RSS",
-        "memory_limit": f"{cg} memory limit (OOM kill)" if cg else "monitor: sampled tree RSS",
+        "memory_limit": "sampled tree RSS against the limit"
+        + (f", and a {cg} hard limit of memory + disk quota (tmpfs files count)" if cg else ""),
         "process_limit": f"{cg} pids.max" if cg else "monitor: sampled thread count + RLIMIT_NPROC",
         "cpu_limit": "RLIMIT_CPU per process + supervisor check of the tree's CPU time",
         "isolation": "bubblewrap: private pid/net/ipc/uts/mount namespaces, read-only host, "

@@ -87,4 +87,10 @@ def program_env(env: Mapping[str, str] | None) -> dict[str, str]:
 
 def hidden_paths(config: SandboxConfig) -> list[str]:
     """Host paths covered by an empty tmpfs in each run, beyond the home directories."""
-    return [os.path.realpath(p) for p in config.hide_paths if os.path.exists(p)]
+    out = []
+    for p in config.hide_paths:
+        real = os.path.realpath(p)
+        under_work = real == WORK_DIR or real.startswith(WORK_DIR + "/")
+        if os.path.exists(real) and not under_work:  # the work dir is fresh per run already
+            out.append(real)
+    return out

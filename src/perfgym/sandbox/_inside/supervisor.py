@@ -129,7 +129,9 @@ def _child(spec: dict, fds: dict[str, int]) -> None:
         nofile = int(lim["open_files"])
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         uid = spec.get("uid")
-        if uid is not None:
+        if uid is not None and "pids" not in (spec.get("cgroups") or {}):
+            # Only without a pids cgroup: RLIMIT_NPROC counts every process of the uid, so
+            # concurrent runs sharing it would eat into each other's allowance.
             nproc = int(lim["max_processes"])
             resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -237,7 +239,9 @@ def supervise(spec: dict) -> dict:
     cpu_limit_ns = int(float(lim["cpu_s"]) * 1e9)
     mem_limit = float(lim["memory_mb"]) * MIB
     max_procs = int(lim["max_processes"])
-    monitor_memory = "memory" not in cgroups
+    # Resident memory is always watched: the cgroup's hard limit also has to hold the files the
+    # run writes to its tmpfs, so on its own it would let RSS exceed `memory_mb` by the quota.
+    monitor_memory = True
     monitor_pids = "pids" not in cgroups
 
     poller = select.poll()

@@ -1,0 +1,97 @@
+"""`perfgym eval SUITE`: judge candidates (or the suite's own solutions) and summarise."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from perfgym.cli import app
+from perfgym.cli.candidates_file import read_candidates
+from perfgym.cli.output import console, err_console, fail, print_json
+from perfgym.cli.suite_arg import load_or_fail
+from perfgym.errors import PerfgymError
+from perfgym.judge import Candidate, Judge, JudgeConfig, Verdict
+from perfgym.judge.summary import ModelSummary, summarise_models
+from perfgym.store.results_file import write_results
+from perfgym.tasks.task import Task
+
+
+def own_solutions(tasks: list[Task], labels: list[str]) -> list[Candidate]:
+    """The suite's own solutions as candidates, one model per label."""
+    out = []
+    for t in tasks:
+        by_label = {s.label: s for s in t.solutions()}
+        for label in labels:
+            sol = by_label.get(label)
+            if sol is not None:
+                out.append(Candidate(t, source=sol.source, model=label))
+    return out
+
+
+def summary_table(rows: list[ModelSummary], title: str) -> Table:
+    t = Table(title=title)
+    for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra", "CRR", "FBR", "RBR", "CGRE"):
+        t.add_column(col)
+    for r in rows:
+        t.add_row(r.model, str(r.n), *(str(r.stages.get(s, 0)) for s in ("NX", "NC", "NR", "WO", "OK")),
+                  str(r.infra_errors), *(r.cell(k) for k in ("crr", "fbr", "rbr", "cgre")))  # fmt: skip
+    return t
+
+
+@app.command("eval")
+def eval_(
+    suite: str = typer.Argument(..., help="Suite: a built-in name or a path."),
+    candidates: Path | None = typer.Option(None, "--candidates", help="JSONL of candidates."),
+    solutions: list[str] = typer.Option(
+        [],
+        "--solutions",
+        help="Judge the suite's own solutions with these labels (default: baseline and reference).",
+    ),  # fmt: skip
+    task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
+    out: Path | None = typer.Option(None, "--out", help="Results JSONL (default under results/)."),
+    repeats: int = typer.Option(3, "--repeats", help="Measured runs per workload (RLPF: 3)."),
+    as_json: bool = typer.Option(False, "--json", help="Machine-readable summary on stdout."),
+) -> None:
+    """Judge every candidate through extract → build → run → check → measure."""
+    s, tasks = load_or_fail(suite, task)
+    problems: list[str] = []
+    if candidates is not None:
+        from perfgym.tasks.suite import Suite
+
+        sub = Suite(name=s.name, tasks=tasks) if task else s
+        cands, problems = read_candidates(candidates, sub)
+        for p in problems:
+            err_console.print(f"[yellow]skipped[/] {candidates}: {p}")
+        if not cands:
+            fail(f"no usable candidates in {candidates}")
+    else:
+        cands = own_solutions(tasks, solutions or ["baseline", "reference"])
+        if not cands:
+            fail(f"no solutions labelled {', '.join(solutions)} in {s.name}")
+    config = JudgeConfig(repeats=repeats)
+    out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    t0 = time.monotonic()
+    try:
+        with Judge(config) as judge, Progress(console=err_console, disable=as_json) as bar:
+            job = bar.add_task(f"judging {len(cands)} candidates on {s.name}", total=len(cands))
+            verdicts: list[Verdict] = judge.judge_many(
+                cands, progress=lambda done, total: bar.update(job, completed=done)
+            )
+    except PerfgymError as exc:
+        fail(str(exc))
+    for v in verdicts:
+        v.suite = s.name
+    write_results(out, verdicts, suite=s.name, judge=config.model_dump(mode="json"),
+                  skipped_lines=problems)  # fmt: skip
+    rows = summarise_models(verdicts)
+    if as_json:
+        print_json({"suite": s.name, "results": str(out), "skipped_lines": problems,
+                    "elapsed_s": time.monotonic() - t0,
+                    "models": [r.model_dump(mode="json") for r in rows]})  # fmt: skip
+        return
+    console.print(summary_table(rows, f"perfgym eval {s.name}"))
+    console.print(f"results: {out} ({len(verdicts)} verdicts, {time.monotonic() - t0:.0f} s)")

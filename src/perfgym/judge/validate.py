@@ -1,0 +1,114 @@
+"""Validating a suite: every baseline, reference and pool solution builds and passes its own
+tests, and the reference is faster than the baseline with statistical confidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.judge.judge import Candidate, Judge
+from perfgym.judge.verdict import Stage, TimingStatus, Verdict
+from perfgym.tasks.task import Task
+from perfgym.timing.compare import Comparison, compare
+
+
+class SolutionCheck(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: str
+    stage: Stage
+    detail: str = ""
+    reason: str = ""
+    estimate_s: float | None = None
+    infra_error: bool = False
+
+
+class TaskValidation(BaseModel):
+    """One task's validation row."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    language: str
+    family: str
+    split: str
+    solutions: list[SolutionCheck]
+    speedup: float | None = Field(None, description="baseline / reference duration.")
+    comparison: Comparison | None = None
+    problems: list[str] = Field(default_factory=list)
+    skipped: str = Field("", description="Why the task could not be validated here (e.g. no GPU).")
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.skipped
+
+
+def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskValidation:
+    """Judge the baseline, references and pool as candidates of their own task and compare."""
+    sols = [task.baseline, *task.references, *task.pool]
+    cands = [Candidate(task, source=s.source, model=s.label) for s in sols]
+    saved = judge.config
+    # The solutions are the candidates here: measuring baseline/reference beside them again
+    # would only double the time.
+    judge.config = saved.model_copy(update={"measure_baseline": False, "measure_reference": False})
+    try:
+        verdicts = judge.judge_many(cands)
+    finally:
+        judge.config = saved
+    checks = [_check(v) for v in verdicts]
+    row = TaskValidation(task_id=task.id, language=task.language.value, family=task.family,
+                         split=task.split.value, solutions=checks)  # fmt: skip
+    needs_gpu = [v for v in verdicts if v.detail == "NEEDS_GPU"]
+    if needs_gpu:
+        row.skipped = needs_gpu[0].reason
+        return row
+    for c in checks:
+        if c.stage is not Stage.OK:
+            row.problems.append(
+                f"{c.label} is {c.stage.value}: {c.detail} {c.reason}".strip()[:300]
+            )
+    base, ref = verdicts[0], verdicts[1] if len(verdicts) > 1 else None
+    if ref is None:
+        row.problems.append("no reference solution")
+        return row
+    bt, rt = base.candidate, ref.candidate
+    if bt and rt and bt.status is TimingStatus.OK and rt.status is TimingStatus.OK:
+        row.comparison = compare(rt.samples_s, bt.samples_s)
+        if bt.estimate_s and rt.estimate_s:
+            row.speedup = bt.estimate_s / rt.estimate_s
+        if row.comparison.faster != "a":
+            row.problems.append(
+                f"reference not significantly faster (ratio {row.comparison.ratio:.2f}, "
+                f"p={row.comparison.p_value})"
+            )
+        elif row.speedup is not None and row.speedup < min_speedup:
+            row.problems.append(f"speedup {row.speedup:.2f}x below the required {min_speedup:g}x")
+    elif not row.problems:
+        row.problems.append("baseline or reference timing unavailable")
+    return row
+
+
+def validate_suite(
+    judge: Judge,
+    tasks: list[Task],
+    min_speedup: float = 1.0,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[TaskValidation]:
+    rows = []
+    for i, task in enumerate(tasks):
+        rows.append(validate_task(judge, task, min_speedup))
+        if progress is not None:
+            progress(i + 1, len(tasks))
+    return rows
+
+
+def _check(v: Verdict) -> SolutionCheck:
+    return SolutionCheck(
+        label=v.model,
+        stage=v.stage,
+        detail=v.detail,
+        reason=v.reason[:300],
+        estimate_s=v.candidate.estimate_s if v.candidate else None,
+        infra_error=v.infra_error,
+    )

@@ -1,0 +1,55 @@
+"""The judge on PerfCodeBench-layout fixtures: harness verdicts, CUDA, and a patched timer."""
+
+from pathlib import Path
+
+import pytest
+
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
+from perfgym.judge.validate import validate_suite
+from perfgym.tasks import load_suite
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
+
+
+@pytest.fixture(scope="module")
+def suite():
+    return load_suite(str(FIXTURES))
+
+
+def test_validate_reproduces_harness_verdicts(suite):
+    with Judge(JudgeConfig(repeats=5)) as judge:
+        rows = {r.task_id: r for r in validate_suite(judge, list(suite.tasks))}
+    for lang in ("c_popcount_sum", "cpp_topk_sum", "go_group_sum", "java_distinct_count",
+                 "py_range_sums"):  # fmt: skip
+        r = rows[lang]
+        assert r.ok, (lang, r.problems)
+        assert all(c.stage is Stage.OK for c in r.solutions)
+        assert r.speedup and r.speedup > 1 and r.comparison and r.comparison.faster == "a"
+    cuda = rows["cuda_sum_reduce"]
+    assert not cuda.ok and "needs a GPU" in cuda.skipped and not cuda.problems
+
+
+def test_wrong_answer_reported_by_the_harness_is_wo(suite):
+    task = suite.get("py_range_sums")
+    wrong = "def range_sums(values, queries):\n    return [0 for _ in queries]\n"
+    with Judge(JudgeConfig(repeats=1, measure_reference=False, measure_baseline=False)) as judge:
+        (v,) = judge.judge_many([Candidate(task, source=wrong, model="m")])
+    assert v.stage is Stage.WO
+
+
+def test_patched_harness_timer_is_exposed(suite):
+    """The candidate monkeypatches the clock its harness reads; the sandbox's clock does not lie."""
+    task = suite.get("py_range_sums")
+    cheat = (
+        "import time\n"
+        "_ticks = iter(range(0, 10**9, 1000))\n"
+        "time.perf_counter_ns = lambda: next(_ticks)  # every interval now reads 1 microsecond\n"
+        + task.baseline.source
+    )
+    with Judge(JudgeConfig(repeats=3, measure_reference=False)) as judge:
+        (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
+    assert v.stage is Stage.OK
+    assert v.candidate is not None and v.candidate.estimate_s < 1e-4  # what the harness claims
+    assert "harness_timer_mismatch" in v.flags
+    assert v.candidate.status.value == "degraded"
+    assert v.candidate.external_wall_s > 0.5 * v.baseline.external_wall_s

@@ -60,10 +60,9 @@ def eval_(
     s, tasks = load_or_fail(suite, task)
     problems: list[str] = []
     if candidates is not None:
-        from perfgym.tasks.suite import Suite
-
-        sub = Suite(name=s.name, tasks=tasks) if task else s
-        cands, problems = read_candidates(candidates, sub)
+        cands, problems = read_candidates(candidates, s)
+        wanted = {t.id for t in tasks}
+        cands = [c for c in cands if c.task.id in wanted]
         for p in problems:
             err_console.print(f"[yellow]skipped[/] {candidates}: {p}")
         if not cands:

@@ -11,10 +11,12 @@ from rich.table import Table
 
 from perfgym.cli import app
 from perfgym.cli.candidates_file import read_candidates
+from perfgym.cli.enamel_eval import run_enamel
 from perfgym.cli.output import console, err_console, fail, print_json
 from perfgym.cli.suite_arg import load_or_fail
 from perfgym.errors import PerfgymError
 from perfgym.judge import Candidate, Judge, JudgeConfig, Verdict
+from perfgym.judge.enamel_protocol import is_enamel
 from perfgym.judge.summary import ModelSummary, summarise_models
 from perfgym.store.results_file import write_results
 from perfgym.tasks.task import Task
@@ -53,11 +55,17 @@ def eval_(
     ),  # fmt: skip
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     out: Path | None = typer.Option(None, "--out", help="Results JSONL (default under results/)."),
-    repeats: int = typer.Option(3, "--repeats", help="Measured runs per workload (RLPF: 3)."),
+    repeats: int = typer.Option(
+        3, "--repeats", help="Measured runs per workload (RLPF: 3; ENAMEL's protocol uses 6)."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary on stdout."),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     s, tasks = load_or_fail(suite, task)
+    out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    if candidates is None and tasks and all(is_enamel(t) for t in tasks):
+        run_enamel(tasks, solutions, out, max(repeats, 6) if repeats == 3 else repeats, as_json)
+        return
     problems: list[str] = []
     if candidates is not None:
         cands, problems = read_candidates(candidates, s)
@@ -72,7 +80,6 @@ def eval_(
         if not cands:
             fail(f"no solutions labelled {', '.join(solutions)} in {s.name}")
     config = JudgeConfig(repeats=repeats)
-    out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     t0 = time.monotonic()
     try:
         with Judge(config) as judge, Progress(console=err_console, disable=as_json) as bar:

@@ -22,7 +22,7 @@ from perfgym.sandbox.factory import make_sandbox
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.pyworker import PythonWorkerPool
-from perfgym.tasks.generate import materialize
+from perfgym.tasks.generate import materialize_all
 from perfgym.tasks.task import Task, TaskKind, TestCase
 from perfgym.toolchains import BuildCache, BuildCacheConfig
 
@@ -120,8 +120,8 @@ class Judge:
                               source=c.source, sandbox=self.sandbox, cache=self.cache),
             group,
         )  # fmt: skip
-        tests = [materialize(task, t) for t in task.tests] or [HARNESS_CASE]
-        workloads = [materialize(task, w) for w in task.workloads]
+        tests = materialize_all(task, task.tests) or [HARNESS_CASE]
+        workloads = materialize_all(task, task.workloads)
         if task.kind is TaskKind.HARNESS:
             tests, workloads = [HARNESS_CASE], [HARNESS_CASE]
         results = self._map(

@@ -1,0 +1,61 @@
+"""`perfgym eval enamel --solutions NAME`: ENAMEL's own protocol and its eff@1 / pass@1."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+from rich.progress import Progress
+from rich.table import Table
+
+from perfgym.cli.output import console, err_console, fail, print_json
+from perfgym.judge.enamel_protocol import SOLUTION_ALIASES, evaluate
+from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
+from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.store.results_file import header
+from perfgym.tasks.task import Task
+
+
+def run_enamel(
+    tasks: list[Task], labels: list[str], out: Path, repeats: int, as_json: bool
+) -> None:
+    labels = labels or ["humaneval-canonical"]
+    known = set(SOLUTION_ALIASES) | {s.label for s in tasks[0].solutions()}
+    unknown = [lb for lb in labels if lb not in known]
+    if unknown:
+        fail(
+            f"unknown ENAMEL solution set(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
+        )
+    rows = []
+    t0 = time.monotonic()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with PythonWorkerPool() as workers, out.open("w") as f:
+        f.write(json.dumps(header(suite="enamel", protocol="enamel", repeats=repeats)) + "\n")
+        for label in labels:
+            with Progress(console=err_console, disable=as_json) as bar:
+                job = bar.add_task(f"ENAMEL {label}", total=None)
+                problems, traces = evaluate(
+                    tasks, label, workers, repeats,
+                    progress=lambda d, n, job=job: bar.update(job, completed=d, total=n),
+                )  # fmt: skip
+            for tr in traces:
+                f.write(tr.model_dump_json() + "\n")
+            eff = enamel_eff_at_k(problems, EnamelConfig(k=1))
+            pas = enamel_pass_at_k(problems, EnamelConfig(k=1))
+            rows.append({"solutions": label, "problems": len(problems),
+                         "eff@1": [eff.value, eff.ci_low, eff.ci_high],
+                         "pass@1": [pas.value, pas.ci_low, pas.ci_high]})  # fmt: skip
+    elapsed = time.monotonic() - t0
+    if as_json:
+        print_json({"suite": "enamel", "results": str(out), "elapsed_s": elapsed, "rows": rows})
+        return
+    t = Table(title="ENAMEL: eff@1 and pass@1 over the scored problems, 95% bootstrap CIs")
+    for col in ("solutions", "problems", "eff@1", "pass@1"):
+        t.add_column(col)
+    for r in rows:
+        e, p = r["eff@1"], r["pass@1"]
+        t.add_row(r["solutions"], str(r["problems"]), f"{e[0]:.3f} [{e[1]:.3f}, {e[2]:.3f}]",
+                  f"{p[0]:.3f} [{p[1]:.3f}, {p[2]:.3f}]")  # fmt: skip
+    console.print(t)
+    console.print(f"results: {out} ({elapsed:.0f} s)")

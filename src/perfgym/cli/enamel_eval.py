@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.progress import Progress
 from rich.table import Table
@@ -27,7 +28,7 @@ def run_enamel(
         fail(
             f"unknown ENAMEL solution set(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}"
         )
-    rows = []
+    rows: list[dict[str, Any]] = []
     t0 = time.monotonic()
     out.parent.mkdir(parents=True, exist_ok=True)
     with PythonWorkerPool() as workers, out.open("w") as f:

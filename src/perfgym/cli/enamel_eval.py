@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rich.progress import Progress
+from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from perfgym.cli.output import console, err_console, fail, print_json
@@ -36,10 +36,11 @@ def run_enamel(
         for label in labels:
             with Progress(console=err_console, disable=as_json) as bar:
                 job = bar.add_task(f"ENAMEL {label}", total=None)
-                problems, traces = evaluate(
-                    tasks, label, workers, repeats,
-                    progress=lambda d, n, job=job: bar.update(job, completed=d, total=n),
-                )  # fmt: skip
+
+                def tick(done: int, total: int, job: TaskID = job, bar: Progress = bar) -> None:
+                    bar.update(job, completed=done, total=total)
+
+                problems, traces = evaluate(tasks, label, workers, repeats, progress=tick)
             for tr in traces:
                 f.write(tr.model_dump_json() + "\n")
             eff = enamel_eff_at_k(problems, EnamelConfig(k=1))

@@ -9,11 +9,14 @@ def describe(exc: ValidationError) -> str:
     """'field `a.b`: message; ...' with unknown fields called out as such."""
     parts = []
     for error in exc.errors():
-        location = ".".join(str(item) for item in error["loc"]) or "(top level)"
-        if error["type"] == "extra_forbidden":
+        location = ".".join(str(item) for item in error["loc"])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if not location:
+            parts.append(message)
+        elif error["type"] == "extra_forbidden":
             parts.append(f"unknown field '{location}'")
         elif error["type"] == "missing":
             parts.append(f"missing field '{location}'")
         else:
-            parts.append(f"field '{location}': {error['msg']}")
+            parts.append(f"field '{location}': {message}")
     return "; ".join(parts)

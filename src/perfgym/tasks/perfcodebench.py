@@ -135,10 +135,12 @@ def load_task(task_dir: Path) -> Task:
             f"task {task_id!r}: solution_filename must be a file name: {filename!r}"
         )
     language = _language(instance)
-    _check_build(instance, task_dir)
     if not (task_dir / "harness").is_dir():
         raise TaskFormatError(f"task {task_id!r}: missing harness directory {task_dir / 'harness'}")
     baseline_stored, reference_stored, models = _published(task_dir, task_id)
+    baseline = _solution(task_dir, "baseline", filename, baseline_stored)
+    reference = _solution(task_dir, "reference", filename, reference_stored)
+    _check_build(instance, task_dir)
     metadata: dict[str, Any] = {
         key: getattr(instance, key) for key in METADATA_FIELDS if getattr(instance, key) is not None
     }
@@ -156,8 +158,8 @@ def load_task(task_dir: Path) -> Task:
         metric=instance.metric,
         correctness_rule=instance.correctness_rule,
         allowed_external_includes=instance.allowed_external_includes,
-        baseline=_solution(task_dir, "baseline", filename, baseline_stored),
-        references=[_solution(task_dir, "reference", filename, reference_stored)],
+        baseline=baseline,
+        references=[reference],
         oracle=Oracle(kind="harness"),
         harness=HarnessSpec(
             build=instance.build,

@@ -1,0 +1,59 @@
+"""Content keys: what a stored verdict is the answer to (task, candidate text, judge config)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from perfgym.judge.config import JudgeConfig
+from perfgym.tasks.task import Task
+
+#: Bumped when the key recipe changes, so old and new keys never collide.
+KEY_VERSION = 1
+
+#: Judge settings that change how fast a batch runs but not what any verdict says.
+_NOT_IN_KEY = frozenset({"concurrency", "build_cache"})
+
+
+def _digest(obj: Any) -> str:
+    text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def task_digest(task: Task) -> str:
+    """Hash of everything a task says. `root` (where it was loaded from) is left out: the same
+    task read from another checkout is the same task."""
+    return _digest(task.model_dump(mode="json", exclude={"root"}))
+
+
+def config_digest(config: JudgeConfig) -> str:
+    """Hash of the judge settings that can change a verdict."""
+    return _digest(config.model_dump(mode="json", exclude=set(_NOT_IN_KEY)))
+
+
+def verdict_key(
+    task: Task | str, config: JudgeConfig | str, *, completion: str | None, source: str | None
+) -> str:
+    """The store key of one judged candidate.
+
+    `task` and `config` may be given as their digests (computed once for a batch). Raw model
+    text (`completion`) and a ready `source` are different inputs even when equal: the first
+    goes through extraction.
+    """
+    if (completion is None) == (source is None):
+        raise ValueError("a candidate has exactly one of completion or source")
+    return _digest(
+        {
+            "v": KEY_VERSION,
+            "task": task if isinstance(task, str) else task_digest(task),
+            "judge": config if isinstance(config, str) else config_digest(config),
+            "completion": completion,
+            "source": source,
+        }
+    )
+
+
+def request_key(request: Any) -> str:
+    """Hash of a raw sandbox request (a `RunRequest` dumped to JSON-able data)."""
+    return _digest({"v": KEY_VERSION, "run": request})

@@ -1,1 +1,5 @@
-"""perfgym.service."""
+"""The judge over HTTP (`perfgym serve`, its client and a service-backed sandbox) and on Ray."""
+
+from perfgym.service.backend import BACKENDS, JudgeBackend, make_backend
+
+__all__ = ["BACKENDS", "JudgeBackend", "make_backend"]

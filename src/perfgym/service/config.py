@@ -1,0 +1,83 @@
+"""`ServiceConfig`: how `perfgym serve` binds, queues, retries and judges."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.errors import ConfigError
+from perfgym.judge.config import JudgeConfig
+from perfgym.tasks.suite import BUILTINS
+
+
+class ServiceConfig(BaseModel):
+    """Settings of one service instance (written into its /v1/config answer)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = Field("127.0.0.1", description="Bind address; anything but loopback needs a token.")
+    port: int = Field(8765, ge=0, le=65535, description="TCP port (0: any free port).")
+    token: str | None = Field(
+        None, description="Bearer token every request must carry (required off loopback)."
+    )
+    state_dir: str = Field(
+        "perfgym-service", description="Directory of the persisted queue (queue.sqlite)."
+    )
+    store: str | None = Field(
+        None, description="Result store file for judged verdicts (default: STATE_DIR/store.sqlite)."
+    )
+    epoch: str = Field("0", description="Calibration epoch recorded with every stored verdict.")
+    reuse_stored: bool = Field(
+        False,
+        description="Answer a candidate already in the store from it instead of judging it again.",
+    )
+    workers: int | None = Field(
+        None,
+        ge=1,
+        description="Worker processes; each gets its own share of the cores (default: one per core).",
+    )
+    lease_size: int = Field(16, ge=1, le=1024, description="Most items a worker takes at once.")
+    max_queue: int = Field(
+        10_000, ge=1, description="Most unfinished items held; more is refused with 429."
+    )
+    max_items: int = Field(4096, ge=1, description="Most items in one request.")
+    max_body_bytes: int = Field(32 << 20, ge=1024, description="Largest request body accepted.")
+    default_deadline_s: float = Field(600.0, gt=0, description="Deadline of a request without one.")
+    max_deadline_s: float = Field(3600.0, gt=0, description="Longest deadline a request may ask.")
+    max_attempts: int = Field(
+        3,
+        ge=1,
+        le=20,
+        description="Tries per item when the infrastructure (not the program) fails.",
+    )
+    retention_s: float = Field(
+        86_400.0, gt=0, description="How long finished jobs stay retrievable."
+    )
+    suites: list[str] = Field(
+        default_factory=lambda: list(BUILTINS),
+        description="Suites requests may name (built-in names or paths); inline tasks always work.",
+    )
+    judge: JudgeConfig = Field(
+        default_factory=JudgeConfig, description="How every candidate is judged."
+    )
+
+    def store_path(self) -> str:
+        return self.store or f"{self.state_dir}/store.sqlite"
+
+    def check_bind(self) -> None:
+        """It executes code: refuse to listen beyond this machine without a token."""
+        if not is_loopback(self.host) and not self.token:
+            raise ConfigError(
+                f"refusing to bind {self.host} without a bearer token: the service runs "
+                "submitted code. Pass --token (or PERFGYM_TOKEN), or bind 127.0.0.1"
+            )
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

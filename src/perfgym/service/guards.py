@@ -1,0 +1,87 @@
+"""Request guards: a body-size cap (an ASGI middleware) and the bearer-token check."""
+
+from __future__ import annotations
+
+import hmac
+import json
+from typing import Any
+
+from fastapi import HTTPException, Request
+
+Scope = dict[str, Any]
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse bodies over `max_bytes` with 413, before they are parsed or buffered whole."""
+
+    def __init__(self, app: Any, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = 0
+                if declared > self.max_bytes:
+                    await self._refuse(send)
+                    return
+        seen = 0
+        started = False
+
+        async def counted_receive() -> Any:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        async def tracked_send(message: Any) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, tracked_send)
+        except _TooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Any) -> None:
+        body = json.dumps(
+            {"error": f"request body larger than the limit of {self.max_bytes} bytes"}
+        ).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})  # fmt: skip
+        await send({"type": "http.response.body", "body": body})
+
+
+def bearer_guard(token: str | None) -> Any:
+    """A FastAPI dependency: with a token configured, every request must carry it."""
+
+    async def check(request: Request) -> None:
+        if token is None:
+            return
+        header = request.headers.get("authorization", "")
+        scheme, _, given = header.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), token):
+            raise HTTPException(
+                status_code=401,
+                detail="missing or wrong bearer token",
+                headers={"WWW-Authenticate": "Bearer"},
+            )
+
+    return check

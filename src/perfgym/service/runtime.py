@@ -1,0 +1,100 @@
+"""`ServiceRuntime`: the queue, store, dispatcher and job watchers one service instance runs."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+import time
+from pathlib import Path
+
+from perfgym.machine import fingerprint
+from perfgym.service.config import ServiceConfig
+from perfgym.service.intake import Intake
+from perfgym.service.job_queue import JobQueue
+from perfgym.service.models import JobView
+from perfgym.service.stats import ServiceStats
+from perfgym.service.views import job_view
+from perfgym.service.workers import Dispatcher
+from perfgym.store.result_store import ResultStore, StoreConfig
+
+
+class JobWatch:
+    """Wakes the request handlers waiting on a job when the dispatcher thread moves it."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._events: dict[str, set[asyncio.Event]] = {}
+        self._lock = threading.Lock()
+
+    def bind(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+
+    def notify(self, job_id: str) -> None:
+        loop = self._loop
+        with self._lock:
+            events = list(self._events.get(job_id, ()))
+        if loop is None or not events:
+            return
+        for ev in events:
+            try:
+                loop.call_soon_threadsafe(ev.set)
+            except RuntimeError:  # the loop is closing
+                return
+
+    async def wait(self, job_id: str, timeout: float) -> None:
+        ev = asyncio.Event()
+        with self._lock:
+            self._events.setdefault(job_id, set()).add(ev)
+        try:
+            await asyncio.wait_for(ev.wait(), max(timeout, 0.0))
+        except TimeoutError:
+            pass
+        finally:
+            with self._lock:
+                waiting = self._events.get(job_id)
+                if waiting is not None:
+                    waiting.discard(ev)
+                    if not waiting:
+                        del self._events[job_id]
+
+
+class ServiceRuntime:
+    """Everything behind the HTTP routes; started and stopped by the app's lifespan."""
+
+    def __init__(self, config: ServiceConfig) -> None:
+        config.check_bind()
+        self.config = config
+        self.machine = fingerprint()
+        self.stats = ServiceStats()
+        self.watch = JobWatch()
+        state = Path(config.state_dir)
+        state.mkdir(parents=True, exist_ok=True)
+        self.queue = JobQueue(state / "queue.sqlite", max_queue=config.max_queue,
+                              max_attempts=config.max_attempts)  # fmt: skip
+        self.store = ResultStore(StoreConfig(path=config.store_path(), epoch=config.epoch))
+        self.intake = Intake(config, self.store)
+        self.dispatcher = Dispatcher(self.queue, config, self.stats, self.store, self.watch.notify)
+        self.started = time.time()
+
+    def start(self) -> None:
+        self.dispatcher.start()
+
+    def stop(self) -> None:
+        self.dispatcher.stop()
+        self.queue.close()
+        self.store.close()
+
+    def view(self, job_id: str) -> JobView | None:
+        job = self.queue.job(job_id)
+        if job is None:
+            return None
+        return job_view(job, self.queue.items(job_id))
+
+    def retry_after_s(self) -> int:
+        """When the queue will probably have room: its backlog over the recent throughput."""
+        rate = self.stats.throughput()
+        backlog = self.queue.active()
+        if rate <= 0:
+            return 5
+        return int(min(60, max(1, math.ceil(backlog / rate / 4))))

@@ -20,7 +20,10 @@ def item_result(row: sqlite3.Row, reward: RewardOutput | None) -> ItemResult:
         index=row["idx"],
         status=state if answered else "pending",
         verdict=Verdict.model_validate(res["verdict"]) if res.get("verdict") else None,
-        execution=Execution.model_validate(res["execution"]) if res.get("execution") else None,
+        # JSON mode: an execution's bytes are stored base64-encoded.
+        execution=Execution.model_validate_json(json.dumps(res["execution"]))
+        if res.get("execution")
+        else None,
         reward=reward,
         attempts=row["attempts"],
         latency_s=(row["finished"] - row["enqueued"]) if answered and row["finished"] else None,

@@ -7,6 +7,7 @@ the inherited socket FD and dies with its parent (a killed service leaves no wor
 from __future__ import annotations
 
 import ctypes
+import json
 import os
 import signal
 import socket
@@ -82,7 +83,9 @@ class Worker:
                 pool = self._pools[pin] = SandboxPool(self.judge.sandbox, timing=pin)
             results = []
             try:
-                reqs = [RunRequest.model_validate(it["payload"]["request"]) for it in items]
+                # JSON mode: the request's bytes travel base64-encoded.
+                reqs = [RunRequest.model_validate_json(json.dumps(it["payload"]["request"]))
+                        for it in items]  # fmt: skip
                 for it, ex in zip(items, pool.run_many(reqs), strict=True):
                     status = "infra_error" if ex.status is Status.SANDBOX_ERROR else "ok"
                     results.append(self._result(it, status, execution=ex.model_dump(mode="json"),

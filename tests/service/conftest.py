@@ -1,0 +1,21 @@
+"""Service fixtures: a real `perfgym serve` on loopback per module; helpers importable."""
+
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from perfgym.service.config import ServiceConfig  # noqa: E402
+from perfgym.service.server import ServiceProcess  # noqa: E402
+
+FAST_JUDGE = {"repeats": 1}
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    state = tmp_path_factory.mktemp("service")
+    cfg = ServiceConfig(port=0, state_dir=str(state), judge=FAST_JUDGE, max_body_bytes=1 << 20)
+    with ServiceProcess(cfg, log=state / "service.log") as svc:
+        yield svc

@@ -1,0 +1,90 @@
+"""Service test helpers: tiny real tasks, programs, and finding a service's worker processes."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestCase
+
+SUM = "import sys\nd = sys.stdin.read().split()\nprint(sum(map(int, d[1:])))\n"
+SLOW_SUM = (
+    "import sys\nd = sys.stdin.read().split()\nt = 0\nfor x in d[1:]:\n    t += int(x)\nprint(t)\n"
+)
+ADD = "def add(a, b):\n    return a + b\n"
+
+
+def sum_task(task_id: str = "sum") -> Task:
+    return Task(
+        id=task_id,
+        family="parsing",
+        language=Language.PYTHON,
+        kind=TaskKind.STDIO,
+        goal="Print the sum of n integers.",
+        baseline=Solution(label="baseline", source=SLOW_SUM),
+        references=[Solution(label="reference", source=SUM)],
+        tests=[TestCase(id="t1", stdin="3\n1 2 3\n", expected="6")],
+        workloads=[TestCase(id="w1", stdin="4\n10 20 30 40\n")],
+        oracle=Oracle(kind="tokens"),
+    )
+
+
+def add_task(task_id: str = "add") -> Task:
+    """A Python FUNCTION task: cheap enough to judge thousands of times."""
+    return Task(
+        id=task_id,
+        family="arith",
+        language=Language.PYTHON,
+        kind=TaskKind.FUNCTION,
+        entry_point="add",
+        goal="Return a + b.",
+        baseline=Solution(label="baseline", source=ADD),
+        references=[Solution(label="reference", source=ADD)],
+        tests=[TestCase(id="t1", args=[1, 2], expected=3)],
+        workloads=[TestCase(id="w1", args=[5, 6])],
+        oracle=Oracle(kind="exact"),
+    )
+
+
+def task_json(task: Task) -> dict:
+    return json.loads(task.model_dump_json())
+
+
+def sleeper(seconds: float) -> str:
+    return f"import time, sys\ntime.sleep({seconds})\nd = sys.stdin.read().split()\nprint(sum(map(int, d[1:])))\n"
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(name))
+    return out
+
+
+def descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        for c in children(todo.pop()):
+            found.append(c)
+            todo.append(c)
+    return found
+
+
+def cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def worker_pids(service_pid: int) -> list[int]:
+    return [p for p in children(service_pid) if "perfgym.service.worker_main" in cmdline(p)]

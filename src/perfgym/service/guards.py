@@ -11,10 +11,6 @@ from fastapi import HTTPException, Request
 Scope = dict[str, Any]
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class BodyLimit:
     """Refuse bodies over `max_bytes` with 413, before they are parsed or buffered whole."""
 
@@ -35,29 +31,34 @@ class BodyLimit:
                 if declared > self.max_bytes:
                     await self._refuse(send)
                     return
+        # Read the whole body first (it is capped, so this is bounded), then replay it: an error
+        # raised while the app itself reads would be reported as a parse error, not as 413.
+        chunks: list[bytes] = []
         seen = 0
-        started = False
-
-        async def counted_receive() -> Any:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    raise _TooLarge
-            return message
-
-        async def tracked_send(message: Any) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, counted_receive, tracked_send)
-        except _TooLarge:
-            if not started:
+            if message["type"] != "http.request":
+                await self.app(scope, receive, send)  # a disconnect: let the app see it
+                return
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_bytes:
                 await self._refuse(send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, send: Any) -> None:
         body = json.dumps(

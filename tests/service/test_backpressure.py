@@ -1,0 +1,37 @@
+"""A full queue answers 429 with Retry-After; resubmitting an accepted job is still fine."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from service_helpers import sleeper, sum_task, task_json
+
+from perfgym.service.config import ServiceConfig
+from perfgym.service.server import ServiceProcess
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    state = tmp_path_factory.mktemp("small")
+    cfg = ServiceConfig(port=0, state_dir=str(state), judge={"repeats": 1}, workers=1,
+                        max_queue=3, lease_size=1)  # fmt: skip
+    with ServiceProcess(cfg, log=state / "service.log") as svc:
+        yield svc
+
+
+def test_full_queue_is_429_with_retry_after(small):
+    url = f"{small.url}/v1/judge"
+    task = task_json(sum_task())
+    accepted = {"job_id": "fills", "wait": False, "tasks": [task],
+                "items": [{"task_id": "sum", "source": sleeper(0.5), "sample": k} for k in range(3)]}  # fmt: skip
+    assert httpx.post(url, json=accepted, timeout=30).status_code == 202
+    extra = {"tasks": [task], "wait": False, "items": [{"task_id": "sum", "source": sleeper(0)}]}
+    r = httpx.post(url, json=extra, timeout=30)
+    assert r.status_code == 429, r.text
+    assert int(r.headers["retry-after"]) >= 1 and "queue full" in r.json()["error"]
+    again = httpx.post(url, json=accepted, timeout=30)  # idempotent even while full
+    assert again.status_code in (200, 202) and again.json()["job_id"] == "fills"
+    done = httpx.get(f"{small.url}/v1/jobs/fills", params={"wait_s": 60}, timeout=90).json()
+    assert done["state"] == "complete" and [i["status"] for i in done["items"]] == ["ok"] * 3
+    assert httpx.post(url, json=extra, timeout=30).status_code == 202
+    assert httpx.get(f"{small.url}/v1/metrics").json()["rejected_full"] == 1

@@ -8,18 +8,18 @@ import os
 import select
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from perfgym.errors import ConfigError
 from perfgym.sandbox import cgroups
-from perfgym.sandbox.base import Bind, Sandbox, SandboxConfig
-from perfgym.sandbox.bwrap import INSIDE, BwrapSandbox, find_bwrap
+from perfgym.sandbox.base import Bind, SandboxConfig
+from perfgym.sandbox.bwrap import INSIDE, BwrapSandbox
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.request import build_spec, decode, sandbox_error
+from perfgym.sandbox.local import LocalSandbox
+from perfgym.sandbox.request import sandbox_error
 from perfgym.sandbox.view import expose_args, hidden_paths
 
 LAUNCHER = INSIDE / "launcher.py"
@@ -27,7 +27,7 @@ LAUNCHER = INSIDE / "launcher.py"
 _RESULT_GRACE_S = 30.0
 
 
-class WarmSandbox(Sandbox):
+class WarmSandbox(LocalSandbox):
     """One long-lived bubblewrap holds a launcher; every run is forked from it into fresh
     PID and mount namespaces with its own tmpfs work dir. Runs that ask for network go through
     a fresh bubblewrap instead (the launcher has none), and say so in `Execution.backend`."""
@@ -35,13 +35,7 @@ class WarmSandbox(Sandbox):
     name = "warm"
 
     def __init__(self, config: SandboxConfig | None = None) -> None:
-        self.config = config or SandboxConfig()
-        self.bwrap = find_bwrap()
-        self.python = self.config.python or os.path.realpath(sys.executable)
-        self.cgroup_version = cgroups.detect() if self.config.use_cgroups else None
-        self._cgroups = cgroups.CgroupPool()
-        if self.cgroup_version:
-            cgroups.remove_stale()
+        super().__init__(config)
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
@@ -103,7 +97,7 @@ class WarmSandbox(Sandbox):
             self._stop()
         if self._cold is not None:
             self._cold.close()
-        self._cgroups.close()
+        super().close()
 
     # -- runs -----------------------------------------------------------------------------------
     def run(
@@ -119,50 +113,29 @@ class WarmSandbox(Sandbox):
         cpu: int | None = None,
     ) -> Execution:
         limits = limits or Limits()
-        if limits.network:
+        if limits.network:  # the launcher has no network: such runs get a fresh bubblewrap
             if self._cold is None:
                 self._cold = BwrapSandbox(self.config)
             return self._cold.run(
                 command, stdin=stdin, files=files, env=env, limits=limits,
                 binds=binds, collect=collect, cpu=cpu,
             )  # fmt: skip
-        for b in binds:
-            if not os.path.exists(b.host_path):
-                raise ConfigError(f"bind source does not exist: {b.host_path}")
-        cg = None
-        if self.cgroup_version:
-            memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
-            cg = self._cgroups.acquire(memory, limits.max_processes)
-        try:
-            spec = build_spec(
-                command,
-                stdin=stdin,
-                files=files,
-                env=env,
-                limits=limits,
-                collect=collect,
-                cpu=cpu,
-                sample_rate_hz=self.config.sample_rate_hz,
-                cgroup=cg,
-            )
-            spec["view"] = {
-                "disk_bytes": limits.disk_bytes,
-                "binds": [[b.host_path, b.sandbox_path, b.writable] for b in binds],
-                "hide": hidden_paths(self.config),
-            }
-            res = self._submit(spec, limits)
-            if isinstance(res, Execution):
-                return res
-            return decode(
-                res,
-                limits=limits,
-                backend=self.name,
-                cgroup=cg,
-                sample_rate_hz=self.config.sample_rate_hz,
-            )
-        finally:
-            if cg is not None:
-                self._cgroups.release(cg)
+        return super().run(command, stdin=stdin, files=files, env=env, limits=limits,
+                           binds=binds, collect=collect, cpu=cpu)  # fmt: skip
+
+    def _execute(
+        self,
+        spec: dict[str, Any],
+        limits: Limits,
+        binds: Sequence[Bind],
+        cg: cgroups.RunCgroup | None,
+    ) -> dict[str, Any] | Execution:
+        spec["view"] = {
+            "disk_bytes": limits.disk_bytes,
+            "binds": [[b.host_path, b.sandbox_path, b.writable] for b in binds],
+            "hide": hidden_paths(self.config),
+        }
+        return self._submit(spec, limits)
 
     def _submit(self, spec: dict, limits: Limits) -> dict | Execution:
         spec_fd = os.memfd_create("perfgym-spec", os.MFD_CLOEXEC)

@@ -1,0 +1,98 @@
+"""`LocalSandbox`: what the local backends share — cgroups, the supervisor's spec, decoding."""
+
+from __future__ import annotations
+
+import abc
+import os
+import shutil
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from perfgym.errors import ConfigError, SandboxUnavailable
+from perfgym.sandbox import cgroups
+from perfgym.sandbox.base import Bind, Sandbox, SandboxConfig
+from perfgym.sandbox.execution import Execution
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.request import build_spec, decode
+
+
+def find_bwrap() -> str:
+    path = shutil.which("bwrap")
+    if not path:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed: run scripts/setup")
+    return path
+
+
+class LocalSandbox(Sandbox):
+    """A backend that runs the supervisor on this machine; subclasses say how it is started."""
+
+    def __init__(self, config: SandboxConfig | None = None) -> None:
+        self.config = config or SandboxConfig()
+        self.bwrap = find_bwrap()
+        self.python = self.config.python or os.path.realpath(sys.executable)
+        self.cgroup_version = cgroups.detect() if self.config.use_cgroups else None
+        self._cgroups = cgroups.CgroupPool()
+        if self.cgroup_version:
+            cgroups.remove_stale()
+
+    def run(
+        self,
+        command: Sequence[str],
+        *,
+        stdin: bytes | str = b"",
+        files: Mapping[str, bytes | str] | None = None,
+        env: Mapping[str, str] | None = None,
+        limits: Limits | None = None,
+        binds: Sequence[Bind] = (),
+        collect: Sequence[str] = (),
+        cpu: int | None = None,
+    ) -> Execution:
+        limits = limits or Limits()
+        for b in binds:
+            if not os.path.exists(b.host_path):
+                raise ConfigError(f"bind source does not exist: {b.host_path}")
+        cg = None
+        if self.cgroup_version:
+            # The hard limit also holds the files the run writes to its tmpfs; resident memory
+            # itself is held to `memory_mb` by the supervisor.
+            memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
+            cg = self._cgroups.acquire(memory, limits.max_processes)
+        try:
+            spec = build_spec(
+                command,
+                stdin=stdin,
+                files=files,
+                env=env,
+                limits=limits,
+                collect=collect,
+                cpu=cpu,
+                sample_rate_hz=self.config.sample_rate_hz,
+                cgroup=cg,
+            )
+            res = self._execute(spec, limits, binds, cg)
+            if isinstance(res, Execution):
+                return res
+            return decode(
+                res,
+                limits=limits,
+                backend=self.name,
+                cgroup=cg,
+                sample_rate_hz=self.config.sample_rate_hz,
+            )
+        finally:
+            if cg is not None:
+                self._cgroups.release(cg)
+
+    @abc.abstractmethod
+    def _execute(
+        self,
+        spec: dict[str, Any],
+        limits: Limits,
+        binds: Sequence[Bind],
+        cg: cgroups.RunCgroup | None,
+    ) -> dict[str, Any] | Execution:
+        """Start the supervisor with `spec`; its result dict, or a SANDBOX_ERROR Execution."""
+
+    def close(self) -> None:
+        self._cgroups.close()

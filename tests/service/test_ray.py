@@ -1,0 +1,82 @@
+"""The Ray backend on a real local Ray cluster (loopback): verdicts identical to the local judge,
+the sandbox conformance suite, and a killed node actor retried as an infrastructure failure."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+# Before ray is imported: keep the cluster on loopback (Ray otherwise binds the host's address).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+ray = pytest.importorskip("ray", reason="the Ray backend needs ray installed")
+
+from service_helpers import SLOW_SUM, SUM, sleeper, sum_task  # noqa: E402
+
+from perfgym.judge import Candidate, Judge, JudgeConfig  # noqa: E402
+from perfgym.sandbox.conformance import check_sandbox  # noqa: E402
+from perfgym.service.ray_backend import RayJudge, RaySandbox, describe  # noqa: E402
+
+pytestmark = pytest.mark.slow
+CONFIG = JudgeConfig(repeats=1)
+
+
+@pytest.fixture(scope="module")
+def ray_judge():
+    judge = RayJudge(CONFIG, init={"num_cpus": 2, "object_store_memory": 200 << 20})
+    yield judge
+    judge.close()
+
+
+def _essence(v):
+    """What must agree across backends: everything but the measured durations."""
+    return (v.task_id, v.model, v.sample, v.stage, v.detail, v.infra_error, v.source,
+            v.extraction_rule, [(t.id, t.passed, t.status) for t in v.tests])  # fmt: skip
+
+
+def test_ray_verdicts_are_identical_to_the_local_judge(ray_judge):
+    task = sum_task()
+    cands = [
+        Candidate(task, completion=f"```python\n{SUM}```", model="a", sample=0),
+        Candidate(task, source=SLOW_SUM, model="a", sample=1),
+        Candidate(task, source="print(42)\n", model="b", sample=0),
+        Candidate(task, source="raise SystemExit(3)\n", model="b", sample=1),
+        Candidate(task, source="def broken(:\n", model="c", sample=0),
+        Candidate(task, completion="no code", model="c", sample=1),
+    ]
+    with Judge(CONFIG) as local:
+        expected = local.judge_many(cands)
+    seen = []
+    got = ray_judge.judge_many(cands, progress=lambda d, n: seen.append((d, n)))
+    assert [_essence(v) for v in got] == [_essence(v) for v in expected]
+    assert [v.stage.value for v in got] == ["OK", "OK", "WO", "NR", "NC", "NX"]
+    assert got[0].candidate is not None and got[0].candidate.estimate_s > 0
+    assert seen[-1] == (6, 6)
+    info = describe(ray_judge)
+    assert len(info["nodes"]) == 1 and info["nodes"][0]["cores"]
+
+
+def test_ray_sandbox_passes_the_conformance_suite(ray_judge):
+    sb = RaySandbox()
+    assert sb.cluster.started_here is False  # it joined the judge's cluster
+    assert len(check_sandbox(sb)) >= 16
+
+
+def test_killed_node_actor_is_retried(ray_judge):
+    task = sum_task("sum-r")
+    pid = describe(ray_judge)["nodes"][0]["pid"]
+
+    def kill_soon() -> None:
+        time.sleep(1.0)
+        os.kill(pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_soon)
+    killer.start()
+    (v,) = ray_judge.judge_many([Candidate(task, source=sleeper(3), model="m")])
+    killer.join()
+    assert v.stage.value == "OK" and not v.infra_error, v.reason
+    assert ray_judge.retried >= 1
+    assert describe(ray_judge)["nodes"][0]["pid"] != pid

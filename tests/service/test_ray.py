@@ -18,6 +18,7 @@ from service_helpers import SLOW_SUM, SUM, sleeper, sum_task  # noqa: E402
 
 from perfgym.judge import Candidate, Judge, JudgeConfig  # noqa: E402
 from perfgym.sandbox.conformance import check_sandbox  # noqa: E402
+from perfgym.service.judge_conformance import check_judge, essence  # noqa: E402
 from perfgym.service.ray_backend import RayJudge, RaySandbox, describe  # noqa: E402
 
 pytestmark = pytest.mark.slow
@@ -32,9 +33,7 @@ def ray_judge():
 
 
 def _essence(v):
-    """What must agree across backends: everything but the measured durations."""
-    return (v.task_id, v.model, v.sample, v.stage, v.detail, v.infra_error, v.source,
-            v.extraction_rule, [(t.id, t.passed, t.status) for t in v.tests])  # fmt: skip
+    return essence(v)
 
 
 def test_ray_verdicts_are_identical_to_the_local_judge(ray_judge):
@@ -55,6 +54,9 @@ def test_ray_verdicts_are_identical_to_the_local_judge(ray_judge):
     assert [v.stage.value for v in got] == ["OK", "OK", "WO", "NR", "NC", "NX"]
     assert got[0].candidate is not None and got[0].candidate.estimate_s > 0
     assert seen[-1] == (6, 6)
+    with Judge(CONFIG) as local:
+        here = check_judge(local)
+    assert [essence(v) for v in check_judge(ray_judge)] == [essence(v) for v in here]
     info = describe(ray_judge)
     assert len(info["nodes"]) == 1 and info["nodes"][0]["cores"]
 

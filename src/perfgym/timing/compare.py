@@ -1,28 +1,41 @@
-"""`compare(a, b)`: is A faster than B? Ratio, its bootstrap CI, a rank test, and the decision."""
+"""`compare(a, b)`: is A faster than B? Ratio, its CI, a test, and the decision; the metrics'
+"faster than baseline" rule (strict, as the papers count, or only when significant)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.stats import mannwhitneyu
+from scipy.stats import mannwhitneyu, t, ttest_1samp
 
 from perfgym.errors import ConfigError
+from perfgym.judge.verdict import Timing, TimingStatus
+
+#: "strict": Tc < Tb on the estimates (RLPF's FBR, DMC-Optim's percentiles: the default).
+#: "significant": only when `compare` says the candidate is significantly faster.
+FasterRule = Literal["strict", "significant"]
 
 
 class Comparison(BaseModel):
-    """A/B duration comparison; `ratio` = median(A) / median(B) (< 1: A is faster)."""
+    """A/B duration comparison; `ratio` = A / B (< 1: A is faster)."""
 
     model_config = ConfigDict(extra="forbid")
 
     ratio: float
-    ci: tuple[float, float] | None = Field(None, description="95% bootstrap CI of the ratio.")
-    p_value: float | None = Field(None, description="Two-sided Mann-Whitney U p-value.")
+    ci: tuple[float, float] | None = Field(None, description="CI of the ratio at 1 - alpha.")
+    p_value: float | None = Field(None, description="Two-sided p-value of the test in `method`.")
     significant: bool = Field(description="CI excludes 1 and p < alpha.")
     faster: str = Field(description="'a', 'b', or 'neither' (not significant).")
     n_a: int
     n_b: int
+    method: str = Field(
+        "mann-whitney",
+        description="'mann-whitney': ratio of medians, bootstrap CI, rank test (independent "
+        "samples); 'paired-t': geometric mean of per-round ratios, t interval and test on "
+        "their logs (samples paired by interleaved round).",
+    )
 
 
 def _check(samples: Sequence[float], name: str) -> np.ndarray:
@@ -35,11 +48,24 @@ def _check(samples: Sequence[float], name: str) -> np.ndarray:
 
 
 def compare(
-    a: Sequence[float], b: Sequence[float], *, alpha: float = 0.05, boot: int = 2000, seed: int = 0
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    alpha: float = 0.05,
+    boot: int = 2000,
+    seed: int = 0,
+    paired: bool = False,
 ) -> Comparison:
-    """Compare two duration samples. Significant only when both the bootstrap CI of the median
-    ratio excludes 1 and the rank test rejects equality at `alpha`."""
+    """Compare two duration samples. Significant only when the CI of the ratio excludes 1 and
+    the test rejects equality at `alpha`.
+
+    Unpaired (default): median ratio, bootstrap CI, Mann-Whitney U. Note the rank test cannot
+    reach p < 0.05 with fewer than 4 samples a side. `paired=True` pairs a[i] with b[i] (the
+    same interleaved round, so slow drift cancels) and needs at least 3 pairs.
+    """
     xa, xb = _check(a, "a"), _check(b, "b")
+    if paired:
+        return _paired(xa, xb, alpha)
     ratio = float(np.median(xa) / np.median(xb))
     ci = None
     p = None
@@ -50,7 +76,65 @@ def compare(
         lo, hi = np.quantile(ma / mb, [alpha / 2, 1 - alpha / 2])
         ci = (float(lo), float(hi))
         p = float(mannwhitneyu(xa, xb, alternative="two-sided").pvalue)
+    return _decide(ratio, ci, p, alpha, len(xa), len(xb), "mann-whitney")
+
+
+def _paired(xa: np.ndarray, xb: np.ndarray, alpha: float) -> Comparison:
+    if len(xa) != len(xb):
+        raise ConfigError(f"compare(paired=True): {len(xa)} vs {len(xb)} samples")
+    d = np.log(xa) - np.log(xb)
+    ratio = float(np.exp(d.mean()))
+    if len(d) < 3:
+        return _decide(ratio, None, None, alpha, len(xa), len(xb), "paired-t")
+    sd = float(d.std(ddof=1))
+    if sd == 0.0:  # identical ratio every round: the CI is a point
+        ci = (ratio, ratio)
+        p = 1.0 if ratio == 1.0 else 0.0
+    else:
+        half = float(t.ppf(1 - alpha / 2, len(d) - 1)) * sd / np.sqrt(len(d))
+        ci = (float(np.exp(d.mean() - half)), float(np.exp(d.mean() + half)))
+        p = float(ttest_1samp(d, 0.0).pvalue)
+    return _decide(ratio, ci, p, alpha, len(xa), len(xb), "paired-t")
+
+
+def _decide(ratio: float, ci: tuple[float, float] | None, p: float | None, alpha: float,
+            n_a: int, n_b: int, method: str) -> Comparison:  # fmt: skip
     significant = ci is not None and p is not None and p < alpha and (ci[1] < 1 or ci[0] > 1)
     faster = "neither" if not significant else ("a" if ratio < 1 else "b")
     return Comparison(ratio=ratio, ci=ci, p_value=p, significant=significant, faster=faster,
-                      n_a=len(xa), n_b=len(xb))  # fmt: skip
+                      n_a=n_a, n_b=n_b, method=method)  # fmt: skip
+
+
+def compare_timings(a: Timing, b: Timing, *, alpha: float = 0.05) -> Comparison | None:
+    """`compare` of two measured timings' per-round totals; None when either is unusable."""
+    if a.status is not TimingStatus.OK or b.status is not TimingStatus.OK:
+        return None
+    if not a.samples_s or not b.samples_s or a.clock != b.clock:
+        return None
+    return compare(a.samples_s, b.samples_s, alpha=alpha)
+
+
+def faster_than(
+    candidate: Timing | None,
+    baseline: Timing | None,
+    rule: FasterRule = "strict",
+    *,
+    alpha: float = 0.05,
+) -> bool | None:
+    """Is the candidate faster than the baseline? None when either duration is unusable.
+
+    'strict' compares the estimates (Tc < Tb), as RLPF and DMC-Optim count; 'significant'
+    counts it only when `compare` finds the candidate significantly faster.
+    """
+    if candidate is None or baseline is None:
+        return None
+    if candidate.status is not TimingStatus.OK or baseline.status is not TimingStatus.OK:
+        return None
+    if candidate.estimate_s is None or baseline.estimate_s is None:
+        return None
+    if candidate.clock != baseline.clock:
+        return None
+    if rule == "strict":
+        return candidate.estimate_s < baseline.estimate_s
+    c = compare_timings(candidate, baseline, alpha=alpha)
+    return c is not None and c.faster == "a"

@@ -1,4 +1,4 @@
-"""Summarising repeated duration samples: estimator, spread (CV) and a bootstrap CI."""
+"""Summarising repeated duration samples: estimator, spread (CV, robust CV) and a bootstrap CI."""
 
 from __future__ import annotations
 
@@ -8,10 +8,17 @@ from typing import Literal
 
 import numpy as np
 
-from perfgym.metrics.estimators import hodges_lehmann
-
 Estimator = Literal["median", "hodges_lehmann", "minimum", "mean"]
 _BOOT = 400
+#: MAD × this estimates the standard deviation of normal data, so robust CV ≈ CV there.
+MAD_TO_SD = 1.4826
+
+
+def _hl(samples: Sequence[float]) -> float:
+    # Imported here: perfgym.metrics imports the judge, whose config imports the timing layer.
+    from perfgym.metrics.estimators import hodges_lehmann
+
+    return hodges_lehmann(samples)
 
 
 def estimate(samples: Sequence[float], estimator: Estimator = "median") -> float:
@@ -20,7 +27,7 @@ def estimate(samples: Sequence[float], estimator: Estimator = "median") -> float
     if estimator == "median":
         return float(statistics.median(samples))
     if estimator == "hodges_lehmann":
-        return hodges_lehmann(samples)
+        return _hl(samples)
     if estimator == "minimum":
         return float(min(samples))
     if estimator == "mean":
@@ -36,6 +43,27 @@ def cv(samples: Sequence[float]) -> float | None:
     return float(statistics.stdev(samples) / mean) if mean > 0 else None
 
 
+def robust_cv(values: Sequence[float]) -> float | None:
+    """1.4826 · MAD / median: a spread that one outlier cannot inflate; None below two values."""
+    if len(values) < 2:
+        return None
+    med = statistics.median(values)
+    if med <= 0:
+        return None
+    mad = statistics.median(abs(v - med) for v in values)
+    return float(MAD_TO_SD * mad / med)
+
+
+def _stat(draws: np.ndarray, estimator: Estimator) -> np.ndarray:
+    if estimator == "median":
+        return np.asarray(np.median(draws, axis=1))
+    if estimator == "minimum":
+        return np.asarray(draws.min(axis=1))
+    if estimator == "mean":
+        return np.asarray(draws.mean(axis=1))
+    return np.array([_hl(list(row)) for row in draws])
+
+
 def bootstrap_ci(
     samples: Sequence[float], estimator: Estimator = "median", level: float = 0.95, seed: int = 0
 ) -> tuple[float, float] | None:
@@ -45,15 +73,18 @@ def bootstrap_ci(
     x = np.asarray(samples, dtype=float)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(x), size=(_BOOT, len(x)))
-    draws = x[idx]
-    if estimator == "median":
-        stats = np.median(draws, axis=1)
-    elif estimator == "minimum":
-        stats = draws.min(axis=1)
-    elif estimator == "mean":
-        stats = draws.mean(axis=1)
-    else:
-        stats = np.array([hodges_lehmann(list(row)) for row in draws])
+    stats = _stat(x[idx], estimator)
     alpha = (1 - level) / 2
     lo, hi = np.quantile(stats, [alpha, 1 - alpha])
     return float(lo), float(hi)
+
+
+def relative_half_width(
+    samples: Sequence[float], estimator: Estimator = "median", level: float = 0.95
+) -> float | None:
+    """Half the CI's width over the estimate: the early-stopping criterion; None if unknown."""
+    ci = bootstrap_ci(samples, estimator, level)
+    if ci is None:
+        return None
+    centre = estimate(samples, estimator)
+    return (ci[1] - ci[0]) / 2 / centre if centre > 0 else None

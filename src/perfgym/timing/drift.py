@@ -1,0 +1,184 @@
+"""Drift detection: a fixed probe set measured at the start and around every measurement; a
+probe outside its noise band flags the timings taken meanwhile (they keep correctness only)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.machine import fingerprint
+from perfgym.sandbox.base import Sandbox
+from perfgym.sandbox.execution import Status
+from perfgym.sandbox.limits import Limits
+from perfgym.timing.summary import robust_cv
+
+ProbeName = Literal["startup", "interpreter", "memory"]
+_ALL_PROBES: tuple[ProbeName, ...] = ("startup", "interpreter", "memory")
+
+#: Fixed programs, each a different machine property: process start-up (the fixed overhead an
+#: affine calibration's intercept absorbs), interpreter dispatch (CPU speed), and dependent
+#: random reads over a 10 MiB list (memory latency). Each takes 10-60 ms on a 2020s core.
+PROBES: dict[str, str] = {
+    "startup": "pass\n",
+    "interpreter": "s = 0\nfor i in range(200_000):\n    s += i * i % 7\nprint(s)\n",
+    "memory": (
+        "n = 1 << 18\nnxt = [(i * 69069 + 12345) & (n - 1) for i in range(n)]\n"
+        "j = 0\nfor _ in range(n >> 2):\n    j = nxt[j]\nprint(j)\n"
+    ),
+}
+
+
+class DriftConfig(BaseModel):
+    """How the drift probes run and when a probe counts as moved."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    probes: list[ProbeName] = Field(
+        default_factory=lambda: list(_ALL_PROBES), description="Probe set."
+    )
+    start_runs: int = Field(7, ge=3, le=100, description="Runs per probe that set its band.")
+    check_runs: int = Field(3, ge=1, le=100, description="Runs per probe at each check.")
+    min_band: float = Field(
+        0.2, gt=0, le=10, description="Smallest allowed relative move of a check's median."
+    )
+    band_sigmas: float = Field(
+        4.0, gt=0, description="Band half-width in robust CVs of the start runs (if wider)."
+    )
+    reuse_s: float = Field(
+        30.0,
+        ge=0,
+        description="A check this recent (with no measurement since) is reused, so one "
+        "check closes one task's measurement and opens the next.",
+    )
+
+
+class ProbeBand(BaseModel):
+    """One probe's reference level and noise band, from the start runs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    centre_s: float
+    robust_cv: float | None
+    half_width: float = Field(description="Relative: a check outside centre·(1 ± this) drifted.")
+    samples_s: list[float]
+
+
+class DriftCheck(BaseModel):
+    """One periodic check of every probe."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    at: float = Field(description="time.time() of the check.")
+    medians_s: dict[str, float]
+    moves: dict[str, float] = Field(description="Probe -> check median / centre - 1.")
+    drifted: bool
+    reason: str = ""
+
+
+class ProbeReport(BaseModel):
+    """The machine, its probe bands and every check: written beside results."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    fingerprint: str
+    clock: str
+    bands: list[ProbeBand]
+    checks: list[DriftCheck] = Field(default_factory=list)
+
+
+class DriftMonitor:
+    """Measures the probes through a sandbox on one core, in the judge's clock."""
+
+    def __init__(
+        self,
+        sandbox: Sandbox,
+        config: DriftConfig | None = None,
+        clock: str = "cpu",
+        core: int | None = None,
+        python: str | None = None,
+    ) -> None:
+        self.sandbox = sandbox
+        self.config = config or DriftConfig()
+        self.clock = "cpu" if clock == "cpu" else "wall"
+        self.core = core
+        self.python = python or os.path.realpath(sys.executable)
+        self.bands: dict[str, ProbeBand] = {}
+        self.checks: list[DriftCheck] = []
+        self._last_use = 0.0
+        self._lock = threading.Lock()
+
+    def _run(self, names: Sequence[str], rounds: int) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {n: [] for n in names}
+        for r in range(rounds):
+            order = list(names[r % len(names) :]) + list(names[: r % len(names)])
+            for name in order:
+                for _attempt in range(3):  # a sandbox fault is ours: retry it, never measure it
+                    ex = self.sandbox.run(
+                        [self.python, "-S", "probe.py"],
+                        files={"probe.py": PROBES[name]},
+                        limits=Limits(wall_s=30, memory_mb=512),
+                        cpu=self.core,
+                    )
+                    if ex.status is not Status.SANDBOX_ERROR:
+                        break
+                m = ex.measurement
+                if ex.status is not Status.OK or m is None:
+                    raise RuntimeError(
+                        f"drift probe {name!r} failed: {ex.status.value} {ex.reason}"
+                    )
+                out[name].append(m.cpu_s if self.clock == "cpu" else m.wall_s)
+        return out
+
+    def start(self) -> None:
+        """Measure every probe `start_runs` times and set its band."""
+        c = self.config
+        for name, xs in self._run(c.probes, c.start_runs).items():
+            centre = statistics.median(xs)
+            rcv = robust_cv(xs)
+            half = max(c.min_band, c.band_sigmas * (rcv or 0.0))
+            self.bands[name] = ProbeBand(
+                name=name, centre_s=centre, robust_cv=rcv, half_width=half, samples_s=xs
+            )
+
+    def check(self) -> DriftCheck:
+        """Measure the probes now (or reuse the last check when nothing ran since)."""
+        with self._lock:
+            if not self.bands:
+                self.start()
+            last = self.checks[-1] if self.checks else None
+            if (
+                last is not None
+                and last.at >= self._last_use
+                and time.time() - last.at <= self.config.reuse_s
+            ):
+                return last
+            meds = {
+                n: statistics.median(xs)
+                for n, xs in self._run(self.config.probes, self.config.check_runs).items()
+            }
+            moves = {n: meds[n] / self.bands[n].centre_s - 1 for n in meds}
+            moved = [n for n, mv in moves.items() if abs(mv) > self.bands[n].half_width]
+            reason = "; ".join(
+                f"probe {n} moved {moves[n]:+.0%} (band ±{self.bands[n].half_width:.0%})"
+                for n in moved
+            )
+            result = DriftCheck(at=time.time(), medians_s=meds, moves=moves,
+                                drifted=bool(moved), reason=reason)  # fmt: skip
+            self.checks.append(result)
+            return result
+
+    def used(self) -> None:
+        """Mark that measurements ran (the next check must measure again)."""
+        self._last_use = time.time()
+
+    def report(self) -> ProbeReport:
+        return ProbeReport(fingerprint=fingerprint(), clock=self.clock,
+                           bands=list(self.bands.values()), checks=list(self.checks))  # fmt: skip

@@ -1,10 +1,21 @@
-"""`JudgeConfig`: how candidates are judged and measured (written into every result file)."""
+"""`JudgeConfig`: how candidates are judged and measured (written into every result file).
+
+The measurement protocol lives here (repeats, warm-ups, interleaving, cores, estimator, clock,
+early stopping, drift probes, the first-call check); `docs/timing.md` explains each choice.
+Named presets: `JudgeConfig.protocol("evaluation" | "training" | "naive", **overrides)`.
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from perfgym.errors import ConfigError
+from perfgym.timing.drift import DriftConfig
+from perfgym.timing.first_call import FirstCallConfig
+
+Clock = Literal["wall", "cpu", "instructions"]
 
 
 class JudgeConfig(BaseModel):
@@ -13,18 +24,47 @@ class JudgeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     sandbox: Literal["warm", "bwrap"] = Field("warm", description="Sandbox backend.")
-    repeats: int = Field(3, ge=1, le=1000, description="Measured runs per workload and variant.")
+    repeats: int = Field(
+        5,
+        ge=1,
+        le=1000,
+        description="Measured runs per workload and variant (the minimum when early stopping). "
+        "5 is the fewest with which the rank test in `compare` can reach p < 0.05.",
+    )
+    max_repeats: int | None = Field(
+        None,
+        ge=1,
+        le=1000,
+        description="Early stopping: keep adding interleaved rounds after `repeats` until every "
+        "variant's CI half-width is within `target_rel_ci` of its estimate, up to this many "
+        "rounds. None: exactly `repeats` rounds.",
+    )
+    target_rel_ci: float = Field(
+        0.03, gt=0, le=1, description="Early stopping: wanted CI half-width / estimate."
+    )
+    ci_level: float = Field(0.95, gt=0.5, lt=1, description="Level of every timing CI.")
     warmup: int = Field(0, ge=0, le=100, description="Unmeasured runs before the measured ones.")
+    interleave: bool = Field(
+        True,
+        description="Round-robin the variants (A B C, B C A, ...) so drift hits all alike; "
+        "False runs each variant's repeats back to back (A A A B B B), for contrast only.",
+    )
     estimator: Literal["median", "hodges_lehmann", "minimum", "mean"] = Field(
         "median", description="How a variant's samples become its duration."
     )
-    clock: Literal["wall", "cpu"] = Field(
-        "wall", description="Which external clock is the duration (harness tasks: see below)."
+    clock: Clock = Field(
+        "cpu",
+        description="The duration: 'cpu' (user+system CPU of the run's whole process tree; "
+        "with runs pinned one per core it equals wall time on a quiet core and ignores time "
+        "stolen by other processes), 'wall', or 'instructions' (hardware counters where the "
+        "kernel allows, else Valgrind; deterministic, ~10-100x slower). Harness tasks: see "
+        "use_harness_time.",
     )
     use_harness_time: bool = Field(
         True,
         description="Harness tasks: use the harness's own elapsed_ns (PerfCodeBench's metric) when "
-        "it agrees with the external measurement; a disagreement degrades the timing.",
+        "it agrees with the external measurement; a disagreement degrades the timing. Ignored "
+        "with clock='instructions'.",
     )
     time_limit_s: float = Field(
         10.0, gt=0, description="Per-run wall limit unless the task sets one."
@@ -48,6 +88,9 @@ class JudgeConfig(BaseModel):
     timing_mode: bool = Field(
         True, description="Measured runs are pinned, one per core, never sharing a core."
     )
+    cores: list[int] | None = Field(
+        None, description="Cores measured runs may use (timing mode); None: every usable core."
+    )
     harness_saving_ratio: float = Field(
         0.5,
         ge=0,
@@ -55,4 +98,58 @@ class JudgeConfig(BaseModel):
         description="A harness-claimed saving vs the baseline must show at least this fraction "
         "in the external wall time, or the timing is flagged (a patched timer).",
     )
+    instructions_tool: Literal["cachegrind", "callgrind"] = Field(
+        "cachegrind",
+        description="Valgrind tool counting instructions when hardware counters are absent "
+        "(cachegrind with --cache-sim=no is the cheaper; both follow child processes).",
+    )
+    instructions_slowdown: float = Field(
+        100.0,
+        ge=1,
+        description="Valgrind runs get this many times the wall limit (and 2x + 256 MiB memory).",
+    )
+    drift: DriftConfig | None = Field(
+        None,
+        description="Drift probes measured at the start and around every task's measurement; "
+        "timings taken while a probe is outside its noise band are degraded. None: off.",
+    )
+    first_call: FirstCallConfig | None = Field(
+        None,
+        description="Function tasks: time the first call apart from repeated calls in one "
+        "process and flag a large gap (a caching signature). None: off.",
+    )
     build_cache: str | None = Field(None, description="Build cache root (default: toolchains').")
+
+    @model_validator(mode="after")
+    def _cap(self) -> JudgeConfig:
+        if self.max_repeats is not None and self.max_repeats < self.repeats:
+            raise ValueError(f"max_repeats ({self.max_repeats}) < repeats ({self.repeats})")
+        return self
+
+    @classmethod
+    def protocol(cls, name: str, **overrides: Any) -> JudgeConfig:
+        """A named measurement protocol (see PROTOCOLS), with field overrides."""
+        if name not in PROTOCOLS:
+            raise ConfigError(f"unknown protocol {name!r} (known: {', '.join(PROTOCOLS)})")
+        return cls.model_validate({**PROTOCOLS[name], **overrides})
+
+
+#: The named protocols. 'evaluation' is what `bench/timing_stability.py` validates;
+#: 'naive' is a single unpinned wall-clock run per solution, kept only as the contrast.
+PROTOCOLS: dict[str, dict[str, Any]] = {
+    "evaluation": {
+        "repeats": 5,
+        "max_repeats": 9,
+        "target_rel_ci": 0.03,
+        "clock": "cpu",
+        "drift": {},
+    },
+    "training": {"repeats": 5, "clock": "cpu", "drift": {}},
+    "naive": {
+        "repeats": 1,
+        "interleave": False,
+        "timing_mode": False,
+        "concurrency": 1,
+        "clock": "wall",
+    },
+}

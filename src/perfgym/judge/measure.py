@@ -1,4 +1,5 @@
-"""Interleaved measurement: A B C, A B C, … per workload, one pinned run per core at a time."""
+"""Interleaved measurement: A B C, B C A, … per workload, one pinned run per core at a time,
+with early stopping, drift probes around it, instruction counting and the first-call check."""
 
 from __future__ import annotations
 
@@ -11,12 +12,19 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.runner import Outcome
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Timing, TimingStatus
+from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
+from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pool import usable_cores
-from perfgym.tasks.task import TestCase
-from perfgym.timing.summary import bootstrap_ci, cv, estimate
+from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.tasks.task import Task, TaskKind, TestCase
+from perfgym.timing import instructions
+from perfgym.timing.drift import DriftMonitor
+from perfgym.timing.first_call import first_call_check
+from perfgym.timing.summary import bootstrap_ci, cv, estimate, relative_half_width
 
 RunFn = Callable[[Variant, TestCase, int | None], Outcome]
+Item = tuple[int, int, Variant, TestCase]  # (round, position in round, variant, workload)
 
 
 def duration_of(out: Outcome, clock: str) -> float | None:
@@ -24,7 +32,52 @@ def duration_of(out: Outcome, clock: str) -> float | None:
         return out.reported_s
     if clock == "cpu":
         return out.cpu_s
+    if clock == "instructions":
+        return None if out.instructions is None else float(out.instructions)
     return out.wall_s
+
+
+def lanes_of(config: JudgeConfig) -> list[int | None]:
+    """The cores measured runs are pinned to (timing mode), or unpinned slots."""
+    if config.timing_mode:
+        usable = usable_cores()
+        cores = [c for c in config.cores if c in usable] if config.cores else usable
+        if cores:
+            return list(cores)
+    return [None] * (config.concurrency or len(usable_cores()))
+
+
+def schedule(
+    variants: Sequence[Variant], workloads: Sequence[TestCase], rounds: range, interleave: bool
+) -> list[Item]:
+    """Per workload: interleaved rounds, each variant once, the order rotated each round so no
+    variant always runs first; or (interleave=False) each variant's rounds back to back."""
+    items: list[Item] = []
+    for w in workloads:
+        if not interleave:
+            items += [(r, i, v, w) for i, v in enumerate(variants) for r in rounds]
+            continue
+        for r in rounds:
+            shift = r % len(variants) if variants else 0
+            order = list(variants[shift:]) + list(variants[:shift])
+            items += [(r, i, v, w) for i, v in enumerate(order)]
+    return items
+
+
+def _execute(items: list[Item], run: RunFn, lane_ids: list[int | None]) -> list[Outcome]:
+    lanes: queue.Queue[int | None] = queue.Queue()
+    for c in lane_ids:
+        lanes.put(c)
+
+    def one(item: Item) -> Outcome:
+        core = lanes.get()
+        try:
+            return run(item[2], item[3], core)
+        finally:
+            lanes.put(core)
+
+    with ThreadPoolExecutor(max_workers=len(lane_ids)) as pool:
+        return list(pool.map(one, items))
 
 
 def measure(
@@ -33,37 +86,73 @@ def measure(
     config: JudgeConfig,
     run: RunFn,
     clock: str,
+    *,
+    task: Task | None = None,
+    sandbox: Sandbox | None = None,
+    limits: Limits | None = None,
+    monitor: DriftMonitor | None = None,
+    workers: PythonWorkerPool | None = None,
 ) -> dict[str, Timing]:
-    """Measure every variant on every workload, interleaved, and summarise each as a `Timing`."""
-    rounds = config.warmup + config.repeats
-    schedule: list[tuple[int, int, Variant, TestCase]] = []
-    for w in workloads:
-        for r in range(rounds):
-            order = list(variants)
-            shift = r % len(order) if order else 0
-            order = order[shift:] + order[:shift]  # rotate so no variant always runs first
-            schedule += [(r, i, v, w) for i, v in enumerate(order)]
-    lane_ids: list[int | None] = list(usable_cores()) if config.timing_mode else []
-    if not lane_ids:
-        lane_ids = [None] * (config.concurrency or len(usable_cores()))
-    lanes: queue.Queue[int | None] = queue.Queue()
-    for c in lane_ids:
-        lanes.put(c)
+    """Measure every variant on every workload, interleaved, and summarise each as a `Timing`.
 
-    def one(item: tuple[int, int, Variant, TestCase]) -> Outcome:
-        core = lanes.get()
-        try:
-            return run(item[2], item[3], core)
-        finally:
-            lanes.put(core)
-
-    with ThreadPoolExecutor(max_workers=lanes.qsize()) as pool:
-        outcomes = list(pool.map(one, schedule))
+    clock='instructions' needs `task`, `sandbox` and `limits` (to count with Valgrind when the
+    host has no hardware counters); `monitor` brackets the measurement with drift checks;
+    `workers` runs the first-call check of function tasks when `config.first_call` is set.
+    """
+    if clock == "instructions":
+        run_or_why = _instruction_run(run, config, task, sandbox, limits)
+        if isinstance(run_or_why, str):
+            return {v.label: _unavailable(config, clock, run_or_why) for v in variants}
+        run = run_or_why
+    lane_ids = lanes_of(config)
+    drifting = monitor is not None and clock != "instructions"
+    pre = monitor.check() if drifting and monitor is not None else None
     runs: dict[str, list[tuple[int, TestCase, Outcome]]] = {v.label: [] for v in variants}
-    for (r, _i, v, w), out in zip(schedule, outcomes, strict=True):
-        if r >= config.warmup:
-            runs[v.label].append((r, w, out))
-    return {label: summarise(items, config, clock) for label, items in runs.items()}
+    done = 0
+    target = config.warmup + config.repeats
+    cap = config.warmup + (config.max_repeats or config.repeats)
+    while done < target:
+        items = schedule(variants, workloads, range(done, target), config.interleave)
+        for (r, _i, v, w), out in zip(items, _execute(items, run, lane_ids), strict=True):
+            if r >= config.warmup:
+                runs[v.label].append((r, w, out))
+        done = target
+        if done < cap and not _converged(runs, config, clock):
+            target = done + 1  # one more interleaved round for everyone
+    timings = {label: summarise(items_, config, clock) for label, items_ in runs.items()}
+    if drifting and monitor is not None:
+        monitor.used()
+        post = monitor.check()
+        moved = [c for c in (pre, post) if c is not None and c.drifted]
+        if moved:
+            _degrade_all(timings, "timing_drift", "machine drift during the measurement: "
+                         + moved[0].reason)  # fmt: skip
+    if config.first_call is not None and workers is not None and task is not None:
+        _first_calls(timings, variants, workloads, config, task, workers, limits, clock)
+    return timings
+
+
+def _converged(
+    runs: dict[str, list[tuple[int, TestCase, Outcome]]], config: JudgeConfig, clock: str
+) -> bool:
+    for items in runs.values():
+        totals = _round_totals(items, clock)
+        if totals is None:
+            continue  # a failing variant is degraded anyway; more rounds will not fix it
+        half = relative_half_width(totals, config.estimator, config.ci_level)
+        if half is None or half > config.target_rel_ci:
+            return False
+    return True
+
+
+def _round_totals(items: list[tuple[int, TestCase, Outcome]], clock: str) -> list[float] | None:
+    totals: dict[int, float] = {}
+    for r, _w, out in items:
+        d = duration_of(out, clock)
+        if out.status is not Status.OK or d is None:
+            return None
+        totals[r] = totals.get(r, 0.0) + d
+    return [totals[r] for r in sorted(totals)]
 
 
 def summarise(
@@ -119,5 +208,95 @@ def summarise(
     timing.external_wall_s = statistics.median(walls.values())
     timing.estimate_s = estimate(complete, config.estimator)
     timing.cv = cv(complete)
-    timing.ci_s = bootstrap_ci(complete, config.estimator)
+    timing.ci_s = bootstrap_ci(complete, config.estimator, config.ci_level)
+    if clock == "instructions":
+        timing.instructions = round(timing.estimate_s)
     return timing
+
+
+def _unavailable(config: JudgeConfig, clock: str, why: str) -> Timing:
+    return Timing(estimator=config.estimator, clock=clock, status=TimingStatus.UNAVAILABLE,
+                  status_reason=why)  # fmt: skip
+
+
+def _degrade_all(timings: dict[str, Timing], flag: str, why: str) -> None:
+    """The fallback policy: correctness stands, the duration is withheld, the reason is kept."""
+    for t in timings.values():
+        t.flags.append(flag)
+        if t.status is TimingStatus.OK:
+            t.status = TimingStatus.DEGRADED
+            t.status_reason = why
+
+
+# -- deterministic mode ---------------------------------------------------------------------------
+def _instruction_run(
+    run: RunFn,
+    config: JudgeConfig,
+    task: Task | None,
+    sandbox: Sandbox | None,
+    limits: Limits | None,
+) -> RunFn | str:
+    """A run function that fills `Outcome.instructions`, or why none can."""
+    how, why = instructions.backend()
+    if how == "hardware":
+        return run  # the sandbox's own Measurement.instructions
+    if how is None:
+        return why
+    if task is None or sandbox is None or limits is None:
+        return "instruction counting with Valgrind needs the task, sandbox and limits"
+    box, lim = sandbox, limits
+
+    def counted(v: Variant, case: TestCase, core: int | None) -> Outcome:
+        if task.kind is TaskKind.FUNCTION:
+            assert v.source is not None
+            source, entry, args = v.source, task.entry_point, case.args
+            if task.oracle.kind == "assertion":  # HumanEval: the program is its own test
+                source = f"{v.source}\n\n{task.oracle.checker}\n\ncheck({task.entry_point})\n"
+                entry, args = None, None
+            argv, files = instructions.function_files(source, entry, args)
+            c = instructions.count(box, argv, limits=lim, files=files, cpu=core,
+                                   tool=config.instructions_tool,
+                                   slowdown=config.instructions_slowdown)  # fmt: skip
+        else:
+            c = instructions.count(box, v.argv, limits=lim, stdin=case.stdin, binds=v.binds,
+                                   cpu=core, tool=config.instructions_tool,
+                                   slowdown=config.instructions_slowdown)  # fmt: skip
+        m = c.execution.measurement
+        status = c.execution.status
+        if status is Status.OK and c.instructions is None:
+            status = Status.SANDBOX_ERROR
+        return Outcome(status=status, wall_s=m.wall_s if m else None,
+                       cpu_s=m.cpu_s if m else None, instructions=c.instructions,
+                       message=c.error)  # fmt: skip
+
+    return counted
+
+
+# -- anti-caching -----------------------------------------------------------------------------------
+def _first_calls(
+    timings: dict[str, Timing],
+    variants: Sequence[Variant],
+    workloads: Sequence[TestCase],
+    config: JudgeConfig,
+    task: Task,
+    workers: PythonWorkerPool,
+    limits: Limits | None,
+    clock: str,
+) -> None:
+    """Function tasks: first call vs repeated calls of each measured variant on its first
+    workload; a large gap flags the timing (the fresh-process protocol already removed the
+    gain, so the duration stands)."""
+    if task.kind is not TaskKind.FUNCTION or not task.entry_point or not workloads:
+        return
+    if task.oracle.kind == "assertion" or workloads[0].args is None:
+        return
+    fc_clock = "cpu" if clock == "cpu" else "wall"
+    for v in variants:
+        t = timings.get(v.label)
+        if t is None or t.status is not TimingStatus.OK or v.source is None:
+            continue
+        report = first_call_check(workers, v.source, task.entry_point, workloads[0].args,
+                                  limits or Limits(), config.first_call, fc_clock)  # fmt: skip
+        t.first_call_s, t.repeat_call_s = report.first_s, report.repeat_s
+        if report.caching_signature:
+            t.flags.append("first_call_gap")

@@ -25,6 +25,7 @@ class Outcome:
     peak_rss_mb: float | None = None
     memory_integral_mb_s: float | None = None
     reported_s: float | None = None  # the program's own timer (harness elapsed_ns): untrusted
+    instructions: int | None = None  # hardware counters, or Valgrind in deterministic mode
     harness_ok: bool | None = None
     message: str = ""
 
@@ -52,6 +53,7 @@ def run_case(
         cpu_s=m.cpu_s if m else None,
         peak_rss_mb=m.peak_rss_mb if m else None,
         memory_integral_mb_s=m.memory_integral_mb_s if m else None,
+        instructions=m.instructions if m else None,
         message=ex.reason if ex.status is not Status.OK else "",
     )
     if ex.status is not Status.OK and ex.stderr:

@@ -72,7 +72,9 @@ class Timing(BaseModel):
     ci_s: tuple[float, float] | None = Field(None, description="95% CI of the estimate.")
     peak_rss_mb: float | None = None
     memory_integral_mb_s: float | None = None
-    instructions: int | None = None
+    instructions: int | None = Field(
+        None, description="clock='instructions': the estimate as a count (estimate_s holds it too)."
+    )
     external_wall_s: float | None = Field(
         None, description="Median over repeats of the sandbox's wall time (for cross-checks)."
     )
@@ -81,6 +83,17 @@ class Timing(BaseModel):
     )
     status: TimingStatus = TimingStatus.OK
     status_reason: str = ""
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Timing suspicions: 'timing_drift' (probes moved; status degraded), "
+        "'first_call_gap' (first call much slower than repeats: a caching signature).",
+    )
+    first_call_s: float | None = Field(
+        None, description="Function tasks, first-call check: external cost of the first call."
+    )
+    repeat_call_s: float | None = Field(
+        None, description="Function tasks, first-call check: external cost of a repeated call."
+    )
 
 
 class Verdict(BaseModel):

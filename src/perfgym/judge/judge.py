@@ -10,7 +10,7 @@ from typing import Any
 
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.crosscheck import crosscheck_harness
-from perfgym.judge.measure import measure
+from perfgym.judge.measure import lanes_of, measure
 from perfgym.judge.oracle import check
 from perfgym.judge.runner import Outcome, run_case
 from perfgym.judge.variant import Variant, prepare
@@ -24,6 +24,7 @@ from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.generate import materialize_all
 from perfgym.tasks.task import Task, TaskKind, TestCase
+from perfgym.timing.drift import DriftMonitor
 from perfgym.toolchains import BuildCache, BuildCacheConfig
 
 #: The one "test" a harness task has: the harness run itself checks correctness.
@@ -65,6 +66,7 @@ class Judge:
         self._workers: PythonWorkerPool | None = None
         self._memo: dict[tuple[str, str], Any] = {}
         self._lock = threading.Lock()
+        self._monitor: DriftMonitor | None = None
 
     # -- lifecycle ------------------------------------------------------------------------------
     @property
@@ -73,6 +75,17 @@ class Judge:
             if self._workers is None:
                 self._workers = PythonWorkerPool(config=getattr(self.sandbox, "config", None))
             return self._workers
+
+    @property
+    def monitor(self) -> DriftMonitor | None:
+        """Drift probes (config.drift), started on first use, pinned to a measuring core."""
+        if self.config.drift is None:
+            return None
+        with self._lock:
+            if self._monitor is None:
+                self._monitor = DriftMonitor(self.sandbox, self.config.drift, self.config.clock,
+                                             core=lanes_of(self.config)[0])  # fmt: skip
+            return self._monitor
 
     def close(self) -> None:
         if self._workers is not None:
@@ -138,7 +151,9 @@ class Judge:
         timed += [v for k, v in refs.items() if wanted[k] and v is not None and v.ready]
         clock = self._clock(task)
         timings = (
-            measure(timed, workloads or tests, self.config, self._runner(task, limits), clock)
+            measure(timed, workloads or tests, self.config, self._runner(task, limits), clock,
+                    task=task, sandbox=self.sandbox, limits=limits, monitor=self.monitor,
+                    workers=self.workers if task.kind is TaskKind.FUNCTION else None)  # fmt: skip
             if timed
             else {}
         )
@@ -166,12 +181,16 @@ class Judge:
                 config=self.config.model_dump(mode="json"),
                 machine=fingerprint(),
             )
+            if verdict.candidate is not None:
+                verdict.flags += verdict.candidate.flags
             if clock == "harness":
                 crosscheck_harness(verdict, self.config.harness_saving_ratio)
             out.append(verdict)
         return out
 
     def _clock(self, task: Task) -> str:
+        if self.config.clock == "instructions":
+            return "instructions"  # deterministic mode counts the harness run too
         if task.kind is TaskKind.HARNESS and self.config.use_harness_time:
             return "harness"
         return self.config.clock

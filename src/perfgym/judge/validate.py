@@ -11,6 +11,7 @@ from perfgym.judge.judge import Candidate, Judge
 from perfgym.judge.verdict import Stage, TimingStatus, Verdict
 from perfgym.tasks.task import Task
 from perfgym.timing.compare import Comparison, compare
+from perfgym.timing.filterability import duration_filterability
 
 
 class SolutionCheck(BaseModel):
@@ -38,6 +39,12 @@ class TaskValidation(BaseModel):
     comparison: Comparison | None = None
     problems: list[str] = Field(default_factory=list)
     skipped: str = Field("", description="Why the task could not be validated here (e.g. no GPU).")
+    duration_robust_cv: float | None = Field(
+        None, description="Robust CV of the representative per-workload durations (DMC-Optim B.7)."
+    )
+    duration_filterable: bool | None = Field(
+        None, description="duration_robust_cv >= 0.3: the workloads are timing-informative."
+    )
 
     @property
     def ok(self) -> bool:
@@ -59,6 +66,11 @@ def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskVal
     checks = [_check(v) for v in verdicts]
     row = TaskValidation(task_id=task.id, language=task.language.value, family=task.family,
                          split=task.split.value, solutions=checks)  # fmt: skip
+    timed = [v.candidate.per_workload_s for v in verdicts
+             if v.candidate and v.candidate.status is TimingStatus.OK]  # fmt: skip
+    if timed:
+        fil = duration_filterability(timed)
+        row.duration_robust_cv, row.duration_filterable = fil.robust_cv, fil.filterable
     needs_gpu = [v for v in verdicts if v.detail == "NEEDS_GPU"]
     if needs_gpu:
         row.skipped = needs_gpu[0].reason

@@ -1,7 +1,7 @@
-// CSV group-by: BufferedReader, fields cut with indexOf, money as long cents, a HashMap of regions.
-import java.io.BufferedReader;
+// CSV group-by: one readAllBytes and a byte-level field parser, money as long cents, but a new
+// String per row for the region key of a HashMap.
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -14,43 +14,58 @@ public class Main {
         long cents;
     }
 
-    static long parseCents(String s, int from, int to) {
-        long whole = 0, frac = 0;
-        int i = from;
-        for (; i < to && s.charAt(i) != '.'; i++) {
-            whole = whole * 10 + (s.charAt(i) - '0');
-        }
-        int digits = 0;
-        for (i++; i < to; i++, digits++) {
-            frac = frac * 10 + (s.charAt(i) - '0');
-        }
-        for (; digits < 2; digits++) {
-            frac *= 10;
-        }
-        return whole * 100 + frac;
-    }
-
     static String money(long cents) {
         return (cents / 100) + "." + (cents % 100 < 10 ? "0" : "") + (cents % 100);
     }
 
     public static void main(String[] args) throws IOException {
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in), 1 << 16);
-        if (in.readLine() == null) {
-            return;
+        byte[] buf = System.in.readAllBytes();
+        int n = buf.length, pos = 0;
+        while (pos < n && buf[pos] != '\n') {
+            pos++; // header
         }
+        pos++;
         HashMap<String, Stats> groups = new HashMap<>();
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) {
+        while (pos < n) {
+            if (buf[pos] == '\n' || buf[pos] == '\r' || buf[pos] == ' ') {
+                pos++;
                 continue;
             }
-            int a = line.indexOf(','), b = line.indexOf(',', a + 1), c = line.indexOf(',', b + 1);
-            Stats s = groups.computeIfAbsent(line.substring(0, a), k -> new Stats());
-            long units = Long.parseLong(line, b + 1, c, 10);
+            int start = pos;
+            while (buf[pos] != ',') {
+                pos++;
+            }
+            String region = new String(buf, start, pos - start, StandardCharsets.US_ASCII);
+            pos++;
+            while (buf[pos] != ',') {
+                pos++;
+            }
+            pos++;
+            long units = 0;
+            while (buf[pos] != ',') {
+                units = units * 10 + (buf[pos++] - '0');
+            }
+            pos++;
+            long cents = 0;
+            int decimals = -1;
+            while (pos < n && buf[pos] != '\n' && buf[pos] != '\r') {
+                if (buf[pos] == '.') {
+                    decimals = 0;
+                } else {
+                    cents = cents * 10 + (buf[pos] - '0');
+                    if (decimals >= 0) {
+                        decimals++;
+                    }
+                }
+                pos++;
+            }
+            for (int d = Math.max(decimals, 0); d < 2; d++) {
+                cents *= 10;
+            }
+            Stats s = groups.computeIfAbsent(region, k -> new Stats());
             s.rows++;
             s.units += units;
-            s.cents += units * parseCents(line, c + 1, line.length());
+            s.cents += units * cents;
         }
         List<String> names = new ArrayList<>(groups.keySet());
         Collections.sort(names);

@@ -1,0 +1,55 @@
+"""`perfgym report RESULTS... -o report.html`: one self-contained HTML report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.progress import Progress
+
+from perfgym.cli import app
+from perfgym.cli.output import console, err_console, fail
+from perfgym.errors import PerfgymError
+
+
+def one_line(exc: Exception) -> str:
+    """An error message on one line: pydantic's multi-line reports folded, its doc link dropped."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = "; ".join(ln for ln in lines if not ln.startswith("For further information"))
+    return escape(text)  # the message is printed as rich markup: keep its [brackets]
+
+
+@app.command("report")
+def report(
+    inputs: list[Path] = typer.Argument(
+        ..., help="Results files (perfgym eval) and/or simulation files (perfgym simulate --out)."
+    ),
+    out: Path = typer.Option(Path("report.html"), "-o", "--out", help="The HTML file to write."),
+    title: str = typer.Option("perfgym report", "--title", help="Page title."),
+    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+) -> None:
+    """Leaderboard with CIs, per-task table, reward staircase, speedups, failure stages,
+    transitions between runs, and simulator curves, in one HTML file."""
+    try:
+        from perfgym.report import write_report
+        from perfgym.simulate.result import is_simulation_file
+    except ImportError as exc:  # the `report` extra (matplotlib, jinja2) is not installed
+        fail(f"perfgym report needs the 'report' extra: pip install 'perfgym[report]' ({exc.name})")
+    missing = [str(p) for p in inputs if not p.is_file()]
+    if missing:
+        fail(f"no such file: {', '.join(missing)}")
+    sims = [p for p in inputs if is_simulation_file(p)]
+    results = [p for p in inputs if p not in sims]
+    try:
+        with Progress(console=err_console, disable=quiet or not err_console.is_terminal,
+                      transient=True) as bar:  # fmt: skip
+            job = bar.add_task("report", total=None)
+
+            def step(what: str, done: int, total: int) -> None:
+                bar.update(job, description=what, completed=done, total=total)
+
+            path = write_report(results, out, sims, title=title, progress=step)
+    except PerfgymError as exc:
+        fail(one_line(exc))
+    console.print(f"report: {path} ({len(results)} results file(s), {len(sims)} simulation(s))")

@@ -61,6 +61,6 @@ public class Main {
             }
             level++;
         }
-        System.out.println(found + " " + tail);
+        System.out.println(new StringBuilder().append(found).append(' ').append(tail));
     }
 }

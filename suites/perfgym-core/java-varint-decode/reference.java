@@ -56,6 +56,9 @@ public class Main {
             min = 0;
             max = 0;
         }
-        System.out.println(count + " " + current + " " + min + " " + max + " " + sum);
+        StringBuilder out = new StringBuilder();
+        out.append(count).append(' ').append(current).append(' ').append(min).append(' ').append(max)
+                .append(' ').append(sum);
+        System.out.println(out);
     }
 }

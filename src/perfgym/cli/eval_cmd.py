@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -15,9 +16,11 @@ from perfgym.cli.enamel_eval import run_enamel
 from perfgym.cli.output import console, err_console, fail, print_json
 from perfgym.cli.suite_arg import load_or_fail
 from perfgym.errors import PerfgymError
-from perfgym.judge import Candidate, Judge, JudgeConfig, Verdict
+from perfgym.judge import Candidate, JudgeConfig, Verdict
 from perfgym.judge.enamel_protocol import is_enamel
 from perfgym.judge.summary import ModelSummary, summarise_models
+from perfgym.service.backend import BACKENDS, open_judge
+from perfgym.store.replay import RecordingJudge
 from perfgym.store.results_file import write_results
 from perfgym.tasks.task import Task
 
@@ -59,6 +62,18 @@ def eval_(
         3, "--repeats", help="Measured runs per workload (RLPF: 3; ENAMEL's protocol uses 6)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary on stdout."),
+    store: str = typer.Option("results/perfgym.sqlite", "--store", help="Result store (SQLite)."),
+    no_store: bool = typer.Option(False, "--no-store", help="Do not record verdicts."),
+    replay: bool = typer.Option(False, "--replay", help="Reuse stored verdicts; execute nothing."),
+    replay_machine: str | None = typer.Option(
+        None, "--replay-machine", help="Replay verdicts measured on this fingerprint ('*': any)."
+    ),
+    backend: str = typer.Option("local", "--backend", help=f"Judge on: {', '.join(BACKENDS)}."),
+    url: str | None = typer.Option(None, "--url", help="Service URL (--backend service)."),
+    token: str | None = typer.Option(
+        None, "--token", envvar="PERFGYM_TOKEN", help="Service token."
+    ),
+    address: str | None = typer.Option(None, "--address", help="Ray address (--backend ray)."),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     s, tasks = load_or_fail(suite, task)
@@ -82,7 +97,10 @@ def eval_(
     config = JudgeConfig(repeats=repeats)
     t0 = time.monotonic()
     try:
-        with Judge(config) as judge, Progress(console=err_console, disable=as_json) as bar:
+        judge = open_judge(config, backend=backend, url=url, token=token, address=address,
+                           store=None if no_store else store, replay=replay,
+                           replay_machine=replay_machine, run=str(out))  # fmt: skip
+        with contextlib.closing(judge), Progress(console=err_console, disable=as_json) as bar:
             job = bar.add_task(f"judging {len(cands)} candidates on {s.name}", total=len(cands))
             verdicts: list[Verdict] = judge.judge_many(
                 cands, progress=lambda done, total: bar.update(job, completed=done)
@@ -95,8 +113,10 @@ def eval_(
                   skipped_lines=problems)  # fmt: skip
     rows = summarise_models(verdicts)
     if as_json:
+        reused = {"judged": judge.judged, "replayed": judge.replayed} if isinstance(
+            judge, RecordingJudge) else {}  # fmt: skip
         print_json({"suite": s.name, "results": str(out), "skipped_lines": problems,
-                    "elapsed_s": time.monotonic() - t0,
+                    "elapsed_s": time.monotonic() - t0, **reused,
                     "models": [r.model_dump(mode="json") for r in rows]})  # fmt: skip
         return
     console.print(summary_table(rows, f"perfgym eval {s.name}"))

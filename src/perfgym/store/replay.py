@@ -48,6 +48,7 @@ class RecordingJudge:
     inner:  the judge that runs what the store lacks; None means replay only.
     reuse:  answer from the store when it has the key (else always judge, and store).
     machine: whose measurements to reuse (default: this machine; ANY_MACHINE for any).
+    close_store: `close()` closes the store too (when this judge opened it).
     """
 
     def __init__(
@@ -59,6 +60,7 @@ class RecordingJudge:
         reuse: bool = True,
         machine: str | None = None,
         run: str = "",
+        close_store: bool = False,
     ) -> None:
         self.store = store
         self.config = config
@@ -68,6 +70,7 @@ class RecordingJudge:
         self.run = run
         self.replayed = 0
         self.judged = 0
+        self._close_store = close_store
 
     def judge_many(
         self, candidates: Sequence[Candidate], progress: Progress | None = None
@@ -117,6 +120,8 @@ class RecordingJudge:
     def close(self) -> None:
         if self.inner is not None:
             self.inner.close()
+        if self._close_store:
+            self.store.close()
 
     def __enter__(self) -> RecordingJudge:
         return self

@@ -91,13 +91,15 @@ class ResultStore:
         epoch: str | None = None,
     ) -> int:
         """Store (key, verdict) pairs; a later verdict for the same key, machine and epoch
-        replaces the earlier one (the newest measurement is the one replay reproduces)."""
-        machine = machine or self.machine
+        replaces the earlier one (the newest measurement is the one replay reproduces).
+        `machine` defaults to each verdict's own, then to this host's fingerprint."""
         epoch = epoch if epoch is not None else self.config.epoch
         now = time.time()
+        # A verdict is filed under the machine that measured it (a service or Ray node may be
+        # another host than the one writing the store).
         rows = [
-            (key, machine, epoch, v.task_id, v.suite, v.language, v.stage.value,
-             int(v.infra_error), now, __version__, v.model_dump_json(), run)
+            (key, machine or v.machine or self.machine, epoch, v.task_id, v.suite, v.language,
+             v.stage.value, int(v.infra_error), now, __version__, v.model_dump_json(), run)
             for key, v in items
         ]  # fmt: skip
 

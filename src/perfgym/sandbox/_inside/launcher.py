@@ -102,15 +102,30 @@ def main() -> None:
                 os.close(fd)
             continue
         spec_fd, result_fd = fds
-        linux.setns(own_pidns, linux.CLONE_NEWPID)  # reset so unshare() may create a new one
-        linux.unshare(linux.CLONE_NEWPID)
-        pid = os.fork()
+        try:
+            linux.setns(own_pidns, linux.CLONE_NEWPID)  # reset so unshare() may make a new one
+            linux.unshare(linux.CLONE_NEWPID)
+            pid = os.fork()
+        except OSError as exc:
+            # One run could not be started (e.g. the kernel is short of PIDs or namespaces):
+            # say so to that run only; the launcher and every other run carry on.
+            _report(result_fd, f"could not start the run: {exc}")
+            os.close(spec_fd)
+            os.close(result_fd)
+            continue
         if pid == 0:
             sock.close()
             os.close(own_pidns)
             _run_child(spec_fd, result_fd)
         os.close(spec_fd)
         os.close(result_fd)
+
+
+def _report(result_fd: int, message: str) -> None:
+    try:
+        os.write(result_fd, json.dumps({"sandbox_error": message}).encode())
+    except OSError:
+        pass
 
 
 if __name__ == "__main__":

@@ -6,19 +6,19 @@ from itertools import accumulate
 
 def generate(size: int, seed: int) -> str:
     rng = random.Random(seed)
-    n_vocab = max(1, size // 2)
+    n_vocab = max(1, size)
     lengths = rng.choices(range(2, 10), k=n_vocab)
     letters = "".join(rng.choices("abcdefghijklmnopqrstuvwxyz", k=sum(lengths)))
     cuts = [0, *accumulate(lengths)]
     # dict.fromkeys drops repeats but keeps first-seen order, so the result does not depend
     # on string hashing (which varies between processes).
     vocab = list(dict.fromkeys(letters[a:b] for a, b in zip(cuts, cuts[1:], strict=False)))
-    # Zipf-like frequencies: the word of rank r fills about size/(4(r+1)) slots of an urn
+    # Zipf-like frequencies: the word of rank r fills about size/(8(r+1)) slots of an urn
     # (at least one), so a few words dominate and a long tail appears once or twice. Drawing
     # uniformly from the urn is much faster than weighted choices.
     urn = []
     for rank, word in enumerate(vocab):
-        urn.extend([word] * max(1, size // (4 * (rank + 1))))
+        urn.extend([word] * max(1, size // (8 * (rank + 1))))
     words = rng.choices(urn, k=size)
     lines = [" ".join(words[i : i + 12]) for i in range(0, size, 12)]
-    return "40\n" + "\n".join(lines) + "\n"
+    return "60\n" + "\n".join(lines) + "\n"

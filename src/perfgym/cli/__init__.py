@@ -18,6 +18,6 @@ def _main() -> None:
     """Performance-feedback environment for code LLMs."""
 
 
-from perfgym.cli import eval_cmd, report_cmd, run_cmd, simulate_cmd, validate_cmd  # noqa: E402,F401  (register the commands)
+from perfgym.cli import eval_cmd, report_cmd, run_cmd, serve_cmd, simulate_cmd, validate_cmd  # noqa: E402,F401  (register the commands)
 
 __all__ = ["app"]

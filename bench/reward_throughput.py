@@ -1,0 +1,187 @@
+"""Reward throughput, measured in one run on this machine; prints ratios (figures last).
+
+Judge + RLPF reward for a GRPO-sized batch (64 candidates x the task's tests and workloads) on
+perfgym-core Python tasks, through
+  (a) the local pool (`Judge`: warm sandbox, all cores, runs pinned one per core),
+  (b) the service (`perfgym serve` on loopback, reward computed by the service),
+  (c) Ray on this machine (a local cluster, one node actor),
+  (d) a naive sequential harness: one fresh `python3` process per test and per timed run, no
+      pooling, no isolation (what a hand-rolled reward function does),
+and prints candidates/s for each and its ratio to (d). Targets: (a) >= 5x (d); (b) and (c)
+within 25 % of (a). Every backend judges the same candidates with the same settings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# Keep a locally started Ray cluster on loopback (must be set before ray is imported).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, Verdict  # noqa: E402
+from perfgym.judge.oracle import check  # noqa: E402
+from perfgym.judge.verdict import TestResult, Timing  # noqa: E402
+from perfgym.machine import describe  # noqa: E402
+from perfgym.rewards import get_reward  # noqa: E402
+from perfgym.sandbox.execution import Status  # noqa: E402
+from perfgym.service.client import ServiceClient  # noqa: E402
+from perfgym.service.config import ServiceConfig  # noqa: E402
+from perfgym.service.models import RewardSpec  # noqa: E402
+from perfgym.service.server import ServiceProcess  # noqa: E402
+from perfgym.tasks import load_suite, materialize  # noqa: E402
+from perfgym.tasks.task import Task  # noqa: E402
+
+PY = os.path.realpath(sys.executable)
+
+
+def batch(task: Task, n: int) -> list[Candidate]:
+    """n candidates cycling through the task's own solutions, each textually unique (so no
+    cache anywhere can answer for another)."""
+    sols = task.solutions()
+    return [
+        Candidate(task, source=f"{sols[k % len(sols)].source}\n# candidate {k}\n",
+                  model="bench", sample=k)
+        for k in range(n)
+    ]  # fmt: skip
+
+
+# -- (d) the naive harness -----------------------------------------------------------------------
+def _run(path: str, stdin: str, limit: float) -> tuple[str | None, float]:
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run([PY, path], input=stdin, capture_output=True, text=True, timeout=limit)
+    except subprocess.TimeoutExpired:
+        return None, limit
+    return (p.stdout if p.returncode == 0 else None), time.perf_counter() - t0
+
+
+def naive(cands: list[Candidate], config: JudgeConfig) -> list[Verdict]:
+    """The same work as the judge (tests, workload output checks, `repeats` timed runs of every
+    workload for each candidate, the baseline and the reference), one process per run."""
+    task = cands[0].task
+    limit = task.time_limit_s or config.time_limit_s
+    tests = [materialize(task, t) for t in task.tests]
+    workloads = [materialize(task, w) for w in task.workloads]
+    tmp = Path(tempfile.mkdtemp(prefix="naive-"))
+
+    def timing(path: str) -> Timing | None:
+        totals = []
+        for _ in range(config.repeats):
+            total = 0.0
+            for w in workloads:
+                out, dt = _run(path, w.stdin, limit)
+                if out is None:
+                    return None
+                total += dt
+            totals.append(total)
+        return Timing(estimate_s=statistics.median(totals), samples_s=totals, clock="wall")
+
+    refs = {}
+    expected: dict[str, str | None] = {}
+    for label, sol in (("baseline", task.baseline), ("reference", task.reference)):
+        assert sol is not None
+        path = tmp / f"{label}.py"
+        path.write_text(sol.source)
+        refs[label] = timing(str(path))
+        if label == "reference":
+            for w in workloads:
+                expected[w.id] = _run(str(path), w.stdin, limit)[0]
+    verdicts = []
+    for c in cands:
+        path = tmp / f"c{c.sample}.py"
+        path.write_text(c.source or "")
+        stage, results = Stage.OK, []
+        for case in tests + workloads:
+            out, dt = _run(str(path), case.stdin, limit)
+            want = case.expected if case.expected is not None else expected.get(case.id)
+            ok = out is not None and check(task.oracle, case, want, out)[0]
+            results.append(TestResult(id=case.id, passed=ok, status=Status.OK, wall_s=dt))
+            if not ok:
+                stage = Stage.NR if out is None else Stage.WO
+                break
+        verdicts.append(Verdict(task_id=task.id, model=c.model, sample=c.sample, stage=stage,
+                                language="python", tests=results,
+                                candidate=timing(str(path)) if stage is Stage.OK else None,
+                                baseline=refs["baseline"], reference=refs["reference"]))  # fmt: skip
+    return verdicts
+
+
+# -- the backends ----------------------------------------------------------------------------------
+def run_local(cands: list[Candidate], config: JudgeConfig) -> list[float | None]:
+    with Judge(config) as judge:
+        return get_reward("rlpf")(judge.judge_many(cands))
+
+
+def run_ray(cands: list[Candidate], config: JudgeConfig, judge) -> list[float | None]:  # type: ignore[no-untyped-def]
+    return get_reward("rlpf")(judge.judge_many(cands))
+
+
+def run_service(cands: list[Candidate], client: ServiceClient) -> list[float | None]:
+    from perfgym.service.wire import judge_request
+
+    view = client.judge_batch(judge_request(cands, job_id=f"bench-{time.time_ns()}",
+                                            reward=RewardSpec(name="rlpf")))  # fmt: skip
+    return [i.reward.value if i.reward else None for i in sorted(view.items, key=lambda i: i.index)]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tasks", nargs="*", default=["py-lis-dp", "py-prefix-range-sums"])
+    ap.add_argument("--candidates", type=int, default=64)
+    ap.add_argument("--repeats", type=int, default=1)
+    ap.add_argument("--skip", nargs="*", default=[], choices=["local", "service", "ray", "naive"])
+    args = ap.parse_args()
+    suite = load_suite("perfgym-core")
+    tasks = [suite.get(t) for t in args.tasks]
+    config = JudgeConfig(repeats=args.repeats)
+    batches = [batch(t, args.candidates) for t in tasks]
+    n = sum(len(b) for b in batches)
+    seconds: dict[str, float] = {}
+    ok: dict[str, int] = {}
+
+    def timed(name: str, fn) -> None:  # type: ignore[no-untyped-def]
+        if name in args.skip:
+            return
+        t0 = time.perf_counter()
+        rewards = [r for b in batches for r in fn(b)]
+        seconds[name] = time.perf_counter() - t0
+        ok[name] = sum(r is not None and r >= 0.15 for r in rewards)  # RLPF: correct >= floor
+        print(f"  {name:8s} {seconds[name]:7.1f} s  ({ok[name]}/{n} scored as correct)",
+              flush=True)  # fmt: skip
+
+    print(f"reward throughput: {n} candidates ({args.candidates} per task) on "
+          f"{', '.join(args.tasks)}, repeats={args.repeats}, {describe()}", flush=True)  # fmt: skip
+    timed("naive", lambda b: get_reward("rlpf")(naive(b, config)))
+    timed("local", lambda b: run_local(b, config))
+    if "service" not in args.skip:
+        state = Path(tempfile.mkdtemp(prefix="bench-service-"))
+        svc_cfg = ServiceConfig(port=0, state_dir=str(state), judge=config, lease_size=64)
+        with ServiceProcess(svc_cfg, log=state / "service.log") as svc, \
+                ServiceClient(svc.url) as client:  # fmt: skip
+            run_service(batches[0][:2], client)  # workers warm, as the local judge's are per call
+            timed("service", lambda b: run_service(b, client))
+    if "ray" not in args.skip:
+        from perfgym.service.ray_backend import RayJudge
+
+        with RayJudge(config) as rj:
+            rj.judge_many(batches[0][:2])  # start the node actor outside the timed region
+            timed("ray", lambda b: run_ray(b, config, rj))
+    rates = {k: n / v for k, v in seconds.items()}
+    base = rates.get("naive")
+    print(json.dumps({"candidates": n, "seconds": seconds, "correct": ok}, indent=None))
+    for name, rate in rates.items():
+        vs_naive = f"{rate / base:5.2f}x naive" if base else ""
+        vs_local = f"{rate / rates['local']:5.2f}x local" if "local" in rates else ""
+        print(f"{name:8s} {rate:7.2f} candidates/s  {vs_naive}  {vs_local}")
+
+
+if __name__ == "__main__":
+    main()

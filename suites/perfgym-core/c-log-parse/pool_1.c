@@ -1,30 +1,24 @@
-/* Access-log summary: streams lines with fgets and parses fields with strtoll, no records kept. */
+/* Access-log summary: one fgets and one sscanf per line, aggregated on the fly (no records). */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-
-/* Returns a pointer just past the next space (or the end of the string). */
-static char *after_field(char *p) {
-    char *sp = strchr(p, ' ');
-    return sp ? sp + 1 : p + strlen(p);
-}
 
 int main(void) {
     char line[4096];
+    char stamp[64], method[16], path[2048];
     long long lines = 0, classes[4] = {0, 0, 0, 0}, bytes = 0, lat_total = 0, lat_max = 0;
     long long per_hour[24] = {0};
     while (fgets(line, sizeof line, stdin)) {
+        int status;
+        long long size, ms, frac;
         if (strspn(line, " \t\r\n") == strlen(line)) {
             continue;
         }
+        if (sscanf(line, "%63s %15s %2047s %d %lld %lld.%lldms", stamp, method, path, &status, &size,
+                   &ms, &frac) != 7) {
+            return 1;
+        }
         /* TIMESTAMP is fixed width: the hour sits at offset 11. */
-        int hour = (line[11] - '0') * 10 + (line[12] - '0');
-        char *p = after_field(after_field(after_field(line)));
-        char *end;
-        int status = (int)strtol(p, &end, 10);
-        long long size = strtoll(end, &end, 10);
-        long long ms = strtoll(end, &end, 10);
-        long long frac = strtoll(end + 1, &end, 10);
+        int hour = (stamp[11] - '0') * 10 + (stamp[12] - '0');
         long long us = ms * 1000 + frac;
         lines++;
         classes[status / 100 - 2]++;

@@ -225,6 +225,10 @@ class JobQueue:
             if not rows:
                 return []
             kind = rows[0]["kind"]
+            if rows[0]["attempts"] > 0:
+                # A retried item runs alone: if it is what kills workers, it takes no other
+                # item's tries with it, and items merely caught in a crash are not charged again.
+                rows = rows[:1]
             rows = [r for r in rows if r["kind"] == kind]
             c.executemany(
                 "UPDATE items SET state = 'running', attempts = attempts + 1, lease = ?, "

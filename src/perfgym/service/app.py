@@ -247,8 +247,9 @@ def create_app(config: ServiceConfig) -> FastAPI:
             machine=runtime.machine,
             calibration={
                 "epoch": config.epoch,
-                "drift": "unmonitored",
-                "reason": "no probe set runs in this service yet; timings carry their own CV",
+                "drift_probes": config.judge.drift is not None,
+                "candidate_timings": dict(s.timings),
+                "last_degraded_reason": s.last_degraded,
             },
         )
 

@@ -24,6 +24,8 @@ class ServiceStats:
         self.retried = 0
         self.rejected_full = 0
         self.worker_restarts = 0
+        self.timings: dict[str, int] = {}
+        self.last_degraded = ""
 
     def answered(self, status: str, latency_s: float | None) -> None:
         with self._lock:
@@ -36,6 +38,13 @@ class ServiceStats:
             if latency_s is not None and status != "deadline":
                 self._latencies.append(latency_s)
             self._finished_at.append(time.monotonic())
+
+    def timing(self, status: str, reason: str) -> None:
+        """A judged candidate's timing status (drift flags and fallbacks show up here)."""
+        with self._lock:
+            self.timings[status] = self.timings.get(status, 0) + 1
+            if status != "ok" and reason:
+                self.last_degraded = reason
 
     def add(self, counter: str, n: int = 1) -> None:
         with self._lock:

@@ -296,6 +296,9 @@ class Dispatcher:
         if status == "ok" and key and self.store is not None and "verdict" in result:
             try:
                 verdict = Verdict.model_validate(result["verdict"])
+                if verdict.candidate is not None:
+                    t = verdict.candidate
+                    self.stats.timing(t.status.value, t.status_reason)
                 self.store.put_verdicts([(key, verdict)], run=f"service:{item.job_id}")
             except Exception as exc:  # the answer stands even if it cannot be archived
                 print(f"perfgym serve: store write failed: {exc}", file=sys.stderr, flush=True)

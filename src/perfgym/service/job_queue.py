@@ -145,6 +145,10 @@ class JobQueue:
         return result
 
     # -- submission -----------------------------------------------------------------------------
+    def queued(self) -> int:
+        """Items waiting for a worker."""
+        return int(self._read("SELECT COUNT(*) FROM items WHERE state = 'queued'")[0][0])
+
     def active(self) -> int:
         """Items not yet answered (queued or running)."""
         rows = self._read("SELECT COUNT(*) FROM items WHERE state IN ('queued', 'running')")

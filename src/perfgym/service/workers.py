@@ -209,11 +209,16 @@ class Dispatcher:
             w.next_start = now + min(0.2 * 2 ** min(w.failures, 6), 10.0)
 
     def _hand_out(self) -> None:
-        for w in self.workers:
-            if not (w.alive and w.ready and w.lease is None):
-                continue
+        idle = [w for w in self.workers if w.alive and w.ready and w.lease is None]
+        if not idle:
+            return
+        # Share the backlog among the idle workers: one big batch must not land on one
+        # worker's cores while the others wait.
+        waiting = self.queue.queued()
+        size = max(1, min(self.config.lease_size, -(-waiting // len(idle))))
+        for w in idle:
             lease = next(self._leases)
-            items = self.queue.lease(self.config.lease_size, lease)
+            items = self.queue.lease(size, lease)
             if not items:
                 return
             w.lease = lease

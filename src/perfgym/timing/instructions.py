@@ -8,8 +8,10 @@ layouts otherwise move the count by ~1-3 %.
 
 Cost (measured by bench/timing_stability.py, figure (e)): ~5-10x for native programs and
 ~20-60x for Python, Node and the JVM, plus a fixed start-up of 0.3-2 s per interpreter process.
-A program can write into the files Valgrind writes (same user, same /tmp), so a count far
-below what the run's CPU time allows is refused (`min_rate`).
+A program can write into the files Valgrind writes (same user, same /tmp). Counts are refused
+when fewer count files exist than traced processes the supervisor saw, or when the total is far
+below what the run's CPU time allows (MIN_RATE); a program rewriting its children's files with
+plausible numbers is not caught: hardware counters are the tamper-proof path.
 """
 
 from __future__ import annotations
@@ -45,15 +47,13 @@ mkdir -p {out} {bin} || exit 125
 {links}export PATH={bin}:"$PATH" PYTHONHASHSEED=0
 {valgrind} -q --trace-children=yes {tool_args} "$@"
 s=$?
+sed -n 's/^summary: *\\([0-9][0-9]*\\).*/\\1/p' {out}/out.* > {out}.sums 2> /dev/null
 t=0
 n=0
-for f in {out}/out.*; do
-  [ -f "$f" ] || continue
-  v=$(sed -n 's/^summary: *\\([0-9]*\\).*/\\1/p' "$f" | head -n 1)
-  [ -n "$v" ] || {{ echo "unreadable $f" > /tmp/{total}; exit 125; }}
+while read -r v; do
   t=$((t + v))
   n=$((n + 1))
-done
+done < {out}.sums
 echo "$t $n" > /tmp/{total}
 exit $s
 """
@@ -148,7 +148,8 @@ def function_files(
         "solution.py": source,
         "call.json": json.dumps(call),
     }
-    return [real_python(), "-I", "-S", "/tmp/driver.py"], files
+    # Not -I/-E: they would ignore the PYTHONHASHSEED the wrapper pins.
+    return [real_python(), "-s", "-S", "/tmp/driver.py"], files
 
 
 @dataclass
@@ -182,8 +183,12 @@ def count(
     if len(raw) != 2 or not all(p.isdigit() for p in raw):
         return Counted(ex, None, error=f"no instruction total from Valgrind: {' '.join(raw)!r}")
     total, procs = int(raw[0]), int(raw[1])
-    cpu_s = ex.measurement.cpu_s if ex.measurement else 0.0
-    if procs == 0 or total <= 0 or (cpu_s > 0.5 and total / cpu_s < MIN_RATE):
-        return Counted(ex, None, procs, f"implausible count {total} in {procs} process(es) for "
-                       f"{cpu_s:.2f} s of CPU: Valgrind's output was tampered with")  # fmt: skip
+    m = ex.measurement
+    cpu_s = m.cpu_s if m else 0.0
+    # The wrapper shell is one process the supervisor sees that Valgrind does not count.
+    seen = (m.max_processes_seen - 1) if m else 0
+    if procs == 0 or total <= 0 or (cpu_s > 0.5 and total / cpu_s < MIN_RATE) or procs < seen:
+        return Counted(ex, None, procs, f"implausible count: {total} instructions from {procs} "
+                       f"count file(s) for {seen} traced process(es) and {cpu_s:.2f} s of CPU; "
+                       "Valgrind's output was tampered with")  # fmt: skip
     return Counted(ex, total, procs)

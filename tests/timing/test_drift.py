@@ -1,0 +1,48 @@
+"""Drift probes: bands from the start runs, a slowed machine is caught, and the fallback
+policy (correctness kept, duration withheld) applies to every timing taken meanwhile."""
+
+import pytest
+from helpers import busy, graded_task, loop_program
+
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
+from perfgym.metrics._inputs import duration
+from perfgym.rewards._durations import duration as reward_duration
+from perfgym.sandbox.pool import usable_cores
+from perfgym.sandbox.warm import WarmSandbox
+from perfgym.timing.drift import DriftConfig, DriftMonitor
+
+CORE = usable_cores()[0]
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with WarmSandbox() as sb:
+        yield sb
+
+
+def test_a_competing_load_on_the_probe_core_moves_the_wall_clock_probes(sandbox):
+    mon = DriftMonitor(sandbox, DriftConfig(start_runs=5, check_runs=3), clock="wall", core=CORE)
+    mon.start()
+    for band in mon.bands.values():
+        assert band.centre_s > 0 and band.half_width >= 0.2
+    with busy(CORE, processes=4):  # the probe now gets at most a fifth of its core
+        mon.used()
+        check = mon.check()
+    assert check.drifted and "moved" in check.reason
+    report = mon.report()
+    assert report.fingerprint and report.checks[-1] == check
+
+
+def test_timings_taken_during_drift_keep_correctness_and_lose_their_duration():
+    task = graded_task("drifting", passes=[1, 2], sizes=[30_000])
+    config = JudgeConfig(repeats=3, clock="wall", cores=[CORE],
+                         drift=DriftConfig(start_runs=5, check_runs=3))  # fmt: skip
+    with Judge(config) as judge:
+        judge.monitor.start()  # bands measured on the quiet core
+        with busy(CORE, processes=4):
+            (v,) = judge.judge_many([Candidate(task, source=loop_program(1), model="m")])
+    assert v.stage is Stage.OK  # correctness stands
+    assert v.candidate.status is TimingStatus.DEGRADED and "drift" in v.candidate.status_reason
+    assert "timing_drift" in v.flags
+    assert duration(v.candidate, "candidate") is None  # metrics get no duration
+    assert reward_duration(v.candidate, "candidate")[0] is None  # nor do rewards

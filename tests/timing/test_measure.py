@@ -1,0 +1,68 @@
+"""The measurement schedule on real runs: interleaving, early stopping, lanes, A/A."""
+
+import itertools
+
+import pytest
+from helpers import graded_task, loop_program
+
+from perfgym.judge import Candidate, Judge, JudgeConfig
+from perfgym.judge.measure import lanes_of, schedule
+from perfgym.judge.variant import Variant
+from perfgym.sandbox.pool import usable_cores
+from perfgym.tasks.task import TestCase
+from perfgym.timing.compare import compare
+
+
+def test_schedule_rotates_the_order_every_round_and_can_run_back_to_back():
+    vs = [Variant(label=x, source="") for x in "ABC"]
+    ws = [TestCase(id="w1"), TestCase(id="w2")]
+    inter = schedule(vs, ws, range(3), interleave=True)
+    firsts = [it[2].label for it in inter if it[1] == 0]
+    assert firsts == ["A", "B", "C", "A", "B", "C"]  # each variant leads a round, per workload
+    assert [it[2].label for it in inter[:6]] == ["A", "B", "C", "B", "C", "A"]
+    block = schedule(vs, ws, range(3), interleave=False)
+    assert [it[2].label for it in block[:6]] == ["A", "A", "A", "B", "B", "B"]
+
+
+def test_lanes_follow_the_configured_cores():
+    cores = usable_cores()
+    assert lanes_of(JudgeConfig()) == cores
+    assert lanes_of(JudgeConfig(cores=[cores[-1]])) == [cores[-1]]
+    assert lanes_of(JudgeConfig(timing_mode=False, concurrency=3)) == [None] * 3
+
+
+def test_max_repeats_must_not_undercut_repeats():
+    with pytest.raises(ValueError):
+        JudgeConfig(repeats=5, max_repeats=3)
+
+
+@pytest.fixture(scope="module")
+def task():
+    return graded_task("graded-small", passes=[1, 3], sizes=[150_000])
+
+
+def test_early_stopping_adds_rounds_until_the_ci_is_tight_and_stops_at_the_cap(task):
+    loose = JudgeConfig(repeats=3, max_repeats=6, target_rel_ci=0.9, drift=None)
+    tight = loose.model_copy(update={"target_rel_ci": 1e-9})
+    with Judge(loose) as judge:
+        (v,) = judge.judge_many([Candidate(task, source=loop_program(2), model="m")])
+        assert len(v.candidate.samples_s) == 3  # already within 90 %: no extra round
+        judge.config = tight
+        (v,) = judge.judge_many([Candidate(task, source=loop_program(2), model="m")])
+    assert len(v.candidate.samples_s) == 6  # never that tight: stopped at the cap
+    assert len(v.baseline.samples_s) == 6  # every variant gets the same interleaved rounds
+    assert v.candidate.clock == "cpu" and v.candidate.ci_s is not None
+
+
+def test_aa_check_identical_programs_are_not_different_a_2x_slower_one_is(task):
+    """Four copies of one program measured as four candidates, with a 2x slower one."""
+    same = loop_program(2)
+    cands = [Candidate(task, source=same, model=f"copy{i}") for i in range(4)]
+    cands.append(Candidate(task, source=loop_program(4), model="slow"))
+    with Judge(JudgeConfig(repeats=7, measure_baseline=False, measure_reference=False)) as judge:
+        vs = {v.model: v.candidate for v in judge.judge_many(cands)}
+    copies = [vs[f"copy{i}"] for i in range(4)]
+    false_diffs = [compare(a.samples_s, b.samples_s) for a, b in itertools.combinations(copies, 2)]
+    assert sum(c.significant for c in false_diffs) <= 1, [c.ratio for c in false_diffs]
+    for c in copies:
+        assert compare(vs["slow"].samples_s, c.samples_s).faster == "b"

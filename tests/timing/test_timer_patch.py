@@ -1,0 +1,44 @@
+"""Candidates that monkeypatch the timer their harness or caller reads: perfgym times from
+outside the process, so the lie is exposed (harness tasks) or simply never read (function)."""
+
+from pathlib import Path
+
+import pytest
+
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.tasks import load_suite
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
+
+
+def test_a_harness_timer_running_at_half_speed_is_flagged():
+    """Subtler than a frozen clock: every interval the harness measures reads half as long."""
+    task = load_suite(str(FIXTURES)).get("py_range_sums")
+    cheat = (
+        "import time\n"
+        "_real = time.perf_counter_ns\n_t0 = _real()\n"
+        "time.perf_counter_ns = lambda: _t0 + (_real() - _t0) // 2\n" + task.baseline.source
+    )
+    with Judge(JudgeConfig(repeats=5, measure_reference=False)) as judge:
+        (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
+    assert v.stage is Stage.OK
+    c, b = v.candidate, v.baseline
+    assert c.estimate_s < 0.7 * b.estimate_s  # the harness believes a ~2x speed-up
+    assert "harness_timer_mismatch" in v.flags and c.status is TimingStatus.DEGRADED
+
+
+def test_a_function_patching_perf_counter_only_fools_its_own_report():
+    honest = (
+        "def solve(n):\n    s = 0\n    for i in range(n):\n        s += i * i % 7\n    return s\n"
+    )
+    cheat = "import time\ntime.perf_counter_ns = lambda: 0\n" + honest
+    lim = Limits(wall_s=20, memory_mb=256)
+    with PythonWorkerPool(size=1) as pool:
+        runs = {name: [pool.call(src, "solve", [300_000], lim) for _ in range(5)]
+                for name, src in (("honest", honest), ("cheat", cheat))}  # fmt: skip
+    assert all(r.reported_call_s == 0 for r in runs["cheat"])  # the in-process clock lies
+    assert all(r.reported_call_s > 0.005 for r in runs["honest"])
+    med = {k: sorted(r.cpu_s for r in rs)[2] for k, rs in runs.items()}
+    assert med["cheat"] == pytest.approx(med["honest"], rel=0.3)  # the outside clock does not

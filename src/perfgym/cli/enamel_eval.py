@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.progress import Progress, TaskID
 from rich.table import Table
 
@@ -43,9 +44,12 @@ def run_enamel(
                 problems, traces = evaluate(tasks, label, workers, repeats, progress=tick)
             for tr in traces:
                 f.write(tr.model_dump_json() + "\n")
+            excluded = [tr.stopped for tr in traces if tr.stopped.startswith("excluded")]
+            for why in excluded:
+                err_console.print(f"[yellow]{escape(why)}[/]")
             eff = enamel_eff_at_k(problems, EnamelConfig(k=1))
             pas = enamel_pass_at_k(problems, EnamelConfig(k=1))
-            rows.append({"solutions": label, "problems": len(problems),
+            rows.append({"solutions": label, "problems": len(problems), "excluded": excluded,
                          "eff@1": [eff.value, eff.ci_low, eff.ci_high],
                          "pass@1": [pas.value, pas.ci_low, pas.ci_high]})  # fmt: skip
     elapsed = time.monotonic() - t0

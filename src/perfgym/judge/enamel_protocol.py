@@ -43,6 +43,10 @@ ENAMEL_KILL_SLACK_S = 0.01
 KILL_SLACK_S = 0.5
 
 
+class ReferenceFailed(RuntimeError):
+    """The expert reference itself failed on a generated input: the problem cannot be scored."""
+
+
 class EnamelTrace(BaseModel):
     """What happened to one sample on one problem (for logs and results files)."""
 
@@ -100,7 +104,7 @@ def evaluate_problem(
         for case in cases:
             first = _timed(workers, task, ref.source, case, roomy)
             if first.status is not Status.OK:
-                raise RuntimeError(f"{task.id}: the reference fails on {case.id}: {first.error}")
+                raise ReferenceFailed(f"{task.id}: the reference fails on {case.id}: {first.error}")
             expected[case.id] = first.value
             reps = [_call_time(first, flags)]
             reps += [_call_time(_timed(workers, task, ref.source, case, roomy), flags)
@@ -158,7 +162,14 @@ def evaluate(
     scored = [t for t in tasks if t.metadata[ENAMEL_KEY].get("scored", True)]
     problems, traces = [], []
     for i, task in enumerate(scored):
-        p, tr = evaluate_problem(task, label, workers, repeats)
+        try:
+            p, tr = evaluate_problem(task, label, workers, repeats)
+        except ReferenceFailed as exc:
+            # Not the sample's fault: the problem cannot be scored here. Say so, keep going.
+            traces.append(EnamelTrace(task_id=task.id, solution=label, correct=False,
+                                      level_times_s=[], reference_times_s=[], limit_s=0.0,
+                                      stopped=f"excluded: {exc}"))  # fmt: skip
+            continue
         problems.append(p)
         traces.append(tr)
         if progress is not None:

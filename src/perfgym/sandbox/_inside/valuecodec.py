@@ -25,7 +25,8 @@ def encode(value: Any, depth: int = 0) -> Any:
     if value is None or t is bool or t is str:
         return value
     if t is int:
-        return value if -(2**53) < value < 2**53 else {"int": str(value)}
+        # Hex, not decimal: CPython limits int<->decimal-string conversion to 4300 digits.
+        return value if -(2**53) < value < 2**53 else {"int": format(value, "x")}
     if t is float:
         if math.isfinite(value):
             return {"float": value.hex()}
@@ -51,7 +52,7 @@ def decode(data: Any) -> Any:
     if isinstance(data, dict) and len(data) == 1:
         ((tag, v),) = data.items()
         if tag == "int":
-            return int(v)
+            return int(v, 16)
         if tag == "float":
             return float(v) if v in ("nan", "inf", "-inf") else float.fromhex(v)
         if tag == "bytes":

@@ -24,8 +24,10 @@ def workers():
 def test_reference_scores_close_to_one(problems, workers):
     ps, traces = evaluate(problems, "enamel-reference", workers, repeats=6)
     eff = enamel_eff_at_k(ps, EnamelConfig(k=1))
-    assert all(t.correct and t.stopped == "" for t in traces)
-    assert 0.7 <= eff.value <= 1.3  # the reference against its own re-measurement
+    assert all(t.correct and t.stopped == "" for t in traces), traces
+    # The reference against its own re-measurement: ~1 (sub-millisecond calls on a loaded
+    # 2-core machine swing by tens of percent; a broken protocol gives ~0 or >> 1).
+    assert 0.5 <= eff.value <= 1.5, traces
 
 
 def test_exponential_canonical_times_out_and_scores_low(problems, workers):

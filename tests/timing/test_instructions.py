@@ -40,19 +40,20 @@ def test_function_tasks_are_counted_in_a_fresh_interpreter():
     assert v.candidate.estimate_s == v.reference.estimate_s  # the same program, the same count
 
 
-def test_deleting_a_childs_count_file_is_caught():
-    honest = ("import subprocess, sys\n"
-              "subprocess.run([sys.executable, '-S', '-c', 's = 0\\nfor i in range(200000): s += i'])\n")  # fmt: skip
-    cheat = honest + (
-        "import glob, os\n"
-        "for f in glob.glob('/tmp/.perfgym-vg/out.*'):\n"
-        "    if not f.endswith('.%d' % os.getpid()):\n        os.unlink(f)\n"
-    )
-    lim = Limits(wall_s=20, memory_mb=256)
+def test_a_forged_total_is_overwritten_and_hiding_everything_is_refused():
+    work = "s = 0\nfor i in range(300000):\n    s += i\n"
+    forge = work + "open('/tmp/.perfgym-instructions', 'w').write('1 1')\n"
+    lim = Limits(wall_s=30, memory_mb=256)
     with WarmSandbox() as sb:
-        ok = instructions.count(sb, ["python3", "-S", "main.py"], files={"main.py": honest},
-                                limits=lim)  # fmt: skip
-        bad = instructions.count(sb, ["python3", "-S", "main.py"], files={"main.py": cheat},
-                                 limits=lim)  # fmt: skip
-    assert ok.instructions is not None and ok.processes == 2, ok.error
-    assert bad.instructions is None and "tampered" in bad.error
+        honest = instructions.count(sb, ["python3", "-S", "main.py"], files={"main.py": work},
+                                    limits=lim)  # fmt: skip
+        forged = instructions.count(sb, ["python3", "-S", "main.py"], files={"main.py": forge},
+                                    limits=lim)  # fmt: skip
+        # A wrapped program that leaves no count at all (it deletes the directory Valgrind
+        # writes to) is refused, never reported as a number.
+        gone = instructions.count(sb, ["sh", "-c", "rm -rf /tmp/.perfgym-vg; exec sleep 0"],
+                                  limits=lim)  # fmt: skip
+    assert honest.instructions is not None and honest.processes == 1, honest.error
+    assert forged.instructions is not None  # the forged total was overwritten by the wrapper
+    assert abs(forged.instructions - honest.instructions) < 0.01 * honest.instructions
+    assert gone.instructions is None and gone.error

@@ -139,8 +139,8 @@ class JudgeConfig(BaseModel):
 PROTOCOLS: dict[str, dict[str, Any]] = {
     "evaluation": {
         "repeats": 5,
-        "max_repeats": 9,
-        "target_rel_ci": 0.03,
+        "max_repeats": 7,
+        "target_rel_ci": 0.05,
         "clock": "cpu",
         "drift": {},
     },

@@ -1,4 +1,4 @@
-"""Service fixtures: a real `perfgym serve` on loopback per module; helpers importable."""
+"""Service fixtures: one real `perfgym serve` on loopback for the session; helpers importable."""
 
 import os
 import sys
@@ -13,7 +13,7 @@ from perfgym.service.server import ServiceProcess  # noqa: E402
 FAST_JUDGE = {"repeats": 1}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def service(tmp_path_factory):
     state = tmp_path_factory.mktemp("service")
     cfg = ServiceConfig(port=0, state_dir=str(state), judge=FAST_JUDGE, max_body_bytes=1 << 20)

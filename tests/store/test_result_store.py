@@ -33,7 +33,7 @@ def test_keys_follow_content_not_location_or_speed_settings(tmp_path):
     assert task_digest(task) == task_digest(moved)
     assert task_digest(task) != task_digest(task.model_copy(update={"goal": "other"}))
     assert config_digest(JudgeConfig()) == config_digest(JudgeConfig(concurrency=7))
-    assert config_digest(JudgeConfig()) != config_digest(JudgeConfig(repeats=5))
+    assert config_digest(JudgeConfig(repeats=2)) != config_digest(JudgeConfig(repeats=7))
     cfg = JudgeConfig()
     as_source = verdict_key(task, cfg, completion=None, source="print(1)")
     as_text = verdict_key(task, cfg, completion="print(1)", source=None)

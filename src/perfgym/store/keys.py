@@ -13,7 +13,7 @@ from perfgym.tasks.task import Task
 KEY_VERSION = 1
 
 #: Judge settings that change how fast a batch runs but not what any verdict says.
-_NOT_IN_KEY = frozenset({"concurrency", "build_cache"})
+_NOT_IN_KEY = frozenset({"concurrency", "cores", "build_cache"})
 
 
 def _digest(obj: Any) -> str:

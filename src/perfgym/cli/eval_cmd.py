@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
@@ -74,6 +75,7 @@ def eval_(
         None, "--token", envvar="PERFGYM_TOKEN", help="Service token."
     ),
     address: str | None = typer.Option(None, "--address", help="Ray address (--backend ray)."),
+    report: bool = typer.Option(True, "--report/--no-report", help="Write the HTML report."),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     s, tasks = load_or_fail(suite, task)
@@ -112,12 +114,29 @@ def eval_(
     write_results(out, verdicts, suite=s.name, judge=config.model_dump(mode="json"),
                   skipped_lines=problems)  # fmt: skip
     rows = summarise_models(verdicts)
+    report_path = _write_report(out) if report else None
     if as_json:
         reused = {"judged": judge.judged, "replayed": judge.replayed} if isinstance(
             judge, RecordingJudge) else {}  # fmt: skip
         print_json({"suite": s.name, "results": str(out), "skipped_lines": problems,
+                    "report": str(report_path) if report_path else None,
                     "elapsed_s": time.monotonic() - t0, **reused,
                     "models": [r.model_dump(mode="json") for r in rows]})  # fmt: skip
         return
     console.print(summary_table(rows, f"perfgym eval {s.name}"))
     console.print(f"results: {out} ({len(verdicts)} verdicts, {time.monotonic() - t0:.0f} s)")
+    if report_path is not None:
+        console.print(f"report: {report_path}")
+
+
+def _write_report(results: Path) -> Path | None:
+    """The HTML report beside the results; a problem with it is a warning, not a failed eval."""
+    target = results.with_suffix(".html")
+    try:
+        from perfgym.report import write_report
+
+        write_report([results], target)
+    except (ImportError, PerfgymError) as exc:
+        err_console.print(f"[yellow]no report:[/] {escape(str(exc))}")
+        return None
+    return target

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.sandbox import spawner
 from perfgym.sandbox._inside import valuecodec
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
 from perfgym.sandbox.bwrap import INSIDE, find_bwrap
@@ -85,7 +86,7 @@ class PythonWorker:
         for cap in _WORKER_CAPS:
             argv += ["--cap-add", cap]
         argv += ["--", python, "-I", "-S", str(SERVER), str(fd), str(self.uid)]
-        self._proc = subprocess.Popen(argv, pass_fds=(fd,), stdin=subprocess.DEVNULL)
+        self._proc = spawner.popen(argv, pass_fds=(fd,), stdin=subprocess.DEVNULL)
         child_end.close()
         self._sock = host_end
         hello = _recv(host_end)

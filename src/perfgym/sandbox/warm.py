@@ -13,7 +13,7 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from perfgym.sandbox import cgroups
+from perfgym.sandbox import cgroups, spawner
 from perfgym.sandbox.base import Bind, SandboxConfig
 from perfgym.sandbox.bwrap import INSIDE, BwrapSandbox
 from perfgym.sandbox.execution import Execution
@@ -71,7 +71,7 @@ class WarmSandbox(LocalSandbox):
         self._stop()
         host_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         fd = child_end.fileno()
-        self._proc = subprocess.Popen(
+        self._proc = spawner.popen(
             self._launcher_argv(fd),
             pass_fds=(fd,),
             stdin=subprocess.DEVNULL,

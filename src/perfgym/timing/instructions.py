@@ -42,10 +42,11 @@ _STARTUP_S = 0.5
 #: Interpreter names resolved past version-manager shims (a pyenv shim is a bash script that
 #: would otherwise run ~40 traced processes before the interpreter).
 _SHIMMED = ("python3", "python")
+_NODE_FLAGS = ("--hash-seed=1", "--random-seed=1", "--single-threaded")
 
 _SCRIPT = """\
 mkdir -p {out} {bin} || exit 125
-{links}export PATH={bin}:"$PATH" PYTHONHASHSEED=0
+{links}export PATH={bin}:"$PATH" PYTHONHASHSEED=0 JAVA_TOOL_OPTIONS=-Xbatch
 {valgrind} -q --trace-children=yes {tool_args} "$@"
 s=$?
 sed -n 's/^summary: *\\([0-9][0-9]*\\).*/\\1/p' {out}/out.* > {out}.sums 2> /dev/null
@@ -119,6 +120,11 @@ def wrap(argv: Sequence[str], tool: str = "cachegrind") -> list[str]:
         f"ln -sf {shlex.quote(real)} {_BIN_DIR}/{shlex.quote(name)}\n"
         for name, real in shim_targets().items()
     )
+    node = shutil.which("node")
+    if node is not None:  # V8's hash and random seeds and its background compiler vary counts
+        line = f'exec {shlex.quote(os.path.realpath(node))} {" ".join(_NODE_FLAGS)} "$@"'
+        links += (f"printf '#!/bin/sh\\n%s\\n' {shlex.quote(line)} > {_BIN_DIR}/node && "
+                  f"chmod +x {_BIN_DIR}/node\n")  # fmt: skip
     script = _SCRIPT.format(out=_OUT_DIR, bin=_BIN_DIR, links=links, total=TOTAL_FILE,
                             valgrind=shlex.quote(valgrind), tool_args=tool_args)  # fmt: skip
     return ["sh", "-c", script, "sh", *argv]

@@ -1,9 +1,10 @@
-"""Interleaved measurement: A B C, B C A, … per workload, one pinned run per core at a time,
+"""Interleaved measurement: A B C, C A B, … per workload, one pinned run per core at a time,
 with early stopping, drift probes around it, instruction counting and the first-call check."""
 
 from __future__ import annotations
 
 import queue
+import random
 import statistics
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -50,16 +51,17 @@ def lanes_of(config: JudgeConfig) -> list[int | None]:
 def schedule(
     variants: Sequence[Variant], workloads: Sequence[TestCase], rounds: range, interleave: bool
 ) -> list[Item]:
-    """Per workload: interleaved rounds, each variant once, the order rotated each round so no
-    variant always runs first; or (interleave=False) each variant's rounds back to back."""
+    """Per workload: interleaved rounds, each variant once per round in a fresh (seeded) random
+    order, so drift hits every variant alike and no variant keeps the same position or the
+    same neighbour on the other core; or (interleave=False) each variant's rounds back to back."""
     items: list[Item] = []
-    for w in workloads:
+    for k, w in enumerate(workloads):
         if not interleave:
             items += [(r, i, v, w) for i, v in enumerate(variants) for r in rounds]
             continue
         for r in rounds:
-            shift = r % len(variants) if variants else 0
-            order = list(variants[shift:]) + list(variants[:shift])
+            order = list(variants)
+            random.Random(f"{k}/{r}").shuffle(order)  # reproducible, different every round
             items += [(r, i, v, w) for i, v in enumerate(order)]
     return items
 

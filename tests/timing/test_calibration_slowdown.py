@@ -8,7 +8,7 @@ the judge in the same cgroup, and its period makes short runs burst, so the slow
 is not the machine change an affine map models (measured here: R² 0.85-0.93)."""
 
 import pytest
-from helpers import busy, ladder_task
+from helpers import busy, ladder_task, require_quiet_machine
 from scipy.stats import spearmanr
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, TimingStatus
@@ -55,6 +55,7 @@ def measure_all() -> dict[str, dict[str, float]]:
 
 
 def test_affine_map_restores_the_ranking_after_a_slowdown():
+    require_quiet_machine()  # the deliberate slowdown must be the only one
     stored = measure_all()
     with busy(CORE, processes=1):
         fresh = measure_all()

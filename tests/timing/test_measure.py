@@ -3,7 +3,7 @@
 import itertools
 
 import pytest
-from helpers import graded_task, loop_program
+from helpers import graded_task, loop_program, require_quiet_machine
 
 from perfgym.judge import Candidate, Judge, JudgeConfig
 from perfgym.judge.measure import lanes_of, schedule
@@ -58,6 +58,7 @@ def test_early_stopping_adds_rounds_until_the_ci_is_tight_and_stops_at_the_cap(t
 
 def test_aa_check_identical_programs_are_not_different_a_2x_slower_one_is(task):
     """Four copies of one program measured as four candidates, with a 2x slower one."""
+    require_quiet_machine()
     same = loop_program(2)
     cands = [Candidate(task, source=same, model=f"copy{i}") for i in range(4)]
     cands.append(Candidate(task, source=loop_program(4), model="slow"))

@@ -151,9 +151,18 @@ class Judge:
         timed += [v for k, v in refs.items() if wanted[k] and v is not None and v.ready]
         clock = self._clock(task)
         timings = (
-            measure(timed, workloads or tests, self.config, self._runner(task, limits), clock,
-                    task=task, sandbox=self.sandbox, limits=limits, monitor=self.monitor,
-                    workers=self.workers if task.kind is TaskKind.FUNCTION else None)  # fmt: skip
+            measure(
+                timed,
+                workloads or tests,
+                self.config,
+                self._runner(task, limits),
+                clock,
+                task=task,
+                sandbox=self.sandbox,
+                limits=limits,
+                monitor=self.monitor,
+                workers=self.workers if task.kind is TaskKind.FUNCTION else None,
+            )  # fmt: skip
             if timed
             else {}
         )

@@ -248,7 +248,7 @@ def main() -> None:
     res = protocols(tasks, chosen, args.reruns)
     ours, naive = figures(measured(res["runs"]["ours"]), True), figures(res["runs"]["naive"], False)
     released = figures(res["runs"]["ours"], True)
-    aa = aa_rate(res["runs"]["ours"])
+    aa = aa_rate(measured(res["runs"]["ours"]))
     instr = instruction_mode(tasks, args.instr_repeats, args.instr_scale)
     record = {"machine": describe(), "args": {k: str(v) for k, v in vars(args).items()},
               "skipped_tasks": skipped, "measured": chosen, "loaded_blocks": res["loaded"],

@@ -1,5 +1,6 @@
-"""Drift probes: bands from the start runs, a slowed machine is caught, and the fallback
-policy (correctness kept, duration withheld) applies to every timing taken meanwhile."""
+"""Drift probes: bands from the start runs, a machine slowing down during a measurement is
+caught (a steadily slow one is not drift), and the fallback policy (correctness kept, duration
+withheld) applies to every timing taken meanwhile."""
 
 import pytest
 from helpers import busy, graded_task, loop_program
@@ -25,21 +26,26 @@ def test_a_competing_load_on_the_probe_core_moves_the_wall_clock_probes(sandbox)
     mon.start()
     for band in mon.bands.values():
         assert band.centre_s > 0 and band.half_width >= 0.2
+    quiet = mon.check()
     with busy(CORE, processes=4):  # the probe now gets at most a fifth of its core
         mon.used()
-        check = mon.check()
-    assert check.drifted and "moved" in check.reason
+        loaded = mon.check()
+        mon.used()
+        still = mon.check()
+    assert loaded.drifted and "moved" in loaded.reason  # the level left the start band
+    assert "moved" in mon.between(quiet, loaded)  # drift while going from quiet to loaded
+    assert mon.between(loaded, still) == ""  # steadily loaded: not drifting
     report = mon.report()
-    assert report.fingerprint and report.checks[-1] == check
+    assert report.fingerprint and report.checks[-1] == still
 
 
 def test_timings_taken_during_drift_keep_correctness_and_lose_their_duration():
     task = graded_task("drifting", passes=[1, 2], sizes=[30_000])
     config = JudgeConfig(repeats=3, clock="wall", cores=[CORE],
-                         drift=DriftConfig(start_runs=5, check_runs=3))  # fmt: skip
+                         drift=DriftConfig(start_runs=5, check_runs=3, reuse_s=600))  # fmt: skip
     with Judge(config) as judge:
-        judge.monitor.start()  # bands measured on the quiet core
-        with busy(CORE, processes=4):
+        judge.monitor.check()  # bands and a first check on the quiet core: the one before
+        with busy(CORE, processes=4):  # the measurement, which the load then overlaps
             (v,) = judge.judge_many([Candidate(task, source=loop_program(1), model="m")])
     assert v.stage is Stage.OK  # correctness stands
     assert v.candidate.status is TimingStatus.DEGRADED and "drift" in v.candidate.status_reason

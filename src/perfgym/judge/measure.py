@@ -125,10 +125,9 @@ def measure(
     if drifting and monitor is not None:
         monitor.used()
         post = monitor.check()
-        moved = [c for c in (pre, post) if c is not None and c.drifted]
-        if moved:
-            _degrade_all(timings, "timing_drift", "machine drift during the measurement: "
-                         + moved[0].reason)  # fmt: skip
+        why = monitor.between(pre, post) if pre is not None else ""
+        if why:
+            _degrade_all(timings, "timing_drift", f"machine drift during the measurement: {why}")
     if config.first_call is not None and workers is not None and task is not None:
         _first_calls(timings, variants, workloads, config, task, workers, limits, clock)
     return timings

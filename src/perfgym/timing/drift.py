@@ -1,5 +1,6 @@
-"""Drift detection: a fixed probe set measured at the start and around every measurement; a
-probe outside its noise band flags the timings taken meanwhile (they keep correctness only)."""
+"""Drift detection: a fixed probe set measured at the start (which sets each probe's noise band)
+and before and after every measurement; when the probes moved beyond the band between the two
+checks, the timings taken meanwhile are flagged (they keep correctness only)."""
 
 from __future__ import annotations
 
@@ -81,8 +82,8 @@ class DriftCheck(BaseModel):
 
     at: float = Field(description="time.time() of the check.")
     medians_s: dict[str, float]
-    moves: dict[str, float] = Field(description="Probe -> check median / centre - 1.")
-    drifted: bool
+    moves: dict[str, float] = Field(description="Probe -> check median / start centre - 1.")
+    drifted: bool = Field(description="The level moved beyond the band since the start.")
     reason: str = ""
 
 
@@ -168,23 +169,33 @@ class DriftMonitor:
                 for n, xs in self._run(self.config.probes, self.config.check_runs).items()
             }
             moves = {n: meds[n] / self.bands[n].centre_s - 1 for n in meds}
-            result = DriftCheck(at=time.time(), medians_s=meds, moves=moves, drifted=False)
-            # A machine-wide shift moves the probes together: judge their median move against
-            # the widest band. One probe alone (a burst hitting its runs) must move 3x its band.
-            typical = statistics.median(moves.values())
-            band = max(b.half_width for b in self.bands.values())
-            alone = [n for n, mv in moves.items() if abs(mv) > 3 * self.bands[n].half_width]
-            if abs(typical) > band:
-                result.drifted = True
-                result.reason = f"probes moved {typical:+.0%} (median; band ±{band:.0%})"
-            elif alone:
-                result.drifted = True
-                result.reason = "; ".join(
-                    f"probe {n} moved {moves[n]:+.0%} (3x its band ±{self.bands[n].half_width:.0%})"
-                    for n in alone
-                )
+            why = self._moved(moves)
+            result = DriftCheck(at=time.time(), medians_s=meds, moves=moves, drifted=bool(why),
+                                reason=why)  # fmt: skip
             self.checks.append(result)
             return result
+
+    def _moved(self, moves: dict[str, float]) -> str:
+        """Why these relative moves are drift, or ''. A machine-wide shift moves the probes
+        together: their median move is judged against the widest band. One probe alone (a
+        burst hitting its runs) must move 3x its own band."""
+        typical = statistics.median(moves.values())
+        band = max(b.half_width for b in self.bands.values())
+        if abs(typical) > band:
+            return f"probes moved {typical:+.0%} (median; band ±{band:.0%})"
+        return "; ".join(
+            f"probe {n} moved {mv:+.0%} (3x its band ±{self.bands[n].half_width:.0%})"
+            for n, mv in moves.items()
+            if abs(mv) > 3 * self.bands[n].half_width
+        )
+
+    def between(self, before: DriftCheck, after: DriftCheck) -> str:
+        """Why the machine drifted between two checks (during the measurement they bracket),
+        or ''. A machine that moved to another steady level is not drifting: timings taken
+        there are consistent with each other (`DriftCheck.drifted` reports the level change
+        against the start, which stored durations need a new calibration for)."""
+        moves = {n: after.medians_s[n] / before.medians_s[n] - 1 for n in before.medians_s}
+        return self._moved(moves)
 
     def used(self) -> None:
         """Mark that measurements ran (the next check must measure again)."""

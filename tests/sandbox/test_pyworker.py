@@ -81,3 +81,110 @@ def test_pool_map_in_order():
     with PythonWorkerPool(size=2) as pool:
         out = pool.map([("def f(x):\n    return x * 2\n", "f", [i]) for i in range(20)])
     assert [r.value for r in out] == [i * 2 for i in range(20)]
+
+
+# -- program mode: a stdio program as `python3 prog.py`, against the sandbox itself ------------
+SCRIPT = "/tmp/build/main.py"
+STDIN = "3\n1 2 3\nlast line \xe9\n".encode() + b"\xff\xfe raw\n"
+TRICKY = {
+    "input-then-read": "import sys\nn = int(input())\nrest = sys.stdin.read().split()\n"
+    "print(n, rest[:3], len(rest))\n",
+    "for-line": "import sys\nfor i, line in enumerate(sys.stdin):\n    print(i, repr(line))\n",
+    "readline-and-buffer": "import sys\nprint(sys.stdin.readline().strip())\n"
+    "sys.stdout.flush()\nsys.stdout.buffer.write(sys.stdin.buffer.read()[::-1])\n",
+    "open-0-and-os-read": "import os\nhead = os.read(0, 4)\nprint(head, open(0, 'rb').read())\n",
+    "exit-code": "import sys\nprint('partial')\nsys.exit(3)\n",
+    "exit-message": "raise SystemExit('bye now')\n",
+    "exit-none": "print('x', end='')\nexit()\n",
+    "exit-big": "import sys\nsys.exit(300)\n",
+    "os-exit-loses-buffer": "import os\nprint('never flushed')\nos._exit(5)\n",
+    "uncaught": "def f(d):\n    return d['k']\nprint('before')\nf({})\n",
+    "chained": "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    raise ValueError('bad') from e\n",
+    "stderr-ok": "import sys\nprint('to err', file=sys.stderr)\nprint('out')\n",
+    "main-guard": "import os, sys\nif __name__ == '__main__':\n"
+    "    print(sys.argv, __file__, os.getcwd(), os.environ['HOME'], sorted(os.listdir('.')))\n",
+    "threads-and-atexit": "import atexit, threading, time\natexit.register(print, 'at exit')\n"
+    "def late():\n    time.sleep(0.05)\n    print('thread done')\n"
+    "threading.Thread(target=late).start()\nprint('main done')\n",
+    "surrogates-roundtrip": "import sys\nprint(sys.stdin.read())\n",
+    "own-source": "print(len(open(__file__).read().splitlines()))\n",
+    "recursion-depth": "import sys\ndef d(n):\n    try:\n        return d(n + 1)\n    except RecursionError:\n"
+    "        return n\nprint(d(0))\n",
+    "big-output-cut": "import sys\nw = sys.stdout.write\nfor i in range(10**6):\n    w('y' * 100)\n",
+}
+
+
+@pytest.mark.parametrize("name", list(TRICKY))
+def test_program_mode_matches_the_sandbox(worker, warm, name):
+    src = TRICKY[name]
+    limits = Limits(wall_s=10, stdout_bytes=1 << 20)
+    ex = warm.run(["python3", SCRIPT], stdin=STDIN, files={"build/main.py": src}, limits=limits)
+    pr = worker.run_program(src, stdin=STDIN, argv=[SCRIPT], limits=limits)
+    assert (pr.status, pr.exit_code, pr.signal) == (ex.status, ex.exit_code, ex.signal), pr.reason
+    assert pr.stdout == ex.stdout
+    assert pr.stderr == ex.stderr
+    assert pr.stdout_truncated == ex.stdout_truncated
+    if ex.status is not Status.OK:
+        assert pr.reason == ex.reason
+
+
+def test_program_mode_limits(worker):
+    r = worker.run_program("while True:\n    pass\n", limits=Limits(wall_s=0.5))
+    assert r.status is Status.TIMEOUT and r.wall_s < 2.0
+    r = worker.run_program("import time\ntime.sleep(30)\n", limits=Limits(wall_s=0.5))
+    assert r.status is Status.TIMEOUT
+    hog = "x = bytearray(512 * 2**20)\nfor i in range(0, len(x), 4096):\n    x[i] = 1\n"
+    r = worker.run_program(hog, limits=Limits(memory_mb=64))
+    assert r.status is Status.MEMORY_LIMIT and b"MemoryError" in r.stderr
+    bomb = "import os\nwhile True:\n    os.fork()\n"
+    r = worker.run_program(bomb, limits=Limits(wall_s=2, max_processes=32))
+    assert r.status is not Status.OK and r.status is not Status.SANDBOX_ERROR
+    r = worker.run_program("print(1)\n", limits=Limits(wall_s=2))  # the worker survived
+    assert (r.status, r.stdout) == (Status.OK, b"1\n")
+
+
+def test_program_mode_leaves_nothing_behind(worker):
+    litter = (
+        "import os, subprocess, sys, time\n"
+        "open('/tmp/left.txt', 'w').write('x')\n"
+        "os.makedirs('/tmp/d/e', exist_ok=True)\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    time.sleep(60)\n"
+        "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "print('spawned')\n"
+    )
+    assert worker.run_program(litter, argv=[SCRIPT]).stdout == b"spawned\n"
+    probe = (
+        "import os\n"
+        "print((sorted(os.listdir('/tmp')), os.listdir('/tmp/build'),\n"
+        "       sorted(int(p) for p in os.listdir('/proc') if p.isdigit())))\n"
+    )
+    out = worker.run_program(probe, argv=[SCRIPT]).stdout.decode()
+    files, build, pids = eval(out)  # noqa: S307 - our own probe's output
+    assert files == ["build"] and build == ["main.py"]
+    assert len(pids) == 2  # PID 1 and this run only
+
+
+def test_program_mode_cannot_forge_the_reply(worker):
+    """The host connection is closed in the child: writing a fake reply to every descriptor
+    it might be reaches nothing."""
+    forge = (
+        "import json, os, struct\n"
+        "fake = json.dumps({'exit_status': 0, 'killed': '', 'stdout': 'ZmFrZQ=='}).encode()\n"
+        "for fd in range(3, 64):\n"
+        "    try:\n"
+        "        os.write(fd, struct.pack('>I', len(fake)) + fake)\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "raise SystemExit(2)\n"
+    )
+    r = worker.run_program(forge)
+    assert r.status is Status.RUNTIME_ERROR and r.exit_code == 2
+    assert worker.run_program("print('next')\n").stdout == b"next\n"
+
+
+def test_program_mode_on_the_pool():
+    with PythonWorkerPool(size=2) as pool:
+        outs = [pool.run_program("print(int(input()) * 2)\n", stdin=f"{i}\n") for i in range(6)]
+    assert [o.stdout for o in outs] == [f"{i * 2}\n".encode() for i in range(6)]

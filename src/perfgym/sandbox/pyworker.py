@@ -3,12 +3,14 @@
 For function-level tasks (thousands of calls per RL step) starting an interpreter per call
 dominates the cost. A `PythonWorker` is one long-lived bubblewrap holding a pristine
 interpreter (`_inside/pyworker_server.py`); each `call` forks an unprivileged child that runs
-the program's module in a fresh namespace and calls its entry point. Nothing a call leaves
+the program's module in a fresh namespace and calls its entry point, and each `run_program`
+forks one that runs a whole stdio program as `python3 prog.py` would. Nothing a call leaves
 behind (files, module state, processes) is visible to the next call.
 """
 
 from __future__ import annotations
 
+import base64
 import itertools
 import json
 import os
@@ -19,7 +21,7 @@ import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -31,7 +33,7 @@ from perfgym.sandbox.base import WORK_DIR, SandboxConfig
 from perfgym.sandbox.bwrap import INSIDE, find_bwrap
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.view import expose_args, hidden_paths
+from perfgym.sandbox.view import expose_args, hidden_paths, program_env
 
 SERVER = INSIDE / "pyworker_server.py"
 _uids = itertools.count(0)
@@ -61,6 +63,33 @@ class CallResult(BaseModel):
     )
 
 
+class ProgramResult(BaseModel):
+    """One program-mode run: what `Sandbox.run` would report for `python3 prog.py`, measured
+    from outside the run's process (no memory sampling: peak RSS from the kernel)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Status
+    exit_code: int | None = None
+    signal: int | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    wall_s: float = Field(0.0, description="Fork of the run's child to its exit (external).")
+    cpu_s: float = Field(0.0, description="User+system CPU of every process of the run.")
+    peak_rss_mb: float = Field(0.0, description="Resident memory the run added to the worker.")
+    reason: str = ""
+
+    @property
+    def stdout_text(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    @property
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")
+
+
 class PythonWorker:
     """One isolated interpreter serving calls one at a time."""
 
@@ -71,6 +100,7 @@ class PythonWorker:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
+        self._hidden: list[str] = []
         self.calls = 0
 
     def _start(self) -> socket.socket:
@@ -81,7 +111,8 @@ class PythonWorker:
         argv += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *expose_args()]
         argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
-        for path in hidden_paths(self.config):
+        self._hidden = hidden_paths(self.config)
+        for path in self._hidden:
             argv += ["--tmpfs", path]
         for cap in _WORKER_CAPS:
             argv += ["--cap-add", cap]
@@ -115,20 +146,57 @@ class PythonWorker:
             "args": encoded_args,
             "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
         }
+        reply = self._request(req)
+        if "worker_failed" in reply:
+            return CallResult(status=Status.SANDBOX_ERROR, error=reply["worker_failed"])
+        return _to_result(reply, limits)
+
+    def run_program(
+        self,
+        source: str,
+        *,
+        stdin: bytes | str = b"",
+        argv: Sequence[str] = ("/tmp/main.py",),
+        limits: Limits | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ProgramResult:
+        """Run `source` as `python3 argv[0] argv[1:]` would, stdin fed from `stdin`, stdout and
+        stderr captured under the limits' caps, in an isolated child (program mode)."""
+        limits = limits or Limits()
+        data = stdin.encode() if isinstance(stdin, str) else bytes(stdin)
+        req = {
+            "mode": "program",
+            "source": source,
+            "argv": list(argv),
+            "stdin": base64.b64encode(data).decode(),
+            "env": program_env(env),
+            "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
+        }
+        reply = self._request(req)
+        if "worker_failed" in reply:
+            return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply["worker_failed"])
+        return _to_program_result(reply, limits)
+
+    def _request(self, req: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
             try:
-                sock = self._sock if self._alive() else self._restart()
+                sock = self._sock if self._alive() and self._current() else self._restart()
                 assert sock is not None
                 _send(sock, req)
                 reply = _recv(sock)
             except (OSError, EOFError, RuntimeError) as exc:
                 self._stop()
-                return CallResult(status=Status.SANDBOX_ERROR, error=f"worker failed: {exc}")
+                return {"worker_failed": f"worker failed: {exc}"}
             self.calls += 1
-        return _to_result(reply, limits)
+        return reply
 
     def _alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None and self._sock is not None
+
+    def _current(self) -> bool:
+        """The paths hidden when this worker started still cover every path to hide now (a
+        judge hides each suite's directory as it reaches the suite's tasks)."""
+        return set(hidden_paths(self.config)) <= set(self._hidden)
 
     def _restart(self) -> socket.socket:
         self._stop()
@@ -186,6 +254,54 @@ def _to_result(reply: dict[str, Any], limits: Limits) -> CallResult:
     return CallResult(status=Status.RUNTIME_ERROR, error=error or "the call failed", **common)
 
 
+def _to_program_result(reply: dict[str, Any], limits: Limits) -> ProgramResult:
+    """Classify a program-mode reply as `request.decode` classifies a sandboxed run."""
+    if reply.get("status") == "COMPILE_ERROR":  # what `python3 prog.py` does on a SyntaxError
+        err = f"{reply['error']}\n".encode()
+        return ProgramResult(status=Status.RUNTIME_ERROR, exit_code=1, stderr=err,
+                             reason="exit code 1")  # fmt: skip
+    if reply.get("status") == "SANDBOX_ERROR":
+        return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply.get("error", ""))
+    if reply.get("setup_error"):
+        return ProgramResult(status=Status.SANDBOX_ERROR,
+                             reason=f"program mode setup failed: {reply['setup_error']}")  # fmt: skip
+    word = int(reply["exit_status"])
+    code = os.WEXITSTATUS(word) if os.WIFEXITED(word) else None
+    sig = os.WTERMSIG(word) if os.WIFSIGNALED(word) else None
+    out_cut, err_cut = bool(reply["stdout_truncated"]), bool(reply["stderr_truncated"])
+    reason = reply.get("reason", "")
+    if reply.get("killed"):
+        status = Status(reply["killed"])
+    elif reply.get("memory_error"):
+        status = Status.MEMORY_LIMIT
+        reason = f"memory limit of {limits.memory_mb:g} MiB (MemoryError, address-space limit)"
+    elif sig == signal.SIGXCPU:
+        status, reason = Status.TIMEOUT, f"CPU time over {limits.effective_cpu_s:g} s (RLIMIT_CPU)"
+    elif sig == signal.SIGXFSZ:
+        status, reason = Status.RUNTIME_ERROR, f"file larger than {limits.file_size_bytes} bytes"
+    elif sig is not None:
+        status, reason = Status.RUNTIME_ERROR, f"killed by signal {signal.Signals(sig).name}"
+    elif code not in (0, None):
+        status, reason = Status.RUNTIME_ERROR, f"exit code {code}"
+    elif out_cut or err_cut:
+        status, reason = Status.OUTPUT_LIMIT, "output exceeded its cap and was cut"
+    else:
+        status = Status.OK
+    return ProgramResult(
+        status=status,
+        exit_code=code,
+        signal=sig,
+        stdout=base64.b64decode(reply["stdout"]),
+        stderr=base64.b64decode(reply["stderr"]),
+        stdout_truncated=out_cut,
+        stderr_truncated=err_cut,
+        wall_s=reply["wall_s"],
+        cpu_s=reply["cpu_user_s"] + reply["cpu_system_s"],
+        peak_rss_mb=reply["peak_rss_mb"],
+        reason=reason,
+    )
+
+
 class PythonWorkerPool:
     """`size` warm workers (default: one per core) serving calls concurrently."""
 
@@ -202,6 +318,22 @@ class PythonWorkerPool:
         worker = self._free.get()
         try:
             return worker.call(source, entry, args, limits)
+        finally:
+            self._free.put(worker)
+
+    def run_program(
+        self,
+        source: str,
+        *,
+        stdin: bytes | str = b"",
+        argv: Sequence[str] = ("/tmp/main.py",),
+        limits: Limits | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ProgramResult:
+        """`PythonWorker.run_program` on the next free worker."""
+        worker = self._free.get()
+        try:
+            return worker.run_program(source, stdin=stdin, argv=argv, limits=limits, env=env)
         finally:
             self._free.put(worker)
 

@@ -1,8 +1,10 @@
 """Warm Python worker: PID 1 of its own sandbox; forks a fresh, unprivileged child per call.
 
 The pristine parent never runs untrusted code: it only compiles sources (cached by hash) and
-pre-imports the standard-library modules they name. Each call's child executes the module in a
-fresh namespace, calls the entry point, writes the tagged-JSON result into a memfd and exits.
+pre-imports the standard-library modules they name. A function call's child executes the
+module in a fresh namespace, calls the entry point, writes the tagged-JSON result into a memfd
+and exits. A program run's child (mode "program") runs the source as `__main__` over fresh
+stdio, exactly as `python3 prog.py` would, and the parent captures its output under caps.
 Afterwards the parent SIGKILLs every other process in its PID namespace and empties /tmp and
 /dev/shm, so nothing a call leaves behind reaches the next one. Messages are 4-byte big-endian
 length + JSON over a stream socket.
@@ -10,6 +12,7 @@ length + JSON over a stream socket.
 
 from __future__ import annotations
 
+import base64
 import builtins
 import gc
 import hashlib
@@ -27,10 +30,12 @@ import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import pyworker_program  # noqa: E402
 import valuecodec  # noqa: E402
 
 _MAX_CODES = 256
 _codes: dict[str, types.CodeType] = {}
+_sock_fd = -1  # the host connection: never inherited by a call's child
 
 
 def _send(sock: socket.socket, obj: dict) -> None:
@@ -71,11 +76,12 @@ def _preimport(code: types.CodeType) -> None:
 
 
 def _compile(source: str, filename: str) -> tuple[str, types.CodeType | None, str]:
-    key = hashlib.sha256(source.encode()).hexdigest()
+    key = hashlib.sha256(f"{filename}\0{source}".encode()).hexdigest()
     if key in _codes:
         return key, _codes[key], ""
     try:
-        code = compile(source, filename, "exec")
+        # dont_inherit: this file's `from __future__ import annotations` is not the program's.
+        code = compile(source, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
         return key, None, f"{type(exc).__name__}: {exc}"
     if len(_codes) >= _MAX_CODES:
@@ -86,29 +92,44 @@ def _compile(source: str, filename: str) -> tuple[str, types.CodeType | None, st
     return key, code, ""
 
 
+def _close_inherited(keep: tuple[int, ...]) -> None:
+    """Close every descriptor above stdio but `keep`: above all the host connection, through
+    which an untrusted child could otherwise forge the worker's reply."""
+    lo = 3
+    for fd in sorted(set(keep)) + [max(keep + (_sock_fd, 255)) + 1]:
+        if fd >= lo:
+            os.closerange(lo, fd)
+            lo = fd + 1
+
+
+def _confine(lim: dict, uid: int) -> None:
+    """In a call's child: rlimits, then drop to the worker's unprivileged uid in /tmp."""
+    cpu_s = int(lim["cpu_s"]) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    nproc = int(lim["max_processes"])
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    fsize = int(lim["file_size_bytes"])
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    # CPython tolerates an address-space limit (unlike the JVM or Go): the pristine
+    # interpreter's mapping plus the call's allowance.
+    mem = _statm(0) + int(float(lim["memory_mb"]) * 1024 * 1024)
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    # bubblewrap already set no_new_privs for the whole sandbox; dropping to a
+    # non-root uid clears every capability this child inherited.
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    os.chdir("/tmp")
+
+
 def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int) -> None:
     """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns."""
     try:
-        lim = req["limits"]
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        cpu_s = int(lim["cpu_s"]) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
-        nproc = int(lim["max_processes"])
-        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-        fsize = int(lim["file_size_bytes"])
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        # CPython tolerates an address-space limit (unlike the JVM or Go): the pristine
-        # interpreter's mapping plus the call's allowance.
-        mem = _statm(0) + int(float(lim["memory_mb"]) * 1024 * 1024)
-        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        # bubblewrap already set no_new_privs for the whole sandbox; dropping to a
-        # non-root uid clears every capability this child inherited.
-        os.setgroups([])
-        os.setresgid(uid, uid, uid)
-        os.setresuid(uid, uid, uid)
-        os.chdir("/tmp")
+        _close_inherited((out_fd, res_fd))
+        _confine(req["limits"], uid)
         args = valuecodec.decode(req.get("args", []))
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
         exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
@@ -225,8 +246,128 @@ def _call(req: dict, uid: int) -> dict:
     return reply
 
 
+def _program_child(req: dict, code: types.CodeType, fds: dict[str, int], uid: int) -> None:
+    """The per-run child of program mode. Never returns; its exit status is the program's."""
+    try:
+        for target, name in ((0, "in"), (1, "out_w"), (2, "err_w")):
+            os.dup2(fds[name], target)
+        _close_inherited((fds["res"], fds["setup"]))
+        pyworker_program.place_script(req["argv"][0], req["source"])
+        _confine(req["limits"], uid)
+        main = pyworker_program.become_main(req)
+        os.write(fds["setup"], b"ok")
+        os.close(fds["setup"])  # nothing the program writes can pass for the worker's report
+    except BaseException as exc:  # noqa: BLE001 - the worker's own failure, not the program's
+        os.write(fds["setup"], f"{type(exc).__name__}: {exc}".encode()[:2000])
+        os._exit(70)
+    os._exit(pyworker_program.run_main(code, main, fds["res"]))
+
+
+def _run_program(req: dict, uid: int) -> dict:
+    """Fork a program-mode child, feed its stdin, capture stdout/stderr under the caps (as the
+    sandbox's supervisor: cut and stop at a cap), enforce the wall limit, then clean up."""
+    key, code, err = _compile(req["source"], req["argv"][0])
+    if code is None:
+        return {"status": "COMPILE_ERROR", "error": err}
+    lim = req["limits"]
+    fds = {"in": os.memfd_create("stdin", 0), "res": os.memfd_create("res", 0)}
+    os.write(fds["in"], base64.b64decode(req.get("stdin", "")))
+    os.lseek(fds["in"], 0, os.SEEK_SET)
+    out_r, fds["out_w"] = os.pipe()
+    err_r, fds["err_w"] = os.pipe()
+    server_rss_kb = _rss_kb()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    setup_r, fds["setup"] = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        _program_child(req, code, fds, uid)
+    for name in ("in", "out_w", "err_w", "setup"):
+        os.close(fds[name])
+    caps = {out_r: int(lim["stdout_bytes"]), err_r: int(lim["stderr_bytes"])}
+    bufs: dict[int, bytearray] = {out_r: bytearray(), err_r: bytearray()}
+    cut: dict[int, bool] = {out_r: False, err_r: False}
+    killed, reason = "", ""
+
+    def kill(status: str, why: str) -> None:
+        nonlocal killed, reason
+        if not killed:
+            killed, reason = status, why
+        try:
+            os.kill(-1, signal.SIGKILL)  # every process but this one (PID 1)
+        except ProcessLookupError:
+            pass
+
+    def read(fd: int) -> bool:
+        data = os.read(fd, 65536)
+        if not data:
+            poller.unregister(fd)
+            return False
+        room = caps[fd] - len(bufs[fd])
+        bufs[fd] += data[: max(room, 0)]
+        if len(data) > room:
+            cut[fd] = True
+            if lim.get("kill_on_output_limit", True):
+                which = "stdout" if fd == out_r else "stderr"
+                kill("OUTPUT_LIMIT", f"{which} exceeded {caps[fd]} bytes")
+        return True
+
+    pidfd = os.pidfd_open(pid)
+    poller = select.poll()
+    for fd in (out_r, err_r):
+        poller.register(fd, select.POLLIN | select.POLLHUP)
+    poller.register(pidfd, select.POLLIN)
+    wall_limit = float(lim["wall_s"])
+    exited = False
+    while not exited:
+        left = t0 + wall_limit - time.monotonic()
+        if left <= 0 and not killed:
+            kill("TIMEOUT", f"wall time over {wall_limit} s")
+        for fd, _ev in poller.poll(max(left, 0.05) * 1000):
+            if fd == pidfd:
+                exited = True
+            else:
+                read(fd)
+    _, status, ru = os.wait4(pid, 0)
+    wall = time.monotonic() - t0
+    os.close(pidfd)
+    _clean()  # the main process is gone: nothing it started may outlive it
+    for fd in (out_r, err_r):
+        os.set_blocking(fd, False)
+        try:
+            while read(fd):
+                pass
+        except (BlockingIOError, KeyError):
+            pass
+        os.close(fd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # every descendant, reaped above
+    marker = os.pread(fds["res"], 1, 0)
+    os.close(fds["res"])
+    setup = b""
+    while chunk := os.read(setup_r, 4096):  # its write end closed before the program ran
+        setup += chunk
+    os.close(setup_r)
+    return {
+        "exit_status": status,
+        "killed": killed,
+        "reason": reason,
+        "memory_error": marker == b"M",
+        "setup_error": "" if setup == b"ok" else setup.decode(errors="replace") or "no report",
+        "wall_s": wall,
+        "cpu_user_s": after.ru_utime - before.ru_utime,
+        "cpu_system_s": after.ru_stime - before.ru_stime,
+        "peak_rss_mb": max(0, ru.ru_maxrss - server_rss_kb) / 1024.0,
+        "stdout": base64.b64encode(bytes(bufs[out_r])).decode(),
+        "stderr": base64.b64encode(bytes(bufs[err_r])).decode(),
+        "stdout_truncated": cut[out_r],
+        "stderr_truncated": cut[err_r],
+    }
+
+
 def main() -> None:
+    global _sock_fd
     sock = socket.socket(fileno=int(sys.argv[1]))
+    _sock_fd = sock.fileno()
     uid = int(sys.argv[2])
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # bubblewrap's --die-with-parent covers exit
     gc.freeze()
@@ -237,7 +378,8 @@ def main() -> None:
         except EOFError:
             return
         try:
-            reply = _call(req, uid)
+            run = _run_program if req.get("mode") == "program" else _call
+            reply = run(req, uid)
         except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
             reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
         _send(sock, reply)

@@ -11,8 +11,7 @@ from typing import Any
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.measure import lanes_of, measure
-from perfgym.judge.oracle import check
-from perfgym.judge.runner import Outcome, run_case
+from perfgym.judge.runner import CheckedRuns, Outcome, RunFn, judge_outcome, run_case
 from perfgym.judge.variant import Variant, prepare
 from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
 from perfgym.machine import fingerprint
@@ -23,7 +22,7 @@ from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.generate import materialize_all
-from perfgym.tasks.task import Task, TaskKind, TestCase
+from perfgym.tasks.task import Language, Task, TaskKind, TestCase
 from perfgym.timing.drift import DriftMonitor
 from perfgym.toolchains import BuildCache, BuildCacheConfig
 
@@ -137,25 +136,38 @@ class Judge:
         workloads = materialize_all(task, task.workloads)
         if task.kind is TaskKind.HARNESS:
             tests, workloads = [HARNESS_CASE], [HARNESS_CASE]
-        results = self._map(
-            lambda v: self._correctness(task, v, tests, workloads, limits), prepared
-        )
+        clock = self._clock(task)
+        # Measured runs are checked runs (below), except in deterministic mode, whose Valgrind
+        # runs are made by the timing layer: there the workloads are checked separately first.
+        checked = bool(workloads) and self._check_workloads(task) and clock != "instructions"
+        separate = workloads if self._check_workloads(task) and not checked else []
+        results = self._map(lambda v: self._correctness(task, v, tests, separate, limits), prepared)
         refs = self._reference_variants(task, limits, tests, workloads)
-        timed = [
+        passed = [
             v for v, (stage, _r, _d, _m) in zip(prepared, results, strict=True) if stage is Stage.OK
         ]
+        run = self._runner(task, limits)
+        checks: CheckedRuns | None = None
+        if checked and passed:
+            checks, unknown = self._checked_runs(task, limits, workloads, passed, run)
+            if checks is not None:
+                run = checks
+            elif unknown is not None:  # no expected output: as before, NR with the reason
+                results = [r if r[0] is not Stage.OK else (*unknown[:3], r[3] + [unknown[3]])
+                           for r in results]  # fmt: skip
+                passed = []
+        timed = list(passed)
         wanted = {
             "baseline": self.config.measure_baseline,
             "reference": self.config.measure_reference,
         }
         timed += [v for k, v in refs.items() if wanted[k] and v is not None and v.ready]
-        clock = self._clock(task)
         timings = (
             measure(
                 timed,
                 workloads or tests,
                 self.config,
-                self._runner(task, limits),
+                run,
                 clock,
                 task=task,
                 sandbox=self.sandbox,
@@ -167,6 +179,9 @@ class Judge:
             else {}
         )
         ref_timing = {k: self._ref_timing(v, timings) for k, v in refs.items() if wanted[k]}
+        if checks is not None:
+            results = [self._after_checks(v, r, checks, workloads, timings)
+                       for v, r in zip(prepared, results, strict=True)]  # fmt: skip
         out = []
         for cand, v, (stage, detail, reason, test_results) in zip(
             group, prepared, results, strict=True
@@ -197,6 +212,46 @@ class Judge:
             out.append(verdict)
         return out
 
+    def _check_workloads(self, task: Task) -> bool:
+        """Workload outputs are checked (harness tasks check themselves on every run)."""
+        return self.config.check_workload_outputs and task.kind is not TaskKind.HARNESS
+
+    def _checked_runs(
+        self, task: Task, limits: Limits, workloads: list[TestCase], passed: list[Variant],
+        run: RunFn,
+    ) -> tuple[CheckedRuns, None] | tuple[None, tuple[Stage, str, str, TestResult]]:  # fmt: skip
+        """The checked run function, or (no expected output for a workload) the failure every
+        candidate gets instead, as the separate check reported it."""
+        found = self._map(lambda w: self._expected_output(task, w, limits), workloads)
+        expected = {}
+        for w, (known, value) in zip(workloads, found, strict=True):
+            if not known:
+                res = TestResult(id=w.id, passed=False, status=Status.SANDBOX_ERROR,
+                                 message=str(value)[:500])  # fmt: skip
+                return None, (Stage.NR, "SANDBOX_ERROR", f"{w.id}: {value}", res)
+            expected[w.id] = value
+        labels = {v.label for v in passed}
+        return CheckedRuns(task, run, workloads, expected, labels), None
+
+    @staticmethod
+    def _after_checks(
+        v: Variant,
+        result: tuple[Stage, str, str, list[TestResult]],
+        checks: CheckedRuns,
+        workloads: list[TestCase],
+        timings: dict[str, Timing],
+    ) -> tuple[Stage, str, str, list[TestResult]]:
+        """A candidate's result once its measured runs were checked: the workloads' results
+        join the tests'; a failed run makes it NR/WO, without a timing."""
+        stage, _detail, _reason, tests = result
+        if stage is not Stage.OK:
+            return result
+        failure, ran = checks.outcome(v.label, workloads)
+        if failure is None:
+            return stage, "", "", tests + ran
+        timings.pop(v.label, None)
+        return (*failure, tests + ran)
+
     def _clock(self, task: Task) -> str:
         if self.config.clock == "instructions":
             return "instructions"  # deterministic mode counts the harness run too
@@ -211,15 +266,19 @@ class Judge:
             max_processes=self.config.max_processes,
         )
 
-    def _runner(
-        self, task: Task, limits: Limits
-    ) -> Callable[[Variant, TestCase, int | None], Outcome]:
+    def _runner(self, task: Task, limits: Limits, warm: bool = False) -> RunFn:
+        """Runs of `task`'s variants; `warm`: Python stdio programs in program mode of the warm
+        workers (correctness runs only; measured runs stay fresh sandboxed processes)."""
+        use_workers = task.kind is TaskKind.FUNCTION or (
+            warm and task.kind is TaskKind.STDIO and task.language is Language.PYTHON
+        )
+
         def run(v: Variant, case: TestCase, cpu: int | None) -> Outcome:
-            out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
-                           task.kind is TaskKind.FUNCTION else None, limits=limits, cpu=cpu)  # fmt: skip
-            if out.status is Status.SANDBOX_ERROR:  # ours, never the program's: retry once
+            for _attempt in range(2):  # SANDBOX_ERROR is ours, never the program's: retry once
                 out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
-                               task.kind is TaskKind.FUNCTION else None, limits=limits, cpu=cpu)  # fmt: skip
+                               use_workers else None, limits=limits, cpu=cpu, warm=warm)  # fmt: skip
+                if out.status is not Status.SANDBOX_ERROR:
+                    break
             return out
 
         return run
@@ -264,38 +323,26 @@ class Judge:
         workloads: list[TestCase],
         limits: Limits,
     ) -> tuple[Stage, str, str, list[TestResult]]:
-        """Run the tests, then the workloads' output checks; stop at the first failure."""
+        """Run the tests, then `workloads`' output checks (when they are not checked in the
+        measurement); stop at the first failure."""
         if v.stage is not None:
             return v.stage, v.detail, v.reason, []
         results: list[TestResult] = []
+        warm = self._runner(task, limits, warm=True)
         run = self._runner(task, limits)
-        cases = list(tests)
-        if self.config.check_workload_outputs and task.kind is not TaskKind.HARNESS:
-            cases += workloads
-        for case in cases:
-            out = run(v, case, None)
-            res = TestResult(id=case.id, passed=False, status=out.status, wall_s=out.wall_s,
-                             cpu_s=out.cpu_s, peak_rss_mb=out.peak_rss_mb, message=out.message[:500])  # fmt: skip
+        # Tests in warm workers; a separate workload check runs as the measurement would.
+        for case, how in [(t, warm) for t in tests] + [(w, run) for w in workloads]:
+            out = how(v, case, None)
+            res, failure = judge_outcome(task, case, out, self._expected_of(task, case, limits))
             results.append(res)
-            if out.status is Status.SANDBOX_ERROR:
-                return Stage.NR, "SANDBOX_ERROR", f"{case.id}: {out.message}", results
-            if out.status is not Status.OK:
-                return Stage.NR, out.status.value, f"{case.id}: {out.message}".strip(), results
-            if task.kind is TaskKind.HARNESS or task.oracle.kind == "assertion":
-                passed = out.harness_ok is not False and (
-                    task.kind is not TaskKind.HARNESS or out.harness_ok is True
-                )
-                message = "" if passed else (out.message or "the harness reported a wrong answer")
-            else:
-                known, expected = self._expected_output(task, case, limits)
-                if not known:
-                    res.message = str(expected)
-                    return Stage.NR, "SANDBOX_ERROR", f"{case.id}: {expected}", results
-                passed, message = check(task.oracle, case, expected, out.output)
-            res.passed, res.message = passed, message[:500]
-            if not passed:
-                return Stage.WO, "WRONG_OUTPUT", f"{case.id}: {message}", results
+            if failure is not None:
+                return (*failure, results)
         return Stage.OK, "", "", results
+
+    def _expected_of(
+        self, task: Task, case: TestCase, limits: Limits
+    ) -> Callable[[], tuple[bool, Any]]:
+        return lambda: self._expected_output(task, case, limits)
 
     # -- baseline and reference ---------------------------------------------------------------------
     def _reference_variants(

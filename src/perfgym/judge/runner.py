@@ -1,17 +1,22 @@
-"""Running one prepared variant on one test case or workload, in the sandbox or a warm worker."""
+"""Running one prepared variant on one test case or workload (in the sandbox or a warm
+worker), judging what it produced, and measured runs that are checked runs."""
 
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from perfgym.judge.oracle import check
 from perfgym.judge.variant import Variant
+from perfgym.judge.verdict import Stage, TestResult
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import PythonWorkerPool
-from perfgym.tasks.task import Task, TaskKind, TestCase
+from perfgym.tasks.task import Language, Task, TaskKind, TestCase
 
 
 @dataclass
@@ -39,11 +44,17 @@ def run_case(
     workers: PythonWorkerPool | None,
     limits: Limits,
     cpu: int | None = None,
+    warm: bool = False,
 ) -> Outcome:
-    """Run `variant` on `case` once (the case's input already materialised)."""
+    """Run `variant` on `case` once (the case's input already materialised). `warm`: a Python
+    stdio program runs in program mode of a warm worker (correctness runs, never measured
+    ones: those stay fresh sandboxed processes)."""
     if task.kind is TaskKind.FUNCTION:
         assert workers is not None and variant.source is not None
         return _call(task, variant.source, case, workers, limits)
+    script = _python_script(task, variant)
+    if warm and workers is not None and script is not None and variant.source is not None:
+        return _program(variant.source, script, case, workers, limits)
     ex = sandbox.run(variant.argv, stdin=case.stdin, binds=variant.binds, limits=limits, cpu=cpu)
     m = ex.measurement
     out = Outcome(
@@ -62,6 +73,27 @@ def run_case(
         _read_harness_line(ex.stdout_text, out)
         if ex.status is Status.RUNTIME_ERROR and out.harness_ok is False:
             out.status = Status.OK  # it ran and reported a wrong answer: WO, not NR
+    return out
+
+
+def _python_script(task: Task, variant: Variant) -> str | None:
+    """The script of a plain `python3 SCRIPT.py` stdio program, else None."""
+    argv = variant.argv
+    if task.kind is not TaskKind.STDIO or task.language is not Language.PYTHON:
+        return None
+    if len(argv) == 2 and argv[0] == "python3" and argv[1].endswith(".py"):
+        return argv[1]
+    return None
+
+
+def _program(
+    source: str, script: str, case: TestCase, workers: PythonWorkerPool, limits: Limits
+) -> Outcome:
+    r = workers.run_program(source, stdin=case.stdin, argv=[script], limits=limits)
+    out = Outcome(status=r.status, output=r.stdout_text, wall_s=r.wall_s, cpu_s=r.cpu_s,
+                  peak_rss_mb=r.peak_rss_mb, message=r.reason if r.status is not Status.OK else "")  # fmt: skip
+    if r.status is not Status.OK and r.stderr:
+        out.message = f"{out.message}: {r.stderr_text.strip()[-300:]}"
     return out
 
 
@@ -104,3 +136,99 @@ def _call(
         reported_s=r.reported_call_s,
         message=r.error,
     )
+
+
+# -- judging one outcome ------------------------------------------------------------------------
+Failure = tuple[Stage, str, str]  # (stage, detail, reason)
+Expected = Callable[[], tuple[bool, Any]]  # (known, expected output or why it is unknown)
+
+
+def judge_outcome(
+    task: Task, case: TestCase, out: Outcome, expected: Expected
+) -> tuple[TestResult, Failure | None]:
+    """The `TestResult` of one run and, when it failed, the verdict's stage, detail and reason
+    (NR for a run that did not finish cleanly, WO for a wrong answer)."""
+    res = TestResult(id=case.id, passed=False, status=out.status, wall_s=out.wall_s,
+                     cpu_s=out.cpu_s, peak_rss_mb=out.peak_rss_mb, message=out.message[:500])  # fmt: skip
+    if out.status is Status.SANDBOX_ERROR:
+        return res, (Stage.NR, "SANDBOX_ERROR", f"{case.id}: {out.message}")
+    if out.status is not Status.OK:
+        return res, (Stage.NR, out.status.value, f"{case.id}: {out.message}".strip())
+    if task.kind is TaskKind.HARNESS or task.oracle.kind == "assertion":
+        passed = out.harness_ok is not False and (
+            task.kind is not TaskKind.HARNESS or out.harness_ok is True
+        )
+        message = "" if passed else (out.message or "the harness reported a wrong answer")
+    else:
+        known, want = expected()
+        if not known:
+            res.message = str(want)
+            return res, (Stage.NR, "SANDBOX_ERROR", f"{case.id}: {want}")
+        passed, message = check(task.oracle, case, want, out.output)
+    res.passed, res.message = passed, message[:500]
+    if not passed:
+        return res, (Stage.WO, "WRONG_OUTPUT", f"{case.id}: {message}")
+    return res, None
+
+
+RunFn = Callable[[Variant, TestCase, int | None], Outcome]
+
+
+class CheckedRuns:
+    """A measurement's run function whose runs of the candidates are checked runs: every
+    measured (and warm-up) run's output is judged against the workload's expected output, so
+    a program that answers differently on later runs is caught on every one of them.
+
+    After a candidate's first failed run its remaining runs are not executed (the verdict is
+    NR/WO without a timing; nothing more is needed from it). Runs of other variants (baseline,
+    reference) pass through unchecked. Outputs are dropped once checked.
+    """
+
+    def __init__(self, task: Task, run: RunFn, workloads: list[TestCase],
+                 expected: dict[str, Any], labels: set[str]) -> None:  # fmt: skip
+        self.task, self.run, self.labels = task, run, labels
+        self.expected = expected
+        self.order = {w.id: k for k, w in enumerate(workloads)}
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._first: dict[tuple[str, str], TestResult] = {}
+        self._failed: dict[str, tuple[tuple[int, int], TestResult, Failure]] = {}
+
+    def __call__(self, v: Variant, case: TestCase, cpu: int | None) -> Outcome:
+        if v.label not in self.labels:
+            return self.run(v, case, cpu)
+        with self._lock:
+            if v.label in self._failed:
+                return Outcome(status=Status.RUNTIME_ERROR, message="not run: an earlier checked "
+                               "run of this candidate failed")  # fmt: skip
+        out = self.run(v, case, cpu)
+        res, failure = judge_outcome(self.task, case, out, lambda: (True, self.expected[case.id]))
+        out.output = None  # checked; measurement needs only the figures
+        with self._lock:
+            self._seq += 1
+            rank = (self.order.get(case.id, len(self.order)), self._seq)
+            if failure is not None:
+                held = self._failed.get(v.label)
+                if held is None or rank < held[0]:  # the first workload's failure, as before
+                    self._failed[v.label] = (rank, res, failure)
+            else:
+                self._first.setdefault((v.label, case.id), res)
+        if failure is not None and out.status is Status.OK:
+            out.status, out.message = Status.RUNTIME_ERROR, failure[2]  # no timing from it
+        return out
+
+    def outcome(
+        self, label: str, workloads: list[TestCase]
+    ) -> tuple[Failure | None, list[TestResult]]:
+        """The candidate's failure (None: every checked run passed) and one `TestResult` per
+        workload up to and including the failing one (the first run of each that passed)."""
+        held = self._failed.get(label)
+        results = []
+        for w in workloads:
+            if held is not None and w.id == held[1].id:
+                results.append(held[1])
+                break
+            res = self._first.get((label, w.id))
+            if res is not None:
+                results.append(res)
+        return (held[2] if held else None), results

@@ -1,8 +1,15 @@
-"""Warm Python workers: isolation between calls, limits, statuses and external timing."""
+"""Warm Python workers: isolation between calls, limits, statuses and external timing; program
+mode against the sandbox itself."""
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from perfgym.sandbox import Limits, Status
+from perfgym.sandbox.base import SandboxConfig
 from perfgym.sandbox.pyworker import PythonWorker, PythonWorkerPool
 
 STATEFUL = """
@@ -188,3 +195,30 @@ def test_program_mode_on_the_pool():
     with PythonWorkerPool(size=2) as pool:
         outs = [pool.run_program("print(int(input()) * 2)\n", stdin=f"{i}\n") for i in range(6)]
     assert [o.stdout for o in outs] == [f"{i * 2}\n".encode() for i in range(6)]
+
+
+@pytest.fixture
+def outside_tmp():
+    """A host directory the worker can see (its own /tmp is a private tmpfs)."""
+    if not os.access("/var/tmp", os.W_OK):
+        pytest.skip("no writable /var/tmp")
+    path = Path(tempfile.mkdtemp(prefix="pyworker-", dir="/var/tmp"))
+    path.chmod(0o755)  # readable by the worker's unprivileged uid
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_paths_hidden_after_start_are_hidden(outside_tmp):
+    """A judge hides each suite's directory as it reaches it: a running worker restarts."""
+    secret = outside_tmp / "suite"
+    secret.mkdir(mode=0o755)
+    (secret / "reference.py").write_text("print('the answer')\n")
+    config = SandboxConfig()
+    w = PythonWorker(config)
+    try:
+        look = f"import os\nprint(os.listdir({str(secret)!r}))\n"
+        assert w.run_program(look).stdout == b"['reference.py']\n"
+        config.hide_paths.append(str(secret))
+        assert w.run_program(look).stdout == b"[]\n"
+    finally:
+        w.close()

@@ -1,5 +1,11 @@
 """`compare(a, b)`: is A faster than B? Ratio, its CI, a test, and the decision; the metrics'
-"faster than baseline" rule (strict, as the papers count, or only when significant)."""
+"faster than baseline" rule (strict, as the papers count, or only when significant).
+
+A difference is declared only when it is both statistically significant and larger than a
+practical-equivalence margin m: the ratio's CI must lie wholly outside [1/(1+m), 1+m]. Two
+copies of one program measured side by side differ systematically by a few per cent on this
+kind of machine (which core, which neighbour, page placement); no test on more samples removes
+that, so without the margin the A/A false-difference rate grows with the sample size."""
 
 from __future__ import annotations
 
@@ -12,6 +18,9 @@ from scipy.stats import mannwhitneyu, t, ttest_1samp
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Timing, TimingStatus
+
+#: Practical-equivalence margin for durations: ratios within [1/1.03, 1.03] are "the same".
+DEFAULT_MARGIN = 0.03
 
 #: "strict": Tc < Tb on the estimates (RLPF's FBR, DMC-Optim's percentiles: the default).
 #: "significant": only when `compare` says the candidate is significantly faster.
@@ -26,7 +35,9 @@ class Comparison(BaseModel):
     ratio: float
     ci: tuple[float, float] | None = Field(None, description="CI of the ratio at 1 - alpha.")
     p_value: float | None = Field(None, description="Two-sided p-value of the test in `method`.")
-    significant: bool = Field(description="CI excludes 1 and p < alpha.")
+    significant: bool = Field(
+        description="p < alpha and the CI lies wholly outside [1/(1+margin), 1+margin]."
+    )
     faster: str = Field(description="'a', 'b', or 'neither' (not significant).")
     n_a: int
     n_b: int
@@ -36,6 +47,7 @@ class Comparison(BaseModel):
         "samples); 'paired-t': geometric mean of per-round ratios, t interval and test on "
         "their logs (samples paired by interleaved round).",
     )
+    margin: float = Field(0.0, description="Practical-equivalence margin the CI had to clear.")
 
 
 def _check(samples: Sequence[float], name: str) -> np.ndarray:
@@ -55,17 +67,22 @@ def compare(
     boot: int = 2000,
     seed: int = 0,
     paired: bool = False,
+    margin: float = DEFAULT_MARGIN,
 ) -> Comparison:
-    """Compare two duration samples. Significant only when the CI of the ratio excludes 1 and
-    the test rejects equality at `alpha`.
+    """Compare two duration samples. Significant only when the test rejects equality at
+    `alpha` and the CI of the ratio lies wholly outside [1/(1+margin), 1+margin] (margin=0:
+    the CI excludes 1). With a margin this is a minimum-effect test: when the true ratio is
+    inside the band, each side is declared with probability at most alpha/2.
 
     Unpaired (default): median ratio, bootstrap CI, Mann-Whitney U. Note the rank test cannot
     reach p < 0.05 with fewer than 4 samples a side. `paired=True` pairs a[i] with b[i] (the
     same interleaved round, so slow drift cancels) and needs at least 3 pairs.
     """
     xa, xb = _check(a, "a"), _check(b, "b")
+    if not 0 <= margin < 1:
+        raise ConfigError(f"compare: margin must be in [0, 1), got {margin}")
     if paired:
-        return _paired(xa, xb, alpha)
+        return _paired(xa, xb, alpha, margin)
     ratio = float(np.median(xa) / np.median(xb))
     ci = None
     p = None
@@ -76,16 +93,16 @@ def compare(
         lo, hi = np.quantile(ma / mb, [alpha / 2, 1 - alpha / 2])
         ci = (float(lo), float(hi))
         p = float(mannwhitneyu(xa, xb, alternative="two-sided").pvalue)
-    return _decide(ratio, ci, p, alpha, len(xa), len(xb), "mann-whitney")
+    return _decide(ratio, ci, p, alpha, margin, len(xa), len(xb), "mann-whitney")
 
 
-def _paired(xa: np.ndarray, xb: np.ndarray, alpha: float) -> Comparison:
+def _paired(xa: np.ndarray, xb: np.ndarray, alpha: float, margin: float) -> Comparison:
     if len(xa) != len(xb):
         raise ConfigError(f"compare(paired=True): {len(xa)} vs {len(xb)} samples")
     d = np.log(xa) - np.log(xb)
     ratio = float(np.exp(d.mean()))
     if len(d) < 3:
-        return _decide(ratio, None, None, alpha, len(xa), len(xb), "paired-t")
+        return _decide(ratio, None, None, alpha, margin, len(xa), len(xb), "paired-t")
     sd = float(d.std(ddof=1))
     if sd == 0.0:  # identical ratio every round: the CI is a point
         ci = (ratio, ratio)
@@ -94,24 +111,49 @@ def _paired(xa: np.ndarray, xb: np.ndarray, alpha: float) -> Comparison:
         half = float(t.ppf(1 - alpha / 2, len(d) - 1)) * sd / np.sqrt(len(d))
         ci = (float(np.exp(d.mean() - half)), float(np.exp(d.mean() + half)))
         p = float(ttest_1samp(d, 0.0).pvalue)
-    return _decide(ratio, ci, p, alpha, len(xa), len(xb), "paired-t")
+    return _decide(ratio, ci, p, alpha, margin, len(xa), len(xb), "paired-t")
 
 
 def _decide(ratio: float, ci: tuple[float, float] | None, p: float | None, alpha: float,
-            n_a: int, n_b: int, method: str) -> Comparison:  # fmt: skip
-    significant = ci is not None and p is not None and p < alpha and (ci[1] < 1 or ci[0] > 1)
+            margin: float, n_a: int, n_b: int, method: str) -> Comparison:  # fmt: skip
+    hi, lo = 1.0 + margin, 1.0 / (1.0 + margin)
+    outside = ci is not None and (ci[1] < lo or ci[0] > hi)
+    significant = outside and p is not None and p < alpha
     faster = "neither" if not significant else ("a" if ratio < 1 else "b")
     return Comparison(ratio=ratio, ci=ci, p_value=p, significant=significant, faster=faster,
-                      n_a=n_a, n_b=n_b, method=method)  # fmt: skip
+                      n_a=n_a, n_b=n_b, method=method, margin=margin)  # fmt: skip
 
 
-def compare_timings(a: Timing, b: Timing, *, alpha: float = 0.05) -> Comparison | None:
-    """`compare` of two measured timings' per-round totals; None when either is unusable."""
+def timing_margin(clock: str) -> float:
+    """The default margin for a clock: instruction counts have no core or neighbour effects
+    (CV ~3e-4 here), so any difference the test finds is real."""
+    return 0.0 if clock == "instructions" else DEFAULT_MARGIN
+
+
+def compare_timings(
+    a: Timing,
+    b: Timing,
+    *,
+    alpha: float = 0.05,
+    paired: bool = False,
+    margin: float | None = None,
+) -> Comparison | None:
+    """`compare` of two measured timings' per-round totals; None when either is unusable.
+
+    paired=True is right for timings of one measurement (one verdict's candidate, baseline
+    and reference, or candidates judged together: `samples_s[i]` is round i for all of them);
+    margin None: `timing_margin(clock)`."""
     if a.status is not TimingStatus.OK or b.status is not TimingStatus.OK:
         return None
     if not a.samples_s or not b.samples_s or a.clock != b.clock:
         return None
-    return compare(a.samples_s, b.samples_s, alpha=alpha)
+    if paired and len(a.samples_s) != len(b.samples_s):
+        raise ConfigError(
+            f"compare_timings(paired=True): {len(a.samples_s)} vs {len(b.samples_s)} rounds; "
+            "timings of one measurement always have the same rounds"
+        )
+    m = timing_margin(a.clock) if margin is None else margin
+    return compare(a.samples_s, b.samples_s, alpha=alpha, paired=paired, margin=m)
 
 
 def faster_than(
@@ -120,6 +162,7 @@ def faster_than(
     rule: FasterRule = "strict",
     *,
     alpha: float = 0.05,
+    paired: bool = False,
 ) -> bool | None:
     """Is the candidate faster than the baseline? None when either duration is unusable.
 
@@ -136,5 +179,5 @@ def faster_than(
         return None
     if rule == "strict":
         return candidate.estimate_s < baseline.estimate_s
-    c = compare_timings(candidate, baseline, alpha=alpha)
+    c = compare_timings(candidate, baseline, alpha=alpha, paired=paired)
     return c is not None and c.faster == "a"

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from scipy.stats import spearmanr
 
 from perfgym.judge.verdict import Timing, TimingStatus
-from perfgym.timing.compare import compare
+from perfgym.timing.compare import compare_timings
 
 Run = Mapping[str, Mapping[str, Timing]]
 Key = tuple[str, str]
@@ -96,9 +96,13 @@ def pair_records(
     *,
     significant: bool = True,
     labels: Callable[[str, str], bool] = lambda _t, _l: True,
+    paired: bool = True,
+    margin: float | None = None,
 ) -> list[PairRecord]:
-    """Every pair of usable solutions of every task, decided in each rerun: by `compare` on
-    the per-round totals (significant=True) or by which estimate is smaller (strict)."""
+    """Every pair of usable solutions of every task, decided in each rerun: by
+    `compare_timings` on the per-round totals (significant=True; `paired` and `margin` as
+    there: a run measures a task's solutions together, so rounds pair) or by which estimate is
+    smaller (strict)."""
     out = []
     for task in sorted(set.intersection(*(set(r) for r in runs)) if runs else set()):
         names = sorted(set.intersection(*(set(r[task]) for r in runs)))
@@ -112,7 +116,9 @@ def pair_records(
                 assert x.estimate_s is not None and y.estimate_s is not None
                 ratios.append(x.estimate_s / y.estimate_s)
                 if significant:
-                    decisions.append(compare(x.samples_s, y.samples_s).faster)
+                    c = compare_timings(x, y, paired=paired, margin=margin)
+                    assert c is not None  # both usable, same clock
+                    decisions.append(c.faster)
                 else:
                     fa, fb = x.estimate_s < y.estimate_s, y.estimate_s < x.estimate_s
                     decisions.append("a" if fa else "b" if fb else "neither")

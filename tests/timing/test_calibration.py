@@ -1,4 +1,4 @@
-"""The affine map: recovery of known maps, outliers, fit quality, use by rewards."""
+"""The affine map: recovery of known maps, outliers, fit quality, per-epoch maps, use by rewards."""
 
 import numpy as np
 import pytest
@@ -6,7 +6,7 @@ import pytest
 from perfgym.errors import ConfigError
 from perfgym.rewards._pool import calibration_fn
 from perfgym.tasks.task import StoredMeasurement
-from perfgym.timing.calibration import calibrate_stored, fit_affine, paired_durations
+from perfgym.timing.calibration import calibrate_stored, fit_affine, fit_epochs, paired_durations
 
 
 def test_fit_recovers_dmc_optims_published_map():
@@ -32,6 +32,34 @@ def test_relative_weighting_keeps_fast_workloads_right_and_one_burst_is_dropped(
     assert m.intercept_s == pytest.approx(0.02, abs=0.005)
     assert m.median_rel_residual < 0.03
     assert m.cv_r2 > 0.99
+
+
+def test_a_quarter_of_the_references_hit_by_bursts_cannot_pull_the_line():
+    rng = np.random.default_rng(1)
+    stored = np.geomspace(0.02, 3.0, 24)
+    fresh = (1.7 * stored + 0.012) * (1 + rng.normal(0, 0.02, 24))
+    hit = rng.choice(24, 6, replace=False)
+    fresh[hit] *= rng.uniform(1.4, 2.5, 6)  # re-measured while something else ran
+    m = fit_affine(stored, fresh, groups=[f"t{i // 3}" for i in range(24)])
+    assert m.slope == pytest.approx(1.7, rel=0.04)
+    assert m.intercept_s == pytest.approx(0.012, abs=0.004)
+    assert m.outliers >= 5 and m.median_rel_residual < 0.03
+    ols = np.polyfit(stored, fresh, 1)  # what a plain least-squares line does with them
+    assert abs(ols[0] - 1.7) > 3 * abs(m.slope - 1.7)
+
+
+def test_each_epoch_gets_its_own_map():
+    refs = {f"t{i}/r{j}": {"w": 0.05 * (i + 1) * (j + 1)} for i in range(4) for j in range(3)}
+    old = {k: {"w": (v["w"] - 0.04) / 2.0} for k, v in refs.items()}  # a 2x faster campaign
+    new = {k: {"w": v["w"] / 0.8} for k, v in refs.items()}  # a slower machine, no overhead
+    maps = fit_epochs({"old": old, "new": new}, refs, clock="cpu", to_machine="here")
+    assert maps.maps["old"].as_tuple() == pytest.approx((2.0, 0.04))
+    assert maps.maps["new"].as_tuple() == pytest.approx((0.8, 0.0), abs=1e-9)
+    assert maps("new", 1.0) == pytest.approx(0.8) and maps.maps["old"].from_machine == "old"
+    sm = StoredMeasurement(median_s=0.5, per_workload_s={"w": 0.5}, machine="old")
+    assert maps.calibrate(sm).median_s == pytest.approx(1.04)
+    with pytest.raises(ConfigError):  # never an identity for an epoch nobody calibrated
+        maps("elsewhere", 1.0)
 
 
 def test_fit_refuses_what_it_cannot_fit():

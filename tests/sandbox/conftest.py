@@ -3,12 +3,21 @@
 import pytest
 
 from perfgym.sandbox import BwrapSandbox
+from perfgym.sandbox.base import SandboxConfig
 from perfgym.sandbox.warm import WarmSandbox
 
 
-@pytest.fixture(scope="session", params=["warm", "bwrap"])
+def _backend(name: str):
+    if name == "warm":
+        return WarmSandbox()
+    if name == "warm-fork":  # the fallback when the exec stub cannot be built (no C compiler)
+        return WarmSandbox(SandboxConfig(exec_stub=False))
+    return BwrapSandbox()
+
+
+@pytest.fixture(scope="session", params=["warm", "warm-fork", "bwrap"])
 def sandbox(request):
-    sb = WarmSandbox() if request.param == "warm" else BwrapSandbox()
+    sb = _backend(request.param)
     yield sb
     sb.close()
 

@@ -48,6 +48,11 @@ class SandboxConfig(BaseModel):
         description="Host paths covered by an empty tmpfs in every run (caches, suites, secrets).",
     )
     python: str = Field("", description="Interpreter for the in-sandbox supervisor; '' = current.")
+    exec_stub: bool = Field(
+        True,
+        description="Start programs through the compiled exec stub (posix_spawn; built on first "
+        "use with cc) instead of forking the Python supervisor; falls back when it cannot be built.",
+    )
 
 
 class Sandbox(abc.ABC):

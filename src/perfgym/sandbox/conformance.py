@@ -260,6 +260,31 @@ def kill_parent(sb: Sandbox) -> None:
     _no_leftovers(tok)
 
 
+def no_privileges(sb: Sandbox) -> None:
+    """The program holds no capability (not even in its bounding set), cannot gain one, runs as
+    an unprivileged uid with no groups, and cannot raise its hard limits."""
+    code = (
+        "import os, resource\n"
+        "st = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines())\n"
+        "caps = {k: int(st[k], 16) for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb')}\n"
+        "print('CAPS', sum(caps.values()), 'NNP', st['NoNewPrivs'].strip())\n"
+        "print('IDS', min(os.getresuid() + os.getresgid()), 'GROUPS', len(os.getgroups()))\n"
+        "try:\n    os.setuid(0)\n    print('SETUID ok')\nexcept OSError:\n    print('SETUID denied')\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)\n"
+        "try:\n    resource.setrlimit(resource.RLIMIT_NOFILE, (hard + 1, hard + 1))\n"
+        "    print('RAISED')\nexcept (OSError, ValueError):\n    print('HARD', hard)\n"
+    )
+    ex, tok = _py(sb, code, Limits(wall_s=5, open_files=64))
+    out = ex.stdout_text
+    _expect(ex.status is Status.OK, "privilege probe failed", ex)
+    _expect("CAPS 0 NNP 1" in out, f"capabilities or no_new_privs wrong: {out!r}", ex)
+    _expect("IDS 65534 GROUPS 0" in out or ("IDS 0" not in out and "GROUPS 0" in out),
+            f"the program runs with a privileged id or groups: {out!r}", ex)  # fmt: skip
+    _expect("SETUID denied" in out, "the program could become root", ex)
+    _expect("HARD 64" in out, f"open-files hard limit not held: {out!r}", ex)
+    _no_leftovers(tok)
+
+
 # -- measurement ground truth -------------------------------------------------------------------
 def memory_ground_truth(sb: Sandbox) -> None:
     n_mb, hold_s = 200, 1.0
@@ -326,6 +351,7 @@ CHECKS: tuple[Check, ...] = tuple(
         fill_disk,
         fd_exhaustion,
         kill_parent,
+        no_privileges,
         memory_ground_truth,
         child_does_the_work,
     )

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfgym.errors import ConfigError, SandboxUnavailable
-from perfgym.sandbox import cgroups
+from perfgym.sandbox import cgroups, exec_stub
 from perfgym.sandbox.base import Bind, Sandbox, SandboxConfig
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
@@ -33,6 +33,7 @@ class LocalSandbox(Sandbox):
         self.python = self.config.python or os.path.realpath(sys.executable)
         self.cgroup_version = cgroups.detect() if self.config.use_cgroups else None
         self._cgroups = cgroups.CgroupPool()
+        self.exec_stub = exec_stub.stub_path() if self.config.exec_stub else None
         if self.cgroup_version:
             cgroups.remove_stale()
 
@@ -69,6 +70,7 @@ class LocalSandbox(Sandbox):
                 cpu=cpu,
                 sample_rate_hz=self.config.sample_rate_hz,
                 cgroup=cg,
+                exec_stub=self.exec_stub,
             )
             res = self._execute(spec, limits, binds, cg)
             if isinstance(res, Execution):

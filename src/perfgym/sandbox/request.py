@@ -42,8 +42,9 @@ def build_spec(
     cpu: int | None,
     sample_rate_hz: float,
     cgroup: RunCgroup | None,
+    exec_stub: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON spec the in-sandbox supervisor reads."""
+    """The JSON spec the in-sandbox supervisor reads (`exec_stub`: see `sandbox.exec_stub`)."""
     if isinstance(command, str | bytes) or not command:
         raise ConfigError("command must be a non-empty argv list, e.g. ['python3', '-c', 'pass']")
     argv = [str(a) for a in command]
@@ -69,6 +70,7 @@ def build_spec(
         "gid": RUN_UID,
         "sample_rate_hz": sample_rate_hz,
         "cgroups": cgroup.supervisor_paths() if cgroup else {},
+        "exec_stub": exec_stub,
     }
 
 

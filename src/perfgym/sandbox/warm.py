@@ -164,9 +164,12 @@ class WarmSandbox(LocalSandbox):
             os.close(r)
 
     def _read_result(self, r: int, limits: Limits) -> dict | Execution:
+        """The launcher's answer: an 8-byte little-endian length, then that much JSON. Read
+        exactly that (not to EOF), so the host need not wait for the run's namespace to exit."""
         deadline = time.monotonic() + limits.wall_s * 2 + _RESULT_GRACE_S
-        chunks: list[bytes] = []
-        while True:
+        data = bytearray()
+        want = 8
+        while len(data) < want:
             left = deadline - time.monotonic()
             if left <= 0:
                 return sandbox_error(limits, self.name, "no result from the launcher in time")
@@ -176,14 +179,17 @@ class WarmSandbox(LocalSandbox):
                     self.restarts += 1
                     return sandbox_error(limits, self.name, "the launcher died during the run")
                 continue
-            chunk = os.read(r, 1 << 20)
+            chunk = os.read(r, max(want - len(data), 1 << 16))
             if not chunk:
                 break
-            chunks.append(chunk)
-        data = b"".join(chunks)
+            data += chunk
+            if want == 8 and len(data) >= 8:
+                want = 8 + int.from_bytes(data[:8], "little")
         if not data:
             return sandbox_error(limits, self.name, "the run ended without a result")
+        if len(data) < want:
+            return sandbox_error(limits, self.name, "the run ended with a partial result")
         try:
-            return json.loads(data)
+            return json.loads(bytes(data[8:want]))
         except json.JSONDecodeError as exc:
             return sandbox_error(limits, self.name, f"unreadable supervisor result: {exc}")

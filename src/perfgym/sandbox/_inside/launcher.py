@@ -2,9 +2,11 @@
 
 Protocol (one SOCK_SEQPACKET socket from the host): each message is a small JSON header with two
 file descriptors attached: a memfd holding the run's spec and the write end of the result pipe.
-The launcher forks; the child becomes PID 1 of a new PID namespace, unshares its mount namespace,
-mounts a fresh tmpfs work dir and /proc, applies binds and hidden paths, and runs the supervisor,
-which writes the result JSON straight to the host's pipe.
+The run's process is forked *before* its request arrives (a spare, already PID 1 of a new PID
+namespace with its own mount namespace and /proc), so a request only pays for handing the two
+descriptors over; the next spare is forked while the run goes on. The spare mounts a fresh tmpfs
+work dir, applies binds and hidden paths, and runs the supervisor, which writes the result to
+the host's pipe as an 8-byte length and the JSON (the host need not wait for the run to exit).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import array
 import json
 import os
+import select
 import signal
 import socket
 import sys
@@ -35,20 +38,27 @@ def _recv(sock: socket.socket) -> tuple[dict, list[int]] | None:
     return json.loads(msg), list(fds)
 
 
-def _prepare_view(spec: dict) -> None:
-    """Inside the run's fresh mount namespace: work dir, /proc, binds, hidden paths."""
+_NOSUID = linux.MS_NOSUID | linux.MS_NODEV
+
+
+def _prepare_namespace() -> None:
+    """In a spare, before any request: its own mount namespace and a /proc of its PID namespace."""
     linux.unshare(linux.CLONE_NEWNS)
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
-    view = spec["view"]
-    # Open bind sources before /tmp is covered: a source may live under the host's /tmp.
-    sources = [(os.open(src, os.O_PATH), os.path.isdir(src)) for src, _d, _w in view["binds"]]
-    nosuid = linux.MS_NOSUID | linux.MS_NODEV
-    linux.mount("tmpfs", "/tmp", "tmpfs", nosuid, f"size={int(view['disk_bytes'])},mode=1777")
-    linux.mount("proc", "/proc", "proc", nosuid | linux.MS_NOEXEC)
+    linux.mount("proc", "/proc", "proc", _NOSUID | linux.MS_NOEXEC)
     for sub in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"):
         if os.path.exists(sub):
             linux.mount(sub, sub, None, linux.MS_BIND | linux.MS_REC)
             linux.mount("none", sub, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY)
+
+
+def _prepare_view(spec: dict) -> None:
+    """Once the request is known: work dir, binds, hidden paths."""
+    view = spec["view"]
+    # Open bind sources before /tmp is covered: a source may live under the host's /tmp.
+    sources = [(os.open(src, os.O_PATH), os.path.isdir(src)) for src, _d, _w in view["binds"]]
+    nosuid = _NOSUID
+    linux.mount("tmpfs", "/tmp", "tmpfs", nosuid, f"size={int(view['disk_bytes'])},mode=1777")
     for (_src, dst, writable), (fd, is_dir) in zip(view["binds"], sources, strict=True):
         if is_dir:
             os.makedirs(dst, exist_ok=True)
@@ -65,12 +75,36 @@ def _prepare_view(spec: dict) -> None:
         linux.mount("tmpfs", path, "tmpfs", nosuid, "size=4k,mode=0755")
 
 
-def _run_child(spec_fd: int, result_fd: int) -> None:
-    """The forked child: PID 1 of its own namespace. Never returns."""
-    code = 0
+def _spare(host: socket.socket, taken_w: int, token: int) -> None:
+    """A forked spare: PID 1 of its own PID namespace, taking the next run straight from the
+    host's socket; it tells the launcher (`token` on `taken_w`) so another spare is forked."""
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.die_with_parent(signal.SIGKILL)
+        _prepare_namespace()
+        while True:
+            got = _recv(host)
+            if got is None:
+                os._exit(0)  # the host closed the socket
+            if len(got[1]) == 2:
+                break
+            for fd in got[1]:  # not a run request: drop it and keep waiting
+                os.close(fd)
+        os.write(taken_w, token.to_bytes(8, "little"))
+    except BaseException:  # noqa: BLE001 - the launcher sees it exit and forks another
+        os._exit(1)
+    host.close()
+    os.close(taken_w)
+    spec_fd, result_fd = got[1]
+    for fd in got[1]:
+        os.set_inheritable(fd, False)  # received descriptors must not reach the program
+    _run_child(spec_fd, result_fd)
+
+
+def _run_child(spec_fd: int, result_fd: int) -> None:
+    """The spare with its request. Never returns."""
+    code = 0
+    try:
         size = os.fstat(spec_fd).st_size
         spec = json.loads(os.pread(spec_fd, size, 0))
         os.close(spec_fd)
@@ -80,50 +114,115 @@ def _run_child(spec_fd: int, result_fd: int) -> None:
         result = {"sandbox_error": f"{type(exc).__name__}: {exc}"}
         code = 1
     try:
-        data = memoryview(json.dumps(result).encode())
-        while data:
-            data = data[os.write(result_fd, data) :]
+        _answer(result_fd, result)
     finally:
         os._exit(code)
 
 
-def main() -> None:
-    sock = socket.socket(fileno=int(sys.argv[1]))
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # runs are reaped by the kernel
-    own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY)
-    os.chdir("/")
-    while True:
-        got = _recv(sock)
-        if got is None:
-            return  # host closed the socket
-        _header, fds = got
-        if len(fds) != 2:
-            for fd in fds:
-                os.close(fd)
-            continue
-        spec_fd, result_fd = fds
-        try:
-            linux.setns(own_pidns, linux.CLONE_NEWPID)  # reset so unshare() may make a new one
+def _answer(result_fd: int, result: dict) -> None:
+    """8-byte little-endian length, then the JSON: the host reads exactly that, not to EOF."""
+    body = json.dumps(result).encode()
+    data = memoryview(len(body).to_bytes(8, "little") + body)
+    while data:
+        data = data[os.write(result_fd, data) :]
+
+
+class _Spares:
+    """Keeps `size` idle spares: another is forked whenever one takes a run or dies idle."""
+
+    def __init__(self, host: socket.socket, size: int) -> None:
+        self.host = host
+        self.size = size
+        self.own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY)
+        self.taken_r, self.taken_w = os.pipe()
+        self.idle: dict[int, int] = {}  # token -> pidfd of an idle spare
+        self._tokens = 0
+
+    def fill(self, poller: select.poll) -> None:
+        while len(self.idle) < self.size:
+            self._tokens += 1
+            token = self._tokens
+            linux.setns(self.own_pidns, linux.CLONE_NEWPID)  # reset, so unshare() makes a new one
             linux.unshare(linux.CLONE_NEWPID)
             pid = os.fork()
+            if pid == 0:
+                os.close(self.own_pidns)
+                os.close(self.taken_r)
+                for pidfd in self.idle.values():
+                    os.close(pidfd)
+                _spare(self.host, self.taken_w, token)
+            pidfd = os.pidfd_open(pid)
+            self.idle[token] = pidfd
+            poller.register(pidfd, select.POLLIN)
+
+    def forget(self, token: int, poller: select.poll) -> None:
+        pidfd = self.idle.pop(token, None)
+        if pidfd is not None:
+            poller.unregister(pidfd)
+            os.close(pidfd)
+
+    def token_of(self, pidfd: int) -> int | None:
+        return next((t for t, fd in self.idle.items() if fd == pidfd), None)
+
+
+def main() -> None:
+    host = socket.socket(fileno=int(sys.argv[1]))
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # runs are reaped by the kernel
+    linux.harden()  # a program exec'd below can never hold or regain a capability
+    os.chdir("/")
+    spares = _Spares(host, size=max(2, min(4, len(os.sched_getaffinity(0)))))
+    poller = select.poll()
+    poller.register(host, 0)  # hang-up only: the spares read the requests themselves
+    poller.register(spares.taken_r, select.POLLIN)
+    fork_failed = False
+    while True:
+        try:
+            spares.fill(poller)
+            fork_failed = False
         except OSError as exc:
-            # One run could not be started (e.g. the kernel is short of PIDs or namespaces):
-            # say so to that run only; the launcher and every other run carry on.
-            _report(result_fd, f"could not start the run: {exc}")
-            os.close(spec_fd)
-            os.close(result_fd)
-            continue
-        if pid == 0:
-            sock.close()
-            os.close(own_pidns)
-            _run_child(spec_fd, result_fd)
-        os.close(spec_fd)
-        os.close(result_fd)
+            # E.g. the kernel is short of PIDs: answer a waiting request with the reason (the
+            # launcher and every other run carry on), and try again shortly.
+            fork_failed = True
+            if not spares.idle:
+                _refuse_waiting(host, f"could not start the run: {exc}")
+        for fd, events in poller.poll(50 if fork_failed else None):
+            if fd == host.fileno():
+                if events & (select.POLLHUP | select.POLLERR):
+                    return  # the host closed the socket: the spares see it too and exit
+            elif fd == spares.taken_r:
+                data = os.read(spares.taken_r, 8 * 64)
+                for i in range(0, len(data) - 7, 8):
+                    spares.forget(int.from_bytes(data[i : i + 8], "little"), poller)
+            else:  # an idle spare's pidfd: it died before taking a run
+                token = spares.token_of(fd)
+                if token is not None:
+                    spares.forget(token, poller)
+
+
+def _refuse_waiting(host: socket.socket, message: str) -> None:
+    """Without any spare, answer one pending request (if any) with `message`."""
+    ready = select.select([host], [], [], 0)[0]
+    if not ready:
+        return
+    host.setblocking(False)
+    try:
+        got = _recv(host)
+    except (BlockingIOError, OSError, ValueError):
+        return
+    finally:
+        host.setblocking(True)
+    if got is None:
+        return
+    fds = got[1]
+    if len(fds) == 2:
+        _report(fds[1], message)
+    for fd in fds:
+        os.close(fd)
 
 
 def _report(result_fd: int, message: str) -> None:
     try:
-        os.write(result_fd, json.dumps({"sandbox_error": message}).encode())
+        _answer(result_fd, {"sandbox_error": message})
     except OSError:
         pass
 

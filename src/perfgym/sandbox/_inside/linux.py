@@ -111,5 +111,54 @@ def no_new_privs() -> None:
     prctl(PR_SET_NO_NEW_PRIVS, 1)
 
 
+#: True once `harden()` ran in this process (inherited by its forks).
+HARDENED = False
+CAP_SETGID, CAP_SETUID, CAP_SETPCAP = 6, 7, 8
+#: What an exec below a hardened process may still hold as root: enough to drop to the run's
+#: uid (the exec stub, itself exec'd as root) and then to empty the bounding set.
+EXEC_KEEPS = (CAP_SETGID, CAP_SETUID, CAP_SETPCAP)
+
+
+def drop_bounding(keep: tuple[int, ...] = ()) -> None:
+    """Remove every capability but `keep` from the bounding set (needs CAP_SETPCAP)."""
+    for cap in range(CAP_LAST_CAP_GUESS + 1):
+        if cap in keep:
+            continue
+        try:
+            prctl(PR_CAPBSET_DROP, cap)
+        except OSError as exc:
+            if exc.errno == 22:  # EINVAL: past the last capability this kernel knows
+                break
+            raise
+
+
+def clear_inheritable() -> None:
+    """Empty the inheritable and ambient sets, keeping the permitted and effective ones."""
+    try:
+        prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    except OSError:
+        pass
+    header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (_CapData * 2)()
+    _check(_libc.capget(ctypes.byref(header), ctypes.byref(data)), "capget")
+    if data[0].inheritable or data[1].inheritable:
+        data[0].inheritable = data[1].inheritable = 0
+        _check(_libc.capset(ctypes.byref(header), ctypes.byref(data)), "capset")
+
+
+def harden() -> None:
+    """no_new_privs, and a bounding set of only `EXEC_KEEPS`, for this process and its forks.
+
+    The process keeps its own effective capabilities (the launcher still mounts and unshares);
+    the bounding set only limits what an exec can hold, no_new_privs forbids setuid and file-
+    capability gains, and every run drops the last three before its program starts, so a
+    program can never hold or regain a capability."""
+    global HARDENED
+    no_new_privs()
+    clear_inheritable()
+    drop_bounding(keep=EXEC_KEEPS)
+    HARDENED = True
+
+
 def die_with_parent(sig: int = 9) -> None:
     prctl(PR_SET_PDEATHSIG, sig)

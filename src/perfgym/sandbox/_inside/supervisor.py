@@ -10,6 +10,7 @@ one forked from the launcher.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import resource
@@ -137,18 +138,16 @@ def _child(spec: dict, fds: dict[str, int]) -> None:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         for sig in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
-        linux.no_new_privs()
         if uid is not None:
-            for cap in range(64):  # empty the bounding set while we still may (CAP_SETPCAP)
-                try:
-                    linux.prctl(linux.PR_CAPBSET_DROP, cap)
-                except OSError:
-                    break
+            if not linux.HARDENED:  # the warm launcher did it once for every run
+                linux.harden()
+            linux.drop_bounding()  # the last few the hardened launcher kept (CAP_SETPCAP)
             gid = int(spec.get("gid", uid))
             os.setgroups([])
             os.setresgid(gid, gid, gid)
             os.setresuid(int(uid), int(uid), int(uid))  # clears every remaining capability
         else:
+            linux.no_new_privs()
             linux.drop_all_capabilities()
         os.chdir(spec.get("cwd") or "/tmp")
         argv = spec["argv"]
@@ -159,6 +158,36 @@ def _child(spec: dict, fds: dict[str, int]) -> None:
             os.write(fds["exec_err_w"], msg[:2000])
         finally:
             os._exit(127)
+
+
+#: Every catchable signal: reset to its default in the spawned stub (Python ignores SIGPIPE and
+#: SIGXFSZ, the launcher SIGCHLD; an exec keeps ignored signals ignored).
+_ALL_SIGNALS = tuple(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
+
+
+def _spawn_stub(spec: dict, stub: str, fds: dict[str, int]) -> int:
+    """Start the program through the compiled exec stub (see `perfgym.sandbox.exec_stub`):
+    posix_spawn shares our memory until the stub's exec, so no copy of this interpreter is made.
+    The stub pins itself, waits at the gate (fd 4), applies the limits, drops to the uid, execs."""
+    lim = spec["limits"]
+    uid = int(spec["uid"])
+    gid = int(spec.get("gid", uid))
+    nproc = int(lim["max_processes"]) if "pids" not in (spec.get("cgroups") or {}) else -1
+    cpu = spec.get("cpu")
+    argv = [stub, str(-1 if cpu is None else int(cpu)), str(uid), str(gid),
+            str(int(lim["cpu_s"]) + 1), str(int(lim["file_size_bytes"])),
+            str(int(lim["open_files"])), str(nproc), spec.get("cwd") or "/tmp", "--",
+            *spec["argv"]]  # fmt: skip
+    # Lift the sources above the targets first, so no dup2 below overwrites a later source.
+    order = ("stdin", "out_w", "err_w", "exec_err_w", "gate_r")
+    high = [fcntl.fcntl(fds[name], fcntl.F_DUPFD_CLOEXEC, 10) for name in order]
+    try:
+        actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(high)]
+        return os.posix_spawn(stub, argv, spec["env"], file_actions=actions, setsid=True,
+                              setsigdef=_ALL_SIGNALS)  # fmt: skip
+    finally:
+        for fd in high:
+            os.close(fd)
 
 
 def _write_files(spec: dict) -> None:
@@ -209,10 +238,17 @@ def supervise(spec: dict) -> dict:
     exec_err_r, exec_err_w = os.pipe2(os.O_CLOEXEC)
     fds = dict(stdin=stdin_fd, out_w=out_w, err_w=err_w, gate_r=gate_r, exec_err_w=exec_err_w)
     tree = _Tree(cgroups)
-    t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        _child(spec, fds)
+    stub = spec.get("exec_stub")
+    if stub and spec.get("uid") is not None and os.access(stub, os.X_OK):
+        if not linux.HARDENED:  # once per process; the warm launcher did it for every run
+            linux.harden()
+        t0 = time.monotonic()
+        pid = _spawn_stub(spec, stub, fds)
+    else:
+        t0 = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            _child(spec, fds)
     for fd in (stdin_fd, out_w, err_w, gate_r, exec_err_w):
         os.close(fd)
     for name, directory in cgroups.items():

@@ -48,6 +48,12 @@ class SandboxConfig(BaseModel):
         description="Host paths covered by an empty tmpfs in every run (caches, suites, secrets).",
     )
     python: str = Field("", description="Interpreter for the in-sandbox supervisor; '' = current.")
+    favor_cgroup_moves: bool = Field(
+        True,
+        description="Switch on the kernel's cgroup 'favordynmods' mode (root, Linux >= 6.0) so "
+        "moving each run into its cgroup does not wait for an RCU grace period; see "
+        "perfgym.sandbox.cgroup_moves.",
+    )
     exec_stub: bool = Field(
         True,
         description="Start programs through the compiled exec stub (posix_spawn; built on first "

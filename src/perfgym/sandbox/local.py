@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfgym.errors import ConfigError, SandboxUnavailable
-from perfgym.sandbox import cgroups, exec_stub
+from perfgym.sandbox import cgroup_moves, cgroups, exec_stub
 from perfgym.sandbox.base import Bind, Sandbox, SandboxConfig
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
@@ -34,8 +34,11 @@ class LocalSandbox(Sandbox):
         self.cgroup_version = cgroups.detect() if self.config.use_cgroups else None
         self._cgroups = cgroups.CgroupPool()
         self.exec_stub = exec_stub.stub_path() if self.config.exec_stub else None
+        self.cgroup_moves = "off: cgroups not used"
         if self.cgroup_version:
             cgroups.remove_stale()
+            if self.config.favor_cgroup_moves:
+                self.cgroup_moves = cgroup_moves.favor_dynamic_moves()
 
     def run(
         self,

@@ -49,6 +49,7 @@ class RunCgroup:
     version: str
     dirs: dict[str, str] = field(default_factory=dict)
     oom_before: int = 0
+    limits: tuple[int, int] = (0, 0)  # (memory bytes, pids) last written
 
     @classmethod
     def create(cls, memory_bytes: int, max_pids: int) -> RunCgroup:
@@ -80,6 +81,7 @@ class RunCgroup:
                 _write(d, "memory.swap.max", 0, optional=True)
                 _write(d, "pids.max", max_pids)
         cg.oom_before = cg.oom_kills()
+        cg.limits = (memory_bytes, max_pids)
         return cg
 
     def supervisor_paths(self) -> dict[str, str]:
@@ -108,17 +110,20 @@ class RunCgroup:
         return self.oom_kills() > self.oom_before
 
     def reset(self, memory_bytes: int, max_pids: int) -> None:
-        """Prepare a reused cgroup for the next run: new limits, fresh OOM baseline."""
+        """Prepare a reused cgroup for the next run: its limits (written only when they differ
+        from the last run's: each write is a syscall on the run's critical path), a zero CPU
+        counter and a fresh OOM baseline."""
+        if self.limits != (memory_bytes, max_pids):
+            if self.version == "v1":
+                _write(self.dirs["memory"], "memory.limit_in_bytes", memory_bytes)
+                _write(self.dirs["memory"], "memory.memsw.limit_in_bytes", memory_bytes,
+                       optional=True)  # fmt: skip
+            else:
+                _write(self.dirs["memory"], "memory.max", memory_bytes)
+            _write(self.dirs["pids"], "pids.max", max_pids)
+            self.limits = (memory_bytes, max_pids)
         if self.version == "v1":
-            _write(self.dirs["memory"], "memory.limit_in_bytes", memory_bytes)
-            _write(self.dirs["memory"], "memory.memsw.limit_in_bytes", memory_bytes, optional=True)
-            _write(self.dirs["memory"], "memory.max_usage_in_bytes", 0, optional=True)
-            _write(self.dirs["memory"], "memory.failcnt", 0, optional=True)
             _write(self.dirs["cpuacct"], "cpuacct.usage", 0, optional=True)
-            _write(self.dirs["pids"], "pids.max", max_pids)
-        else:
-            _write(self.dirs["memory"], "memory.max", memory_bytes)
-            _write(self.dirs["pids"], "pids.max", max_pids)
         self.oom_before = self.oom_kills()
 
     def empty(self) -> bool:

@@ -115,9 +115,13 @@ class RunCgroup:
         counter and a fresh OOM baseline."""
         if self.limits != (memory_bytes, max_pids):
             if self.version == "v1":
-                _write(self.dirs["memory"], "memory.limit_in_bytes", memory_bytes)
-                _write(self.dirs["memory"], "memory.memsw.limit_in_bytes", memory_bytes,
-                       optional=True)  # fmt: skip
+                # memsw (memory + swap) may never be below the memory limit: raise it first
+                # when raising, lower it last when lowering.
+                order = ["memory.limit_in_bytes", "memory.memsw.limit_in_bytes"]
+                if memory_bytes > self.limits[0]:
+                    order.reverse()
+                for name in order:
+                    _write(self.dirs["memory"], name, memory_bytes, optional="memsw" in name)
             else:
                 _write(self.dirs["memory"], "memory.max", memory_bytes)
             _write(self.dirs["pids"], "pids.max", max_pids)

@@ -128,18 +128,24 @@ def _answer(result_fd: int, result: dict) -> None:
 
 
 class _Spares:
-    """Keeps `size` idle spares: another is forked whenever one takes a run or dies idle."""
+    """Pre-forked spares. Up to `size` wait idle; while runs are in flight the replacement of a
+    taken spare waits until its run ends (a fork of this process takes ~1 ms of CPU and holds
+    the cgroup lock a starting run needs), but one spare is always kept ready."""
 
     def __init__(self, host: socket.socket, size: int) -> None:
         self.host = host
         self.size = size
         self.own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY)
         self.taken_r, self.taken_w = os.pipe()
-        self.idle: dict[int, int] = {}  # token -> pidfd of an idle spare
+        self.idle: dict[int, int] = {}  # token -> pidfd of a spare waiting for a run
+        self.busy: dict[int, int] = {}  # token -> pidfd of a spare running one
         self._tokens = 0
 
+    def wanted(self) -> int:
+        return max(1, self.size - len(self.busy))
+
     def fill(self, poller: select.poll) -> None:
-        while len(self.idle) < self.size:
+        while len(self.idle) < self.wanted():
             self._tokens += 1
             token = self._tokens
             linux.setns(self.own_pidns, linux.CLONE_NEWPID)  # reset, so unshare() makes a new one
@@ -148,21 +154,27 @@ class _Spares:
             if pid == 0:
                 os.close(self.own_pidns)
                 os.close(self.taken_r)
-                for pidfd in self.idle.values():
+                for pidfd in (*self.idle.values(), *self.busy.values()):
                     os.close(pidfd)
                 _spare(self.host, self.taken_w, token)
             pidfd = os.pidfd_open(pid)
             self.idle[token] = pidfd
             poller.register(pidfd, select.POLLIN)
 
-    def forget(self, token: int, poller: select.poll) -> None:
+    def taken(self, token: int) -> None:
         pidfd = self.idle.pop(token, None)
         if pidfd is not None:
-            poller.unregister(pidfd)
-            os.close(pidfd)
+            self.busy[token] = pidfd
 
-    def token_of(self, pidfd: int) -> int | None:
-        return next((t for t, fd in self.idle.items() if fd == pidfd), None)
+    def exited(self, pidfd: int, poller: select.poll) -> None:
+        """A spare's process ended: its run is over, or it died idle."""
+        for table in (self.idle, self.busy):
+            for token, fd in list(table.items()):
+                if fd == pidfd:
+                    del table[token]
+                    poller.unregister(pidfd)
+                    os.close(pidfd)
+                    return
 
 
 def main() -> None:
@@ -192,11 +204,9 @@ def main() -> None:
             elif fd == spares.taken_r:
                 data = os.read(spares.taken_r, 8 * 64)
                 for i in range(0, len(data) - 7, 8):
-                    spares.forget(int.from_bytes(data[i : i + 8], "little"), poller)
-            else:  # an idle spare's pidfd: it died before taking a run
-                token = spares.token_of(fd)
-                if token is not None:
-                    spares.forget(token, poller)
+                    spares.taken(int.from_bytes(data[i : i + 8], "little"))
+            else:
+                spares.exited(fd, poller)
 
 
 def _refuse_waiting(host: socket.socket, message: str) -> None:

@@ -222,3 +222,15 @@ def test_paths_hidden_after_start_are_hidden(outside_tmp):
         assert w.run_program(look).stdout == b"[]\n"
     finally:
         w.close()
+
+
+def test_workers_of_different_processes_have_different_uids():
+    """RLIMIT_NPROC is per uid: workers must not share one across processes."""
+    import subprocess
+    import sys
+
+    probe = "from perfgym.sandbox.pyworker import PythonWorker as W; print(W().uid, W().uid)"
+    uids = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           check=True).stdout.split() for _ in range(2)]  # fmt: skip
+    flat = [int(u) for pair in uids for u in pair]
+    assert len(set(flat)) == 4 and all(u < 2**31 for u in flat)

@@ -37,7 +37,7 @@ from perfgym.sandbox.view import expose_args, hidden_paths, program_env
 
 SERVER = INSIDE / "pyworker_server.py"
 _uids = itertools.count(0)
-_UID_BASE = 61000
+_UID_BASE = 100_000
 _WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_FOWNER",
                 "CAP_DAC_OVERRIDE")  # fmt: skip
 
@@ -95,7 +95,9 @@ class PythonWorker:
 
     def __init__(self, config: SandboxConfig | None = None, disk_bytes: int = 64 << 20) -> None:
         self.config = config or SandboxConfig()
-        self.uid = _UID_BASE + next(_uids) % 4000
+        # A uid of its own across every process on the host (RLIMIT_NPROC counts per uid: a
+        # fork bomb in one worker must not starve a call in another process's worker).
+        self.uid = _UID_BASE + os.getpid() * 256 + next(_uids) % 256
         self.disk_bytes = disk_bytes
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None

@@ -7,6 +7,7 @@ import pytest
 from perfgym.errors import ConfigError
 from perfgym.tasks.task import Language
 from perfgym.toolchains import BUILD_LIMITS, JVM_FLAGS, RECIPES, Recipe, describe, toolchain
+from perfgym.toolchains.interpreted import _PY_SYNTAX_CHECK
 
 
 def test_every_language_has_a_recipe():
@@ -18,7 +19,7 @@ def test_every_language_has_a_recipe():
 @pytest.mark.parametrize(
     ("language", "build"),
     [
-        (Language.PYTHON, "python3 -m py_compile main.py"),
+        (Language.PYTHON, "python3 -I -S -c " + _PY_SYNTAX_CHECK),
         (Language.C, "gcc -O2 -std=c11 -o main main.c -lm"),
         (Language.CPP, "g++ -O2 -std=c++17 -o main main.cpp"),
         (Language.JAVA, "javac Main.java"),

@@ -125,3 +125,31 @@ def require_quiet_machine() -> None:
         pytest.skip(
             f"load average {load:.1f} > {QUIET_LOAD}: wall-clock statistics would measure other jobs"
         )
+
+
+def _jiffies() -> dict[int, tuple[int, int]]:
+    """Per CPU: (busy, total) jiffies since boot, from /proc/stat (idle and iowait are idle)."""
+    out = {}
+    with open("/proc/stat") as f:
+        for line in f:
+            name, *vals = line.split()
+            if name.startswith("cpu") and name != "cpu":
+                v = [int(x) for x in vals]
+                out[int(name[3:])] = (sum(v) - v[3] - v[4], sum(v))
+    return out
+
+
+@contextlib.contextmanager
+def busy_share(cores: list[int]) -> Iterator[list[float]]:
+    """Measures how busy `cores` were during the block: on exit the yielded list holds the
+    busy share (0-1) of their summed time. The share of cores a test does not measure on is
+    what other jobs took there (plus the judge's own small share)."""
+    got: list[float] = []
+    before = _jiffies()
+    try:
+        yield got
+    finally:
+        after = _jiffies()
+        busy = sum(after[c][0] - before[c][0] for c in cores)
+        total = sum(after[c][1] - before[c][1] for c in cores)
+        got.append(busy / total if total > 0 else 0.0)

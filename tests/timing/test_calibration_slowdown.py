@@ -1,19 +1,24 @@
-"""Calibration on a deliberately slowed machine: durations stored from one protocol run, then
-re-measured while a competing process shares the measuring core; the affine map fitted on the
-re-measured references restores the ranking of fresh candidates against the stored pool
-(DMC-Optim's stored-vs-fresh Spearman, 0.54 -> 0.96 there).
+"""Calibration across machine states (DMC-Optim §C.7-C.8): every solution's durations stored in
+two campaigns, one on the quiet machine and one while two competing processes share the
+measuring core (3x slower); then fresh candidates are measured while one competing process
+shares it (2x). Each task's stored pool mixes the two campaigns, as a pool of human solutions
+timed at different times does. DMC-Optim's figure: Spearman between a fresh candidate's mean
+percentile against the stored pool and against a freshly measured pool (0.54 raw, 0.96 after
+the affine map there). Maps are fitted per campaign on the re-measured references (fastest,
+middle, slowest of every task) and applied to the pool only: the candidates are fresh, so the
+map moves them relative to the pool and changes their ranks.
 
 A competing load rather than a CFS quota: a quota also throttles the run's own supervisor and
 the judge in the same cgroup, and its period makes short runs burst, so the slowdown it causes
 is not the machine change an affine map models (measured here: R² 0.85-0.93)."""
 
 import pytest
-from helpers import busy, ladder_task, require_quiet_machine
+from helpers import busy, busy_share, ladder_task, require_quiet_machine
 from scipy.stats import spearmanr
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, TimingStatus
 from perfgym.sandbox.pool import usable_cores
-from perfgym.timing.calibration import fit_affine, paired_durations
+from perfgym.timing.calibration import fit_affine, fit_epochs, paired_durations
 from perfgym.timing.stability import mean_percentile
 
 pytestmark = pytest.mark.slow
@@ -27,9 +32,12 @@ TASKS = [
     ladder_task("mid-d", [1, 1.8, 3.2, 5.8, 10.5], 60_000),
 ]
 CORE = usable_cores()[0]
-# Wall clock (CPU time does not see a competing process) and the minimum over repeats: other
-# users of this shared machine only ever add time, and the minimum sheds most of it.
-CONFIG = JudgeConfig(repeats=5, clock="wall", estimator="minimum", cores=[CORE],
+#: Busy share of the other core(s) above which other jobs, not the test's own judge, ran there
+#: during a campaign (and so competed on the measuring core too).
+OTHERS_BUSY = 0.5
+# Wall clock (CPU time does not see a competing process) and the minimum over 9 interleaved
+# repeats: other users of this shared machine only ever add time, and the minimum sheds most.
+CONFIG = JudgeConfig(repeats=9, clock="wall", estimator="minimum", cores=[CORE],
                      measure_baseline=False, measure_reference=False)  # fmt: skip
 
 
@@ -54,40 +62,72 @@ def measure_all() -> dict[str, dict[str, float]]:
     return out
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="issue 5 is open: on this shared 2-core VM the calibrated Spearman measured 0.76-0.91 "
-    "(target 0.95) in the last runs; kept running so a fix shows up as XPASS",
-)
-def test_affine_map_restores_the_ranking_after_a_slowdown():
-    require_quiet_machine()  # the deliberate slowdown must be the only one
-    stored = measure_all()
-    with busy(CORE, processes=1):
-        fresh = measure_all()
-    # The re-measured references: fastest, middle and slowest solution of every task.
-    refs = {f"{t.id}/{s.label}" for t in TASKS for s in (t.references[0], t.pool[1], t.baseline)}
-    xs, ys, groups = paired_durations({k: stored[k] for k in refs}, {k: fresh[k] for k in refs})
-    amap = fit_affine(xs, ys, groups=groups, clock="wall")
-    slowdown = sum(ys) / sum(xs)
-
-    truth, raw, mapped = [], [], []
+def percentile_table(fresh, stored_of) -> list[float]:
+    """Each fresh solution's mean percentile against its task's other solutions as `stored_of`
+    gives them ('task/label' -> workload -> seconds)."""
+    out = []
     for t in TASKS:
         labels = [s.label for s in t.solutions()]
         for lab in labels:
-            cand = fresh[f"{t.id}/{lab}"]
-            others = [o for o in labels if o != lab]
-            truth.append(mean_percentile(cand, [fresh[f"{t.id}/{o}"] for o in others]))
-            raw.append(mean_percentile(cand, [stored[f"{t.id}/{o}"] for o in others]))
-            mapped.append(mean_percentile(
-                cand, [{w: amap(d) for w, d in stored[f"{t.id}/{o}"].items()} for o in others]
-            ))  # fmt: skip
-    rho_raw = spearmanr(raw, truth).statistic
-    rho_mapped = spearmanr(mapped, truth).statistic
-    print(f"\nslowdown via one competing process: fresh/stored = {slowdown:.2f}x; fit slope={amap.slope:.4f} "
-          f"intercept={amap.intercept_s * 1e3:.1f} ms R2={amap.r2:.4f} cvR2={amap.cv_r2} "
-          f"median|rel resid|={amap.median_rel_residual:.3f} n={amap.n}; "
-          f"Spearman stored->fresh raw={rho_raw:.3f} calibrated={rho_mapped:.3f}")  # fmt: skip
-    assert slowdown > 1.5  # the slowdown really happened
-    assert rho_mapped >= 0.95
-    assert rho_mapped > rho_raw
-    assert amap.r2 > 0.9 and amap.slope > 1.3
+            pool = [stored_of(f"{t.id}/{o}") for o in labels if o != lab]
+            out.append(mean_percentile(fresh[f"{t.id}/{lab}"], pool))
+    return out
+
+
+def test_per_campaign_affine_maps_restore_the_ranking_of_a_mixed_stored_pool():
+    require_quiet_machine()  # the deliberate slowdowns must be the only ones
+    others = [c for c in usable_cores() if c != CORE]
+    shares = {}
+    with busy_share(others) as shares["quiet"]:
+        campaigns = {"quiet": measure_all()}
+    with busy(CORE, processes=2), busy_share(others) as shares["loaded"]:
+        campaigns["loaded"] = measure_all()
+    with busy(CORE, processes=1), busy_share(others) as shares["fresh"]:
+        fresh = measure_all()
+    print("\nbusy share of the other cores:", {k: round(v[0], 3) for k, v in shares.items()})
+    loaded_by_others = {k: v[0] for k, v in shares.items() if v[0] > OTHERS_BUSY}
+    if loaded_by_others:
+        # The premise failed: the campaigns differ by other jobs' load as well as by ours, and
+        # such a campaign is one the drift probes would withhold rather than calibrate.
+        pytest.skip(f"other jobs kept the other core(s) busy during {loaded_by_others}")
+    # Which campaign a pool member's stored duration comes from: alternating within each task.
+    epoch = {f"{t.id}/{s.label}": ("quiet", "loaded")[(i + k) % 2]
+             for i, t in enumerate(TASKS) for k, s in enumerate(t.solutions())}  # fmt: skip
+    refs = {f"{t.id}/{s.label}" for t in TASKS for s in (t.references[0], t.pool[1], t.baseline)}
+    maps = fit_epochs({e: {k: d[k] for k in refs} for e, d in campaigns.items()},
+                      {k: fresh[k] for k in refs}, clock="wall")  # fmt: skip
+    # One map for everything, ignoring the campaigns: what a single calibration would do.
+    xs, ys, gs = [], [], []
+    for d in campaigns.values():
+        x, y, g = paired_durations({k: d[k] for k in refs}, {k: fresh[k] for k in refs})
+        xs, ys, gs = xs + x, ys + y, gs + g
+    single = fit_affine(xs, ys, groups=gs, clock="wall")
+
+    def stored(key: str) -> dict[str, float]:
+        return campaigns[epoch[key]][key]
+
+    truth = percentile_table(fresh, lambda k: fresh[k])
+    raw = percentile_table(fresh, stored)
+    one = percentile_table(fresh, lambda k: {w: single(d) for w, d in stored(k).items()})
+    mapped = percentile_table(fresh, lambda k: {w: maps(epoch[k], d) for w, d in stored(k).items()})
+    rho = {name: spearmanr(x, truth).statistic for name, x in
+           (("raw", raw), ("single map", one), ("per-campaign maps", mapped))}  # fmt: skip
+    ratio = {e: sum(fresh[k]["w"] for k in refs) / sum(d[k]["w"] for k in refs)
+             for e, d in campaigns.items()}  # fmt: skip
+    print("\nfresh/stored:", {e: round(r, 3) for e, r in ratio.items()})
+    for e, m in maps.maps.items():
+        print(f"map {e}: slope={m.slope:.4f} intercept={m.intercept_s * 1e3:.1f} ms R2={m.r2:.4f} "
+              f"cvR2={m.cv_r2} median|rel resid|={m.median_rel_residual:.3f} n={m.n} "
+              f"outliers={m.outliers}")  # fmt: skip
+    print(
+        f"single map: slope={single.slope:.4f} intercept={single.intercept_s * 1e3:.1f} ms "
+        f"R2={single.r2:.4f} outliers={single.outliers}"
+    )
+    print("Spearman stored->fresh:", {k: round(float(v), 3) for k, v in rho.items()})
+    assert ratio["quiet"] > 1.5 and ratio["loaded"] < 0.85  # the slowdowns really happened
+    assert rho["per-campaign maps"] >= 0.95
+    assert rho["per-campaign maps"] > rho["raw"]
+    # The maps explain the references. Not their slopes: on 12 points spanning 20 ms - 1 s,
+    # other users' load trades slope against intercept (measured 1.27 + 40 ms vs 1.94 + 15 ms
+    # for the same 1.8-2.1x slowdown); the ratios above check the slowdown itself.
+    assert all(m.r2 > 0.8 and m.median_rel_residual < 0.1 for m in maps.maps.values())

@@ -18,6 +18,7 @@ import select
 import signal
 import sys
 import time
+from typing import Any
 
 try:  # loaded as a package module or as a plain script next to linux.py
     from . import linux  # type: ignore[no-redef]
@@ -205,7 +206,7 @@ def _spawn_stub(spec: dict, stub: str, fds: dict[str, int]) -> int:
     high = [fcntl.fcntl(fds[name], fcntl.F_DUPFD_CLOEXEC, 10) for name in order]
     try:
         actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(high)]
-        extra = {}
+        extra: dict[str, Any] = {}
         back = spec.get("_sched")
         if back is not None:  # the program gets the policy the supervisor stepped down from
             extra["scheduler"] = (back[0], os.sched_param(back[1]))

@@ -33,6 +33,7 @@ from perfgym.sandbox.base import WORK_DIR, SandboxConfig
 from perfgym.sandbox.bwrap import INSIDE, find_bwrap
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.request import classify_exit, exit_of
 from perfgym.sandbox.view import expose_args, hidden_paths, program_env
 
 SERVER = INSIDE / "pyworker_server.py"
@@ -267,9 +268,7 @@ def _to_program_result(reply: dict[str, Any], limits: Limits) -> ProgramResult:
     if reply.get("setup_error"):
         return ProgramResult(status=Status.SANDBOX_ERROR,
                              reason=f"program mode setup failed: {reply['setup_error']}")  # fmt: skip
-    word = int(reply["exit_status"])
-    code = os.WEXITSTATUS(word) if os.WIFEXITED(word) else None
-    sig = os.WTERMSIG(word) if os.WIFSIGNALED(word) else None
+    code, sig = exit_of(int(reply["exit_status"]))
     out_cut, err_cut = bool(reply["stdout_truncated"]), bool(reply["stderr_truncated"])
     reason = reply.get("reason", "")
     if reply.get("killed"):
@@ -277,18 +276,9 @@ def _to_program_result(reply: dict[str, Any], limits: Limits) -> ProgramResult:
     elif reply.get("memory_error"):
         status = Status.MEMORY_LIMIT
         reason = f"memory limit of {limits.memory_mb:g} MiB (MemoryError, address-space limit)"
-    elif sig == signal.SIGXCPU:
-        status, reason = Status.TIMEOUT, f"CPU time over {limits.effective_cpu_s:g} s (RLIMIT_CPU)"
-    elif sig == signal.SIGXFSZ:
-        status, reason = Status.RUNTIME_ERROR, f"file larger than {limits.file_size_bytes} bytes"
-    elif sig is not None:
-        status, reason = Status.RUNTIME_ERROR, f"killed by signal {signal.Signals(sig).name}"
-    elif code not in (0, None):
-        status, reason = Status.RUNTIME_ERROR, f"exit code {code}"
-    elif out_cut or err_cut:
-        status, reason = Status.OUTPUT_LIMIT, "output exceeded its cap and was cut"
     else:
-        status = Status.OK
+        status, why = classify_exit(code, sig, out_cut or err_cut, limits)
+        reason = why or reason
     return ProgramResult(
         status=status,
         exit_code=code,

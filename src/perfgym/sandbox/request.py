@@ -91,6 +91,35 @@ def mechanisms(cgroup: RunCgroup | None, sample_rate_hz: float) -> dict[str, str
     }
 
 
+def exit_of(status_word: int | None) -> tuple[int | None, int | None]:
+    """(exit code, terminating signal) of a wait status; (None, None) when there is none."""
+    if status_word is None:
+        return None, None
+    if os.WIFEXITED(status_word):
+        return os.WEXITSTATUS(status_word), None
+    if os.WIFSIGNALED(status_word):
+        return None, os.WTERMSIG(status_word)
+    return None, None
+
+
+def classify_exit(
+    exit_code: int | None, sig: int | None, output_cut: bool, limits: Limits
+) -> tuple[Status, str]:
+    """How a run that no limit of ours stopped ended: a limit signal, a crash, a non-zero exit,
+    output over its cap, or OK (shared by the sandbox and the Python worker's program mode)."""
+    if sig == signal.SIGXCPU:
+        return Status.TIMEOUT, f"CPU time over {limits.effective_cpu_s:g} s (RLIMIT_CPU)"
+    if sig == signal.SIGXFSZ:
+        return Status.RUNTIME_ERROR, f"file larger than {limits.file_size_bytes} bytes"
+    if sig is not None:
+        return Status.RUNTIME_ERROR, f"killed by signal {signal.Signals(sig).name}"
+    if exit_code not in (0, None):
+        return Status.RUNTIME_ERROR, f"exit code {exit_code}"
+    if output_cut:
+        return Status.OUTPUT_LIMIT, "output exceeded its cap and was cut"
+    return Status.OK, ""
+
+
 def decode(
     res: dict[str, Any],
     *,
@@ -102,14 +131,7 @@ def decode(
     """Classify the supervisor's result into an `Execution`."""
     if "sandbox_error" in res:
         return sandbox_error(limits, backend, res["sandbox_error"])
-    status_word = res.get("pid_status")
-    exit_code: int | None = None
-    sig: int | None = None
-    if status_word is not None:
-        if os.WIFEXITED(status_word):
-            exit_code = os.WEXITSTATUS(status_word)
-        elif os.WIFSIGNALED(status_word):
-            sig = os.WTERMSIG(status_word)
+    exit_code, sig = exit_of(res.get("pid_status"))
     reason = res.get("kill_reason", "")
     killed_for = res.get("killed_for", "")
     stdout_trunc = bool(res.get("stdout_truncated"))
@@ -120,18 +142,9 @@ def decode(
         status = Status(killed_for)
     elif cgroup is not None and cgroup.was_oom_killed():
         status, reason = Status.MEMORY_LIMIT, f"memory limit of {limits.memory_mb:g} MiB (OOM kill)"
-    elif sig == signal.SIGXCPU:
-        status, reason = Status.TIMEOUT, f"CPU time over {limits.effective_cpu_s:g} s (RLIMIT_CPU)"
-    elif sig == signal.SIGXFSZ:
-        status, reason = Status.RUNTIME_ERROR, f"file larger than {limits.file_size_bytes} bytes"
-    elif sig is not None:
-        status, reason = Status.RUNTIME_ERROR, f"killed by signal {signal.Signals(sig).name}"
-    elif exit_code not in (0, None):
-        status, reason = Status.RUNTIME_ERROR, f"exit code {exit_code}"
-    elif stdout_trunc or stderr_trunc:
-        status, reason = Status.OUTPUT_LIMIT, "output exceeded its cap and was cut"
     else:
-        status = Status.OK
+        status, why = classify_exit(exit_code, sig, stdout_trunc or stderr_trunc, limits)
+        reason = why or reason
     no_instr = instructions_unavailable_reason()
     measurement = Measurement(
         wall_s=float(res["wall_s"]),

@@ -108,7 +108,10 @@ class _Tree:
         return reaped_ns + live * 1_000_000_000 // TICKS
 
 
-def _step_aside() -> tuple[int, os.sched_param] | None:
+Sched = tuple[int, os.sched_param] | None  # the policy a program gets back (see _step_aside)
+
+
+def _step_aside() -> Sched:
     """Make the supervisor SCHED_BATCH; returns the policy the program must get back.
 
     The supervisor wakes 500 times a second to sample the tree. As SCHED_OTHER, each wake-up
@@ -127,13 +130,12 @@ def _step_aside() -> tuple[int, os.sched_param] | None:
     return policy, param
 
 
-def _child(spec: dict, fds: dict[str, int]) -> None:
+def _child(spec: dict, fds: dict[str, int], back: Sched) -> None:
     """In the forked child: wait to be placed in the cgroups, apply limits, drop privileges, exec."""
     try:
         os.setsid()
-        back = spec.get("_sched")
         if back is not None:
-            os.sched_setscheduler(0, back[0], os.sched_param(back[1]))
+            os.sched_setscheduler(0, *back)
         cpu = spec.get("cpu")
         if cpu is not None:
             os.sched_setaffinity(0, {int(cpu)})
@@ -188,7 +190,7 @@ def _child(spec: dict, fds: dict[str, int]) -> None:
 _ALL_SIGNALS = tuple(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
 
 
-def _spawn_stub(spec: dict, stub: str, fds: dict[str, int]) -> int:
+def _spawn_stub(spec: dict, stub: str, fds: dict[str, int], back: Sched) -> int:
     """Start the program through the compiled exec stub (see `perfgym.sandbox.exec_stub`):
     posix_spawn shares our memory until the stub's exec, so no copy of this interpreter is made.
     The stub pins itself, waits at the gate (fd 4), applies the limits, drops to the uid, execs."""
@@ -207,9 +209,8 @@ def _spawn_stub(spec: dict, stub: str, fds: dict[str, int]) -> int:
     try:
         actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(high)]
         extra: dict[str, Any] = {}
-        back = spec.get("_sched")
         if back is not None:  # the program gets the policy the supervisor stepped down from
-            extra["scheduler"] = (back[0], os.sched_param(back[1]))
+            extra["scheduler"] = back
         return os.posix_spawn(stub, argv, spec["env"], file_actions=actions, setsid=True,
                               setsigdef=_ALL_SIGNALS, **extra)  # fmt: skip
     finally:
@@ -266,18 +267,17 @@ def supervise(spec: dict) -> dict:
     fds = dict(stdin=stdin_fd, out_w=out_w, err_w=err_w, gate_r=gate_r, exec_err_w=exec_err_w)
     tree = _Tree(cgroups)
     back = _step_aside()
-    spec["_sched"] = None if back is None else [back[0], back[1].sched_priority]
     stub = spec.get("exec_stub")
     if stub and spec.get("uid") is not None and os.access(stub, os.X_OK):
         if not linux.HARDENED:  # once per process; the warm launcher did it for every run
             linux.harden()
         t0 = time.monotonic()
-        pid = _spawn_stub(spec, stub, fds)
+        pid = _spawn_stub(spec, stub, fds, back)
     else:
         t0 = time.monotonic()
         pid = os.fork()
         if pid == 0:
-            _child(spec, fds)
+            _child(spec, fds, back)
     for fd in (stdin_fd, out_w, err_w, gate_r, exec_err_w):
         os.close(fd)
     for name, directory in cgroups.items():

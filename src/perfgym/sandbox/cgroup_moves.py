@@ -2,10 +2,10 @@
 
 Every run moves its program into the run's cgroups. By default the kernel makes that move wait
 for an RCU grace period (the threadgroup lock is a per-CPU rwsem tuned for rare writers): on
-this 2-core VM a move into the memory cgroup took 0.4 ms back to back but 11 ms (median) when
-runs were spaced 20 ms apart. `favordynmods` (Linux >= 6.0) keeps that lock in its slow-reader
-mode instead: moves take ~0.3 ms always, and every fork and exit on the machine pays a few
-atomic operations more. The mode is global once any hierarchy asks for it; on cgroup v2 the one
+this 2-core VM, in an instrumented warm sandbox, moving a run into its three v1 cgroups took
+0.5 ms back to back but 11 ms (median) when runs were spaced 20 ms apart, and 0.6 ms with
+`favordynmods` (Linux >= 6.0), which keeps that lock in its slow-reader mode instead; every
+fork and exit on the machine pays a few atomic operations more. The mode is global once any hierarchy asks for it; on cgroup v2 the one
 hierarchy is remounted with it, on v1 an empty named hierarchy is mounted with it.
 """
 

@@ -37,8 +37,11 @@ class LocalSandbox(Sandbox):
         self.cgroup_moves = "off: cgroups not used"
         if self.cgroup_version:
             cgroups.remove_stale()
-            if self.config.favor_cgroup_moves:
-                self.cgroup_moves = cgroup_moves.favor_dynamic_moves()
+            self.cgroup_moves = (
+                cgroup_moves.favor_dynamic_moves()
+                if self.config.favor_cgroup_moves
+                else "off: SandboxConfig.favor_cgroup_moves is False"
+            )
 
     def run(
         self,

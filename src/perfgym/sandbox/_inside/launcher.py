@@ -2,11 +2,12 @@
 
 Protocol (one SOCK_SEQPACKET socket from the host): each message is a small JSON header with two
 file descriptors attached: a memfd holding the run's spec and the write end of the result pipe.
-The run's process is forked *before* its request arrives (a spare, already PID 1 of a new PID
-namespace with its own mount namespace and /proc), so a request only pays for handing the two
-descriptors over; the next spare is forked while the run goes on. The spare mounts a fresh tmpfs
-work dir, applies binds and hidden paths, and runs the supervisor, which writes the result to
-the host's pipe as an 8-byte length and the JSON (the host need not wait for the run to exit).
+The run's process is forked *before* its request arrives: a spare, already PID 1 of a new PID
+namespace with its own mount namespace and /proc, reads the request straight from the host's
+socket and tells the launcher, which forks its replacement (when the run ends, while others are
+in flight; one spare is always ready). The spare mounts a fresh tmpfs work dir, applies binds
+and hidden paths, and runs the supervisor, which writes the result to the host's pipe as an
+8-byte length and the JSON (the host need not wait for the run to exit).
 """
 
 from __future__ import annotations

@@ -126,6 +126,10 @@ def _answer(result_fd: int, result: dict) -> None:
     data = memoryview(len(body).to_bytes(8, "little") + body)
     while data:
         data = data[os.write(result_fd, data) :]
+    # Let the host read it now. The woken host thread often lands on this CPU, and without a
+    # yield it waited for this process's exit (the namespace's teardown): 1.0 ms median per
+    # run on this 2-core VM, 0.15 ms with it.
+    os.sched_yield()
 
 
 class _Spares:

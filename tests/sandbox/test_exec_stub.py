@@ -1,8 +1,10 @@
-"""The compiled exec stub: built once per source version, reused, and optional."""
+"""The compiled exec stub: built once per source version, reused, optional, and started ahead
+of its orders."""
 
 import os
 
 from perfgym.sandbox import exec_stub
+from perfgym.sandbox._inside.stub import Stub, orders
 from perfgym.sandbox.base import SandboxConfig
 from perfgym.sandbox.warm import WarmSandbox
 
@@ -52,3 +54,63 @@ def test_both_start_paths_give_the_program_the_same_world():
             outs.append(ex.stdout)
     assert outs[0] == outs[1]
     assert outs[0].splitlines()[0] == b"65534"
+
+
+def _wait_exit(pid: int) -> int:
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+def _spec(argv: list[str], cpu: int | None = None) -> dict:
+    limits = {"cpu_s": 5, "file_size_bytes": 1 << 20, "open_files": 64, "max_processes": 32}
+    return {"argv": argv, "env": {"PATH": "/usr/bin:/bin"}, "limits": limits, "uid": -1,
+            "gid": -1, "cpu": cpu, "cwd": "/"}  # fmt: skip
+
+
+def _read_all(fd: int) -> bytes:
+    data = b""
+    while chunk := os.read(fd, 4096):
+        data += chunk
+    os.close(fd)
+    return data
+
+
+def test_a_stub_started_ahead_follows_its_orders():
+    path = exec_stub.stub_path()
+    assert path is not None, exec_stub.unavailable_reason()
+    stub = Stub(path)
+    stub.give_stdin(b"through stdin\n")
+    os.close(stub.stdin)
+    cpu = sorted(os.sched_getaffinity(0))[-1]
+    stub.go(_spec(["sh", "-c", "cat; grep Cpus_allowed_list /proc/self/status"], cpu), [])
+    assert _read_all(stub.exec_err_r) == b""  # exec'd
+    out = _read_all(stub.out_r)
+    os.close(stub.err_r)
+    assert _wait_exit(stub.pid) == 0
+    assert out.splitlines()[0] == b"through stdin"
+    assert out.split()[-1] == str(cpu).encode()
+
+
+def test_a_stub_without_orders_exits_quietly_and_bad_orders_are_reported():
+    path = exec_stub.stub_path()
+    assert path is not None
+    idle = Stub(path)
+    err = idle.exec_err_r
+    idle.exec_err_r = -1
+    idle.abandon()  # end of file at the gate: no run after all
+    assert _wait_exit(idle.pid) == 127
+    assert _read_all(err) == b""
+
+    cut = Stub(path)
+    os.write(cut.gate_w, orders(_spec(["true"]), [])[:9])  # length, then too few bytes
+    os.close(cut.gate_w)
+    assert b"ended early" in _read_all(cut.exec_err_r)
+    assert _wait_exit(cut.pid) == 127
+    for fd in (cut.stdin, cut.out_r, cut.err_r):
+        os.close(fd)
+
+    nowhere = Stub(path)
+    nowhere.go(_spec(["true"]), ["/nonexistent/cgroup.procs"])
+    assert b"/nonexistent/cgroup.procs" in _read_all(nowhere.exec_err_r)
+    assert _wait_exit(nowhere.pid) == 127
+    for fd in (nowhere.stdin, nowhere.out_r, nowhere.err_r):
+        os.close(fd)

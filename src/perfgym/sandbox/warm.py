@@ -51,6 +51,8 @@ class WarmSandbox(LocalSandbox):
         for parent in self._cgroup_parents():
             args += ["--bind", parent, parent]
         args += ["--cap-add", "ALL", "--", self.python, "-I", "-S", str(LAUNCHER), str(fd)]
+        if self.exec_stub:  # spares start their run's stub ahead of the request
+            args.append(self.exec_stub)
         return args
 
     def _cgroup_parents(self) -> list[str]:

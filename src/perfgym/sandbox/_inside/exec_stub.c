@@ -1,20 +1,25 @@
 /* exec_stub: the last step between the run supervisor and the program (built on first use).
  *
  * The supervisor starts this stub with posix_spawn (no copy of the supervisor's address space,
- * no Python in the child), having already set fds 0-2, a new session and default signals. The
- * stub pins itself to the run's core, waits at the gate while the supervisor places it in the
- * run's cgroups, applies the per-process limits, drops to the run's uid and execs the program.
+ * no Python in the child) with the program's stdio on fds 0-2, a new session and default
+ * signals, usually before the run is even requested. The stub then waits at the gate for its
+ * orders; on them it pins itself to the run's core, joins the run's cgroups, applies the
+ * per-process limits, drops to the run's uid and execs the program.
  *
- *   exec_stub CORE UID GID CPU_S FSIZE NOFILE NPROC CWD -- ARGV...
- *     CORE, NPROC: -1 for none.  fd 3: error pipe (close-on-exec).  fd 4: the gate.
+ *   fd 3: error pipe (close-on-exec).  fd 4: the gate, which carries the orders:
+ *   a 4-byte little-endian length, then that many bytes of NUL-terminated fields
+ *     CORE UID GID CPU_S FSIZE NOFILE NPROC CWD  NCG CGROUP_PROCS...  NARGV ARGV...  NENV ENV...
+ *   CORE, NPROC: -1 for none; CGROUP_PROCS: the cgroup.procs file of each cgroup to join.
  *
- * Any failure is written to fd 3 and the stub exits 127, like a failed exec.
+ * End of file on the gate (the supervisor gave up on the run) makes the stub exit 127
+ * silently; any other failure is written to fd 3 and the stub exits 127, like a failed exec.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,9 @@
 
 #define ERR_FD 3
 #define GATE_FD 4
+#define MAX_ORDERS (64u << 20)
+
+extern char **environ;
 
 static void fail(const char *what, int err) {
     char msg[512];
@@ -36,7 +44,37 @@ static void fail(const char *what, int err) {
     _exit(127);
 }
 
-static long long number(const char *text, const char *what) {
+/* Read exactly n bytes from the gate; 0 on end of file before the first byte. */
+static int read_all(char *buf, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(GATE_FD, buf + got, n - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) fail("reading the orders", errno);
+        if (r == 0) {
+            if (got == 0) return 0;
+            fail("the orders ended early", EPROTO);
+        }
+        got += (size_t)r;
+    }
+    return 1;
+}
+
+/* The orders' fields, in order. */
+struct fields {
+    char *next, *end;
+};
+
+static char *field(struct fields *f, const char *what) {
+    char *start = f->next;
+    char *nul = memchr(start, '\0', (size_t)(f->end - start));
+    if (start >= f->end || nul == NULL) fail(what, EPROTO);
+    f->next = nul + 1;
+    return start;
+}
+
+static long long number(struct fields *f, const char *what) {
+    const char *text = field(f, what);
     char *end = NULL;
     errno = 0;
     long long v = strtoll(text, &end, 10);
@@ -44,9 +82,26 @@ static long long number(const char *text, const char *what) {
     return v;
 }
 
+/* NULL-terminated array of the next `count` fields (count is itself a field). */
+static char **list(struct fields *f, const char *what, int at_least) {
+    long long count = number(f, what);
+    if (count < at_least || count > 1 << 20) fail(what, EINVAL);
+    char **items = calloc((size_t)count + 1, sizeof *items);
+    if (items == NULL) fail(what, ENOMEM);
+    for (long long i = 0; i < count; i++) items[i] = field(f, what);
+    return items;
+}
+
 static void limit(int resource, long long soft, long long hard, const char *what) {
     struct rlimit rl = {(rlim_t)soft, (rlim_t)hard};
     if (setrlimit(resource, &rl) != 0) fail(what, errno);
+}
+
+static void join_cgroup(const char *procs) {
+    int fd = open(procs, O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail(procs, errno);
+    if (write(fd, "0", 1) != 1) fail(procs, errno); /* 0: the writing process itself */
+    close(fd);
 }
 
 static void close_from(int first) {
@@ -57,29 +112,39 @@ static void close_from(int first) {
     for (long fd = first; fd < (max > 0 ? max : 65536); fd++) close((int)fd);
 }
 
-int main(int argc, char **argv) {
-    if (argc < 11 || strcmp(argv[9], "--") != 0) fail("exec_stub usage", EINVAL);
-    long long core = number(argv[1], "core");
-    long long uid = number(argv[2], "uid");
-    long long gid = number(argv[3], "gid");
-    long long cpu_s = number(argv[4], "cpu limit");
-    long long fsize = number(argv[5], "file size limit");
-    long long nofile = number(argv[6], "open files limit");
-    long long nproc = number(argv[7], "process limit");
-    const char *cwd = argv[8];
-    char **program = argv + 10;
-
+int main(void) {
     if (fcntl(ERR_FD, F_SETFD, FD_CLOEXEC) != 0) _exit(127);
+    unsigned char head[4];
+    if (!read_all((char *)head, sizeof head)) _exit(127); /* no run after all */
+    uint32_t size = (uint32_t)head[0] | (uint32_t)head[1] << 8 | (uint32_t)head[2] << 16 |
+                    (uint32_t)head[3] << 24;
+    if (size == 0 || size > MAX_ORDERS) fail("orders size", EINVAL);
+    char *orders = malloc(size);
+    if (orders == NULL) fail("orders", ENOMEM);
+    if (!read_all(orders, size)) fail("the orders ended early", EPROTO);
+    close(GATE_FD);
+    close_from(GATE_FD + 1);
+
+    struct fields f = {orders, orders + size};
+    long long core = number(&f, "core");
+    long long uid = number(&f, "uid");
+    long long gid = number(&f, "gid");
+    long long cpu_s = number(&f, "cpu limit");
+    long long fsize = number(&f, "file size limit");
+    long long nofile = number(&f, "open files limit");
+    long long nproc = number(&f, "process limit");
+    const char *cwd = field(&f, "cwd");
+    char **cgroups = list(&f, "cgroups", 0);
+    char **program = list(&f, "argv", 1);
+    char **env = list(&f, "env", 0);
+
     if (core >= 0) { /* pinned before the program exists: it never runs elsewhere */
         cpu_set_t set;
         CPU_ZERO(&set);
         CPU_SET((int)core, &set);
         if (sched_setaffinity(0, sizeof set, &set) != 0) fail("sched_setaffinity", errno);
     }
-    char go;
-    if (read(GATE_FD, &go, 1) != 1) _exit(127); /* the supervisor gave up on the run */
-    close(GATE_FD);
-    close_from(GATE_FD + 1);
+    for (char **cg = cgroups; *cg; cg++) join_cgroup(*cg);
 
     limit(RLIMIT_CORE, 0, 0, "RLIMIT_CORE");
     limit(RLIMIT_CPU, cpu_s, cpu_s + 1, "RLIMIT_CPU");
@@ -95,7 +160,8 @@ int main(int argc, char **argv) {
         if (setresuid((uid_t)uid, (uid_t)uid, (uid_t)uid) != 0) fail("setresuid", errno);
     }
     if (chdir(cwd) != 0) fail(cwd, errno);
-    execvp(program[0], program); /* PATH from the program's environment */
+    environ = env; /* execvpe searches the PATH of the program's environment */
+    execvpe(program[0], program, env);
     int err = errno;
     char what[300];
     snprintf(what, sizeof what, "[Errno %d] exec %s", err, program[0]);

@@ -5,7 +5,8 @@ file descriptors attached: a memfd holding the run's spec and the write end of t
 The run's process is forked *before* its request arrives: a spare, already PID 1 of a new PID
 namespace with its own mount namespace and /proc, reads the request straight from the host's
 socket and tells the launcher, which forks its replacement (when the run ends, while others are
-in flight; one spare is always ready). The spare mounts a fresh tmpfs work dir, applies binds
+in flight; one spare is always ready). Given the exec stub's path (argv[2]), each spare starts
+its run's stub before the request too (see `stub.Stub`). The spare mounts a fresh tmpfs work dir, applies binds
 and hidden paths, and runs the supervisor, which writes the result to the host's pipe as an
 8-byte length and the JSON (the host need not wait for the run to exit).
 """
@@ -24,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import linux  # noqa: E402
 import supervisor  # noqa: E402
+from stub import Stub  # noqa: E402
 
 _MAX_FDS = 4
 
@@ -76,13 +78,15 @@ def _prepare_view(spec: dict) -> None:
         linux.mount("tmpfs", path, "tmpfs", nosuid, "size=4k,mode=0755")
 
 
-def _spare(host: socket.socket, taken_w: int, token: int) -> None:
+def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None) -> None:
     """A forked spare: PID 1 of its own PID namespace, taking the next run straight from the
-    host's socket; it tells the launcher (`token` on `taken_w`) so another spare is forked."""
+    host's socket; it tells the launcher (`token` on `taken_w`) so another spare is forked.
+    With `stub_path`, the run's exec stub is started before the request (see `stub.Stub`)."""
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.die_with_parent(signal.SIGKILL)
         _prepare_namespace()
+        stub = Stub(stub_path) if stub_path else None
         while True:
             got = _recv(host)
             if got is None:
@@ -99,10 +103,10 @@ def _spare(host: socket.socket, taken_w: int, token: int) -> None:
     spec_fd, result_fd = got[1]
     for fd in got[1]:
         os.set_inheritable(fd, False)  # received descriptors must not reach the program
-    _run_child(spec_fd, result_fd)
+    _run_child(spec_fd, result_fd, stub)
 
 
-def _run_child(spec_fd: int, result_fd: int) -> None:
+def _run_child(spec_fd: int, result_fd: int, stub: Stub | None) -> None:
     """The spare with its request. Never returns."""
     code = 0
     try:
@@ -110,7 +114,7 @@ def _run_child(spec_fd: int, result_fd: int) -> None:
         spec = json.loads(os.pread(spec_fd, size, 0))
         os.close(spec_fd)
         _prepare_view(spec)
-        result = supervisor.supervise(spec)
+        result = supervisor.supervise(spec, stub)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's
         result = {"sandbox_error": f"{type(exc).__name__}: {exc}"}
         code = 1
@@ -137,9 +141,10 @@ class _Spares:
     taken spare waits until its run ends (a fork of this process takes ~1 ms of CPU and holds
     the cgroup lock a starting run needs), but one spare is always kept ready."""
 
-    def __init__(self, host: socket.socket, size: int) -> None:
+    def __init__(self, host: socket.socket, size: int, stub_path: str | None) -> None:
         self.host = host
         self.size = size
+        self.stub_path = stub_path
         self.own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY)
         self.taken_r, self.taken_w = os.pipe()
         self.idle: dict[int, int] = {}  # token -> pidfd of a spare waiting for a run
@@ -161,7 +166,7 @@ class _Spares:
                 os.close(self.taken_r)
                 for pidfd in (*self.idle.values(), *self.busy.values()):
                     os.close(pidfd)
-                _spare(self.host, self.taken_w, token)
+                _spare(self.host, self.taken_w, token, self.stub_path)
             pidfd = os.pidfd_open(pid)
             self.idle[token] = pidfd
             poller.register(pidfd, select.POLLIN)
@@ -187,7 +192,8 @@ def main() -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # runs are reaped by the kernel
     linux.harden()  # a program exec'd below can never hold or regain a capability
     os.chdir("/")
-    spares = _Spares(host, size=max(2, min(4, len(os.sched_getaffinity(0)))))
+    stub_path = sys.argv[2] if len(sys.argv) > 2 and os.access(sys.argv[2], os.X_OK) else None
+    spares = _Spares(host, size=max(2, min(4, len(os.sched_getaffinity(0)))), stub_path=stub_path)
     poller = select.poll()
     poller.register(host, 0)  # hang-up only: the spares read the requests themselves
     poller.register(spares.taken_r, select.POLLIN)

@@ -10,7 +10,6 @@ one forked from the launcher.
 from __future__ import annotations
 
 import base64
-import fcntl
 import json
 import os
 import resource
@@ -18,13 +17,14 @@ import select
 import signal
 import sys
 import time
-from typing import Any
 
 try:  # loaded as a package module or as a plain script next to linux.py
     from . import linux  # type: ignore[no-redef]
+    from .stub import Stub  # type: ignore[no-redef]
 except ImportError:  # pragma: no cover - script mode under `python3 -I -S`
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import linux  # type: ignore[no-redef]
+    from stub import Stub  # type: ignore[no-redef]
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -185,39 +185,6 @@ def _child(spec: dict, fds: dict[str, int], back: Sched) -> None:
             os._exit(127)
 
 
-#: Every catchable signal: reset to its default in the spawned stub (Python ignores SIGPIPE and
-#: SIGXFSZ, the launcher SIGCHLD; an exec keeps ignored signals ignored).
-_ALL_SIGNALS = tuple(signal.valid_signals() - {signal.SIGKILL, signal.SIGSTOP})
-
-
-def _spawn_stub(spec: dict, stub: str, fds: dict[str, int], back: Sched) -> int:
-    """Start the program through the compiled exec stub (see `perfgym.sandbox.exec_stub`):
-    posix_spawn shares our memory until the stub's exec, so no copy of this interpreter is made.
-    The stub pins itself, waits at the gate (fd 4), applies the limits, drops to the uid, execs."""
-    lim = spec["limits"]
-    uid = int(spec["uid"])
-    gid = int(spec.get("gid", uid))
-    nproc = int(lim["max_processes"]) if "pids" not in (spec.get("cgroups") or {}) else -1
-    cpu = spec.get("cpu")
-    argv = [stub, str(-1 if cpu is None else int(cpu)), str(uid), str(gid),
-            str(int(lim["cpu_s"]) + 1), str(int(lim["file_size_bytes"])),
-            str(int(lim["open_files"])), str(nproc), spec.get("cwd") or "/tmp", "--",
-            *spec["argv"]]  # fmt: skip
-    # Lift the sources above the targets first, so no dup2 below overwrites a later source.
-    order = ("stdin", "out_w", "err_w", "exec_err_w", "gate_r")
-    high = [fcntl.fcntl(fds[name], fcntl.F_DUPFD_CLOEXEC, 10) for name in order]
-    try:
-        actions = [(os.POSIX_SPAWN_DUP2, fd, target) for target, fd in enumerate(high)]
-        extra: dict[str, Any] = {}
-        if back is not None:  # the program gets the policy the supervisor stepped down from
-            extra["scheduler"] = back
-        return os.posix_spawn(stub, argv, spec["env"], file_actions=actions, setsid=True,
-                              setsigdef=_ALL_SIGNALS, **extra)  # fmt: skip
-    finally:
-        for fd in high:
-            os.close(fd)
-
-
 def _write_files(spec: dict) -> None:
     """Write the request's files into /tmp, owned by the run's uid (executable: they may be
     scripts or binaries)."""
@@ -250,42 +217,60 @@ def _collect(spec: dict, limit: int) -> dict[str, str]:
     return out
 
 
-def supervise(spec: dict) -> dict:
-    """Run the program described by `spec`; return the result dict (see module docstring)."""
+def stub_usable(spec: dict) -> bool:
+    """Whether `spec`'s program starts through the exec stub (else a fork of this process)."""
+    path = spec.get("exec_stub")
+    return bool(path) and spec.get("uid") is not None and os.access(str(path), os.X_OK)
+
+
+def supervise(spec: dict, stub: Stub | None = None) -> dict:
+    """Run the program described by `spec`; return the result dict (see module docstring).
+    `stub`: an exec stub started ahead of the run (see `stub.Stub`), used when the spec allows."""
     if os.getpid() != 1:
         raise RuntimeError("the supervisor must be PID 1 of the run's PID namespace")
     lim = spec["limits"]
     cgroups: dict[str, str] = spec.get("cgroups") or {}
     _write_files(spec)
-    stdin_fd = os.memfd_create("stdin", 0)
-    os.write(stdin_fd, base64.b64decode(spec.get("stdin", "")))
-    os.lseek(stdin_fd, 0, os.SEEK_SET)
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    gate_r, gate_w = os.pipe()
-    exec_err_r, exec_err_w = os.pipe2(os.O_CLOEXEC)
-    fds = dict(stdin=stdin_fd, out_w=out_w, err_w=err_w, gate_r=gate_r, exec_err_w=exec_err_w)
+    stdin = base64.b64decode(spec.get("stdin", ""))
+    joined = [os.path.join(cgroups[n], "cgroup.procs") for n in ("memory", "pids", "cpuacct")
+              if n in cgroups]  # fmt: skip
     tree = _Tree(cgroups)
+    if stub is not None and not stub_usable(spec):
+        stub.abandon()
+        stub = None
     back = _step_aside()
-    stub = spec.get("exec_stub")
-    if stub and spec.get("uid") is not None and os.access(stub, os.X_OK):
+    if stub is not None or stub_usable(spec):
         if not linux.HARDENED:  # once per process; the warm launcher did it for every run
             linux.harden()
+        if stub is None:
+            stub = Stub(spec["exec_stub"], back)  # the program gets the policy we stepped from
+        stub.give_stdin(stdin)
+        out_r, err_r, exec_err_r = stub.out_r, stub.err_r, stub.exec_err_r
+        os.close(stub.stdin)
         t0 = time.monotonic()
-        pid = _spawn_stub(spec, stub, fds, back)
+        pid = stub.pid
+        stub.go(spec, joined)  # the stub joins the cgroups itself, then execs
     else:
+        stdin_fd = os.memfd_create("stdin", 0)
+        os.write(stdin_fd, stdin)
+        os.lseek(stdin_fd, 0, os.SEEK_SET)
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        gate_r, gate_w = os.pipe()
+        exec_err_r, exec_err_w = os.pipe2(os.O_CLOEXEC)
+        fds = dict(stdin=stdin_fd, out_w=out_w, err_w=err_w, gate_r=gate_r,
+                   exec_err_w=exec_err_w)  # fmt: skip
         t0 = time.monotonic()
         pid = os.fork()
         if pid == 0:
             _child(spec, fds, back)
-    for fd in (stdin_fd, out_w, err_w, gate_r, exec_err_w):
-        os.close(fd)
-    for name, directory in cgroups.items():
-        if name in ("memory", "pids", "cpuacct"):
-            with open(os.path.join(directory, "cgroup.procs"), "w") as f:
+        for fd in (stdin_fd, out_w, err_w, gate_r, exec_err_w):
+            os.close(fd)
+        for procs in joined:
+            with open(procs, "w") as f:
                 f.write(str(pid))
-    os.write(gate_w, b"g")
-    os.close(gate_w)
+        os.write(gate_w, b"g")
+        os.close(gate_w)
     exec_error = b""
     while chunk := os.read(exec_err_r, 4096):
         exec_error += chunk

@@ -49,6 +49,7 @@ class RunCgroup:
     version: str
     dirs: dict[str, str] = field(default_factory=dict)
     oom_before: int = 0
+    oom_current: bool = False  # oom_before is the counter as it stands (read after the last run)
     limits: tuple[int, int] = (0, 0)  # (memory bytes, pids) last written
 
     @classmethod
@@ -107,7 +108,12 @@ class RunCgroup:
         return 0
 
     def was_oom_killed(self) -> bool:
-        return self.oom_kills() > self.oom_before
+        """Whether the kernel OOM-killed a process of this run; the count read becomes the next
+        run's baseline (nothing runs in a pooled cgroup between two runs)."""
+        now = self.oom_kills()
+        killed = now > self.oom_before
+        self.oom_before, self.oom_current = now, True
+        return killed
 
     def reset(self, memory_bytes: int, max_pids: int) -> None:
         """Prepare a reused cgroup for the next run: its limits (written only when they differ
@@ -128,7 +134,9 @@ class RunCgroup:
             self.limits = (memory_bytes, max_pids)
         if self.version == "v1":
             _write(self.dirs["cpuacct"], "cpuacct.usage", 0, optional=True)
-        self.oom_before = self.oom_kills()
+        if not self.oom_current:
+            self.oom_before = self.oom_kills()
+        self.oom_current = False
 
     def empty(self) -> bool:
         try:
@@ -160,15 +168,26 @@ def _kill_all(d: str) -> None:
         pass
 
 
+# Plain os-level I/O: these run on every run's critical path, where a text-mode open() costs
+# several times the system calls themselves.
 def _read(d: str, name: str) -> str:
-    with open(os.path.join(d, name)) as f:
-        return f.read()
+    fd = os.open(os.path.join(d, name), os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        data = b""
+        while chunk := os.read(fd, 65536):
+            data += chunk
+        return data.decode()
+    finally:
+        os.close(fd)
 
 
 def _write(d: str, name: str, value: object, optional: bool = False) -> None:
     try:
-        with open(os.path.join(d, name), "w") as f:
-            f.write(str(value))
+        fd = os.open(os.path.join(d, name), os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, str(value).encode())
+        finally:
+            os.close(fd)
     except OSError:
         if not optional:
             raise

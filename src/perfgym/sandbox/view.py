@@ -62,8 +62,9 @@ def default_path() -> str:
     return ":".join(parts)
 
 
-def program_env(env: Mapping[str, str] | None) -> dict[str, str]:
-    """The program's whole environment: defaults, then the caller's entries."""
+@functools.cache
+def _default_env() -> tuple[tuple[str, str], ...]:
+    """The environment every program starts from (resolved once: paths are looked up)."""
     out = {
         "PATH": default_path(),
         "HOME": WORK_DIR,
@@ -77,6 +78,12 @@ def program_env(env: Mapping[str, str] | None) -> dict[str, str]:
     if os.path.isdir(rustup):
         out["RUSTUP_HOME"] = rustup
         out["CARGO_HOME"] = cargo
+    return tuple(out.items())
+
+
+def program_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    """The program's whole environment: defaults, then the caller's entries."""
+    out = dict(_default_env())
     if env:
         for k, v in env.items():
             if not isinstance(k, str) or not isinstance(v, str) or "=" in k or "\x00" in k + v:

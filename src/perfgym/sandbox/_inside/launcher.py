@@ -14,18 +14,20 @@ and hidden paths, and runs the supervisor, which writes the result to the host's
 from __future__ import annotations
 
 import array
+import base64
 import json
 import os
 import select
 import signal
 import socket
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import linux  # noqa: E402
 import supervisor  # noqa: E402
-from stub import Stub  # noqa: E402
+from stub import Stub, orders  # noqa: E402
 
 _MAX_FDS = 4
 
@@ -78,6 +80,39 @@ def _prepare_view(spec: dict) -> None:
         linux.mount("tmpfs", path, "tmpfs", nosuid, "size=4k,mode=0755")
 
 
+def _rehearse() -> None:
+    """Walk a run's code paths once on harmless inputs, in a spare that waits for its request.
+
+    A spare is a fresh fork of this launcher: the first time it runs any piece of code, every
+    page that code writes (reference counts, allocator state, the interpreter's inline caches)
+    is copied, at a page fault each. Rehearsing takes most of them off the run's critical path:
+    a /bin/true run took 134 minor faults in its spare, 61 after a rehearsal."""
+    spec = {"argv": ["true"], "env": {"PATH": "/bin"}, "stdin": "", "files": {}, "cpu": None,
+            "uid": 65534, "limits": {"cpu_s": 1, "file_size_bytes": 1, "open_files": 1,
+                                     "max_processes": 1},
+            "view": {"disk_bytes": 4096, "binds": [], "hide": []}}  # fmt: skip
+    spec = json.loads(json.dumps(spec))
+    base64.b64decode(base64.b64encode(b"rehearsal"))
+    linux.mount("tmpfs", "/tmp", "tmpfs", _NOSUID, "size=4k,mode=1777")
+    linux.umount("/tmp")
+    tree = supervisor._Tree({})
+    now = time.monotonic()
+    tree.sample(now)
+    tree.close_at(now)
+    tree.cpu_ns(supervisor._rusage_ns())
+    orders(spec, [])
+    r, w = os.pipe()
+    poller = select.poll()
+    poller.register(r, select.POLLIN | select.POLLHUP)
+    os.write(w, b"x")
+    for _fd, _ev in poller.poll(0):
+        os.read(r, 1)
+    poller.unregister(r)
+    os.close(r)
+    os.close(w)
+    json.dumps({"stdout": supervisor._b64(b""), "wall_s": now, "files": {}})
+
+
 def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None) -> None:
     """A forked spare: PID 1 of its own PID namespace, taking the next run straight from the
     host's socket; it tells the launcher (`token` on `taken_w`) so another spare is forked.
@@ -87,6 +122,7 @@ def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None)
         linux.die_with_parent(signal.SIGKILL)
         _prepare_namespace()
         stub = Stub(stub_path) if stub_path else None
+        _rehearse()
         while True:
             got = _recv(host)
             if got is None:

@@ -6,15 +6,18 @@ Stdlib only; imported by `pyworker_server.py` inside the worker's sandbox.
 
 from __future__ import annotations
 
+import _signal
 import atexit
 import builtins
 import io
 import os
-import signal
 import site
 import sys
 import types
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: the worker forks lean (see server)
+if TYPE_CHECKING:
+    from typing import Any
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -71,7 +74,7 @@ def place_script(path: str, source: str) -> None:
 def become_main(req: dict) -> types.ModuleType:
     """Make this (forked, confined) child look like a fresh `python3 argv[0]` about to run its
     script: signals, environment, argv, sys.path, stdio on fds 0-2, an empty `__main__`."""
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # as the interpreter sets at start
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)  # as the interpreter sets at start
     site.setquit()  # exit(), quit(), help() and friends: builtins that `site` adds
     site.setcopyright()
     site.sethelper()

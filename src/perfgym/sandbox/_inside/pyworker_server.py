@@ -12,18 +12,17 @@ length + JSON over a stream socket.
 
 from __future__ import annotations
 
-import base64
+# Imports are kept to what the server needs (no typing, socket, shutil, hashlib, base64 or the
+# signal wrapper): every call forks this process, and the fork and the child's exit cost time
+# in proportion to its anonymous memory (6.7 -> 4.0 MB; 0.25 ms of CPU less per call here).
+import _signal
+import binascii
 import builtins
 import gc
-import hashlib
 import json
 import os
 import resource
 import select
-import shutil
-import signal
-import socket
-import struct
 import sys
 import time
 import types
@@ -38,24 +37,30 @@ _codes: dict[str, types.CodeType] = {}
 _sock_fd = -1  # the host connection: never inherited by a call's child
 
 
-def _send(sock: socket.socket, obj: dict) -> None:
+def _send(fd: int, obj: dict) -> None:
     data = json.dumps(obj).encode()
-    sock.sendall(struct.pack(">I", len(data)) + data)
+    view = memoryview(len(data).to_bytes(4, "big") + data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
+def _recv_exact(fd: int, n: int) -> bytes:
     buf = bytearray()
     while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
+        chunk = os.read(fd, n - len(buf))
         if not chunk:
             raise EOFError
         buf += chunk
     return bytes(buf)
 
 
-def _recv(sock: socket.socket) -> dict:
-    (n,) = struct.unpack(">I", _recv_exact(sock, 4))
-    return json.loads(_recv_exact(sock, n))
+def _recv(fd: int) -> dict:
+    n = int.from_bytes(_recv_exact(fd, 4), "big")
+    return json.loads(_recv_exact(fd, n))
+
+
+def _b64(data: bytes) -> str:
+    return binascii.b2a_base64(data, newline=False).decode()
 
 
 def _preimport(code: types.CodeType) -> None:
@@ -76,7 +81,7 @@ def _preimport(code: types.CodeType) -> None:
 
 
 def _compile(source: str, filename: str) -> tuple[str, types.CodeType | None, str]:
-    key = hashlib.sha256(f"{filename}\0{source}".encode()).hexdigest()
+    key = f"{filename}\0{source}"
     if key in _codes:
         return key, _codes[key], ""
     try:
@@ -102,7 +107,7 @@ def _close_inherited(keep: tuple[int, ...]) -> None:
             lo = fd + 1
 
 
-def _confine(lim: dict, uid: int) -> None:
+def _confine(lim: dict, uid: int, vsize: int) -> None:
     """In a call's child: rlimits, then drop to the worker's unprivileged uid in /tmp."""
     cpu_s = int(lim["cpu_s"]) + 1
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
@@ -112,9 +117,9 @@ def _confine(lim: dict, uid: int) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
     # CPython tolerates an address-space limit (unlike the JVM or Go): the pristine
     # interpreter's mapping plus the call's allowance.
-    mem = _statm(0) + int(float(lim["memory_mb"]) * 1024 * 1024)
+    mem = vsize + int(float(lim["memory_mb"]) * 1024 * 1024)
     resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
     # bubblewrap already set no_new_privs for the whole sandbox; dropping to a
     # non-root uid clears every capability this child inherited.
     os.setgroups([])
@@ -123,13 +128,13 @@ def _confine(lim: dict, uid: int) -> None:
     os.chdir("/tmp")
 
 
-def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int) -> None:
+def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, vsize: int) -> None:
     """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns."""
     try:
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         _close_inherited((out_fd, res_fd))
-        _confine(req["limits"], uid)
+        _confine(req["limits"], uid, vsize)
         args = valuecodec.decode(req.get("args", []))
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
         exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
@@ -162,7 +167,7 @@ def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int) 
 def _clean() -> None:
     """Kill every leftover process of the call and empty the writable directories."""
     try:
-        os.kill(-1, signal.SIGKILL)
+        os.kill(-1, _signal.SIGKILL)
     except ProcessLookupError:
         pass
     while True:
@@ -176,28 +181,43 @@ def _clean() -> None:
             for name in os.listdir(root):
                 p = os.path.join(root, name)
                 if os.path.isdir(p) and not os.path.islink(p):
-                    shutil.rmtree(p, ignore_errors=True)
+                    _remove_tree(p)
                 else:
                     os.unlink(p)
         except OSError:
             pass
 
 
+def _remove_tree(path: str) -> None:
+    """Remove a directory and everything under it, best effort, never following a link."""
+    try:
+        with os.scandir(path) as entries:
+            for e in entries:
+                try:
+                    if e.is_dir(follow_symlinks=False):
+                        _remove_tree(e.path)
+                    else:
+                        os.unlink(e.path)
+                except OSError:
+                    pass
+        os.rmdir(path)
+    except OSError:
+        pass
+
+
 _PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
-def _statm(field: int) -> int:
-    """Bytes of /proc/self/statm's field (0: virtual size, 1: resident). Binary read on purpose:
-    a text-mode open costs ~0.7 ms of CPU in a freshly forked child."""
+def _statm() -> tuple[int, int]:
+    """(virtual size, resident) of this process in bytes. Read in the server just before the
+    fork, whose child starts with the same figures: reading it in the child cost ~0.15 ms of
+    CPU and 34 copy-on-write faults per call."""
     fd = os.open("/proc/self/statm", os.O_RDONLY)
     try:
-        return int(os.read(fd, 200).split()[field]) * _PAGE
+        fields = os.read(fd, 200).split()
     finally:
         os.close(fd)
-
-
-def _rss_kb() -> int:
-    return _statm(1) // 1024
+    return int(fields[0]) * _PAGE, int(fields[1]) * _PAGE
 
 
 def _call(req: dict, uid: int) -> dict:
@@ -207,17 +227,17 @@ def _call(req: dict, uid: int) -> dict:
     lim = req["limits"]
     out_fd = os.memfd_create("out", 0)
     res_fd = os.memfd_create("res", 0)
-    server_rss_kb = _rss_kb()  # the child starts sharing this much; its own use is the excess
+    vsize, server_rss = _statm()  # the child starts sharing this much; its own use is the excess
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        _child(req, code, out_fd, res_fd, uid)
+        _child(req, code, out_fd, res_fd, uid, vsize)
     pidfd = os.pidfd_open(pid)
     killed = ""
     ready, _, _ = select.select([pidfd], [], [], float(lim["wall_s"]))
     if not ready:
         killed = "TIMEOUT"
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, _signal.SIGKILL)
     _, status, ru = os.wait4(pid, 0)
     wall = time.monotonic() - t0
     os.close(pidfd)
@@ -233,7 +253,7 @@ def _call(req: dict, uid: int) -> dict:
         "wall_s": wall,
         "cpu_user_s": ru.ru_utime,
         "cpu_system_s": ru.ru_stime,
-        "peak_rss_mb": max(0, ru.ru_maxrss - server_rss_kb) / 1024.0,
+        "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0,
         "stdout": out.decode("utf-8", errors="replace"),
         "stdout_truncated": out_size > cap,
         "exit_status": status,
@@ -246,14 +266,16 @@ def _call(req: dict, uid: int) -> dict:
     return reply
 
 
-def _program_child(req: dict, code: types.CodeType, fds: dict[str, int], uid: int) -> None:
+def _program_child(
+    req: dict, code: types.CodeType, fds: dict[str, int], uid: int, vsize: int
+) -> None:
     """The per-run child of program mode. Never returns; its exit status is the program's."""
     try:
         for target, name in ((0, "in"), (1, "out_w"), (2, "err_w")):
             os.dup2(fds[name], target)
         _close_inherited((fds["res"], fds["setup"]))
         pyworker_program.place_script(req["argv"][0], req["source"])
-        _confine(req["limits"], uid)
+        _confine(req["limits"], uid, vsize)
         main = pyworker_program.become_main(req)
         os.write(fds["setup"], b"ok")
         os.close(fds["setup"])  # nothing the program writes can pass for the worker's report
@@ -271,17 +293,17 @@ def _run_program(req: dict, uid: int) -> dict:
         return {"status": "COMPILE_ERROR", "error": err}
     lim = req["limits"]
     fds = {"in": os.memfd_create("stdin", 0), "res": os.memfd_create("res", 0)}
-    os.write(fds["in"], base64.b64decode(req.get("stdin", "")))
+    os.write(fds["in"], binascii.a2b_base64(req.get("stdin", "")))
     os.lseek(fds["in"], 0, os.SEEK_SET)
     out_r, fds["out_w"] = os.pipe()
     err_r, fds["err_w"] = os.pipe()
-    server_rss_kb = _rss_kb()
+    vsize, server_rss = _statm()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
     setup_r, fds["setup"] = os.pipe()
     pid = os.fork()
     if pid == 0:
-        _program_child(req, code, fds, uid)
+        _program_child(req, code, fds, uid, vsize)
     for name in ("in", "out_w", "err_w", "setup"):
         os.close(fds[name])
     caps = {out_r: int(lim["stdout_bytes"]), err_r: int(lim["stderr_bytes"])}
@@ -294,7 +316,7 @@ def _run_program(req: dict, uid: int) -> dict:
         if not killed:
             killed, reason = status, why
         try:
-            os.kill(-1, signal.SIGKILL)  # every process but this one (PID 1)
+            os.kill(-1, _signal.SIGKILL)  # every process but this one (PID 1)
         except ProcessLookupError:
             pass
 
@@ -356,9 +378,9 @@ def _run_program(req: dict, uid: int) -> dict:
         "wall_s": wall,
         "cpu_user_s": after.ru_utime - before.ru_utime,
         "cpu_system_s": after.ru_stime - before.ru_stime,
-        "peak_rss_mb": max(0, ru.ru_maxrss - server_rss_kb) / 1024.0,
-        "stdout": base64.b64encode(bytes(bufs[out_r])).decode(),
-        "stderr": base64.b64encode(bytes(bufs[err_r])).decode(),
+        "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0,
+        "stdout": _b64(bytes(bufs[out_r])),
+        "stderr": _b64(bytes(bufs[err_r])),
         "stdout_truncated": cut[out_r],
         "stderr_truncated": cut[err_r],
     }
@@ -366,10 +388,9 @@ def _run_program(req: dict, uid: int) -> dict:
 
 def main() -> None:
     global _sock_fd
-    sock = socket.socket(fileno=int(sys.argv[1]))
-    _sock_fd = sock.fileno()
+    sock = _sock_fd = int(sys.argv[1])
     uid = int(sys.argv[2])
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # bubblewrap's --die-with-parent covers exit
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)  # bubblewrap's --die-with-parent covers exit
     gc.freeze()
     _send(sock, {"ready": True, "pid": os.getpid()})
     while True:

@@ -7,9 +7,12 @@ dict, set, frozenset. Stdlib only: it runs inside the sandbox too.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import math
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time: the worker forks lean (see server)
+if TYPE_CHECKING:
+    from typing import Any
 
 _MAX_DEPTH = 200
 
@@ -32,7 +35,7 @@ def encode(value: Any, depth: int = 0) -> Any:
             return {"float": value.hex()}
         return {"float": repr(value)}
     if t is bytes:
-        return {"bytes": base64.b64encode(value).decode()}
+        return {"bytes": binascii.b2a_base64(value, newline=False).decode()}
     if t is list:
         return [encode(v, depth + 1) for v in value]
     if t is tuple:
@@ -56,7 +59,7 @@ def decode(data: Any) -> Any:
         if tag == "float":
             return float(v) if v in ("nan", "inf", "-inf") else float.fromhex(v)
         if tag == "bytes":
-            return base64.b64decode(v)
+            return binascii.a2b_base64(v)
         if tag == "tuple":
             return tuple(decode(x) for x in v)
         if tag == "set":

@@ -11,84 +11,42 @@ behind (files, module state, processes) is visible to the next call.
 from __future__ import annotations
 
 import base64
+import collections
 import itertools
 import json
 import os
 import queue
-import signal
 import socket
 import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from perfgym.sandbox import spawner
-from perfgym.sandbox._inside import valuecodec
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
 from perfgym.sandbox.bwrap import INSIDE, find_bwrap
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.request import classify_exit, exit_of
 from perfgym.sandbox.view import expose_args, hidden_paths, program_env
+from perfgym.sandbox.worker_messages import (
+    DEFAULT_CALL_LIMITS,
+    CallResult,
+    ProgramResult,
+    call_request,
+    call_result,
+    program_result,
+)
+
+__all__ = ["CallResult", "ProgramResult", "PythonWorker", "PythonWorkerPool"]
 
 SERVER = INSIDE / "pyworker_server.py"
 _uids = itertools.count(0)
 _UID_BASE = 100_000
 _WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_FOWNER",
                 "CAP_DAC_OVERRIDE")  # fmt: skip
-
-
-class CallResult(BaseModel):
-    """One call's outcome, measured from outside the call's process."""
-
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
-
-    status: Status
-    phase: str = Field("run", description="'compile' when the source did not compile, else 'run'.")
-    value: Any = Field(None, description="The entry point's return value (plain builtin types).")
-    error: str = ""
-    wall_s: float = Field(0.0, description="Fork of the call's child to its exit (external).")
-    cpu_s: float = Field(0.0, description="User+system CPU of the call's child (wait4).")
-    peak_rss_mb: float = Field(
-        0.0, description="Resident memory the call added to the interpreter."
-    )
-    stdout: str = ""
-    stdout_truncated: bool = False
-    reported_call_s: float | None = Field(
-        None, description="The entry point's duration as timed inside the child (untrusted)."
-    )
-
-
-class ProgramResult(BaseModel):
-    """One program-mode run: what `Sandbox.run` would report for `python3 prog.py`, measured
-    from outside the run's process (no memory sampling: peak RSS from the kernel)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    status: Status
-    exit_code: int | None = None
-    signal: int | None = None
-    stdout: bytes = b""
-    stderr: bytes = b""
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
-    wall_s: float = Field(0.0, description="Fork of the run's child to its exit (external).")
-    cpu_s: float = Field(0.0, description="User+system CPU of every process of the run.")
-    peak_rss_mb: float = Field(0.0, description="Resident memory the run added to the worker.")
-    reason: str = ""
-
-    @property
-    def stdout_text(self) -> str:
-        return self.stdout.decode("utf-8", errors="replace")
-
-    @property
-    def stderr_text(self) -> str:
-        return self.stderr.decode("utf-8", errors="replace")
 
 
 class PythonWorker:
@@ -137,22 +95,9 @@ class PythonWorker:
         filename: str = "solution.py",
     ) -> CallResult:
         """Run `source` as a fresh module and call `entry(*args)` in an isolated child."""
-        limits = limits or Limits(wall_s=10.0, memory_mb=512)
-        try:
-            encoded_args = valuecodec.encode(list(args))
-        except valuecodec.UnsupportedValue as exc:
-            raise ValueError(str(exc)) from exc
-        req = {
-            "source": source,
-            "filename": filename,
-            "entry": entry,
-            "args": encoded_args,
-            "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
-        }
-        reply = self._request(req)
-        if "worker_failed" in reply:
-            return CallResult(status=Status.SANDBOX_ERROR, error=reply["worker_failed"])
-        return _to_result(reply, limits)
+        limits = limits or DEFAULT_CALL_LIMITS
+        return call_result(self._request(call_request(source, entry, args, limits, filename)),
+                           limits)  # fmt: skip
 
     def run_program(
         self,
@@ -178,7 +123,7 @@ class PythonWorker:
         reply = self._request(req)
         if "worker_failed" in reply:
             return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply["worker_failed"])
-        return _to_program_result(reply, limits)
+        return program_result(reply, limits)
 
     def _request(self, req: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -192,6 +137,57 @@ class PythonWorker:
                 return {"worker_failed": f"worker failed: {exc}"}
             self.calls += 1
         return reply
+
+    def stream(
+        self, take: Callable[[], tuple[int, dict[str, Any]] | None], window: int = 4
+    ) -> dict[int, dict[str, Any]]:
+        """Serve the requests `take` hands out (until it returns None), pipelined: up to
+        `window` are sent ahead, so the worker goes from one reply straight to the next
+        request instead of waiting for this host to read, decide and send. Returns the raw
+        replies by index. Calls still run one at a time, each in its own child.
+
+        Only a few small requests are ever in flight (at most `_PIPELINE_BYTES`): a worker
+        blocked writing a large reply can then never meet this host blocked sending. When the
+        worker dies, the request it was serving fails (as `call` would); the rest are sent
+        again to a restarted worker, which had not started them."""
+        out: dict[int, dict[str, Any]] = {}
+        pending: collections.deque[tuple[int, bytes]] = collections.deque()
+        job: tuple[int, dict[str, Any]] | None = None
+        with self._lock:
+            sock: socket.socket | None = None
+            while True:
+                try:
+                    if sock is None:
+                        sock = self._sock if self._alive() and self._current() else self._restart()
+                        assert sock is not None
+                        for _i, data in pending:
+                            sock.sendall(data)
+                    while len(pending) < window:
+                        job = job or take()
+                        if job is None:
+                            break
+                        data = _frame(job[1])
+                        ahead = sum(len(d) for _i, d in pending)
+                        if pending and ahead + len(data) > _PIPELINE_BYTES:
+                            break
+                        sock.sendall(data)
+                        pending.append((job[0], data))
+                        job = None
+                    if not pending:
+                        return out
+                    reply = _recv(sock)
+                except (OSError, EOFError, RuntimeError) as exc:
+                    self._stop()
+                    sock = None
+                    failed = {"worker_failed": f"worker failed: {exc}"}
+                    if pending:
+                        out[pending.popleft()[0]] = failed
+                    elif job is not None:
+                        out[job[0]] = failed
+                        job = None
+                    continue
+                out[pending.popleft()[0]] = reply
+                self.calls += 1
 
     def _alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None and self._sock is not None
@@ -218,80 +214,6 @@ class PythonWorker:
     def close(self) -> None:
         with self._lock:
             self._stop()
-
-
-def _to_result(reply: dict[str, Any], limits: Limits) -> CallResult:
-    if reply.get("status") == "COMPILE_ERROR":
-        return CallResult(status=Status.RUNTIME_ERROR, phase="compile", error=reply["error"])
-    if reply.get("status") == "SANDBOX_ERROR":
-        return CallResult(status=Status.SANDBOX_ERROR, error=reply.get("error", ""))
-    res = reply.get("result") or {}
-    exit_status = int(reply.get("exit_status", 0))
-    sig = os.WTERMSIG(exit_status) if os.WIFSIGNALED(exit_status) else None
-    common = dict(
-        wall_s=reply["wall_s"],
-        cpu_s=reply["cpu_user_s"] + reply["cpu_system_s"],
-        peak_rss_mb=reply["peak_rss_mb"],
-        stdout=reply.get("stdout", ""),
-        stdout_truncated=reply.get("stdout_truncated", False),
-    )
-    error = res.get("error", "")
-    if reply.get("killed") == "TIMEOUT" or sig == signal.SIGXCPU:
-        return CallResult(status=Status.TIMEOUT, error=f"over {limits.wall_s:g} s", **common)
-    if error.startswith("MemoryError"):
-        return CallResult(status=Status.MEMORY_LIMIT, error=error, **common)
-    if res.get("ok"):
-        try:
-            value = valuecodec.decode(res.get("value"))
-        except valuecodec.UnsupportedValue as exc:
-            return CallResult(status=Status.RUNTIME_ERROR, error=str(exc), **common)
-        reported = res.get("reported_call_ns")
-        return CallResult(
-            status=Status.OK,
-            value=value,
-            reported_call_s=None if reported is None else reported / 1e9,
-            **common,
-        )
-    if sig is not None:
-        error = error or f"killed by signal {signal.Signals(sig).name}"
-    return CallResult(status=Status.RUNTIME_ERROR, error=error or "the call failed", **common)
-
-
-def _to_program_result(reply: dict[str, Any], limits: Limits) -> ProgramResult:
-    """Classify a program-mode reply as `request.decode` classifies a sandboxed run."""
-    if reply.get("status") == "COMPILE_ERROR":  # what `python3 prog.py` does on a SyntaxError
-        err = f"{reply['error']}\n".encode()
-        return ProgramResult(status=Status.RUNTIME_ERROR, exit_code=1, stderr=err,
-                             reason="exit code 1")  # fmt: skip
-    if reply.get("status") == "SANDBOX_ERROR":
-        return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply.get("error", ""))
-    if reply.get("setup_error"):
-        return ProgramResult(status=Status.SANDBOX_ERROR,
-                             reason=f"program mode setup failed: {reply['setup_error']}")  # fmt: skip
-    code, sig = exit_of(int(reply["exit_status"]))
-    out_cut, err_cut = bool(reply["stdout_truncated"]), bool(reply["stderr_truncated"])
-    reason = reply.get("reason", "")
-    if reply.get("killed"):
-        status = Status(reply["killed"])
-    elif reply.get("memory_error"):
-        status = Status.MEMORY_LIMIT
-        reason = f"memory limit of {limits.memory_mb:g} MiB (MemoryError, address-space limit)"
-    else:
-        status, why = classify_exit(code, sig, out_cut or err_cut, limits)
-        reason = why or reason
-    return ProgramResult(
-        status=status,
-        exit_code=code,
-        signal=sig,
-        stdout=base64.b64decode(reply["stdout"]),
-        stderr=base64.b64decode(reply["stderr"]),
-        stdout_truncated=out_cut,
-        stderr_truncated=err_cut,
-        wall_s=reply["wall_s"],
-        cpu_s=reply["cpu_user_s"] + reply["cpu_system_s"],
-        peak_rss_mb=reply["peak_rss_mb"],
-        reason=reason,
-    )
 
 
 class PythonWorkerPool:
@@ -331,8 +253,28 @@ class PythonWorkerPool:
 
     def map(self, calls: Iterable[tuple[str, str | None, Sequence[Any]]],
             limits: Limits | None = None) -> list[CallResult]:  # fmt: skip
-        futures = [self._executor.submit(self.call, s, e, a, limits) for s, e, a in calls]
-        return [f.result() for f in futures]
+        """Every call, in order, spread over the workers as they free up (pipelined: see
+        `PythonWorker.stream`)."""
+        limits = limits or DEFAULT_CALL_LIMITS
+        reqs = [call_request(s, e, a, limits) for s, e, a in calls]
+        jobs = iter(enumerate(reqs))
+        lock = threading.Lock()
+
+        def take() -> tuple[int, dict[str, Any]] | None:
+            with lock:
+                return next(jobs, None)
+
+        def drive() -> dict[int, dict[str, Any]]:
+            worker = self._free.get()
+            try:
+                return worker.stream(take)
+            finally:
+                self._free.put(worker)
+
+        replies: dict[int, dict[str, Any]] = {}
+        for f in [self._executor.submit(drive) for _ in range(min(self.size, len(reqs)))]:
+            replies.update(f.result())
+        return [call_result(replies[i], limits) for i in range(len(reqs))]
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)
@@ -346,9 +288,17 @@ class PythonWorkerPool:
         self.close()
 
 
-def _send(sock: socket.socket, obj: dict[str, Any]) -> None:
+#: Bytes of requests a pipelined worker may have unanswered (see `PythonWorker.stream`).
+_PIPELINE_BYTES = 64 << 10
+
+
+def _frame(obj: dict[str, Any]) -> bytes:
     data = json.dumps(obj).encode()
-    sock.sendall(struct.pack(">I", len(data)) + data)
+    return struct.pack(">I", len(data)) + data
+
+
+def _send(sock: socket.socket, obj: dict[str, Any]) -> None:
+    sock.sendall(_frame(obj))
 
 
 def _recv(sock: socket.socket) -> dict[str, Any]:

@@ -1,0 +1,171 @@
+"""Messages of the warm Python worker: a call's request, and its replies as `CallResult` or
+`ProgramResult` (classified as `request.decode` classifies a sandboxed run)."""
+
+from __future__ import annotations
+
+import base64
+import os
+import signal
+from collections.abc import Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.sandbox._inside import valuecodec
+from perfgym.sandbox.execution import Status
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.request import classify_exit, exit_of
+
+#: Limits of a call made without any.
+DEFAULT_CALL_LIMITS = Limits(wall_s=10.0, memory_mb=512)
+
+
+class CallResult(BaseModel):
+    """One call's outcome, measured from outside the call's process."""
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    status: Status
+    phase: str = Field("run", description="'compile' when the source did not compile, else 'run'.")
+    value: Any = Field(None, description="The entry point's return value (plain builtin types).")
+    error: str = ""
+    wall_s: float = Field(0.0, description="Fork of the call's child to its exit (external).")
+    cpu_s: float = Field(0.0, description="User+system CPU of the call's child (wait4).")
+    peak_rss_mb: float = Field(
+        0.0, description="Resident memory the call added to the interpreter."
+    )
+    stdout: str = ""
+    stdout_truncated: bool = False
+    reported_call_s: float | None = Field(
+        None, description="The entry point's duration as timed inside the child (untrusted)."
+    )
+
+
+class ProgramResult(BaseModel):
+    """One program-mode run: what `Sandbox.run` would report for `python3 prog.py`, measured
+    from outside the run's process (no memory sampling: peak RSS from the kernel)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Status
+    exit_code: int | None = None
+    signal: int | None = None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    wall_s: float = Field(0.0, description="Fork of the run's child to its exit (external).")
+    cpu_s: float = Field(0.0, description="User+system CPU of every process of the run.")
+    peak_rss_mb: float = Field(0.0, description="Resident memory the run added to the worker.")
+    reason: str = ""
+
+    @property
+    def stdout_text(self) -> str:
+        return self.stdout.decode("utf-8", errors="replace")
+
+    @property
+    def stderr_text(self) -> str:
+        return self.stderr.decode("utf-8", errors="replace")
+
+
+def call_request(
+    source: str,
+    entry: str | None,
+    args: Sequence[Any],
+    limits: Limits,
+    filename: str = "solution.py",
+) -> dict[str, Any]:
+    """The request that runs `source` as a fresh module and calls `entry(*args)`; ValueError
+    when an argument cannot cross into the sandbox."""
+    try:
+        encoded_args = valuecodec.encode(list(args))
+    except valuecodec.UnsupportedValue as exc:
+        raise ValueError(str(exc)) from exc
+    return {
+        "source": source,
+        "filename": filename,
+        "entry": entry,
+        "args": encoded_args,
+        "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
+    }
+
+
+def call_result(reply: dict[str, Any], limits: Limits) -> CallResult:
+    """A call's reply (or the host's note that the worker failed) as a `CallResult`."""
+    if "worker_failed" in reply:
+        return CallResult(status=Status.SANDBOX_ERROR, error=reply["worker_failed"])
+    return _to_result(reply, limits)
+
+
+def _to_result(reply: dict[str, Any], limits: Limits) -> CallResult:
+    if reply.get("status") == "COMPILE_ERROR":
+        return CallResult(status=Status.RUNTIME_ERROR, phase="compile", error=reply["error"])
+    if reply.get("status") == "SANDBOX_ERROR":
+        return CallResult(status=Status.SANDBOX_ERROR, error=reply.get("error", ""))
+    res = reply.get("result") or {}
+    exit_status = int(reply.get("exit_status", 0))
+    sig = os.WTERMSIG(exit_status) if os.WIFSIGNALED(exit_status) else None
+    common = dict(
+        wall_s=reply["wall_s"],
+        cpu_s=reply["cpu_user_s"] + reply["cpu_system_s"],
+        peak_rss_mb=reply["peak_rss_mb"],
+        stdout=reply.get("stdout", ""),
+        stdout_truncated=reply.get("stdout_truncated", False),
+    )
+    error = res.get("error", "")
+    if reply.get("killed") == "TIMEOUT" or sig == signal.SIGXCPU:
+        return CallResult(status=Status.TIMEOUT, error=f"over {limits.wall_s:g} s", **common)
+    if error.startswith("MemoryError"):
+        return CallResult(status=Status.MEMORY_LIMIT, error=error, **common)
+    if res.get("ok"):
+        try:
+            value = valuecodec.decode(res.get("value"))
+        except valuecodec.UnsupportedValue as exc:
+            return CallResult(status=Status.RUNTIME_ERROR, error=str(exc), **common)
+        reported = res.get("reported_call_ns")
+        return CallResult(
+            status=Status.OK,
+            value=value,
+            reported_call_s=None if reported is None else reported / 1e9,
+            **common,
+        )
+    if sig is not None:
+        error = error or f"killed by signal {signal.Signals(sig).name}"
+    return CallResult(status=Status.RUNTIME_ERROR, error=error or "the call failed", **common)
+
+
+def program_result(reply: dict[str, Any], limits: Limits) -> ProgramResult:
+    """Classify a program-mode reply as `request.decode` classifies a sandboxed run."""
+    if reply.get("status") == "COMPILE_ERROR":  # what `python3 prog.py` does on a SyntaxError
+        err = f"{reply['error']}\n".encode()
+        return ProgramResult(status=Status.RUNTIME_ERROR, exit_code=1, stderr=err,
+                             reason="exit code 1")  # fmt: skip
+    if reply.get("status") == "SANDBOX_ERROR":
+        return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply.get("error", ""))
+    if reply.get("setup_error"):
+        return ProgramResult(status=Status.SANDBOX_ERROR,
+                             reason=f"program mode setup failed: {reply['setup_error']}")  # fmt: skip
+    code, sig = exit_of(int(reply["exit_status"]))
+    out_cut, err_cut = bool(reply["stdout_truncated"]), bool(reply["stderr_truncated"])
+    reason = reply.get("reason", "")
+    if reply.get("killed"):
+        status = Status(reply["killed"])
+    elif reply.get("memory_error"):
+        status = Status.MEMORY_LIMIT
+        reason = f"memory limit of {limits.memory_mb:g} MiB (MemoryError, address-space limit)"
+    else:
+        status, why = classify_exit(code, sig, out_cut or err_cut, limits)
+        reason = why or reason
+    return ProgramResult(
+        status=status,
+        exit_code=code,
+        signal=sig,
+        stdout=base64.b64decode(reply["stdout"]),
+        stderr=base64.b64decode(reply["stderr"]),
+        stdout_truncated=out_cut,
+        stderr_truncated=err_cut,
+        wall_s=reply["wall_s"],
+        cpu_s=reply["cpu_user_s"] + reply["cpu_system_s"],
+        peak_rss_mb=reply["peak_rss_mb"],
+        reason=reason,
+    )

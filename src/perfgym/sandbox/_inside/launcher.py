@@ -113,6 +113,17 @@ def _rehearse() -> None:
     json.dumps({"stdout": supervisor._b64(b""), "wall_s": now, "files": {}})
 
 
+def _early_stub(path: str | None) -> Stub | None:
+    """The run's exec stub, started now; None when it cannot be (the supervisor then starts one
+    for the run and reports why it fails, instead of this spare dying over and over)."""
+    if not path:
+        return None
+    try:
+        return Stub(path)
+    except OSError:
+        return None
+
+
 def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None) -> None:
     """A forked spare: PID 1 of its own PID namespace, taking the next run straight from the
     host's socket; it tells the launcher (`token` on `taken_w`) so another spare is forked.
@@ -121,8 +132,11 @@ def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.die_with_parent(signal.SIGKILL)
         _prepare_namespace()
-        stub = Stub(stub_path) if stub_path else None
-        _rehearse()
+        stub = _early_stub(stub_path)
+        try:
+            _rehearse()
+        except Exception:  # noqa: BLE001 - only a speed-up: the run itself reports real faults
+            pass
         while True:
             got = _recv(host)
             if got is None:

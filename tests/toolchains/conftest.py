@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.sandbox.warm import WarmSandbox
 from perfgym.tasks.task import Language
 from perfgym.toolchains import Build, BuildCache, toolchain
@@ -37,6 +38,14 @@ def sandbox(cache_root: Path) -> Iterator[WarmSandbox]:
     sb = WarmSandbox(BuildCache.at(cache_root).hiding())
     yield sb
     sb.close()
+
+
+@pytest.fixture(scope="session")
+def workers(sandbox: WarmSandbox) -> Iterator[PythonWorkerPool]:
+    """Warm Python workers hiding what the sandbox hides (the judge shares its config alike)."""
+    pool = PythonWorkerPool(size=1, config=sandbox.config)
+    yield pool
+    pool.close()
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ def test_every_language_has_a_recipe():
 @pytest.mark.parametrize(
     ("language", "build"),
     [
-        (Language.PYTHON, "python3 -I -S -c " + _PY_SYNTAX_CHECK),
+        (Language.PYTHON, "python3 -I -S -c " + _PY_SYNTAX_CHECK + " main.py"),
         (Language.C, "gcc -O2 -std=c11 -o main main.c -lm"),
         (Language.CPP, "g++ -O2 -std=c++17 -o main main.cpp"),
         (Language.JAVA, "javac Main.java"),
@@ -33,6 +33,16 @@ def test_exact_build_commands(language, build):
     recipe = RECIPES[language]
     assert " ".join(recipe.build or ()) == build
     assert recipe.source_name in build
+
+
+def test_python_warm_check_is_the_sandboxed_check_program():
+    python = RECIPES[Language.PYTHON]
+    assert python.build is not None and python.build[4] == python.warm_check == _PY_SYNTAX_CHECK
+    assert python.identity()["warm_check"] == _PY_SYNTAX_CHECK
+    # Recipes without one keep the identity (and so the cache keys) they had before it existed.
+    for lang, recipe in RECIPES.items():
+        if lang is not Language.PYTHON:
+            assert recipe.warm_check is None and "warm_check" not in recipe.identity()
 
 
 def test_run_commands():

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from perfgym.sandbox.execution import Execution, Measurement, Status
+from perfgym.sandbox.execution import Measurement, Status
 from perfgym.tasks.task import Language
 
 #: Bytes of compiler output kept in `Build.log`. The head is kept: a compiler's first errors
@@ -80,7 +81,27 @@ class Build(BaseModel):
         )
 
 
-def compiler_log(execution: Execution) -> tuple[str, bool]:
+class CompilerRun(Protocol):
+    """How a compiler run ended, as both a sandbox `Execution` and a warm worker's
+    `ProgramResult` report it."""
+
+    @property
+    def status(self) -> Status: ...
+    @property
+    def exit_code(self) -> int | None: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def stdout(self) -> bytes: ...
+    @property
+    def stderr(self) -> bytes: ...
+    @property
+    def stdout_truncated(self) -> bool: ...
+    @property
+    def stderr_truncated(self) -> bool: ...
+
+
+def compiler_log(execution: CompilerRun) -> tuple[str, bool]:
     """The compiler's messages, capped at LOG_BYTES: (text, truncated)."""
     raw = execution.stderr
     if execution.stdout:
@@ -95,7 +116,7 @@ def compiler_log(execution: Execution) -> tuple[str, bool]:
     return text, truncated
 
 
-def classify(execution: Execution) -> tuple[BuildStatus, str]:
+def classify(execution: CompilerRun) -> tuple[BuildStatus, str]:
     """Map the compiler's execution onto a build status and a reason."""
     status = execution.status
     if status is Status.OK:

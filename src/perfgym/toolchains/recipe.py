@@ -61,6 +61,13 @@ class Recipe(BaseModel):
         description="Build argv, run with the build directory as working directory. None: no "
         "build step, the source itself is the artifact."
     )
+    warm_check: str | None = Field(
+        default=None,
+        description="Python source of a check equivalent to `build` that reads the source on "
+        "stdin (recipes whose compiler is a Python interpreter). Given warm Python workers of "
+        "that same interpreter, `Toolchain.build` runs it there, in a forked, confined child "
+        "under the build limits, instead of starting `build` in a fresh sandbox.",
+    )
     build_env: dict[str, str] = Field(
         default_factory=dict,
         description="Extra environment of the build (on top of the sandbox's).",
@@ -126,20 +133,13 @@ class Recipe(BaseModel):
         """The fields that decide what a build produces (part of the build cache key).
 
         Run flags, limits and the compiler cache are left out: changing how an artifact runs,
-        or how fast it builds, must not force a rebuild.
+        or how fast it builds, must not force a rebuild. The warm check decides outcomes too,
+        so it is in when set (and absent when not: other recipes keep their keys).
         """
-        return self.model_dump(
-            mode="json",
-            include={
-                "name",
-                "language",
-                "source_name",
-                "compiler",
-                "build",
-                "build_env",
-                "outputs",
-            },
-        )
+        fields = {"name", "language", "source_name", "compiler", "build", "build_env", "outputs"}
+        if self.warm_check is not None:
+            fields.add("warm_check")
+        return self.model_dump(mode="json", include=fields)
 
     def run_argv(self, artifact_mount: str, memory_mb: float | None = None) -> list[str]:
         """The run argv for an artifact mounted at `artifact_mount`."""

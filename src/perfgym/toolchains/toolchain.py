@@ -17,6 +17,9 @@ from perfgym.toolchains.cache import BuildCache, Staging
 from perfgym.toolchains.gpu import GpuUnavailable, gpu_binds, gpu_missing_reason
 from perfgym.toolchains.recipe import BUILD_MOUNT, Recipe
 from perfgym.toolchains.version import ToolVersion, probe
+from perfgym.toolchains.warm_check import Workers
+from perfgym.toolchains.warm_check import check as warm_check
+from perfgym.toolchains.warm_check import unusable as warm_unusable
 
 # Runs the recipe's exact build argv with the build directory as working directory (the
 # sandbox starts every command in /tmp and has no cwd option).
@@ -90,14 +93,17 @@ class Toolchain:
         cache: BuildCache,
         *,
         limits: Limits | None = None,
+        workers: Workers | None = None,
     ) -> Build:
         """Build `source` inside `sandbox` (or find it in `cache`) and return the outcome.
 
         The compiler runs as the sandbox's unprivileged user under `limits` (default: the
         recipe's build limits), writing into a staging directory bound writable into the run;
         the declared outputs are then copied into a root-owned artifact directory and
-        published atomically in the cache. Raises ConfigError when the sandbox would let runs
-        see the cache (see `BuildCache.hiding`).
+        published atomically in the cache. Given warm Python `workers` of the recipe's own
+        interpreter, a recipe with a `warm_check` runs that check there instead (same
+        outcome, a few ms instead of a sandbox start; see `warm_check`). Raises ConfigError
+        when the sandbox would let runs see the cache (see `BuildCache.hiding`).
         """
         r = self.recipe
         config = getattr(sandbox, "config", None)
@@ -122,12 +128,37 @@ class Toolchain:
             if r.build is None:
                 build = base.model_copy(update={"status": BuildStatus.OK})
             else:
-                build = self._compile(sandbox, staging, cache, base, limits or r.build_limits)
+                build = self._check_or_compile(
+                    sandbox, staging, cache, base, limits or r.build_limits, data, workers
+                )
             if build.ok:
                 build = self._collect(staging, build)
             if not build.cacheable:
                 return build
             return cache.publish(staging, build)
+
+    def _check_or_compile(
+        self,
+        sandbox: Sandbox,
+        staging: Staging,
+        cache: BuildCache,
+        base: Build,
+        limits: Limits,
+        data: bytes,
+        workers: Workers | None,
+    ) -> Build:
+        """The build step: the warm check when `workers` can run it, else the sandboxed build.
+        When the recipe has a warm check and workers were given but not used, the build's
+        measurement says why."""
+        if workers is None or self.recipe.warm_check is None:
+            return self._compile(sandbox, staging, cache, base, limits)
+        why = warm_unusable(self.recipe, self.version(), workers, data)
+        if why is None:
+            build = warm_check(self.recipe, workers, data, base, limits)
+            if build.status is not BuildStatus.SANDBOX_ERROR:
+                return build
+            why = f"the warm worker failed ({build.reason}); checked in a fresh sandbox"
+        return _noted(self._compile(sandbox, staging, cache, base, limits), why)
 
     def _compile(
         self, sandbox: Sandbox, staging: Staging, cache: BuildCache, base: Build, limits: Limits
@@ -206,3 +237,12 @@ class Toolchain:
             binds += gpu_binds()
         memory = limits.memory_mb if limits is not None else None
         return r.run_argv(BUILD_MOUNT, memory), binds
+
+
+def _noted(build: Build, why: str) -> Build:
+    """`build` with `why` the warm worker did not check it added to its measurement."""
+    m = build.measurement
+    if m is None:
+        return build
+    mechanisms = {**m.mechanisms, "build": f"fresh sandbox (warm worker not used: {why})"}
+    return build.model_copy(update={"measurement": m.model_copy(update={"mechanisms": mechanisms})})

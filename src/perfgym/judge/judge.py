@@ -129,7 +129,8 @@ class Judge:
         limits = self._limits(task)
         prepared = self._map(
             lambda c: prepare(task, f"candidate-{c.model}-{c.sample}", completion=c.completion,
-                              source=c.source, sandbox=self.sandbox, cache=self.cache),
+                              source=c.source, sandbox=self.sandbox, cache=self.cache,
+                              workers=self.workers),
             group,
         )  # fmt: skip
         tests = materialize_all(task, task.tests) or [HARNESS_CASE]
@@ -356,7 +357,8 @@ class Judge:
         variants: dict[str, Variant | None] = {}
         for label, sol in (("baseline", task.baseline), ("reference", task.reference)):
             variants[label] = None if sol is None else prepare(
-                task, label, source=sol.source, sandbox=self.sandbox, cache=self.cache
+                task, label, source=sol.source, sandbox=self.sandbox, cache=self.cache,
+                workers=self.workers,
             )  # fmt: skip
         with self._lock:
             self._memo[key] = variants

@@ -13,6 +13,7 @@ from perfgym.judge.extract import extract
 from perfgym.judge.verdict import Stage
 from perfgym.sandbox.base import Bind, Sandbox
 from perfgym.sandbox.execution import Measurement, Status
+from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.harness_plan import plan_harness
 from perfgym.tasks.task import Language, Task, TaskKind
 from perfgym.toolchains import BUILD_LIMITS, BuildCache, BuildStatus, gpu_missing_reason, toolchain
@@ -51,8 +52,11 @@ def prepare(
     source: str | None = None,
     sandbox: Sandbox,
     cache: BuildCache,
+    workers: PythonWorkerPool | None = None,
 ) -> Variant:
-    """Extract (when given raw model text) and build one variant of `task`."""
+    """Extract (when given raw model text) and build one variant of `task`. Given warm Python
+    `workers`, a Python program's syntax check runs there (see `perfgym.toolchains.warm_check`)
+    rather than in a fresh sandbox: same outcome, a few ms instead of ~20."""
     if source is None:
         ex = extract(completion or "", task.language)
         if not ex.ok:
@@ -70,11 +74,17 @@ def prepare(
         return v
     if task.kind is TaskKind.HARNESS:
         return _prepare_harness(task, label, source, rule, sandbox, cache)
-    return _prepare_program(task, label, source, rule, sandbox, cache)
+    return _prepare_program(task, label, source, rule, sandbox, cache, workers)
 
 
 def _prepare_program(
-    task: Task, label: str, source: str, rule: str, sandbox: Sandbox, cache: BuildCache
+    task: Task,
+    label: str,
+    source: str,
+    rule: str,
+    sandbox: Sandbox,
+    cache: BuildCache,
+    workers: PythonWorkerPool | None,
 ) -> Variant:
     v = Variant(label, source, extraction_rule=rule)
     try:
@@ -82,7 +92,7 @@ def _prepare_program(
     except Exception as exc:  # noqa: BLE001 - an unknown language is the task's problem
         v.stage, v.infra, v.detail, v.reason = Stage.NC, True, "TOOLCHAIN_MISSING", str(exc)
         return v
-    build = tc.build(sandbox, source, cache)
+    build = tc.build(sandbox, source, cache, workers=workers)
     v.build_log = build.log[:_LOG_CAP]
     v.build_measurement = build.measurement
     if build.status is BuildStatus.COMPILE_ERROR:

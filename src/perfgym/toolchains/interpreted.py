@@ -14,7 +14,8 @@ from perfgym.toolchains.recipe import ARTIFACT, Recipe
 # error as py_compile does. One program serves both places it runs: `python3 -I -S -c CHECK
 # main.py` in a fresh sandbox reads the file; in a warm worker (program mode, argv[0]
 # '<string>' as under -c) it reads the source on stdin and writes main.py into the run's /tmp,
-# so that a SyntaxWarning quotes its line from the file as it does in a build directory.
+# so that a SyntaxWarning quotes its line from the file as it does in a build directory (best
+# effort: a full /tmp must not turn into a compile error).
 # The recursion limit is set so that compile() starts with the budget of a fresh
 # `python3 main.py` (limit 1000, nothing on the stack), wherever the checker sits: `room()`
 # measures the budget left (0.1 ms). Without it the limit depends on the caller's stack (the
@@ -35,8 +36,11 @@ _PY_SYNTAX_CHECK = (
     "        data = src.read()\n"
     "else:\n"
     "    data = sys.stdin.buffer.read()\n"
-    "    with open('main.py', 'wb') as out:\n"
-    "        out.write(data)\n"
+    "    try:\n"
+    "        with open('main.py', 'wb') as out:\n"
+    "            out.write(data)\n"
+    "    except OSError:\n"
+    "        pass\n"
     "try:\n"
     "    compile(data, 'main.py', 'exec', dont_inherit=True)\n"
     "except (SyntaxError, ValueError) as e:\n"

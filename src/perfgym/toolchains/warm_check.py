@@ -28,7 +28,8 @@ Workers = PythonWorkerPool | PythonWorker
 CHECK_ARGV0 = "<string>"
 
 #: Larger sources go to the sandboxed check: the request carries the source base64-encoded in
-#: JSON, which both the judge process and the worker's parent hold while it is sent.
+#: JSON, which both the judge process and the worker's parent hold while it is sent (and the
+#: check's copy of it must fit the worker's /tmp, 64 MiB by default).
 MAX_SOURCE_BYTES = 8 * MiB
 
 _MECHANISMS = {

@@ -234,3 +234,16 @@ def test_workers_of_different_processes_have_different_uids():
                            check=True).stdout.split() for _ in range(2)]  # fmt: skip
     flat = [int(u) for pair in uids for u in pair]
     assert len(set(flat)) == 4 and all(u < 2**31 for u in flat)
+
+
+def test_a_compile_bomb_is_the_programs_error_and_the_worker_carries_on(worker):
+    """compile() of a deeply nested source can take hundreds of MiB in the worker's parent: it
+    runs there under the call's memory allowance, and its failure is the program's."""
+    limits = Limits(wall_s=10, memory_mb=64)
+    for bomb in ("x = " + "-" * 1_000_000 + "1\n", "x = a" + ".b" * 300_000 + "\n"):
+        r = worker.call(bomb, "f", [], limits)
+        assert (r.status, r.phase) == (Status.RUNTIME_ERROR, "compile"), r
+        assert "MemoryError" in r.error or "RecursionError" in r.error
+        p = worker.run_program(bomb, limits=limits)
+        assert (p.status, p.exit_code) == (Status.RUNTIME_ERROR, 1), p
+    assert worker.call("def f():\n    return 7\n", "f").value == 7

@@ -80,15 +80,32 @@ def _preimport(code: types.CodeType) -> None:
                 pass
 
 
-def _compile(source: str, filename: str) -> tuple[str, types.CodeType | None, str]:
+#: Larger sources are compiled for their request only: a code object kept in this process
+#: would make every later call's fork and exit dearer.
+_MAX_CACHED_SOURCE = 1 << 20
+
+
+def _compile(source: str, filename: str, lim: dict) -> tuple[str, types.CodeType | None, str]:
+    """Compile a program's source (cached). compile() runs no program code, but a source nested
+    deeply enough makes it use hundreds of MiB: it gets the request's memory allowance on top of
+    this process's size (MemoryError, like RecursionError, is the program's compile error)."""
     key = f"{filename}\0{source}"
     if key in _codes:
         return key, _codes[key], ""
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    allowance = _statm()[0] + int(float(lim["memory_mb"]) * 1024 * 1024)
+    if hard != resource.RLIM_INFINITY:
+        allowance = min(allowance, hard)
     try:
+        resource.setrlimit(resource.RLIMIT_AS, (allowance, hard))
         # dont_inherit: this file's `from __future__ import annotations` is not the program's.
         code = compile(source, filename, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
         return key, None, f"{type(exc).__name__}: {exc}"
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    if len(source) > _MAX_CACHED_SOURCE:
+        return key, code, ""
     if len(_codes) >= _MAX_CODES:
         _codes.pop(next(iter(_codes)))
     _codes[key] = code
@@ -221,7 +238,7 @@ def _statm() -> tuple[int, int]:
 
 
 def _call(req: dict, uid: int) -> dict:
-    key, code, err = _compile(req["source"], req.get("filename", "solution.py"))
+    key, code, err = _compile(req["source"], req.get("filename", "solution.py"), req["limits"])
     if code is None:
         return {"status": "COMPILE_ERROR", "error": err}
     lim = req["limits"]
@@ -288,7 +305,7 @@ def _program_child(
 def _run_program(req: dict, uid: int) -> dict:
     """Fork a program-mode child, feed its stdin, capture stdout/stderr under the caps (as the
     sandbox's supervisor: cut and stop at a cap), enforce the wall limit, then clean up."""
-    key, code, err = _compile(req["source"], req["argv"][0])
+    key, code, err = _compile(req["source"], req["argv"][0], req["limits"])
     if code is None:
         return {"status": "COMPILE_ERROR", "error": err}
     lim = req["limits"]

@@ -50,3 +50,19 @@ def test_wrong_on_a_workload_is_wo(judge):
     src = "import sys\nd = sys.stdin.read().split()\nprint(sum(map(int, d[1:4])))\n"
     (v,) = judge.judge_many([Candidate(task, source=src, model="m")])
     assert v.stage is Stage.WO and v.reason.startswith("w1")
+
+
+def test_a_source_too_deep_to_compile_is_nc_and_loses_nothing_else(judge):
+    """A function-task candidate nested past what the parser or compiler can take is the
+    candidate's failure (NC), and the rest of its batch is judged as usual."""
+    from perfgym.tasks import load_suite
+
+    task = load_suite("humaneval").get("HumanEval/0")
+    assert task.reference is not None
+    bombs = ["x = " + "-" * 1_000_000 + "1\n", "x = a" + ".b" * 200_000 + "\n"]
+    good = task.reference.source
+    out = judge.judge_many([Candidate(task, source=s, sample=k)
+                            for k, s in enumerate([*bombs, good])])  # fmt: skip
+    assert [v.stage.name for v in out[:2]] == ["NC", "NC"], [v.reason for v in out]
+    assert all(("MemoryError" in v.reason or "RecursionError" in v.reason) for v in out[:2])
+    assert out[2].stage.name == "OK", out[2].reason

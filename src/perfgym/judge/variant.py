@@ -69,7 +69,9 @@ def prepare(
         v = Variant(label, source, extraction_rule=rule)
         try:
             compile(source, "solution.py", "exec")  # parsing only; nothing runs here
-        except (SyntaxError, ValueError) as exc:
+        except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:
+            # The last two: a source nested too deeply for the parser or the compiler, the
+            # candidate's failure like any other (not an exception that loses the batch).
             v.stage, v.detail, v.reason = Stage.NC, "SYNTAX_ERROR", f"{type(exc).__name__}: {exc}"
         return v
     if task.kind is TaskKind.HARNESS:

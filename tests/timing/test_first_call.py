@@ -34,9 +34,10 @@ def verdicts():
 def test_fresh_process_timing_gives_the_cache_no_gain(verdicts):
     honest, cached = verdicts["honest"].candidate, verdicts["cached"].candidate
     c = compare(cached.samples_s, honest.samples_s)
-    # Within a few per cent (two different programs may differ that much for real): nowhere
-    # near the 1 + k = 9x a cache surviving across timed calls would show.
-    assert 0.8 < c.ratio < 1.25, c
+    # Close to 1 (two different programs may differ a little for real, and 7 runs each on a
+    # loaded 2-core machine spread by tens of per cent: 1.35 was seen once in a full suite run,
+    # CI 0.74-1.44): nowhere near the 1/9 a cache surviving across timed calls would show.
+    assert 0.67 < c.ratio < 1.5, c
 
 
 def test_the_first_call_gap_is_reported_for_the_cache_only(verdicts):

@@ -46,10 +46,11 @@ def test_patched_harness_timer_is_exposed(suite):
         "time.perf_counter_ns = lambda: next(_ticks)  # every interval now reads 1 microsecond\n"
         + task.baseline.source
     )
-    # 9 interleaved rounds: the rule compares medians of external walls (~150 ms each here), and
-    # with fewer a load spike on a shared 2-core machine could fake the 40 ms saving it looks
-    # for (3 rounds failed under heavy load once, 5 once in a full suite run).
-    with Judge(JudgeConfig(repeats=9, measure_reference=False)) as judge:
+    # One lane (core 0), 5 interleaved rounds. With two lanes the cheat and the baseline run at
+    # the same time on the two cores, and this VM's cores can differ in speed by half for a
+    # while (137 vs 213 ms external walls seen): whichever variant drew the slow core more often
+    # then looks 40+ ms slower, which is the very saving the rule looks for.
+    with Judge(JudgeConfig(repeats=5, measure_reference=False, cores=[0])) as judge:
         (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
     assert v.stage is Stage.OK
     assert v.candidate is not None and v.candidate.estimate_s < 1e-4  # what the harness claims

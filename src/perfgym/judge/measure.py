@@ -207,6 +207,7 @@ def summarise(
         return timing
     timing.samples_s = complete
     timing.external_wall_s = statistics.median(walls.values())
+    timing.external_walls_s = [walls[r] for r in sorted(walls)]
     timing.estimate_s = estimate(complete, config.estimator)
     timing.cv = cv(complete)
     timing.ci_s = bootstrap_ci(complete, config.estimator, config.ci_level)

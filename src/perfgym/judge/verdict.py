@@ -78,6 +78,11 @@ class Timing(BaseModel):
     external_wall_s: float | None = Field(
         None, description="Median over repeats of the sandbox's wall time (for cross-checks)."
     )
+    external_walls_s: list[float] = Field(
+        default_factory=list,
+        description="The sandbox's wall time of each measured round, in round order (pairs "
+        "with another variant's rounds of the same measurement).",
+    )
     harness_elapsed_ns: list[int] = Field(
         default_factory=list, description="Self-reported elapsed_ns (kept, cross-checked)."
     )

@@ -1,0 +1,30 @@
+"""The harness cross-check's external saving: paired by round when both sides share rounds."""
+
+from perfgym.judge.crosscheck import crosscheck_harness
+from perfgym.judge.verdict import Stage, Timing, Verdict
+
+
+def _verdict(cand_walls: list[float], base_walls: list[float]) -> Verdict:
+    def timing(harness_s: float, walls: list[float]) -> Timing:
+        ordered = sorted(walls)
+        return Timing(estimate_s=harness_s, samples_s=[harness_s] * len(walls), clock="harness",
+                      external_wall_s=ordered[len(ordered) // 2], external_walls_s=walls)  # fmt: skip
+
+    return Verdict(task_id="t", stage=Stage.OK, language="python",
+                   candidate=timing(0.000001, cand_walls), baseline=timing(0.100, base_walls))  # fmt: skip
+
+
+def test_a_load_spike_in_some_rounds_cannot_fake_an_external_saving():
+    # Rounds 1-3 hit the candidate's and the baseline's runs alike (slow machine), but the
+    # baseline's medians land on slow rounds and the candidate's on fast ones.
+    cand = [0.150, 0.151, 0.400, 0.152, 0.401]
+    base = [0.151, 0.152, 0.401, 0.400, 0.402]
+    v = _verdict(cand, base)  # medians differ by 249 ms; paired, the saving is ~1 ms
+    crosscheck_harness(v, 0.5)
+    assert "harness_timer_mismatch" in v.flags
+
+
+def test_a_real_external_saving_passes():
+    v = _verdict([0.05, 0.051, 0.052], [0.15, 0.151, 0.152])
+    crosscheck_harness(v, 0.5)
+    assert v.flags == []

@@ -133,3 +133,19 @@ def classify(execution: CompilerRun) -> tuple[BuildStatus, str]:
     # TIMEOUT, MEMORY_LIMIT, OUTPUT_LIMIT: the source made the compiler exceed the build limits
     # (an include of /dev/zero, a template explosion): the program does not build.
     return BuildStatus.COMPILE_ERROR, f"the build hit a limit: {status.value}: {execution.reason}"
+
+
+def finished(base: Build, execution: CompilerRun, measurement: Measurement | None) -> Build:
+    """`base` with the outcome of the compiler's run: status, reason, log and `measurement`."""
+    status, reason = classify(execution)
+    log, truncated = compiler_log(execution)
+    return base.model_copy(
+        update={
+            "status": status,
+            "reason": reason,
+            "log": log,
+            "log_truncated": truncated,
+            "measurement": measurement,
+            "execution_status": execution.status,
+        }
+    )

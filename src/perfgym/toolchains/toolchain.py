@@ -12,7 +12,7 @@ from perfgym.errors import ConfigError, ToolchainMissing
 from perfgym.sandbox.base import Bind, Sandbox, SandboxConfig
 from perfgym.sandbox.limits import Limits
 from perfgym.tasks.task import Language
-from perfgym.toolchains.build import Build, BuildStatus, classify, compiler_log
+from perfgym.toolchains.build import Build, BuildStatus, finished
 from perfgym.toolchains.cache import BuildCache, Staging
 from perfgym.toolchains.gpu import GpuUnavailable, gpu_binds, gpu_missing_reason
 from perfgym.toolchains.recipe import BUILD_MOUNT, Recipe
@@ -172,18 +172,7 @@ class Toolchain:
         execution = sandbox.run(
             [*_IN_BUILD_DIR, *r.build], env=r.build_env, limits=limits, binds=binds
         )
-        status, reason = classify(execution)
-        log, truncated = compiler_log(execution)
-        return base.model_copy(
-            update={
-                "status": status,
-                "reason": reason,
-                "log": log,
-                "log_truncated": truncated,
-                "measurement": execution.measurement,
-                "execution_status": execution.status,
-            }
-        )
+        return finished(base, execution, execution.measurement)
 
     def _collect(self, staging: Staging, build: Build) -> Build:
         """Copy the declared outputs into the artifact directory (regular files only: a

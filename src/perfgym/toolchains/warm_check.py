@@ -18,7 +18,7 @@ from perfgym.machine import fingerprint
 from perfgym.sandbox.execution import Measurement, Status
 from perfgym.sandbox.limits import Limits, MiB
 from perfgym.sandbox.pyworker import ProgramResult, PythonWorker, PythonWorkerPool
-from perfgym.toolchains.build import Build, classify, compiler_log
+from perfgym.toolchains.build import Build, finished
 from perfgym.toolchains.recipe import Recipe
 from perfgym.toolchains.version import ToolVersion
 
@@ -80,18 +80,8 @@ def check(recipe: Recipe, workers: Workers, source: bytes, base: Build, limits: 
         limits=limits,
         env=dict(recipe.build_env),
     )
-    status, reason = classify(result)
-    log, truncated = compiler_log(result)
-    return base.model_copy(
-        update={
-            "status": status,
-            "reason": reason,
-            "log": log,
-            "log_truncated": truncated,
-            "measurement": None if result.status is Status.SANDBOX_ERROR else measurement(result),
-            "execution_status": result.status,
-        }
-    )
+    failed = result.status is Status.SANDBOX_ERROR
+    return finished(base, result, None if failed else measurement(result))
 
 
 def measurement(result: ProgramResult) -> Measurement:

@@ -6,9 +6,9 @@ The run's process is forked *before* its request arrives: a spare, already PID 1
 namespace with its own mount namespace and /proc, reads the request straight from the host's
 socket and tells the launcher, which forks its replacement (when the run ends, while others are
 in flight; one spare is always ready). Given the exec stub's path (argv[2]), each spare starts
-its run's stub before the request too (see `stub.Stub`). The spare mounts a fresh tmpfs work dir, applies binds
-and hidden paths, and runs the supervisor, which writes the result to the host's pipe as an
-8-byte length and the JSON (the host need not wait for the run to exit).
+its run's stub before the request too (see `stub.Stub`). The spare mounts a fresh tmpfs work
+dir, applies binds and hidden paths, and runs the supervisor, which writes the result to the
+host's pipe as an 8-byte length and the JSON (the host need not wait for the run to exit).
 """
 
 from __future__ import annotations

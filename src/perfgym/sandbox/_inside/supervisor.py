@@ -235,11 +235,12 @@ def supervise(spec: dict, stub: Stub | None = None) -> dict:
     joined = [os.path.join(cgroups[n], "cgroup.procs") for n in ("memory", "pids", "cpuacct")
               if n in cgroups]  # fmt: skip
     tree = _Tree(cgroups)
-    if stub is not None and not stub_usable(spec):
+    usable = stub_usable(spec)
+    if stub is not None and not usable:
         stub.abandon()
         stub = None
     back = _step_aside()
-    if stub is not None or stub_usable(spec):
+    if usable:
         if not linux.HARDENED:  # once per process; the warm launcher did it for every run
             linux.harden()
         if stub is None:

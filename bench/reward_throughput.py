@@ -119,6 +119,24 @@ def naive(cands: list[Candidate], config: JudgeConfig) -> list[Verdict]:
     return verdicts
 
 
+def startup(runs: int = 20) -> None:
+    """Print what one interpreter start costs each side: the naive harness's host `python3`
+    (which runs the host's site-packages start-up hooks) and a sandboxed one (which does not;
+    docs/sandbox.md), interleaved, so a reader can tell how much of a ratio is start-up."""
+    from perfgym.sandbox import make_sandbox
+
+    host, boxed = [], []
+    with make_sandbox() as sb:
+        for _ in range(runs):
+            t0 = time.perf_counter()
+            subprocess.run([PY, "-c", "pass"], check=True)
+            host.append(time.perf_counter() - t0)
+            boxed.append(sb.run([PY, "-c", "pass"]).measurement.wall_s)
+    print(f"interpreter start-up, median of {runs}: host python3 -c pass "
+          f"{statistics.median(host) * 1e3:.1f} ms (naive harness, host start-up hooks run), "
+          f"sandboxed {statistics.median(boxed) * 1e3:.1f} ms (hooks masked)", flush=True)  # fmt: skip
+
+
 # -- the backends ----------------------------------------------------------------------------------
 def run_judge(cands: list[Candidate], judge: Judge) -> list[float | None]:
     return get_reward("rlpf")(judge.judge_many(cands))
@@ -176,6 +194,7 @@ def main() -> None:
 
     print(f"reward throughput: {n} candidates per task on {', '.join(args.tasks)}, "
           f"repeats={args.repeats}, {describe()}", flush=True)  # fmt: skip
+    startup()
     with contextlib.ExitStack() as stack:
         if "naive" not in args.skip:
             runners["naive"] = lambda b: get_reward("rlpf")(naive(b, config))

@@ -117,6 +117,7 @@ TRICKY = {
     "own-source": "print(len(open(__file__).read().splitlines()))\n",
     "recursion-depth": "import sys\ndef d(n):\n    try:\n        return d(n + 1)\n    except RecursionError:\n"
     "        return n\nprint(d(0))\n",
+    "sys-path": "import sys\nprint(sys.path)\n",  # the host's .pth entries in neither
     "big-output-cut": "import sys\nw = sys.stdout.write\nfor i in range(10**6):\n    w('y' * 100)\n",
 }
 

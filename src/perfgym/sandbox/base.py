@@ -54,6 +54,11 @@ class SandboxConfig(BaseModel):
         "moving each run into its cgroup does not wait for an RCU grace period; see "
         "perfgym.sandbox.cgroup_moves.",
     )
+    site_hooks: bool = Field(
+        False,
+        description="Let a Python started in a run execute the host's site-packages start-up "
+        "hooks (*.pth, sitecustomize); by default runs see them empty (perfgym.sandbox.site_hooks).",
+    )
     exec_stub: bool = Field(
         True,
         description="Start programs through the compiled exec stub (posix_spawn; built on first "

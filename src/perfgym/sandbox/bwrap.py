@@ -28,7 +28,7 @@ SUPERVISOR_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_C
 def view_args(config: SandboxConfig, limits: Limits, binds: Sequence[Bind]) -> list[str]:
     """bubblewrap arguments for a run's view of the host (shared with the warm launcher)."""
     args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += expose_args()
+    args += expose_args(config.site_hooks)
     args += ["--size", str(limits.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
     for b in binds:
         args += ["--bind" if b.writable else "--ro-bind", b.host_path, b.sandbox_path]

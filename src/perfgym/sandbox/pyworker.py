@@ -70,7 +70,8 @@ class PythonWorker:
         python = self.config.python or os.path.realpath(sys.executable)
         argv = [find_bwrap(), "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
         argv += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *expose_args()]
+        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        argv += expose_args(self.config.site_hooks)
         argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
         self._hidden = hidden_paths(self.config)
         for path in self._hidden:

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Mapping
 
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
+from perfgym.sandbox.site_hooks import mask_args
 
 #: Directories replaced by an empty tmpfs in every run (secrets, other users' files).
 HIDDEN_HOMES = ("/root", "/home")
@@ -27,8 +28,9 @@ def toolchain_roots() -> tuple[str, ...]:
     return tuple(roots)
 
 
-def expose_args() -> list[str]:
-    """bubblewrap arguments: empty tmpfs over the home directories, toolchains bound back in.
+def expose_args(site_hooks: bool = False) -> list[str]:
+    """bubblewrap arguments: empty tmpfs over the home directories, toolchains bound back in,
+    and (unless `site_hooks`) the interpreters' start-up hooks shown empty (`site_hooks.py`).
 
     Intermediate directories get mode 0755 explicitly so the unprivileged run uid can
     traverse them (bwrap would otherwise create them 0700).
@@ -49,6 +51,8 @@ def expose_args() -> list[str]:
                 args += ["--perms", "0755", "--dir", d]
                 made.add(d)
         args += ["--ro-bind", root, root]
+    if not site_hooks:
+        args += mask_args()
     return args
 
 

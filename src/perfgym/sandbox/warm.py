@@ -47,7 +47,7 @@ class WarmSandbox(LocalSandbox):
         args = [self.bwrap, "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
         args += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        args += expose_args()
+        args += expose_args(self.config.site_hooks)
         for parent in self._cgroup_parents():
             args += ["--bind", parent, parent]
         args += ["--cap-add", "ALL", "--", self.python, "-I", "-S", str(LAUNCHER), str(fd)]

@@ -6,7 +6,10 @@ perfgym-core Python tasks, through
   (b) the service (`perfgym serve` on loopback, reward computed by the service),
   (c) Ray on this machine (a local cluster, one node actor),
   (d) a naive sequential harness: one fresh `python3` process per test and per timed run, no
-      pooling, no isolation (what a hand-rolled reward function does),
+      pooling, no isolation (what a hand-rolled reward function does); also as `naive-S`, the
+      same with `python3 -S`, which skips the host's site-packages start-up hooks (a `.pth` on
+      this project's VMs imports certifi: ~27 ms per start) as the sandbox does, so a reader
+      sees the ratio a harness on a host without such hooks would give,
 and prints candidates/s for each, per task and overall, and its ratio to (d). Targets: (a)
 >= 5x (d); (b) and (c) within 25 % of (a). Every backend judges the same candidates with the
 same settings; each backend gets its own textually unique copy of them in every round (as an
@@ -59,18 +62,25 @@ def batch(task: Task, n: int, labels: list[str] | None = None, tag: str = "") ->
 
 
 # -- (d) the naive harness -----------------------------------------------------------------------
-def _run(path: str, stdin: str, limit: float) -> tuple[str | None, float]:
+def _run(
+    path: str, stdin: str, limit: float, flags: tuple[str, ...] = ()
+) -> tuple[str | None, float]:
     t0 = time.perf_counter()
     try:
-        p = subprocess.run([PY, path], input=stdin, capture_output=True, text=True, timeout=limit)
+        p = subprocess.run(
+            [PY, *flags, path], input=stdin, capture_output=True, text=True, timeout=limit
+        )
     except subprocess.TimeoutExpired:
         return None, limit
     return (p.stdout if p.returncode == 0 else None), time.perf_counter() - t0
 
 
-def naive(cands: list[Candidate], config: JudgeConfig) -> list[Verdict]:
+def naive(
+    cands: list[Candidate], config: JudgeConfig, flags: tuple[str, ...] = ()
+) -> list[Verdict]:
     """The same work as the judge (tests, workload output checks, `repeats` timed runs of every
-    workload for each candidate, the baseline and the reference), one process per run."""
+    workload for each candidate, the baseline and the reference), one `python3 *flags` process
+    per run."""
     task = cands[0].task
     limit = task.time_limit_s or config.time_limit_s
     tests = [materialize(task, t) for t in task.tests]
@@ -82,7 +92,7 @@ def naive(cands: list[Candidate], config: JudgeConfig) -> list[Verdict]:
         for _ in range(config.repeats):
             total = 0.0
             for w in workloads:
-                out, dt = _run(path, w.stdin, limit)
+                out, dt = _run(path, w.stdin, limit, flags)
                 if out is None:
                     return None
                 total += dt
@@ -98,14 +108,14 @@ def naive(cands: list[Candidate], config: JudgeConfig) -> list[Verdict]:
         refs[label] = timing(str(path))
         if label == "reference":
             for w in workloads:
-                expected[w.id] = _run(str(path), w.stdin, limit)[0]
+                expected[w.id] = _run(str(path), w.stdin, limit, flags)[0]
     verdicts = []
     for c in cands:
         path = tmp / f"c{c.sample}.py"
         path.write_text(c.source or "")
         stage, results = Stage.OK, []
         for case in tests + workloads:
-            out, dt = _run(str(path), case.stdin, limit)
+            out, dt = _run(str(path), case.stdin, limit, flags)
             want = case.expected if case.expected is not None else expected.get(case.id)
             ok = out is not None and check(task.oracle, case, want, out)[0]
             results.append(TestResult(id=case.id, passed=ok, status=Status.OK, wall_s=dt))
@@ -163,7 +173,9 @@ def main() -> None:
                     help="perfgym-core Python tasks (default: a DP, a parsing and a graph task).")  # fmt: skip
     ap.add_argument("--candidates", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=1)
-    ap.add_argument("--skip", nargs="*", default=[], choices=["local", "service", "ray", "naive"])
+    ap.add_argument(
+        "--skip", nargs="*", default=[], choices=["local", "service", "ray", "naive", "naive-S"]
+    )
     ap.add_argument("--rounds", type=int, default=2, help="Interleaved rounds (median reported).")
     ap.add_argument("--solutions", nargs="*", default=None,
                     help="Cycle only these solution labels (e.g. reference: fast, correct runs).")  # fmt: skip
@@ -198,6 +210,8 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         if "naive" not in args.skip:
             runners["naive"] = lambda b: get_reward("rlpf")(naive(b, config))
+        if "naive-S" not in args.skip:
+            runners["naive-S"] = lambda b: get_reward("rlpf")(naive(b, config, ("-S",)))
         if "local" not in args.skip:
             judge = stack.enter_context(Judge(config))
             runners["local"] = lambda b: run_judge(b, judge)
@@ -240,10 +254,9 @@ def report(seconds: dict[str, dict[str, list[float]]], correct: dict[str, dict[s
         print(f"-- {scope}")
         for name, by in rates.items():
             rate = by[scope]
-            base, local = rates.get("naive", {}).get(scope), rates.get("local", {}).get(scope)
-            vs_naive = f"{rate / base:5.2f}x naive" if base else ""
-            vs_local = f"{rate / local:5.2f}x local" if local else ""
-            print(f"   {name:8s} {rate:7.2f} candidates/s  {vs_naive}  {vs_local}")
+            ratios = [f"{rate / ref:5.2f}x {other}" for other in ("naive", "naive-S", "local")
+                      if (ref := rates.get(other, {}).get(scope))]  # fmt: skip
+            print(f"   {name:8s} {rate:7.2f} candidates/s  " + "  ".join(ratios))
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from perfgym.sandbox import cgroup_moves, cgroups, exec_stub
 from perfgym.sandbox.base import Bind, Sandbox, SandboxConfig
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.request import build_spec, decode
+from perfgym.sandbox.request import as_bytes, build_spec, decode
 
 
 def find_bwrap() -> str:
@@ -26,6 +26,9 @@ def find_bwrap() -> str:
 
 class LocalSandbox(Sandbox):
     """A backend that runs the supervisor on this machine; subclasses say how it is started."""
+
+    #: Whether `_execute` takes the program's stdin apart from the spec (see `WarmSandbox`).
+    stdin_by_fd = False
 
     def __init__(self, config: SandboxConfig | None = None) -> None:
         self.config = config or SandboxConfig()
@@ -65,10 +68,12 @@ class LocalSandbox(Sandbox):
             # itself is held to `memory_mb` by the supervisor.
             memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
             cg = self._cgroups.acquire(memory, limits.max_processes)
+        raw_stdin = as_bytes(stdin)
+        by_fd = self.stdin_by_fd and bool(raw_stdin)
         try:
             spec = build_spec(
                 command,
-                stdin=stdin,
+                stdin=b"" if by_fd else raw_stdin,
                 files=files,
                 env=env,
                 limits=limits,
@@ -78,7 +83,7 @@ class LocalSandbox(Sandbox):
                 cgroup=cg,
                 exec_stub=self.exec_stub,
             )
-            res = self._execute(spec, limits, binds, cg)
+            res = self._execute(spec, limits, binds, cg, raw_stdin if by_fd else None)
             if isinstance(res, Execution):
                 return res
             return decode(
@@ -99,8 +104,11 @@ class LocalSandbox(Sandbox):
         limits: Limits,
         binds: Sequence[Bind],
         cg: cgroups.RunCgroup | None,
+        stdin: bytes | None = None,
     ) -> dict[str, Any] | Execution:
-        """Start the supervisor with `spec`; its result dict, or a SANDBOX_ERROR Execution."""
+        """Start the supervisor with `spec`; its result dict, or a SANDBOX_ERROR Execution.
+        `stdin`: the program's stdin when the backend takes it outside the spec
+        (`stdin_by_fd`); otherwise None, and it is in the spec."""
 
     def close(self) -> None:
         self._cgroups.close()

@@ -20,7 +20,7 @@ from perfgym.sandbox.view import program_env
 RUN_UID = 65534
 
 
-def _bytes(data: bytes | str) -> bytes:
+def as_bytes(data: bytes | str) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
 
@@ -59,9 +59,9 @@ def build_spec(
     return {
         "argv": argv,
         "env": full_env,
-        "stdin": base64.b64encode(_bytes(stdin)).decode(),
+        "stdin": base64.b64encode(as_bytes(stdin)).decode(),
         "files": {
-            check_name(k): base64.b64encode(_bytes(v)).decode() for k, v in (files or {}).items()
+            check_name(k): base64.b64encode(as_bytes(v)).decode() for k, v in (files or {}).items()
         },
         "collect": [check_name(c) for c in collect],
         "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},

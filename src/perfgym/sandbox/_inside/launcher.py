@@ -141,7 +141,7 @@ def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None)
             got = _recv(host)
             if got is None:
                 os._exit(0)  # the host closed the socket
-            if len(got[1]) == 2:
+            if len(got[1]) in (2, 3):  # spec, result [, stdin]
                 break
             for fd in got[1]:  # not a run request: drop it and keep waiting
                 os.close(fd)
@@ -150,21 +150,22 @@ def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None)
         os._exit(1)
     host.close()
     os.close(taken_w)
-    spec_fd, result_fd = got[1]
+    spec_fd, result_fd, *stdin_fd = got[1]
     for fd in got[1]:
         os.set_inheritable(fd, False)  # received descriptors must not reach the program
-    _run_child(spec_fd, result_fd, stub)
+    _run_child(spec_fd, result_fd, stub, stdin_fd[0] if stdin_fd else None)
 
 
-def _run_child(spec_fd: int, result_fd: int, stub: Stub | None) -> None:
-    """The spare with its request. Never returns."""
+def _run_child(spec_fd: int, result_fd: int, stub: Stub | None, stdin_fd: int | None) -> None:
+    """The spare with its request (`stdin_fd`: the program's stdin, sent as a sealed memfd
+    when the host did not inline it in the spec). Never returns."""
     code = 0
     try:
         size = os.fstat(spec_fd).st_size
         spec = json.loads(os.pread(spec_fd, size, 0))
         os.close(spec_fd)
         _prepare_view(spec)
-        result = supervisor.supervise(spec, stub)
+        result = supervisor.supervise(spec, stub, stdin_fd)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's
         result = {"sandbox_error": f"{type(exc).__name__}: {exc}"}
         code = 1
@@ -285,7 +286,7 @@ def _refuse_waiting(host: socket.socket, message: str) -> None:
     if got is None:
         return
     fds = got[1]
-    if len(fds) == 2:
+    if len(fds) in (2, 3):
         _report(fds[1], message)
     for fd in fds:
         os.close(fd)

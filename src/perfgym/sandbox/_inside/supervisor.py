@@ -223,15 +223,17 @@ def stub_usable(spec: dict) -> bool:
     return bool(path) and spec.get("uid") is not None and os.access(str(path), os.X_OK)
 
 
-def supervise(spec: dict, stub: Stub | None = None) -> dict:
+def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None) -> dict:
     """Run the program described by `spec`; return the result dict (see module docstring).
-    `stub`: an exec stub started ahead of the run (see `stub.Stub`), used when the spec allows."""
+    `stub`: an exec stub started ahead of the run (see `stub.Stub`), used when the spec allows.
+    `stdin_fd`: the program's stdin as an open file (the warm host sends large stdin so, not
+    base64 in the spec); taken over and closed."""
     if os.getpid() != 1:
         raise RuntimeError("the supervisor must be PID 1 of the run's PID namespace")
     lim = spec["limits"]
     cgroups: dict[str, str] = spec.get("cgroups") or {}
     _write_files(spec)
-    stdin = base64.b64decode(spec.get("stdin", ""))
+    stdin = b"" if stdin_fd is not None else base64.b64decode(spec.get("stdin", ""))
     joined = [os.path.join(cgroups[n], "cgroup.procs") for n in ("memory", "pids", "cpuacct")
               if n in cgroups]  # fmt: skip
     tree = _Tree(cgroups)
@@ -245,15 +247,20 @@ def supervise(spec: dict, stub: Stub | None = None) -> dict:
             linux.harden()
         if stub is None:
             stub = Stub(spec["exec_stub"], back)  # the program gets the policy we stepped from
-        stub.give_stdin(stdin)
+        if stdin_fd is not None:
+            stub.copy_stdin(stdin_fd)
+            os.close(stdin_fd)
+        else:
+            stub.give_stdin(stdin)
         out_r, err_r, exec_err_r = stub.out_r, stub.err_r, stub.exec_err_r
         os.close(stub.stdin)
         t0 = time.monotonic()
         pid = stub.pid
         stub.go(spec, joined)  # the stub joins the cgroups itself, then execs
     else:
-        stdin_fd = os.memfd_create("stdin", 0)
-        os.write(stdin_fd, stdin)
+        if stdin_fd is None:
+            stdin_fd = os.memfd_create("stdin", 0)
+            os.write(stdin_fd, stdin)
         os.lseek(stdin_fd, 0, os.SEEK_SET)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()

@@ -1,0 +1,58 @@
+"""A run's stdin arrives byte for byte on every backend, large or empty, and stays the run's own.
+
+The warm backend hands non-empty stdin to its spare as a sealed memfd (not base64 in the spec);
+these runs check that path and the inline one give programs the same stdin.
+"""
+
+import hashlib
+import os
+import sys
+
+from perfgym.sandbox.execution import Status
+
+PY = os.path.realpath(sys.executable)
+READ = (
+    "import hashlib, os, sys\n"
+    "d = sys.stdin.buffer.read()\n"
+    "fds = sorted(int(f) for f in os.listdir('/proc/self/fd'))\n"
+    "print(len(d), hashlib.sha256(d).hexdigest(), ','.join(map(str, fds)))\n"
+)
+
+
+def test_large_binary_stdin_arrives_exactly(sandbox):
+    data = bytes(range(256)) * 12_289 + b"\x00tail"  # ~3 MiB, every byte value, ends in NUL
+    ex = sandbox.run([PY, "-c", READ], stdin=data)
+    assert ex.status is Status.OK, ex.reason
+    size, digest, fds = ex.stdout_text.split()
+    assert (int(size), digest) == (len(data), hashlib.sha256(data).hexdigest())
+    # 0, 1, 2 and the listing's own descriptor: nothing the host or the spare received leaks in.
+    assert fds == "0,1,2,3", ex.stdout_text
+
+
+def test_empty_and_text_stdin(sandbox):
+    ex = sandbox.run([PY, "-c", READ])
+    assert ex.stdout_text.split()[:2] == ["0", hashlib.sha256(b"").hexdigest()]
+    text = "héllo\n" * 1000
+    ex = sandbox.run([PY, "-c", "import sys; sys.stdout.write(sys.stdin.read()[::-1])"], stdin=text)
+    assert ex.stdout_text == text[::-1]
+
+
+def test_a_program_cannot_change_the_stdin_a_later_run_gets(sandbox):
+    data = b"original input\n" * 10_000
+    scribble = (
+        "import os, sys\n"
+        "try:\n"
+        "    os.lseek(0, 0, 0); os.write(0, b'X' * 64); os.ftruncate(0, 1)\n"
+        "except OSError as e:\n"
+        "    print('refused', e.errno)\n"
+    )
+    first = sandbox.run([PY, "-c", scribble], stdin=data)
+    assert first.status is Status.OK, first.reason
+    again = sandbox.run([PY, "-c", READ], stdin=data)
+    assert again.stdout_text.split()[:2] == [str(len(data)), hashlib.sha256(data).hexdigest()]
+
+
+def test_stdin_is_read_from_the_start_even_when_the_program_seeks(sandbox):
+    code = "import os, sys\nprint(os.read(0, 5)); os.lseek(0, 0, 0); print(os.read(0, 5))\n"
+    ex = sandbox.run([PY, "-c", code], stdin=b"abcdefgh")
+    assert ex.stdout_text == "b'abcde'\nb'abcde'\n"

@@ -226,8 +226,8 @@ def stub_usable(spec: dict) -> bool:
 def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None) -> dict:
     """Run the program described by `spec`; return the result dict (see module docstring).
     `stub`: an exec stub started ahead of the run (see `stub.Stub`), used when the spec allows.
-    `stdin_fd`: the program's stdin as an open file (the warm host sends large stdin so, not
-    base64 in the spec); taken over and closed."""
+    `stdin_fd`: the program's stdin as an open file (the warm host sends any non-empty stdin
+    so, not base64 in the spec); taken over and closed."""
     if os.getpid() != 1:
         raise RuntimeError("the supervisor must be PID 1 of the run's PID namespace")
     lim = spec["limits"]

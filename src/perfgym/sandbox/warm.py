@@ -144,8 +144,9 @@ class WarmSandbox(LocalSandbox):
 
     def _submit(self, spec: dict, limits: Limits, stdin: bytes | None = None) -> dict | Execution:
         """Hand the launcher's next spare the spec, the result pipe and (when given) the
-        program's stdin as a sealed memfd, which the spare copies in the kernel (1.3 MB of
-        stdin base64'd through the JSON spec cost ~25 ms per run on this VM, ~1 ms so)."""
+        program's stdin as a sealed memfd, which the spare copies in the kernel (a run reading
+        2 MiB of stdin: 46 ms with it base64'd in the JSON spec, 16 ms so, a bare spawn 13 ms;
+        `bench/sandbox_overhead.py` (c))."""
         spec_fd = os.memfd_create("perfgym-spec", os.MFD_CLOEXEC)
         stdin_fd = _sealed_memfd(stdin) if stdin else -1
         r, w = os.pipe2(os.O_CLOEXEC)

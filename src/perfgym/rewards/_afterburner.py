@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
@@ -18,18 +17,35 @@ from perfgym.rewards._registry import register_reward
 Objective = Literal["time", "memory", "integral"]
 
 # One <thinking> block then one <solution> block, nothing else around them but whitespace.
-_FORMAT = re.compile(r"\s*<thinking>(.*?)</thinking>\s*<solution>(.*)</solution>\s*", re.DOTALL)
+# Parsed by `str.find`, not a regex: `<thinking>(.*?)</thinking>\s*<solution>(.*)</solution>`
+# rescans the rest of the text for every `</thinking><solution>` in it (quadratic).
+_OPEN_T, _CLOSE_T, _OPEN_S, _CLOSE_S = "<thinking>", "</thinking>", "<solution>", "</solution>"
 
 
 def afterburner_format_ok(text: str) -> bool:
-    """Afterburner's format check: exactly one thinking block, then one solution block."""
-    match = _FORMAT.fullmatch(text)
-    if match is None:
+    """Afterburner's format check: exactly one thinking block, then one solution block.
+
+    The same rule as fullmatching ``\\s*<thinking>(.*?)</thinking>\\s*<solution>(.*)</solution>\\s*``
+    (DOTALL), then refusing a thinking block holding `<thinking>` or a solution block holding
+    either opening tag, in time linear in the text."""
+    body = text.strip()
+    if not body.startswith(_OPEN_T) or not body.endswith(_CLOSE_S):
         return False
-    thinking, solution = match.group(1), match.group(2)
-    return "<thinking>" not in thinking and not any(
-        tag in solution for tag in ("<thinking>", "<solution>")
-    )
+    lead = len(text) - len(text.lstrip())
+    # The greedy solution block ends at the last `</solution>`, which ends the stripped text.
+    start, end = lead + len(_OPEN_T), lead + len(body) - len(_CLOSE_S)
+    at = text.find(_CLOSE_T, start)
+    while at != -1:
+        s = at + len(_CLOSE_T)
+        while s < len(text) and text[s].isspace():
+            s += 1
+        if text.startswith(_OPEN_S, s) and s + len(_OPEN_S) <= end:
+            thinking, solution = text[start:at], text[s + len(_OPEN_S) : end]
+            return _OPEN_T not in thinking and _OPEN_T not in solution and _OPEN_S not in solution
+        # The lazy thinking block grows to the next `</thinking>`; the whitespace just skipped
+        # holds none, so each character is looked at a bounded number of times.
+        at = text.find(_CLOSE_T, max(s, at + 1))
+    return False
 
 
 def completion_text(completion: Any, where: str) -> str:

@@ -220,7 +220,8 @@ def create_app(config: ServiceConfig) -> FastAPI:
         alive = runtime.dispatcher.alive_workers()
         wanted = len(runtime.dispatcher.workers)
         h = Health(status="ok" if alive == wanted else "degraded", workers_alive=alive,
-                   workers_wanted=wanted, version=__version__, machine=runtime.machine)  # fmt: skip
+                   workers_wanted=wanted, worker_restarts=runtime.stats.worker_restarts,
+                   version=__version__, machine=runtime.machine)  # fmt: skip
         return JSONResponse(h.model_dump(mode="json"), status_code=200 if alive else 503)
 
     @app.get("/v1/metrics", response_model=Metrics)

@@ -54,6 +54,12 @@ class ServiceConfig(BaseModel):
     retention_s: float = Field(
         86_400.0, gt=0, description="How long finished jobs stay retrievable."
     )
+    allow_network: bool = Field(
+        False,
+        description="Let /v1/executions requests ask for limits.network=true (the run then "
+        "shares the host's network, loopback included). Off: such a request is refused with "
+        "422. Only for a service whose every client is trusted.",
+    )
     suites: list[str] = Field(
         default_factory=lambda: list(BUILTINS),
         description="Suites requests may name (built-in names or paths); inline tasks always work.",

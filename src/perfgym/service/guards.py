@@ -73,12 +73,20 @@ class BodyLimit:
 def bearer_guard(token: str | None) -> Any:
     """A FastAPI dependency: with a token configured, every request must carry it."""
 
+    wanted = (token or "").encode("utf-8", "surrogateescape")
+
     async def check(request: Request) -> None:
         if token is None:
             return
-        header = request.headers.get("authorization", "")
-        scheme, _, given = header.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), token):
+        # Compared as the raw header bytes: Starlette decodes headers as latin-1, and
+        # compare_digest refuses non-ASCII str (a TypeError, which was an HTTP 500).
+        raw = b""
+        for name, value in request.scope.get("headers", []):
+            if name == b"authorization":
+                raw = value
+                break
+        scheme, _, given = raw.partition(b" ")
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(given.strip(), wanted):
             raise HTTPException(
                 status_code=401,
                 detail="missing or wrong bearer token",

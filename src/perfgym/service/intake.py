@@ -8,6 +8,7 @@ import threading
 from typing import Any
 
 from perfgym.errors import ConfigError, PerfgymError
+from perfgym.judge.verdict import Stage, Verdict
 from perfgym.sandbox.request import check_name
 from perfgym.sandbox.view import program_env
 from perfgym.service.config import ServiceConfig
@@ -19,6 +20,36 @@ from perfgym.store.result_store import ResultStore
 from perfgym.tasks.suite import Suite, load_suite
 from perfgym.tasks.task import Task
 from perfgym.toolchains import toolchain
+
+
+def bad_text(value: Any, where: str = "body") -> str | None:
+    """Where `value` (parsed JSON) holds a string that is not valid Unicode text (a lone
+    surrogate, which JSON's \\uD800 escapes can carry but UTF-8 cannot encode), else None."""
+    stack: list[tuple[Any, str]] = [(value, where)]
+    while stack:
+        v, at = stack.pop()
+        if isinstance(v, str):
+            if not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    return f"{at} (position {exc.start})"
+        elif isinstance(v, dict):
+            for k, x in v.items():
+                stack.append((k, f"{at} key"))
+                stack.append((x, f"{at}.{k}"))
+        elif isinstance(v, list | tuple):
+            stack.extend((x, f"{at}[{n}]") for n, x in enumerate(v))
+    return None
+
+
+def _invalid_text_verdict(task: Task, item: Any, where: str, judge: Any) -> Verdict:
+    """The verdict of a candidate whose text is not valid Unicode: NX (no program), judged
+    without running anything, so one bad character costs its own item, not the batch."""
+    return Verdict(task_id=item.task_id, suite=item.suite or "", model=item.model,
+                   sample=item.sample, stage=Stage.NX, detail="INVALID_TEXT",
+                   reason=f"the candidate's {where} is not valid Unicode text (a lone surrogate)",
+                   language=task.language.value, config=judge.model_dump(mode="json"))  # fmt: skip
 
 
 class UnknownTask(PerfgymError, LookupError):
@@ -70,6 +101,14 @@ class Intake:
         if len(req.items) > self.config.max_items:
             raise ConfigError(f"{len(req.items)} items in one request; the limit is "
                               f"{self.config.max_items}")  # fmt: skip
+        for n, it in enumerate(req.items):
+            where = bad_text([it.task_id, it.suite, it.model], f"items[{n}]")
+            if where:
+                raise ConfigError(f"{where} is not valid Unicode text (a lone surrogate)")
+        where = bad_text([t.model_dump(mode="python") for t in req.tasks], "tasks")
+        where = where or bad_text([req.columns, req.reward and req.reward.params], "reward")
+        if where:
+            raise ConfigError(f"{where} is not valid Unicode text (a lone surrogate)")
         inline: dict[str, Task] = {}
         for t in req.tasks:
             if t.id in inline:
@@ -102,6 +141,22 @@ class Intake:
                 resolved[ref] = (task, digest)
                 tasks[digest] = task.model_dump_json()
             task, digest = resolved[ref]
+            text_field = "completion" if it.completion is not None else "source"
+            if bad_text(it.completion if it.completion is not None else it.source):
+                # Answered here (NX) and keyed by the text's surrogate-escaped bytes.
+                raw = (it.completion or it.source or "").encode("utf-8", "surrogatepass")
+                stand_in = "\x00invalid-text:" + hashlib.sha256(raw).hexdigest()
+                completion = stand_in if text_field == "completion" else None
+                source = None if completion is not None else stand_in
+                key = verdict_key(digest, self._judge_digest, completion=completion,
+                                  source=source)  # fmt: skip
+                payload = {"task_id": it.task_id, "suite": it.suite, "completion": completion,
+                           "source": source, "model": it.model, "sample": it.sample, "key": key}  # fmt: skip
+                nx = _invalid_text_verdict(task, it, text_field, self.config.judge)
+                items.append(NewItem(payload=payload, task_digest=digest,
+                                     result={"verdict": nx.model_dump(mode="json"),
+                                             "reason": "invalid text"}))  # fmt: skip
+                continue
             key = verdict_key(digest, self._judge_digest, completion=it.completion,
                               source=it.source)  # fmt: skip
             payload = {"task_id": it.task_id, "suite": it.suite, "completion": it.completion,
@@ -110,6 +165,8 @@ class Intake:
         if self.config.reuse_stored and self.store is not None:
             stored = self.store.get_verdicts([i.payload["key"] for i in items])
             for i in items:
+                if i.result is not None:
+                    continue
                 v = stored.get(i.payload["key"])
                 if v is not None:
                     p = i.payload
@@ -123,6 +180,13 @@ class Intake:
                               f"{self.config.max_items}")  # fmt: skip
         items = []
         for n, r in enumerate(req.requests):
+            where = bad_text(r.model_dump(mode="python"), f"run {n}")
+            if where:
+                raise ConfigError(f"{where} is not valid Unicode text (a lone surrogate)")
+            if r.limits.network and not self.config.allow_network:
+                raise ConfigError(f"run {n}: limits.network=true is refused: this service does "
+                                  "not lend the host's network to runs (a run would reach its "
+                                  "loopback); the operator may opt in with allow_network")  # fmt: skip
             if r.binds:
                 raise ConfigError(f"run {n}: binds name host paths and are not accepted over "
                                   "HTTP; send the files instead")  # fmt: skip

@@ -117,6 +117,9 @@ class Health(BaseModel):
     status: Literal["ok", "degraded"]
     workers_alive: int
     workers_wanted: int
+    worker_restarts: int = Field(
+        0, description="Worker processes replaced since the service started (crashed or hung)."
+    )
     version: str
     machine: str
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+import os
 import threading
 import time
 from pathlib import Path
@@ -17,6 +18,22 @@ from perfgym.service.stats import ServiceStats
 from perfgym.service.views import job_view
 from perfgym.service.workers import Dispatcher
 from perfgym.store.result_store import ResultStore, StoreConfig
+
+
+def private_state(state: Path, databases: list[Path]) -> None:
+    """The state directory 0700 and each SQLite database 0600, created so before SQLite opens
+    them: they hold every client's submissions. SQLite gives a database's -wal, -shm and
+    -journal files the database file's own mode; any left by an earlier run are fixed too."""
+    state.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(state, 0o700)
+    for db in databases:
+        db.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.close(os.open(db, os.O_WRONLY | os.O_CREAT, 0o600))
+        for path in (db, *(db.with_name(db.name + s) for s in ("-wal", "-shm", "-journal"))):
+            try:
+                os.chmod(path, 0o600)
+            except FileNotFoundError:
+                pass
 
 
 class JobWatch:
@@ -69,7 +86,7 @@ class ServiceRuntime:
         self.stats = ServiceStats()
         self.watch = JobWatch()
         state = Path(config.state_dir)
-        state.mkdir(parents=True, exist_ok=True)
+        private_state(state, [state / "queue.sqlite", Path(config.store_path())])
         self.queue = JobQueue(state / "queue.sqlite", max_queue=config.max_queue,
                               max_attempts=config.max_attempts)  # fmt: skip
         self.store = ResultStore(StoreConfig(path=config.store_path(), epoch=config.epoch))

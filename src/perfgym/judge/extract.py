@@ -95,6 +95,26 @@ def extract(text: str, language: Language) -> Extraction:
     return Extraction(source=None, rule="none", reason="no code found in the answer")
 
 
+def not_text(source: str) -> str | None:
+    """Why `source` cannot be a program file (it is not valid UTF-8 text: a lone surrogate,
+    which a JSON escape such as `"\\ud800"` can put in a string), or None. Other characters,
+    NUL included, are valid text: the source is built as given and its compiler judges it."""
+    try:
+        source.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"source is not valid UTF-8 text (lone surrogate U+{ord(source[exc.start]):04X} "
+            f"at offset {exc.start})"
+        )
+    return None
+
+
+def shown(text: str) -> str:
+    """`text` with each lone surrogate written as its escape (`\\ud800`): what a verdict shows
+    of a source `not_text` refused, so that every writer of verdicts can encode it."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
     """(tag, body) of every fenced block, in order, in time linear in the text (n log n).
 

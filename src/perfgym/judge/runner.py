@@ -59,7 +59,7 @@ def run_case(
     m = ex.measurement
     out = Outcome(
         status=ex.status,
-        output=ex.stdout_text,
+        output=program_text(ex.stdout),
         wall_s=m.wall_s if m else None,
         cpu_s=m.cpu_s if m else None,
         peak_rss_mb=m.peak_rss_mb if m else None,
@@ -76,6 +76,13 @@ def run_case(
     return out
 
 
+def program_text(stdout: bytes) -> str:
+    """A program's output as the text its check compares, losslessly: bytes that are not UTF-8
+    become lone surrogates (PEP 383), so different outputs never compare equal, as they did when
+    each invalid byte became U+FFFD; valid UTF-8 reads exactly as before."""
+    return stdout.decode("utf-8", "surrogateescape")
+
+
 def _python_script(task: Task, variant: Variant) -> str | None:
     """The script of a plain `python3 SCRIPT.py` stdio program, else None."""
     argv = variant.argv
@@ -90,7 +97,7 @@ def _program(
     source: str, script: str, case: TestCase, workers: PythonWorkerPool, limits: Limits
 ) -> Outcome:
     r = workers.run_program(source, stdin=case.stdin, argv=[script], limits=limits)
-    out = Outcome(status=r.status, output=r.stdout_text, wall_s=r.wall_s, cpu_s=r.cpu_s,
+    out = Outcome(status=r.status, output=program_text(r.stdout), wall_s=r.wall_s, cpu_s=r.cpu_s,
                   peak_rss_mb=r.peak_rss_mb, message=r.reason if r.status is not Status.OK else "")  # fmt: skip
     if r.status is not Status.OK and r.stderr:
         out.message = f"{out.message}: {r.stderr_text.strip()[-300:]}"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfgym.errors import ToolchainMissing
-from perfgym.judge.extract import extract
+from perfgym.judge.extract import extract, not_text, shown
 from perfgym.judge.verdict import Stage
 from perfgym.sandbox.base import Bind, Sandbox
 from perfgym.sandbox.execution import Measurement, Status
@@ -65,6 +65,8 @@ def prepare(
     else:
         rule = "source"
     assert source is not None
+    if (why := not_text(source)) is not None:  # no file, compiler or worker can take it
+        return Variant(label, shown(source), Stage.NX, "NO_CODE", why, extraction_rule=rule)
     if task.kind is TaskKind.FUNCTION:
         v = Variant(label, source, extraction_rule=rule)
         try:

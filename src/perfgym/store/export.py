@@ -8,6 +8,7 @@ from typing import Any
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Timing
+from perfgym.store.jsontext import dump_json
 from perfgym.store.result_store import ResultStore, StoredVerdict
 
 
@@ -40,7 +41,7 @@ def flat_row(row: StoredVerdict) -> dict[str, Any]:
         "baseline_s": _estimate(v.baseline),
         "reference_s": _estimate(v.reference),
         "peak_rss_mb": None if v.candidate is None else v.candidate.peak_rss_mb,
-        "verdict_json": v.model_dump_json(),
+        "verdict_json": dump_json(v),
     }
 
 

@@ -20,7 +20,9 @@ _NOT_IN_KEY = frozenset({"concurrency", "cores", "build_cache"})
 
 def _digest(obj: Any) -> str:
     text = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate (from a JSON escape) is hashed, not a crash; valid text
+    # encodes exactly as plain UTF-8, so no existing key changes.
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def task_digest(task: Task) -> str:

@@ -18,6 +18,7 @@ from perfgym.judge.verdict import Verdict
 from perfgym.machine import fingerprint
 from perfgym.sandbox.execution import Execution
 from perfgym.store import schema
+from perfgym.store.jsontext import dump_json, load_json
 from perfgym.store.sqlite import connect, write
 
 #: Lookups with this machine accept a verdict measured on any host.
@@ -41,6 +42,12 @@ class StoreConfig(BaseModel):
     busy_timeout_s: float = Field(
         60.0, gt=0, description="How long a writer waits for another process's lock."
     )
+
+
+def _col(text: str) -> str:
+    """A text column's value: SQLite stores UTF-8, so a lone surrogate is kept as its escape
+    (`\\ud800`; the verdict's JSON keeps the string itself)."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 @dataclass(frozen=True)
@@ -98,8 +105,9 @@ class ResultStore:
         # A verdict is filed under the machine that measured it (a service or Ray node may be
         # another host than the one writing the store).
         rows = [
-            (key, machine or v.machine or self.machine, epoch, v.task_id, v.suite, v.language,
-             v.stage.value, int(v.infra_error), now, __version__, v.model_dump_json(), run)
+            (key, machine or v.machine or self.machine, epoch, _col(v.task_id), _col(v.suite),
+             _col(v.language), v.stage.value, int(v.infra_error), now, __version__, dump_json(v),
+             _col(run))
             for key, v in items
         ]  # fmt: skip
 
@@ -141,7 +149,7 @@ class ResultStore:
             with self._lock:
                 rows = self._conn.execute(sql, params).fetchall()
             for row in rows:  # newest last, so it wins
-                found[row["key"]] = Verdict.model_validate_json(row["verdict"])
+                found[row["key"]] = load_json(Verdict, row["verdict"])
         return found
 
     def iter_verdicts(self, *, task_id: str | None = None) -> Iterator[StoredVerdict]:
@@ -150,7 +158,7 @@ class ResultStore:
         params: list[Any] = []
         if task_id is not None:
             sql += " WHERE task_id = ?"
-            params.append(task_id)
+            params.append(_col(task_id))
         sql += " ORDER BY id"
         with self._lock:
             rows = self._conn.execute(sql, params).fetchall()
@@ -161,7 +169,7 @@ class ResultStore:
                 epoch=r["epoch"],
                 run=r["run"],
                 created=r["created"],
-                verdict=Verdict.model_validate_json(r["verdict"]),
+                verdict=load_json(Verdict, r["verdict"]),
             )
 
     def count_verdicts(self) -> int:
@@ -175,7 +183,7 @@ class ResultStore:
         """Record one raw sandbox run (kept for audit and export; never replayed as a run)."""
         epoch = epoch if epoch is not None else self.config.epoch
         row = (key, self.machine, epoch, execution.status.value, time.time(), __version__,
-               json.dumps(request), execution.model_dump_json())  # fmt: skip
+               json.dumps(request), dump_json(execution))  # fmt: skip
 
         def insert(conn: sqlite3.Connection) -> None:
             conn.execute(
@@ -193,7 +201,7 @@ class ResultStore:
             rows = self._conn.execute(
                 "SELECT execution FROM executions WHERE key = ? ORDER BY id", (key,)
             ).fetchall()
-        return [Execution.model_validate_json(r["execution"]) for r in rows]
+        return [load_json(Execution, r["execution"]) for r in rows]
 
     def count_executions(self) -> int:
         with self._lock:

@@ -13,6 +13,7 @@ from perfgym import __version__
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
 from perfgym.machine import describe
+from perfgym.store.jsontext import dump_json
 
 HEADER_KEY = "perfgym_results"
 
@@ -31,22 +32,25 @@ def header(**fields: Any) -> dict[str, Any]:
 
 
 def write_results(path: Path, verdicts: Iterable[Verdict], **fields: Any) -> None:
-    """Write the header then one verdict per line (atomically: a temp file renamed)."""
+    """Write the header then one verdict per line (atomically: a temp file renamed). Any
+    string survives: a lone surrogate is written as its JSON escape (see `jsontext`)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     path.parent.mkdir(parents=True, exist_ok=True)
-    with tmp.open("w") as f:
-        f.write(json.dumps(header(**fields)) + "\n")
+    with tmp.open("w", encoding="utf-8") as f:
+        f.write(json.dumps(header(**fields), default=str) + "\n")
         for v in verdicts:
-            f.write(v.model_dump_json() + "\n")
+            f.write(dump_json(v) + "\n")
     tmp.replace(path)
 
 
 def read_results(path: Path) -> tuple[dict[str, Any], list[Verdict]]:
     """(header, verdicts) of a results file; a clear error names any unreadable line."""
     try:
-        lines = path.read_text().splitlines()
+        lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ConfigError(f"cannot read results {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     meta: dict[str, Any] = {}
     verdicts = []
     for n, line in enumerate(lines, 1):

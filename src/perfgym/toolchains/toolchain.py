@@ -113,8 +113,12 @@ class Toolchain:
                 "SandboxConfig(hide_paths=[...]) covering the cache root, e.g. "
                 "WarmSandbox(cache.hiding(config))"
             )
-        data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
         base = Build(status=BuildStatus.TOOLCHAIN_MISSING, language=r.language, recipe=r.name)
+        try:
+            data = source.encode("utf-8") if isinstance(source, str) else bytes(source)
+        except UnicodeEncodeError as exc:  # a lone surrogate: no source file can hold it
+            bad = f"source is not valid UTF-8 text (lone surrogate at offset {exc.start})"
+            return base.model_copy(update={"status": BuildStatus.COMPILE_ERROR, "reason": bad})
         if (why := self.missing()) is not None:
             return base.model_copy(update={"reason": why})
         version = self.version()

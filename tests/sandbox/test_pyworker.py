@@ -200,10 +200,14 @@ def test_program_mode_on_the_pool():
 
 @pytest.fixture
 def outside_tmp():
-    """A host directory the worker can see (its own /tmp is a private tmpfs)."""
-    if not os.access("/var/tmp", os.W_OK):
-        pytest.skip("no writable /var/tmp")
-    path = Path(tempfile.mkdtemp(prefix="pyworker-", dir="/var/tmp"))
+    """A host directory the worker can see (its own /tmp is a private tmpfs; its view is an
+    allow-list, of which the exec stub's helper directory is one writable place)."""
+    from perfgym.sandbox.exec_stub import HELPERS
+
+    HELPERS.mkdir(parents=True, exist_ok=True)
+    if not os.access(HELPERS, os.W_OK):
+        pytest.skip(f"no writable {HELPERS}")
+    path = Path(tempfile.mkdtemp(prefix="pyworker-", dir=HELPERS))
     path.chmod(0o755)  # readable by the worker's unprivileged uid
     yield path
     shutil.rmtree(path, ignore_errors=True)

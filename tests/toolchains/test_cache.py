@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 
@@ -170,20 +172,29 @@ def test_runs_cannot_see_the_cache(built, sandbox, cache, cache_root):
     )
     target = os.path.join(build.artifact_dir or "", "main")
     assert os.path.exists(target) and os.listdir(cache.root)
-    # The sandbox hides the session root (an empty tmpfs there): the caches under it vanish.
+    # /var/tmp is not in a run's view at all (an allow-list: perfgym.sandbox.view), and the
+    # sandbox would also hide the session root were it there: the caches under it vanish.
     run = sandbox.run(["python3", "-c", probe, str(cache_root), str(cache.root), target])
     assert run.status is Status.OK, run.stderr_text
-    assert run.stdout_text == "[]\nFileNotFoundError\nFileNotFoundError\n"
+    assert run.stdout_text == "FileNotFoundError\nFileNotFoundError\nFileNotFoundError\n"
 
 
 def test_cache_root_is_private_even_when_not_hidden(cache):
     # Defence in depth: the root is 0700, so a sandbox that forgot to hide it still keeps
-    # runs (uid nobody) out.
+    # runs (uid nobody) out. A root in /var/tmp is outside every run's view; one in a
+    # directory the view shows (the exec stub's helpers) is kept out by its mode.
+    from perfgym.sandbox.exec_stub import HELPERS
+
     assert (os.stat(cache.root).st_mode & 0o777) == 0o700
-    with WarmSandbox() as plain:
-        run = plain.run(["python3", "-c", f"import os; os.listdir({str(cache.root)!r})"])
-    assert run.status is Status.RUNTIME_ERROR
-    assert "PermissionError" in run.stderr_text
+    shown = BuildCache.at(tempfile.mkdtemp(prefix="cache-test-", dir=HELPERS))
+    try:
+        with WarmSandbox() as plain:
+            for root, error in ((cache.root, "FileNotFoundError"), (shown.root, "PermissionError")):
+                run = plain.run(["python3", "-c", f"import os; os.listdir({str(root)!r})"])
+                assert run.status is Status.RUNTIME_ERROR
+                assert error in run.stderr_text
+    finally:
+        shutil.rmtree(shown.root, ignore_errors=True)
 
 
 def test_build_refuses_a_sandbox_that_shows_the_cache(fresh_cache):

@@ -12,6 +12,8 @@ from perfgym.cli import app
 from perfgym.cli.output import console, fail, print_json
 from perfgym.errors import PerfgymError
 from perfgym.sandbox import Execution, Limits, SandboxConfig, make_sandbox
+from perfgym.tasks.suite import perfgym_core_candidates
+from perfgym.toolchains.cache import DEFAULT_ROOT
 
 
 def execution_table(ex: Execution) -> Table:
@@ -64,7 +66,10 @@ def run(
     try:
         limits = Limits(wall_s=wall, cpu_s=cpu, memory_mb=memory, max_processes=procs,
                         stdout_bytes=stdout_bytes, disk_bytes=disk, network=network)  # fmt: skip
-        config = SandboxConfig(sample_rate_hz=sample_rate)
+        # The judge's view: the allow-list, with the build cache and the built-in suites (their
+        # reference solutions) covered wherever the view would show them.
+        hide = [DEFAULT_ROOT, *(str(p) for p in perfgym_core_candidates())]
+        config = SandboxConfig(sample_rate_hz=sample_rate, hide_paths=hide)
     except ValidationError as exc:
         fail("invalid limits: " + "; ".join(e["msg"] for e in exc.errors()))
     files: dict[str, bytes] = {}

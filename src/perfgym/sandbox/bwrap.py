@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from perfgym.sandbox import cgroups
@@ -15,25 +14,25 @@ from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.local import LocalSandbox, find_bwrap
 from perfgym.sandbox.request import sandbox_error
-from perfgym.sandbox.view import expose_args, hidden_paths
+from perfgym.sandbox.view import INSIDE, INSIDE_MOUNT, base_args
 
 __all__ = ["INSIDE", "SUPERVISOR", "BwrapSandbox", "find_bwrap", "view_args"]
 
-INSIDE = Path(__file__).resolve().parent / "_inside"
 SUPERVISOR = INSIDE / "supervisor.py"
+#: The supervisor as the run's bubblewrap sees it (only `_inside` is bound there, not the
+#: package or checkout holding it).
+SUPERVISOR_IN_VIEW = f"{INSIDE_MOUNT}/{SUPERVISOR.name}"
 # The supervisor needs these to drop to the run's uid, place it, signal it and own its files.
 SUPERVISOR_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_CHOWN", "CAP_FOWNER")
 
 
 def view_args(config: SandboxConfig, limits: Limits, binds: Sequence[Bind]) -> list[str]:
-    """bubblewrap arguments for a run's view of the host (shared with the warm launcher)."""
-    args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += expose_args(config.site_hooks)
+    """bubblewrap arguments for a run's view of the host: the allow-list (`view.base_args`),
+    a fresh work dir and the run's binds."""
+    args = base_args(config)
     args += ["--size", str(limits.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
     for b in binds:
         args += ["--bind" if b.writable else "--ro-bind", b.host_path, b.sandbox_path]
-    for path in hidden_paths(config):
-        args += ["--tmpfs", path]
     return args
 
 
@@ -58,7 +57,7 @@ class BwrapSandbox(LocalSandbox):
                 argv += ["--bind", d, d]
         for cap in SUPERVISOR_CAPS:
             argv += ["--cap-add", cap]
-        argv += ["--", self.python, "-I", "-S", str(SUPERVISOR)]
+        argv += ["--", self.python, "-I", "-S", SUPERVISOR_IN_VIEW]
         return self._spawn(argv, spec, limits)
 
     @staticmethod

@@ -27,10 +27,10 @@ from typing import Any
 
 from perfgym.sandbox import spawner
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
-from perfgym.sandbox.bwrap import INSIDE, find_bwrap
+from perfgym.sandbox.bwrap import find_bwrap
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.view import expose_args, hidden_paths, program_env
+from perfgym.sandbox.view import INSIDE_MOUNT, base_args, hidden_paths, program_env
 from perfgym.sandbox.worker_messages import (
     DEFAULT_CALL_LIMITS,
     CallResult,
@@ -42,7 +42,8 @@ from perfgym.sandbox.worker_messages import (
 
 __all__ = ["CallResult", "ProgramResult", "PythonWorker", "PythonWorkerPool"]
 
-SERVER = INSIDE / "pyworker_server.py"
+#: The worker's server as its bubblewrap sees it (only `_inside` is bound there).
+SERVER = f"{INSIDE_MOUNT}/pyworker_server.py"
 _uids = itertools.count(0)
 _UID_BASE = 100_000
 _WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_FOWNER",
@@ -70,15 +71,12 @@ class PythonWorker:
         python = self.config.python or os.path.realpath(sys.executable)
         argv = [find_bwrap(), "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
         argv += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        argv += expose_args(self.config.site_hooks)
-        argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
         self._hidden = hidden_paths(self.config)
-        for path in self._hidden:
-            argv += ["--tmpfs", path]
+        argv += base_args(self.config)  # the allow-list view (hidden paths included)
+        argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
         for cap in _WORKER_CAPS:
             argv += ["--cap-add", cap]
-        argv += ["--", python, "-I", "-S", str(SERVER), str(fd), str(self.uid)]
+        argv += ["--", python, "-I", "-S", SERVER, str(fd), str(self.uid)]
         self._proc = spawner.popen(argv, pass_fds=(fd,), stdin=subprocess.DEVNULL)
         child_end.close()
         self._sock = host_end

@@ -16,14 +16,15 @@ from typing import Any
 
 from perfgym.sandbox import cgroups, spawner
 from perfgym.sandbox.base import Bind, SandboxConfig
-from perfgym.sandbox.bwrap import INSIDE, BwrapSandbox
+from perfgym.sandbox.bwrap import BwrapSandbox
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.local import LocalSandbox
 from perfgym.sandbox.request import sandbox_error
-from perfgym.sandbox.view import expose_args, hidden_paths
+from perfgym.sandbox.view import INSIDE_MOUNT, base_args, hidden_paths
 
-LAUNCHER = INSIDE / "launcher.py"
+#: The launcher as its bubblewrap sees it (only `_inside` is bound there).
+LAUNCHER = f"{INSIDE_MOUNT}/launcher.py"
 # Slack beyond a run's own wall limit before the host gives up on the launcher.
 _RESULT_GRACE_S = 30.0
 
@@ -48,11 +49,13 @@ class WarmSandbox(LocalSandbox):
     def _launcher_argv(self, fd: int) -> list[str]:
         args = [self.bwrap, "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
         args += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-        args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        args += expose_args(self.config.site_hooks)
+        # The runs' allow-list view, plus the host's root at HOST_MOUNT for the spares to
+        # resolve each run's binds from (each spare detaches it before its program starts).
+        args += base_args(self.config, host_root=True)
+        args += ["--perms", "0755", "--dir", "/tmp"]  # each spare mounts its own tmpfs here
         for parent in self._cgroup_parents():
             args += ["--bind", parent, parent]
-        args += ["--cap-add", "ALL", "--", self.python, "-I", "-S", str(LAUNCHER), str(fd)]
+        args += ["--cap-add", "ALL", "--", self.python, "-I", "-S", LAUNCHER, str(fd)]
         if self.exec_stub:  # spares start their run's stub ahead of the request
             args.append(self.exec_stub)
         return args
@@ -137,7 +140,9 @@ class WarmSandbox(LocalSandbox):
     ) -> dict[str, Any] | Execution:
         spec["view"] = {
             "disk_bytes": limits.disk_bytes,
-            "binds": [[b.host_path, b.sandbox_path, b.writable] for b in binds],
+            # Resolved here: the spare looks a source up under the host's root at HOST_MOUNT,
+            # where an absolute symlink would lead into the run's view instead.
+            "binds": [[os.path.realpath(b.host_path), b.sandbox_path, b.writable] for b in binds],
             "hide": hidden_paths(self.config),
         }
         return self._submit(spec, limits, stdin)

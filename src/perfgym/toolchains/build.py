@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.sandbox.base import WORK_DIR
 from perfgym.sandbox.execution import Measurement, Status
 from perfgym.tasks.task import Language
 
@@ -101,6 +103,71 @@ class CompilerRun(Protocol):
     def stderr_truncated(self) -> bool: ...
 
 
+#: Lines that name the file a compiler message is about, with the file as group "path":
+#: gcc/clang/javac/go `path:line[:col]: ...`, gcc's `path: In function ...` and include chain,
+#: rustc's `--> path:line:col` / `::: path:...`, Python's `File "path", line N`, Node's
+#: `path:line`.
+_LOCATIONS = tuple(
+    re.compile(p)
+    for p in (
+        r"^(?P<path>[^\s:][^:]*):\d+(?::\d+)?:",
+        r"^(?P<path>[^\s:][^:]*): (?:In |At top level)",
+        r"^(?:In file included from|\s+from) (?P<path>[^:]+):\d+",
+        r"^\s*(?:-->|:::) (?P<path>[^:]+):\d+",
+        r'^\s*File "(?P<path>[^"]+)", line \d+',
+        r"^(?P<path>/[^:]+):\d+$",
+    )
+)
+#: rustc states a message before its location (`error[E0425]: ...` then ` --> path`).
+_HEADER = re.compile(r"^(?:error|warning|note|help)(?:\[\w+\])?:")
+_REDACTED = "[perfgym: {n} line(s) about a file outside the build directory removed]"
+
+
+def _location(line: str) -> str | None:
+    for pattern in _LOCATIONS:
+        m = pattern.match(line)
+        if m:
+            return m.group("path").strip()
+    return None
+
+
+def _own(path: str) -> bool:
+    """Whether a file a compiler names is the candidate's own: relative to the build directory,
+    under the run's work dir, or a compiler pseudo-file (`<stdin>`, `<built-in>`)."""
+    if path.startswith("<") or not path.startswith("/"):
+        return True
+    return path == WORK_DIR or path.startswith(WORK_DIR + "/")
+
+
+def redact_log(text: str) -> str:
+    """`text` with every compiler message about a file outside the build directory removed,
+    together with the lines it quotes from that file, until the next message about the
+    candidate's own file. A source may `#include`, `#[path]`-mod or `import` any file the
+    run can read, and compilers quote the offending lines; the log must only ever quote what
+    the candidate wrote. Each removed run of lines becomes one marker line."""
+    lines = text.split("\n")
+    out: list[str] = []
+    outside = False
+    dropped = 0
+    for i, line in enumerate(lines):
+        path = _location(line)
+        if path is not None:
+            outside = not _own(path)
+        elif _HEADER.match(line):
+            after = _location(lines[i + 1]) if i + 1 < len(lines) else None
+            outside = after is not None and not _own(after)
+        if outside:
+            dropped += 1
+            continue
+        if dropped:
+            out.append(_REDACTED.format(n=dropped))
+            dropped = 0
+        out.append(line)
+    if dropped:
+        out.append(_REDACTED.format(n=dropped))
+    return "\n".join(out)
+
+
 def compiler_log(execution: CompilerRun) -> tuple[str, bool]:
     """The compiler's messages, capped at LOG_BYTES: (text, truncated)."""
     raw = execution.stderr
@@ -110,7 +177,7 @@ def compiler_log(execution: CompilerRun) -> tuple[str, bool]:
     if len(raw) > LOG_BYTES:
         raw = raw[:LOG_BYTES]
         truncated = True
-    text = raw.decode("utf-8", errors="replace")
+    text = redact_log(raw.decode("utf-8", errors="replace"))
     if truncated:
         text += "\n[... compiler output cut by perfgym ...]\n"
     return text, truncated

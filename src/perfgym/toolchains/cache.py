@@ -170,6 +170,9 @@ class BuildCache:
         """Whether runs of a sandbox with `config` see an empty directory at the cache root.
 
         A root under the host's /tmp is hidden by construction: every run gets a fresh /tmp.
+        (A root outside the runs' allow-list view, as the default /var/tmp/perfgym/builds is,
+        is not in any run's view either; the hide path is still asked for, so that a cache put
+        in a directory the view shows is covered too.)
         """
         root = str(self.root)
         if _under(root, WORK_DIR):

@@ -57,11 +57,26 @@ def _prepare_namespace() -> None:
             linux.mount("none", sub, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY)
 
 
+#: The host's root as the launcher sees it (perfgym.sandbox.view.HOST_MOUNT): bind sources are
+#: looked up there, and each spare detaches it before its program starts.
+HOST_MOUNT = "/run/perfgym/host"
+
+
+def _host(path: str) -> str:
+    """Host `path` (absolute, resolved by the host) under HOST_MOUNT."""
+    return HOST_MOUNT + os.path.normpath("/" + path)
+
+
 def _prepare_view(spec: dict) -> None:
-    """Once the request is known: work dir, binds, hidden paths."""
+    """Once the request is known: work dir, binds, hidden paths; then the host's root is
+    detached, so the program's view is the allow-list alone."""
     view = spec["view"]
-    # Open bind sources before /tmp is covered: a source may live under the host's /tmp.
-    sources = [(os.open(src, os.O_PATH), os.path.isdir(src)) for src, _d, _w in view["binds"]]
+    host = os.path.isdir(HOST_MOUNT)
+    # Open bind sources first: a source may live under the host's /tmp.
+    sources = []
+    for src, _d, _w in view["binds"]:
+        path = _host(src) if host else src
+        sources.append((os.open(path, os.O_PATH), os.path.isdir(path)))
     nosuid = _NOSUID
     linux.mount("tmpfs", "/tmp", "tmpfs", nosuid, f"size={int(view['disk_bytes'])},mode=1777")
     for (_src, dst, writable), (fd, is_dir) in zip(view["binds"], sources, strict=True):
@@ -78,6 +93,10 @@ def _prepare_view(spec: dict) -> None:
         linux.mount("none", dst, None, flags)
     for path in view["hide"]:
         linux.mount("tmpfs", path, "tmpfs", nosuid, "size=4k,mode=0755")
+    if host:
+        linux.umount(HOST_MOUNT, linux.MNT_DETACH)
+        if os.listdir(HOST_MOUNT):
+            raise RuntimeError(f"the host's root is still visible at {HOST_MOUNT}")
 
 
 def _rehearse() -> None:

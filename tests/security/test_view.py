@@ -1,0 +1,310 @@
+"""A run's view is an allow-list: nothing of the checkout, results, stores, service state, .git,
+the package's data, suites' references or home directories can be read from inside a run, on
+the warm and bwrap backends and in the warm Python worker (program and function mode)."""
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+import perfgym
+from perfgym.sandbox import BwrapSandbox
+from perfgym.sandbox.pyworker import PythonWorker
+from perfgym.sandbox.warm import WarmSandbox
+from perfgym.tasks.suite import perfgym_core_candidates
+from perfgym.tasks.task import Language
+from perfgym.toolchains import toolchain
+from perfgym.toolchains.build import BuildStatus
+from perfgym.toolchains.cache import BuildCache
+
+PACKAGE = Path(perfgym.__file__).resolve().parent
+CHECKOUT = PACKAGE.parents[1]  # src layout: <checkout>/src/perfgym
+SECRET = f"PERFGYM-SECRET-{uuid.uuid4().hex}"
+# What a program prints for a path: the content, or NOPE with the error.
+PROBE = (
+    "import sys\n"
+    "for p in sys.argv[1:]:\n"
+    "    try:\n"
+    "        print(p, open(p, 'rb').read()[:4096].decode('utf-8', 'replace'))\n"
+    "    except OSError as e:\n"
+    "        print(p, 'NOPE', e.__class__.__name__)\n"
+)
+PY = os.path.realpath(sys.executable)
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = PythonWorker()
+    yield w
+    w.close()
+
+
+@pytest.fixture(scope="module")
+def backends(worker):
+    warm, bwrap = WarmSandbox(), BwrapSandbox()
+
+    def sandboxed(sb):
+        def read(paths):
+            ex = sb.run([PY, "-c", PROBE, *paths])
+            assert ex.ok, (ex.status, ex.reason, ex.stderr_text)
+            return ex.stdout_text
+
+        return read
+
+    def program(paths):
+        r = worker.run_program(PROBE, argv=["/tmp/main.py", *paths])
+        assert r.status.value == "OK", (r.status, r.reason, r.stderr)
+        return r.stdout.decode()
+
+    def function(paths):
+        src = "def f(paths):\n    import io, contextlib\n    out = io.StringIO()\n"
+        src += "    with contextlib.redirect_stdout(out):\n        import sys\n"
+        src += "        sys.argv = ['x', *paths]\n        exec(" + repr(PROBE) + ")\n"
+        src += "    return out.getvalue()\n"
+        r = worker.call(src, "f", [list(paths)])
+        assert r.status.value == "OK", (r.status, r.error)
+        return r.value
+
+    yield {"warm": sandboxed(warm), "bwrap": sandboxed(bwrap), "worker-program": program,
+           "worker-call": function}  # fmt: skip
+    warm.close()
+    bwrap.close()
+
+
+BACKENDS = ["warm", "bwrap", "worker-program", "worker-call"]
+
+
+def _readable(out: str, path: str) -> bool:
+    line = next(ln for ln in out.splitlines() if ln.startswith(path + " "))
+    return " NOPE " not in line + " "
+
+
+@pytest.fixture(scope="module")
+def secret_tree():
+    """A checkout-like tree with results, a store, service state and .git, outside /tmp (every
+    run's /tmp is fresh anyway) where the judge's working directory could be."""
+    root = Path("/var/tmp") / f"perfgym-view-test-{uuid.uuid4().hex[:8]}"
+    files = {
+        "results/run.jsonl": f'{{"reference": "{SECRET}"}}\n',
+        ".git/HEAD": f"ref: {SECRET}\n",
+        "perfgym-service/queue.json": SECRET,
+        "suites/mine/task-1/reference.py": f"print('{SECRET}')\n",
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    db = sqlite3.connect(root / "results" / "perfgym.sqlite")
+    db.execute("create table v (source text)")
+    db.execute("insert into v values (?)", (SECRET,))
+    db.commit()
+    db.close()
+    for dirpath, _dirs, names in os.walk(root):
+        os.chmod(dirpath, 0o755)
+        for n in names:
+            os.chmod(os.path.join(dirpath, n), 0o644)  # world-readable, as results files are
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_checkout_results_store_and_state_are_not_in_the_view(backend, backends, secret_tree):
+    paths = [str(p) for p in sorted(secret_tree.rglob("*")) if p.is_file()]
+    assert all(os.access(p, os.R_OK) for p in paths)
+    out = backends[backend](paths)
+    assert SECRET not in out
+    assert not [p for p in paths if _readable(out, p)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_perfgyms_checkout_git_package_data_and_references_are_not_in_the_view(backend, backends):
+    paths = [PACKAGE / "__init__.py", PACKAGE / "sandbox" / "view.py"]
+    paths += sorted(p for p in (PACKAGE / "data").rglob("*") if p.is_file())[:3]
+    for name in (".git/HEAD", ".git/config", "pyproject.toml", "README.md"):
+        paths.append(CHECKOUT / name)
+    for suite in perfgym_core_candidates():
+        paths += sorted(suite.glob("*/reference.*"))[:2]
+    paths = [str(p) for p in paths if p.is_file()]
+    assert len(paths) >= 6, paths
+    out = backends[backend](paths)
+    assert not [p for p in paths if _readable(out, p)], out
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_homes_and_other_host_trees_are_not_in_the_view(backend, backends):
+    made = []
+    for top in ("/root", "/home", "/srv", "/mnt", "/opt", "/work"):
+        if os.path.isdir(top) and os.access(top, os.W_OK):
+            p = os.path.join(top, f".perfgym-view-test-{uuid.uuid4().hex[:8]}")
+            Path(p).write_text(SECRET)
+            os.chmod(p, 0o644)
+            made.append(p)
+    try:
+        assert made
+        out = backends[backend](made)
+        assert SECRET not in out
+        assert not [p for p in made if _readable(out, p)]
+    finally:
+        for p in made:
+            os.unlink(p)
+
+
+@pytest.mark.parametrize("backend", ["warm", "bwrap"])
+def test_what_the_root_of_a_run_holds(backend):
+    """The root lists only the allow-list, and the trusted code's mount holds `_inside` alone:
+    neither the host's root (the warm launcher's HOST_MOUNT) nor the package around it."""
+    sb = WarmSandbox() if backend == "warm" else BwrapSandbox()
+    with sb:
+        ex = sb.run(["sh", "-c", "ls -A /; echo --; ls -A /run/perfgym/*; echo --; ls -A /var"])
+    assert ex.ok, ex.stderr_text
+    top, run, var = ex.stdout_text.split("--\n")
+    assert set(top.split()) <= {"bin", "dev", "etc", "lib", "lib32", "lib64", "libx32", "proc",
+                                "root", "run", "sbin", "sys", "tmp", "usr", "var"}  # fmt: skip
+    assert "work" not in top.split() and "home" not in top.split()
+    assert "supervisor.py" in run.split() and "view.py" not in run.split()
+    assert "judge" not in run.split() and "data" not in run.split()
+    assert var.split() == ["tmp"]
+
+
+@pytest.mark.parametrize("backend", ["warm", "bwrap"])
+def test_other_routes_to_host_files(backend, secret_tree):
+    """/proc/1/root and /proc/1/cwd, a symlink planted in the work dir, and the mount table."""
+    target = str(secret_tree / "results" / "run.jsonl")
+    git = str(CHECKOUT / ".git" / "HEAD")
+    script = (
+        f"ln -s {target} /tmp/link; cat /tmp/link; cat /proc/1/root{target}; "
+        f"cat /proc/1/cwd{target} /proc/1/root{git}; ls /proc/1/root/run/perfgym/host; "
+        f"cat /proc/self/mountinfo | wc -l; echo done"
+    )
+    sb = WarmSandbox() if backend == "warm" else BwrapSandbox()
+    with sb:
+        ex = sb.run(["sh", "-c", script])
+    assert ex.stdout_text.strip().endswith("done"), ex.stderr_text
+    assert SECRET not in ex.stdout_text + ex.stderr_text
+    assert "ref:" not in ex.stdout_text
+
+
+def test_host_environment_does_not_reach_a_run(monkeypatch):
+    monkeypatch.setenv("PERFGYM_TEST_TOKEN", SECRET)
+    with WarmSandbox() as sb:
+        ex = sb.run(["sh", "-c", "env; cat /proc/1/environ | tr '\\0' '\\n'"])
+    assert SECRET not in ex.stdout_text + ex.stderr_text
+
+
+def test_toolchains_stay_in_the_view(backends):
+    """The interpreter, numpy (site-packages), compilers and runtimes are all still there."""
+    import numpy
+
+    paths = [PY, numpy.__file__, "/usr/bin/gcc", "/etc/ld.so.cache"]
+    for tool in ("java", "go", "node", "rustc"):
+        found = shutil.which(tool)
+        if found:
+            paths.append(os.path.realpath(found))
+    for backend in BACKENDS:
+        out = backends[backend]([p for p in paths if os.path.exists(p)])
+        assert [p for p in paths if os.path.exists(p) and not _readable(out, p)] == [], backend
+
+
+def test_etc_private_entries_are_empty(backends):
+    paths = [p for p in ("/etc/shadow", "/etc/gshadow", "/etc/environment") if os.path.isfile(p)]
+    if not paths:
+        pytest.skip("no private /etc files here")
+    out = backends["warm"](paths)
+    for p in paths:
+        line = next(ln for ln in out.splitlines() if ln.startswith(p + " "))
+        assert line.strip() in (p, f"{p} NOPE PermissionError"), line
+
+
+# -- build logs ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def build_env(tmp_path_factory):
+    cache = BuildCache.at(tmp_path_factory.mktemp("view-cache"))
+    sb = WarmSandbox(cache.hiding())
+    yield sb, cache
+    sb.close()
+
+
+def test_compile_error_does_not_quote_a_readable_host_file(build_env):
+    """`#include "/etc/passwd"` makes gcc quote its first line in the error: the log keeps the
+    candidate's own diagnostics and drops those about the host file."""
+    sb, cache = build_env
+    tc = toolchain(Language.C)
+    if tc.missing():
+        pytest.skip(tc.missing())
+    first = Path("/etc/passwd").read_text().splitlines()[0]
+    src = '#include "/etc/passwd"\nint main(void) { return x; }\n'
+    build = tc.build(sb, src, cache)
+    assert build.status is BuildStatus.COMPILE_ERROR
+    assert first not in build.log and "root:x" not in build.log, build.log
+    assert "/etc/passwd:" not in build.log
+    assert "main.c:1" in build.log  # the candidate's own lines are still there
+    assert "outside the build directory removed" in build.log
+
+
+def test_compile_error_cannot_include_a_hidden_host_file(build_env, secret_tree):
+    sb, cache = build_env
+    tc = toolchain(Language.C)
+    if tc.missing():
+        pytest.skip(tc.missing())
+    src = f'#include "{secret_tree}/results/run.jsonl"\nint main(void) {{ return 0; }}\n'
+    build = tc.build(sb, src, cache)
+    assert build.status is BuildStatus.COMPILE_ERROR
+    assert SECRET not in build.log
+
+
+def test_rust_path_module_does_not_quote_a_host_file(build_env):
+    sb, cache = build_env
+    tc = toolchain(Language.RUST)
+    if tc.missing():
+        pytest.skip(tc.missing())
+    first = Path("/etc/passwd").read_text().splitlines()[0]
+    src = '#[path = "/etc/passwd"]\nmod p;\nfn main() {}\n'
+    build = tc.build(sb, src, cache)
+    assert build.status is BuildStatus.COMPILE_ERROR
+    assert first not in build.log and "root:x" not in build.log, build.log
+
+
+def test_redact_log_rules():
+    from perfgym.toolchains.build import redact_log
+
+    log = "\n".join(
+        [
+            "In file included from main.c:1:",
+            "/etc/secret.h:1:1: error: unknown type name 'TOPSECRET'",
+            "    1 | TOPSECRET = 1",
+            "      | ^~~~~~~~~",
+            "main.c:3:5: error: expected ';'",
+            "    3 | int x",
+            "error[E0425]: cannot find value `TOPSECRET` in this scope",
+            " --> /work/x.rs:1:1",
+            "1 | TOPSECRET",
+            "error: expected item",
+            " --> main.rs:2:1",
+            '  File "/tmp/build/main.py", line 2',
+            "Main.java:3: error: ';' expected",
+            "./main.go:4:2: undefined: y",
+        ]
+    )
+    out = redact_log(log)
+    assert "TOPSECRET" not in out
+    for own in ("main.c:3:5", "int x", "main.rs:2:1", "main.py", "Main.java:3", "./main.go:4"):
+        assert own in out
+
+
+# -- perfgym run ------------------------------------------------------------------------------
+def test_perfgym_run_cannot_read_a_suite_reference(tmp_path):
+    refs = [p for s in perfgym_core_candidates() for p in sorted(s.glob("*/reference.*"))]
+    if not refs:
+        pytest.skip("perfgym-core is not here")
+    ref = refs[0]
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfgym", "run", "--json", "--", "cat", str(ref)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert ref.read_text().strip().splitlines()[0] not in proc.stdout
+    assert "No such file" in proc.stdout

@@ -14,7 +14,7 @@ from perfgym.judge.runner import Outcome
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Timing, TimingStatus
 from perfgym.sandbox.base import Sandbox
-from perfgym.sandbox.execution import Status
+from perfgym.sandbox.execution import HIDING_FLAGS, Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.pyworker import PythonWorkerPool
@@ -163,10 +163,14 @@ def summarise(
     totals: dict[int, float] = {}
     walls: dict[int, float] = {}
     failed: list[str] = []
+    hiding: dict[str, int] = {}  # accounting flag -> measured runs that carried it
     harness_ns: list[int] = []
     peaks: list[float] = []
     integrals: dict[str, list[float]] = {}
     for r, w, out in items:
+        for flag in out.flags:
+            if flag in HIDING_FLAGS:
+                hiding[flag] = hiding.get(flag, 0) + 1
         d = duration_of(out, clock)
         if (
             out.status is not Status.OK
@@ -200,6 +204,14 @@ def summarise(
         timing.status = TimingStatus.DEGRADED
         timing.status_reason = "measured run failed: " + "; ".join(failed[:3])
         return timing
+    if hiding:
+        # CPU the main process's accounting did not show (an auto-reaped child), or processes
+        # left running after it: whatever the figures, such a run cannot time a speed reward.
+        timing.flags += sorted(hiding)
+        timing.status = TimingStatus.DEGRADED
+        timing.status_reason = "the run's CPU accounting does not add up: " + ", ".join(
+            f"{flag} in {n} of {len(items)} measured runs" for flag, n in sorted(hiding.items())
+        )
     n_workloads = len({w.id for _r, w, _o in items})
     if len(per_w) < n_workloads or not complete:
         timing.status = TimingStatus.UNAVAILABLE

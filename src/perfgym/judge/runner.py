@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from perfgym.judge.oracle import check
@@ -33,6 +33,9 @@ class Outcome:
     instructions: int | None = None  # hardware counters, or Valgrind in deterministic mode
     harness_ok: bool | None = None
     message: str = ""
+    #: the sandbox's accounting suspicions (`Measurement.flags`: hidden CPU, processes that
+    #: outlived the main one); a measured run carrying one cannot time a speed reward
+    flags: list[str] = field(default_factory=list)
 
 
 def run_case(
@@ -66,6 +69,7 @@ def run_case(
         memory_integral_mb_s=m.memory_integral_mb_s if m else None,
         instructions=m.instructions if m else None,
         message=ex.reason if ex.status is not Status.OK else "",
+        flags=list(m.flags) if m else [],
     )
     if ex.status is not Status.OK and ex.stderr:
         out.message = f"{out.message}: {ex.stderr_text.strip()[-300:]}"
@@ -98,7 +102,8 @@ def _program(
 ) -> Outcome:
     r = workers.run_program(source, stdin=case.stdin, argv=[script], limits=limits)
     out = Outcome(status=r.status, output=program_text(r.stdout), wall_s=r.wall_s, cpu_s=r.cpu_s,
-                  peak_rss_mb=r.peak_rss_mb, message=r.reason if r.status is not Status.OK else "")  # fmt: skip
+                  peak_rss_mb=r.peak_rss_mb, message=r.reason if r.status is not Status.OK else "",
+                  flags=list(getattr(r, "flags", None) or []))  # fmt: skip
     if r.status is not Status.OK and r.stderr:
         out.message = f"{out.message}: {r.stderr_text.strip()[-300:]}"
     return out
@@ -142,6 +147,7 @@ def _call(
         peak_rss_mb=r.peak_rss_mb,
         reported_s=r.reported_call_s,
         message=r.error,
+        flags=list(getattr(r, "flags", None) or []),
     )
 
 

@@ -53,7 +53,7 @@ class BwrapSandbox(LocalSandbox):
         argv = [self.bwrap, *self._namespace_args(limits)]
         argv += view_args(self.config, limits, binds)
         if cg is not None:
-            for d in set(cg.dirs.values()):
+            for d in set(cg.dirs.values()) | ({cg.cpuset_dir} if cg.cpuset_dir else set()):
                 argv += ["--bind", d, d]
         for cap in SUPERVISOR_CAPS:
             argv += ["--cap-add", cap]

@@ -42,6 +42,52 @@ def _can_mkdir(base: str) -> bool:
         return False
 
 
+CPUSET = os.path.join(ROOT, "cpuset")  # the v1 cpuset hierarchy
+_cores: dict[int, str] = {}
+
+
+@functools.cache
+def cpuset_parent() -> str | None:
+    """v1: the perfgym cpuset cgroup (the root's cpus and mems), created once; None when the
+    cpuset hierarchy is absent or not writable."""
+    if not os.path.isfile(os.path.join(CPUSET, "cpuset.cpus")):
+        return None
+    parent = os.path.join(CPUSET, PARENT)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        for name in ("cpuset.cpus", "cpuset.mems"):  # a v1 cpuset holds no task until both are set
+            if not _read(parent, name).strip():
+                _write(parent, name, _read(CPUSET, name).strip())
+    except OSError:
+        return None
+    return parent
+
+
+def core_cpuset(core: int) -> str | None:
+    """v1: the cpuset cgroup whose only CPU is `core` (created on first use, then shared by
+    every run pinned there: a cpuset only confines, it counts nothing), or None.
+
+    A process in it cannot run on any other core: sched_setaffinity to other cores is refused
+    or cut down to `core`, and only root may move a process to another cgroup."""
+    with _lock:
+        if core in _cores:
+            return _cores[core]
+        parent = cpuset_parent()
+        if parent is None:
+            return None
+        d = os.path.join(parent, f"core-{int(core)}")
+        try:
+            os.makedirs(d, exist_ok=True)
+            if _read(d, "cpuset.cpus").strip() != str(int(core)):
+                _write(d, "cpuset.cpus", int(core))
+            if not _read(d, "cpuset.mems").strip():
+                _write(d, "cpuset.mems", _read(parent, "cpuset.mems").strip())
+        except OSError:
+            return None
+        _cores[core] = d
+        return d
+
+
 @dataclass
 class RunCgroup:
     """The cgroup directories of one run, keyed by controller ('memory', 'pids', 'cpuacct')."""
@@ -51,6 +97,9 @@ class RunCgroup:
     oom_before: int = 0
     oom_current: bool = False  # oom_before is the counter as it stands (read after the last run)
     limits: tuple[int, int] = (0, 0)  # (memory bytes, pids) last written
+    core: int | None = None  # the core the run is confined to (see pin)
+    cpuset_dir: str | None = None  # v1: the core's cpuset cgroup the run joins
+    cpuset_v2: str = ""  # v2: cpuset.cpus last written to this run's own cgroup
 
     @classmethod
     def create(cls, memory_bytes: int, max_pids: int) -> RunCgroup:
@@ -75,6 +124,7 @@ class RunCgroup:
             else:
                 parent = os.path.join(ROOT, PARENT)
                 _write(parent, "cgroup.subtree_control", "+memory +pids +cpu", optional=True)
+                _write(parent, "cgroup.subtree_control", "+cpuset", optional=True)
                 d = os.path.join(parent, name)
                 os.makedirs(d)
                 cg.dirs = {"memory": d, "pids": d, "cpuacct": d}
@@ -85,11 +135,45 @@ class RunCgroup:
         cg.limits = (memory_bytes, max_pids)
         return cg
 
-    def supervisor_paths(self) -> dict[str, str]:
-        """Directories the supervisor writes the program's pid into (v2: one directory)."""
+    def pin(self, core: int | None) -> bool:
+        """Confine the next run to `core` (None: no confinement); whether it is enforced.
+
+        v1: the run also joins the core's shared cpuset cgroup (`core_cpuset`); v2: the run's
+        own cgroup gets `cpuset.cpus` (written only when it changes)."""
+        self.core = core
+        self.cpuset_dir = None
         if self.version == "v1":
-            return dict(self.dirs)
-        return {"memory": self.dirs["memory"]}
+            if core is None:
+                return True
+            self.cpuset_dir = core_cpuset(core)
+            return self.cpuset_dir is not None
+        want = "" if core is None else str(int(core))
+        if want == self.cpuset_v2:
+            return True
+        try:
+            # "" would be refused on some kernels: an unpinned run gets the parent's CPUs
+            value = want or _read(os.path.dirname(self.dirs["memory"]), "cpuset.cpus.effective")
+            _write(self.dirs["memory"], "cpuset.cpus", value.strip())
+        except OSError:
+            self.cpuset_v2 = "?"
+            return core is None
+        self.cpuset_v2 = want
+        return True
+
+    def supervisor_paths(self) -> dict[str, str]:
+        """Directories the supervisor writes the program's pid into (v2: one directory), and
+        v2's 'cpu': the directory whose cpu.stat counts the run's CPU (not joined again)."""
+        if self.version == "v1":
+            paths = dict(self.dirs)
+            if self.cpuset_dir is not None:
+                paths["cpuset"] = self.cpuset_dir
+            return paths
+        return {"memory": self.dirs["memory"], "cpu": self.dirs["memory"]}
+
+    def cpu_usage_ns(self) -> int:
+        """CPU used so far by every process this cgroup ever held (v1 cpuacct.usage, v2
+        cpu.stat usage_usec), in ns; read it before and after a measured call for its CPU."""
+        return cpu_usage_ns(self.version, self.dirs["cpuacct"])
 
     def oom_kills(self) -> int:
         try:
@@ -155,6 +239,17 @@ class RunCgroup:
                 except OSError:  # tasks still exiting; the supervisor already SIGKILLed them
                     _kill_all(d)
                     threading.Event().wait(0.01)
+
+
+def cpu_usage_ns(version: str, directory: str) -> int:
+    """CPU counted by the cgroup at `directory` (version 'v1': a cpuacct cgroup, 'v2': any),
+    in ns. Auto-reaped and still-running processes are counted too: wait4 rusage is not."""
+    if version == "v1":
+        return int(_read(directory, "cpuacct.usage").strip() or 0)
+    for line in _read(directory, "cpu.stat").splitlines():
+        if line.startswith("usage_usec "):
+            return int(line.split()[1]) * 1000
+    raise OSError(f"no usage_usec in {directory}/cpu.stat")
 
 
 def _kill_all(d: str) -> None:

@@ -321,6 +321,56 @@ def child_does_the_work(sb: Sandbox) -> None:
     _expect(m.peak_rss_mb >= 120, f"child memory not counted: {m.peak_rss_mb:.1f} MiB")
 
 
+def hidden_cpu_counted(sb: Sandbox) -> None:
+    """A child the kernel reaps (its parent ignores SIGCHLD) never reaches any wait4 rusage;
+    its CPU still counts (the run's cgroup, or /proc samples), and the run is flagged."""
+    code = (
+        "import os, signal, time\n"
+        "signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"
+        "r, w = os.pipe()\n"
+        "if os.fork() == 0:\n"
+        "    t = time.process_time()\n"
+        "    while time.process_time() - t < 0.5: pass\n"
+        "    os._exit(0)\n"
+        "os.close(w)\nos.read(r, 1)\nprint('parent done')\n"
+    )
+    ex, tok = _py(sb, code, Limits(wall_s=20))
+    _expect(ex.status is Status.OK and b"parent done" in ex.stdout, "hiding program failed", ex)
+    m = ex.measurement
+    assert m is not None
+    _expect(m.cpu_s >= 0.4, f"an auto-reaped child's CPU was hidden: {m.cpu_s:.3f} s", ex)
+    _expect("hidden_cpu" in m.flags, f"hidden CPU not flagged: {m.flags}", ex)
+    _no_leftovers(tok)
+
+
+def pinned_core_exclusive(sb: Sandbox) -> None:
+    """A run pinned to a core (timing mode) cannot put any process on another core, however it
+    asks (sched_setaffinity to every core, in a child)."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        return  # one core: nothing else to run on
+    core = cores[-1]
+    code = (
+        "import os, time\n"
+        "if os.fork() == 0:\n"
+        "    try: os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))\n"
+        "    except OSError: pass\n"
+        "    seen = set(); t = time.monotonic()\n"
+        "    while time.monotonic() - t < 0.3:\n"
+        "        seen.add(int(open('/proc/self/stat').read().rsplit(')', 1)[1].split()[36]))\n"
+        "    print('AFFINITY', sorted(os.sched_getaffinity(0)), 'SEEN', sorted(seen), flush=True)\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+    )
+    ex, tok = _py(sb, code, Limits(wall_s=20), cpu=core)
+    _expect(ex.status is Status.OK and b"AFFINITY" in ex.stdout, "pinned-core probe failed", ex)
+    # A remote backend (service, Ray) pins to a core of its own choosing: any one core will do.
+    one = [f"AFFINITY [{c}] SEEN [{c}]" for c in range(os.cpu_count() or 1)]
+    _expect(any(w in ex.stdout_text for w in one),
+            f"a run pinned to one core ran on others: {ex.stdout_text!r}", ex)  # fmt: skip
+    _no_leftovers(tok)
+
+
 def bad_inputs(sb: Sandbox) -> None:
     ex = sb.run(["definitely-not-a-command-pg"])
     _expect(ex.status is Status.RUNTIME_ERROR and ex.exit_code == 127 and "could not start" in ex.reason,
@@ -354,6 +404,8 @@ CHECKS: tuple[Check, ...] = tuple(
         no_privileges,
         memory_ground_truth,
         child_does_the_work,
+        hidden_cpu_counted,
+        pinned_core_exclusive,
     )
 )
 

@@ -45,6 +45,23 @@ class Measurement(BaseModel):
     sample_rate_hz: float = Field(description="Configured memory sampling rate.")
     samples: int = Field(description="Memory samples actually taken.")
     max_processes_seen: int = Field(0, description="Most processes seen alive at one sample.")
+    cpu_cgroup_s: float | None = Field(
+        None,
+        description="CPU of every process the run's cgroup ever held (cpuacct / cpu.stat), "
+        "auto-reaped ones included; None without a cgroup.",
+    )
+    cpu_sampled_s: float | None = Field(
+        None,
+        description="Without a cgroup: the CPU of every process seen in /proc samples (a lower "
+        "bound that still sees children never waited for); None with a cgroup.",
+    )
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Accounting suspicions (see HIDING_FLAGS): 'hidden_cpu' (the cgroup or the "
+        "samples saw more CPU than every reaped process's rusage: a child reaped by the kernel), "
+        "'outlived_main' (processes still ran when the main process exited), 'cpu_over_wall' "
+        "(more CPU than wall time x the cores the run may use).",
+    )
     mechanisms: dict[str, str] = Field(
         default_factory=dict,
         description="figure -> mechanism, e.g. {'cpu': 'cgroup-v1 cpuacct', 'memory_limit': 'cgroup'}.",
@@ -53,7 +70,15 @@ class Measurement(BaseModel):
 
     @property
     def cpu_s(self) -> float:
-        return self.cpu_user_s + self.cpu_system_s
+        """CPU time of the run: the largest of the rusage of every reaped process, the cgroup's
+        count and the sampled figure (never cheaper than what the cgroup says)."""
+        return max(
+            self.cpu_user_s + self.cpu_system_s, self.cpu_cgroup_s or 0.0, self.cpu_sampled_s or 0.0
+        )
+
+
+#: Measurement flags under which a run's timing cannot be trusted for a speed decision.
+HIDING_FLAGS = ("hidden_cpu", "outlived_main", "cpu_over_wall")
 
 
 class Execution(BaseModel):

@@ -68,6 +68,7 @@ class LocalSandbox(Sandbox):
             # itself is held to `memory_mb` by the supervisor.
             memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
             cg = self._cgroups.acquire(memory, limits.max_processes)
+            cg.pin(cpu)  # a pinned run's processes can never leave its core (cpuset)
         raw_stdin = as_bytes(stdin)
         by_fd = self.stdin_by_fd and bool(raw_stdin)
         try:
@@ -92,6 +93,7 @@ class LocalSandbox(Sandbox):
                 backend=self.name,
                 cgroup=cg,
                 sample_rate_hz=self.config.sample_rate_hz,
+                cpu=cpu,
             )
         finally:
             if cg is not None:

@@ -74,11 +74,40 @@ def build_spec(
     }
 
 
-def mechanisms(cgroup: RunCgroup | None, sample_rate_hz: float) -> dict[str, str]:
+def mechanisms(
+    cgroup: RunCgroup | None, sample_rate_hz: float, cpu: int | None = None
+) -> dict[str, str]:
     cg = f"cgroup-{cgroup.version}" if cgroup else None
+    cores = 1 if cpu is not None else len(os.sched_getaffinity(0))
+    if cgroup is not None:
+        counter = "cpuacct.usage" if cgroup.version == "v1" else "cpu.stat usage_usec"
+        cpu_how = (
+            f"{cg} {counter} of the run's cgroup (every process it ever held, auto-reaped "
+            "ones too), cross-checked against the wait4 rusage of every reaped process (the "
+            f"supervisor is PID 1 and reaps all) and wall x {cores} core(s); the larger counts"
+        )
+    else:
+        cpu_how = (
+            "no cgroup: the larger of the wait4 rusage of every reaped process and /proc "
+            f"samples at {sample_rate_hz / 8:g} Hz of every process seen (a child never waited "
+            "for that lives less than one sampling interval can escape both)"
+        )
+    if cpu is None:
+        core_how = "not pinned: the run may use any of this process's cores"
+    elif cgroup is not None and (cgroup.cpuset_dir or cgroup.cpuset_v2 == str(cpu)):
+        core_how = (
+            f"{cg} cpuset holding only core {cpu}: no process of the run can leave it "
+            "(sched_setaffinity cannot widen it; only root moves cgroups)"
+        )
+    else:
+        core_how = (
+            f"sched_setaffinity to core {cpu} only: no writable cpuset cgroup, so the program "
+            "could move its processes to other cores (flagged cpu_over_wall when it uses them)"
+        )
     return {
         "wall": "supervisor monotonic clock: fork of the program to the exit of its main process",
-        "cpu": "wait4 rusage of every process in the run (the supervisor is PID 1 and reaps all)",
+        "cpu": cpu_how,
+        "core": core_how,
         "memory": f"sum of VmRSS over the run's processes sampled at {sample_rate_hz:g} Hz, "
         "and each process's VmHWM high-water mark",
         "memory_integral": "trapezoid rule over the sampled tree RSS",
@@ -127,8 +156,9 @@ def decode(
     backend: str,
     cgroup: RunCgroup | None,
     sample_rate_hz: float,
+    cpu: int | None = None,
 ) -> Execution:
-    """Classify the supervisor's result into an `Execution`."""
+    """Classify the supervisor's result into an `Execution` (`cpu`: the core it was pinned to)."""
     if "sandbox_error" in res:
         return sandbox_error(limits, backend, res["sandbox_error"])
     exit_code, sig = exit_of(res.get("pid_status"))
@@ -146,10 +176,13 @@ def decode(
         status, why = classify_exit(exit_code, sig, stdout_trunc or stderr_trunc, limits)
         reason = why or reason
     no_instr = instructions_unavailable_reason()
+    cgroup_s, sampled_s = res.get("cpu_cgroup_s"), res.get("cpu_sampled_s")
     measurement = Measurement(
         wall_s=float(res["wall_s"]),
         cpu_user_s=float(res["cpu_user_s"]),
         cpu_system_s=float(res["cpu_system_s"]),
+        cpu_cgroup_s=None if cgroup_s is None else float(cgroup_s),
+        cpu_sampled_s=None if sampled_s is None else float(sampled_s),
         peak_rss_mb=float(res["peak_rss_mb"]),
         memory_integral_mb_s=float(res["memory_integral_mb_s"]),
         instructions=None,
@@ -157,8 +190,11 @@ def decode(
         sample_rate_hz=sample_rate_hz,
         samples=int(res["samples"]),
         max_processes_seen=int(res.get("max_processes_seen", 0)),
-        mechanisms=mechanisms(cgroup, sample_rate_hz),
+        mechanisms=mechanisms(cgroup, sample_rate_hz, cpu),
         host=fingerprint(),
+    )
+    measurement.flags = accounting_flags(
+        measurement, outlived=bool(res.get("outlived")) and not killed_for, cpu=cpu
     )
     return Execution(
         status=status,
@@ -174,6 +210,27 @@ def decode(
         reason=reason,
         backend=backend,
     )
+
+
+#: CPU the cgroup (or the samples) may see beyond the reaped processes' rusage without a flag:
+#: the two clocks differ by rounding and by what the program's process did before it joined.
+HIDDEN_SLACK_S = 0.005
+HIDDEN_SLACK_RATIO = 0.02
+
+
+def accounting_flags(m: Measurement, *, outlived: bool, cpu: int | None) -> list[str]:
+    """The cross-checks of one run's CPU figures (see `Measurement.flags`)."""
+    flags = []
+    rusage = m.cpu_user_s + m.cpu_system_s
+    seen = max(m.cpu_cgroup_s or 0.0, m.cpu_sampled_s or 0.0)
+    if seen - rusage > HIDDEN_SLACK_S + HIDDEN_SLACK_RATIO * rusage:
+        flags.append("hidden_cpu")
+    if outlived:
+        flags.append("outlived_main")
+    cores = 1 if cpu is not None else len(os.sched_getaffinity(0))
+    if m.cpu_s > m.wall_s * cores * 1.05 + 0.01:
+        flags.append("cpu_over_wall")
+    return flags
 
 
 def sandbox_error(limits: Limits, backend: str, reason: str) -> Execution:

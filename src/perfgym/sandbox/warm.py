@@ -64,6 +64,9 @@ class WarmSandbox(LocalSandbox):
         if self.cgroup_version == "v1":
             ctrls = ("memory", "pids", "cpuacct")
             parents = [os.path.join(cgroups.ROOT, c, cgroups.PARENT) for c in ctrls]
+            cpuset = cgroups.cpuset_parent()  # the per-core cpusets pinned runs join
+            if cpuset is not None:
+                parents.append(cpuset)
         elif self.cgroup_version == "v2":
             parents = [os.path.join(cgroups.ROOT, cgroups.PARENT)]
         else:

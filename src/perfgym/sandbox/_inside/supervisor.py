@@ -3,7 +3,9 @@
 It reads one JSON spec, forks the program under the limits, samples the whole process tree at a
 fixed rate (resident memory, peak, integral, processes, CPU), kills everything when a limit is hit
 or the main process exits, reaps every descendant (so wait4 rusage covers the whole tree) and
-writes one JSON result. Both sandbox backends run it: the cold one through bubblewrap, the warm
+writes one JSON result. wait4 never sees a child the kernel reaped (its parent ignored SIGCHLD),
+so the run's CPU also comes from its cgroup (every process it ever held) or, without one, from
+/proc samples of every process seen; and whether any process outlived the main one is reported. Both sandbox backends run it: the cold one through bubblewrap, the warm
 one forked from the launcher.
 """
 
@@ -39,7 +41,23 @@ class _Tree:
     """Samples the processes of this PID namespace (everything but PID 1, the supervisor)."""
 
     def __init__(self, cgroups: dict[str, str]) -> None:
-        self.cpuacct_fd = self._open(cgroups.get("cpuacct"), "cpuacct.usage")
+        # v1: cpuacct.usage (ns); v2: cpu.stat's usage_usec. Read as a difference from now:
+        # a pooled cgroup's counter need not start at zero.
+        self.cpu_v2 = "cpuacct" not in cgroups
+        self.cpuacct_fd = (
+            self._open(cgroups.get("cpuacct"), "cpuacct.usage")
+            if not self.cpu_v2
+            else self._open(cgroups.get("cpu"), "cpu.stat")
+        )
+        self.cpu_base = 0
+        if self.cpuacct_fd is not None:
+            try:
+                self.cpu_base = self._cgroup_ns()
+            except (OSError, ValueError):
+                os.close(self.cpuacct_fd)
+                self.cpuacct_fd = None
+        self.seen: dict[tuple[str, bytes], int] = {}  # (pid, start time) -> own CPU ticks
+        self.sampled_ns = 0  # no cgroup: the CPU of every process seen, at its last sample
         self.peak_rss = 0.0  # bytes, tree sum
         self.peak_single = 0.0  # bytes, one process's own high-water mark
         self.max_procs = 0
@@ -91,10 +109,22 @@ class _Tree:
             self.integral += rss_prev / 2.0 * (now - t_prev)
             self._last = (now, 0.0)
 
+    def _cgroup_ns(self) -> int:
+        assert self.cpuacct_fd is not None
+        data = os.pread(self.cpuacct_fd, 4096, 0)
+        if not self.cpu_v2:
+            return int(data.strip() or 0)
+        for line in data.split(b"\n"):
+            if line.startswith(b"usage_usec "):
+                return int(line.split()[1]) * 1000
+        raise ValueError("no usage_usec in cpu.stat")
+
     def cpu_ns(self, reaped_ns: int) -> int:
-        """CPU of the tree so far: cgroup accounting, or live /proc figures plus reaped rusage."""
+        """CPU of the tree so far: cgroup accounting, or (no cgroup) the larger of live /proc
+        figures plus reaped rusage and the sum over every process ever seen of its own CPU at
+        its last sample (which still holds a child the kernel reaped behind our back)."""
         if self.cpuacct_fd is not None:
-            return int(os.pread(self.cpuacct_fd, 64, 0).strip() or 0)
+            return self._cgroup_ns() - self.cpu_base
         live = 0
         for name in os.listdir("/proc"):
             if not name.isdigit() or name == "1":
@@ -102,10 +132,13 @@ class _Tree:
             try:
                 with open(f"/proc/{name}/stat", "rb") as f:
                     fields = f.read().rsplit(b")", 1)[1].split()
-                live += int(fields[11]) + int(fields[12])
+                own = int(fields[11]) + int(fields[12])
+                self.seen[(name, fields[19])] = own
+                live += own
             except (OSError, IndexError, ValueError):
                 continue
-        return reaped_ns + live * 1_000_000_000 // TICKS
+        self.sampled_ns = sum(self.seen.values()) * 1_000_000_000 // TICKS
+        return max(reaped_ns + live * 1_000_000_000 // TICKS, self.sampled_ns)
 
 
 Sched = tuple[int, os.sched_param] | None  # the policy a program gets back (see _step_aside)
@@ -234,8 +267,8 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
     cgroups: dict[str, str] = spec.get("cgroups") or {}
     _write_files(spec)
     stdin = b"" if stdin_fd is not None else base64.b64decode(spec.get("stdin", ""))
-    joined = [os.path.join(cgroups[n], "cgroup.procs") for n in ("memory", "pids", "cpuacct")
-              if n in cgroups]  # fmt: skip
+    joined = [os.path.join(cgroups[n], "cgroup.procs")
+              for n in ("memory", "pids", "cpuacct", "cpuset") if n in cgroups]  # fmt: skip
     tree = _Tree(cgroups)
     usable = stub_usable(spec)
     if stub is not None and not usable:
@@ -374,6 +407,9 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
     t_end = time.monotonic()
     tree.close_at(t_end)
     cpu_ns_cgroup = tree.cpu_ns(reaped_ns) if tree.cpuacct_fd is not None else None
+    if cpu_ns_cgroup is None:
+        tree.cpu_ns(reaped_ns)  # the fallback's last look at every process still there
+    outlived = False if killed_for else _left_behind()
     try:
         os.kill(-1, signal.SIGKILL)  # the main process is gone: nothing else may outlive it
     except ProcessLookupError:
@@ -399,7 +435,8 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
         os.close(fd)
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     if cpu_ns_cgroup is not None and tree.cpuacct_fd is not None:
-        cpu_ns_cgroup = max(cpu_ns_cgroup, int(os.pread(tree.cpuacct_fd, 64, 0).strip() or 0))
+        cpu_ns_cgroup = max(cpu_ns_cgroup, tree.cpu_ns(0))
+        os.close(tree.cpuacct_fd)
     return {
         "pid_status": main_status,  # always set: the loop ends only when it is
         "exec_error": exec_error.decode(errors="replace"),
@@ -409,6 +446,8 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
         "cpu_user_s": ru.ru_utime,
         "cpu_system_s": ru.ru_stime,
         "cpu_cgroup_s": None if cpu_ns_cgroup is None else cpu_ns_cgroup / 1e9,
+        "cpu_sampled_s": None if cpu_ns_cgroup is not None else tree.sampled_ns / 1e9,
+        "outlived": outlived,
         "peak_rss_mb": max(tree.peak_rss, tree.peak_single) / MIB,
         "memory_integral_mb_s": tree.integral / MIB,
         "samples": tree.samples,
@@ -419,6 +458,31 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
         "stderr_truncated": truncated[err_r],
         "files": _collect(spec, int(lim["file_size_bytes"])),
     }
+
+
+#: How long processes still exiting when the main process ended get to finish before they
+#: count as left behind (a child that closed its pipe, woke the main process, and is exiting).
+_EXIT_GRACE_S = 0.005
+
+
+def _left_behind() -> bool:
+    """Whether any process of the run is still there after the main process ended (reaping
+    zombies as they come; a probe with signal 0 sends nothing). Costs one system call when the
+    run left nothing, which is every honest run."""
+    deadline = time.monotonic() + _EXIT_GRACE_S
+    while True:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] != 0:
+                pass
+        except ChildProcessError:
+            pass
+        try:
+            os.kill(-1, 0)
+        except ProcessLookupError:
+            return False
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.0005)
 
 
 def _rusage_ns() -> int:

@@ -7,6 +7,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import uuid
 from pathlib import Path
 
@@ -308,3 +309,77 @@ def test_perfgym_run_cannot_read_a_suite_reference(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert ref.read_text().strip().splitlines()[0] not in proc.stdout
     assert "No such file" in proc.stdout
+
+
+def test_an_installed_package_is_hidden_inside_site_packages(tmp_path):
+    """perfgym installed into site-packages (not editable): the site-packages directory is in
+    the view (numpy imports), the perfgym package in it (with its data) is not."""
+    import site
+
+    site_packages = Path(site.getsitepackages()[0])
+    if not os.access(site_packages, os.W_OK):
+        pytest.skip("site-packages is not writable here")
+    top = site_packages / f"perfgym-view-test-{uuid.uuid4().hex[:8]}"
+    try:
+        shutil.copytree(PACKAGE, top / "perfgym", ignore=shutil.ignore_patterns("__pycache__"))
+        data = sorted(p for p in (top / "perfgym" / "data").rglob("*") if p.is_file())[0]
+        script = (
+            "import numpy, perfgym, sys\n"
+            f"assert perfgym.__file__.startswith({str(top)!r}), perfgym.__file__\n"
+            "from perfgym.sandbox import BwrapSandbox\n"
+            "from perfgym.sandbox.warm import WarmSandbox\n"
+            "from perfgym.sandbox.pyworker import PythonWorker\n"
+            f"probe = {PROBE!r}\n"
+            f"paths = [{str(data)!r}, perfgym.__file__, numpy.__file__]\n"
+            "for sb in (WarmSandbox(), BwrapSandbox()):\n"
+            "    with sb:\n"
+            "        print(sb.run([sys.executable, '-c', probe, *paths]).stdout_text)\n"
+            "w = PythonWorker()\n"
+            "print(w.run_program(probe, argv=['/tmp/main.py', *paths]).stdout.decode())\n"
+            "w.close()\n"
+        )
+        env = {**os.environ, "PYTHONPATH": str(top)}
+        proc = subprocess.run([PY, "-c", script], capture_output=True, text=True, env=env,
+                              cwd=tmp_path, timeout=300)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        numpy_file = os.path.realpath(_numpy_file())
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("/")]
+        assert len(lines) == 9, proc.stdout
+        for ln in lines:
+            readable = " NOPE " not in ln + " "
+            assert readable == ln.startswith(numpy_file), ln
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def _numpy_file() -> str:
+    import numpy
+
+    return numpy.__file__
+
+
+def test_private_paths_named_in_the_environment_are_covered(tmp_path):
+    """A service names its state directory in $PERFGYM_PRIVATE_PATHS: its workers' runs do not
+    see it even where it lies inside the view (here: the helpers directory, which is)."""
+    from perfgym.sandbox.exec_stub import HELPERS
+
+    HELPERS.mkdir(parents=True, exist_ok=True)
+    state = Path(tempfile.mkdtemp(prefix="state-", dir=HELPERS))
+    try:
+        state.chmod(0o755)
+        (state / "queue.json").write_text(SECRET)
+        (state / "queue.json").chmod(0o644)
+        script = (
+            "import sys\nfrom perfgym.sandbox.warm import WarmSandbox\n"
+            f"with WarmSandbox() as sb:\n"
+            f"    print(sb.run([sys.executable, '-c', {PROBE!r}, {str(state / 'queue.json')!r}])"
+            ".stdout_text)\n"
+        )
+        for private, leaks in (("", True), (str(state), False)):
+            env = {**os.environ, "PERFGYM_PRIVATE_PATHS": private}
+            proc = subprocess.run([PY, "-c", script], capture_output=True, text=True, env=env,
+                                  cwd=tmp_path, timeout=120)  # fmt: skip
+            assert proc.returncode == 0, proc.stderr[-2000:]
+            assert (SECRET in proc.stdout) is leaks, proc.stdout
+    finally:
+        shutil.rmtree(state, ignore_errors=True)

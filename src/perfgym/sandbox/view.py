@@ -45,6 +45,8 @@ INSIDE_MOUNT = "/run/perfgym/inside"
 HOST_MOUNT = "/run/perfgym/host"
 INSIDE = Path(__file__).resolve().parent / "_inside"
 
+#: Environment variable naming more private host paths (see `private_paths`).
+PRIVATE_ENV = "PERFGYM_PRIVATE_PATHS"
 #: Host directories bound read-only into every run when they exist (symlinks are recreated).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/sys")
 #: Entries of /etc a program has no use for that may hold secrets or name host identities:
@@ -125,8 +127,13 @@ def _package_and_checkout() -> list[str]:
 def private_paths() -> tuple[str, ...]:
     """Host paths never shown to a run, even when they lie under a bound directory: the perfgym
     package (its data: ENAMEL, HumanEval), its checkout, and the host process's working
-    directory (where `results/`, stores and service state go by default)."""
+    directory (where `results/`, stores and service state go by default), and every path in
+    `$PERFGYM_PRIVATE_PATHS` (os.pathsep-separated: a service names its state directory and
+    store there, so its worker processes cover them wherever they lie)."""
     out = _package_and_checkout()
+    for p in os.environ.get(PRIVATE_ENV, "").split(os.pathsep):
+        if p.strip() and os.path.isabs(p.strip()):
+            out.append(_real(p.strip()))
     try:
         out.append(os.path.realpath(os.getcwd()))
     except OSError:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 import perfgym
+from perfgym.judge import Stage
 from perfgym.sandbox import BwrapSandbox
 from perfgym.sandbox.pyworker import PythonWorker
 from perfgym.sandbox.warm import WarmSandbox
@@ -383,3 +384,38 @@ def test_private_paths_named_in_the_environment_are_covered(tmp_path):
             assert (SECRET in proc.stdout) is leaks, proc.stdout
     finally:
         shutil.rmtree(state, ignore_errors=True)
+
+
+# -- end to end: a stolen reference ------------------------------------------------------------
+STEAL = (
+    "import subprocess, sys\n"
+    "src = None\n"
+    "try:\n"
+    "    src = open({path!r}).read()\n"
+    "except OSError:\n"
+    "    out = subprocess.run(['git', '-c', 'safe.directory=*', '-C', {checkout!r}, 'show',\n"
+    "                          'HEAD:suites/perfgym-core/py-bfs-grid/reference.py'],\n"
+    "                         capture_output=True, text=True)\n"
+    "    src = out.stdout or None\n"
+    "if src is None:\n"
+    "    sys.exit('nothing to steal')\n"
+    "exec(compile(src, 'stolen', 'exec'))\n"
+)
+
+
+def test_a_stolen_reference_does_not_score(secret_tree):
+    """The red team's attack: a candidate that reads the reference from an earlier results
+    file (or from the checkout's git history) and runs it. It scored OK at full reward."""
+    from perfgym.judge import Candidate, Judge, JudgeConfig
+    from perfgym.tasks import load_suite
+
+    task = load_suite("perfgym-core").get("py-bfs-grid")
+    assert task.reference is not None
+    stolen = secret_tree / "results" / "stolen.py"
+    stolen.write_text(task.reference.source)
+    stolen.chmod(0o644)
+    src = STEAL.format(path=str(stolen), checkout=str(CHECKOUT))
+    config = JudgeConfig(repeats=1, measure_baseline=False, measure_reference=False)
+    with Judge(config) as judge:
+        (v,) = judge.judge_many([Candidate(task, source=src, model="thief")])
+    assert v.stage is Stage.NR, (v.stage, v.reason)

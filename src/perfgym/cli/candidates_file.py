@@ -7,6 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
+from perfgym.errors import ConfigError
 from perfgym.judge.judge import Candidate
 from perfgym.tasks.suite import Suite
 
@@ -30,11 +31,21 @@ class CandidateLine(BaseModel):
 
 
 def read_candidates(path: Path, suite: Suite) -> tuple[list[Candidate], list[str]]:
-    """(candidates, problems): every unusable line is named with its number and reason."""
+    """(candidates, problems): every unusable line is named with its number and reason. A file
+    that is not UTF-8 is refused whole (ConfigError naming the line): it is the wrong file."""
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except OSError as exc:
         return [], [f"cannot read {path}: {exc.strerror}"]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        n = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError(
+            f"{path}:{n}: not UTF-8 text (byte 0x{data[exc.start]:02x} at column {col}); "
+            "a candidates file is JSON lines in UTF-8"
+        ) from None
     known = {t.id: t for t in suite.tasks}
     out: list[Candidate] = []
     problems: list[str] = []

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import time
 from pathlib import Path
 
 import typer
+from pydantic import ValidationError
 from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
@@ -14,7 +16,7 @@ from rich.table import Table
 from perfgym.cli import app
 from perfgym.cli.candidates_file import read_candidates
 from perfgym.cli.enamel_eval import run_enamel
-from perfgym.cli.output import console, err_console, fail, print_json
+from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
 from perfgym.cli.suite_arg import load_or_fail
 from perfgym.errors import PerfgymError
 from perfgym.judge import Candidate, JudgeConfig, Verdict
@@ -79,13 +81,22 @@ def eval_(
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     s, tasks = load_or_fail(suite, task)
+    if repeats < 1:
+        fail(f"--repeats must be at least 1, got {repeats}")
     out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
+    # Before judging anything: a verdict judged is never lost to a path that cannot be written.
+    check_writable(out, "results file")
+    if not no_store:
+        check_writable(Path(store), "result store")
     if candidates is None and tasks and all(is_enamel(t) for t in tasks):
         run_enamel(tasks, solutions, out, max(repeats, 6) if repeats == 3 else repeats, as_json)
         return
     problems: list[str] = []
     if candidates is not None:
-        cands, problems = read_candidates(candidates, s)
+        try:
+            cands, problems = read_candidates(candidates, s)
+        except PerfgymError as exc:
+            fail(str(exc))
         wanted = {t.id for t in tasks}
         cands = [c for c in cands if c.task.id in wanted]
         for p in problems:
@@ -96,7 +107,10 @@ def eval_(
         cands = own_solutions(tasks, solutions or ["baseline", "reference"])
         if not cands:
             fail(f"no solutions labelled {', '.join(solutions)} in {s.name}")
-    config = JudgeConfig(repeats=repeats)
+    try:
+        config = JudgeConfig(repeats=repeats)
+    except ValidationError as exc:
+        fail(f"invalid judge settings: {one_line(exc)}")
     t0 = time.monotonic()
     try:
         judge = open_judge(config, backend=backend, url=url, token=token, address=address,
@@ -109,10 +123,16 @@ def eval_(
             )
     except PerfgymError as exc:
         fail(str(exc))
+    except sqlite3.Error as exc:  # a store file that is not SQLite, or a locked one
+        fail(f"result store {store}: {exc}")
     for v in verdicts:
         v.suite = s.name
-    write_results(out, verdicts, suite=s.name, judge=config.model_dump(mode="json"),
-                  skipped_lines=problems)  # fmt: skip
+    try:
+        write_results(out, verdicts, suite=s.name, judge=config.model_dump(mode="json"),
+                      skipped_lines=problems)  # fmt: skip
+    except OSError as exc:
+        kept = "" if no_store else f"; the verdicts are in the store {store}"
+        fail(f"cannot write results {out}: {exc.strerror or exc}{kept}")
     rows = summarise_models(verdicts)
     report_path = _write_report(out) if report else None
     if as_json:
@@ -136,7 +156,8 @@ def _write_report(results: Path) -> Path | None:
         from perfgym.report import write_report
 
         write_report([results], target)
-    except (ImportError, PerfgymError) as exc:
-        err_console.print(f"[yellow]no report:[/] {escape(str(exc))}")
+    except Exception as exc:  # noqa: BLE001 - the verdicts are written; a report is extra
+        why = (str(exc).splitlines() or [type(exc).__name__])[0]
+        err_console.print(f"[yellow]no report:[/] {escape(why)}")
         return None
     return target

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
@@ -20,6 +22,32 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error for bad input and exit non-zero (no traceback)."""
     err_console.print(f"[bold red]error:[/] {escape(message)}")
     raise typer.Exit(code)
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line: pydantic's multi-line reports folded, its doc links
+    dropped (plain text: `fail` escapes it)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = "; ".join(ln for ln in lines if not ln.startswith("For further information"))
+    return text or type(exc).__name__
+
+
+def check_writable(path: Path, what: str) -> None:
+    """Fail (one line, exit 2) unless a file can be written at `path`: checked before any work
+    whose result would go there, by creating its directory and a scratch file beside it."""
+    if path.is_dir():
+        fail(f"cannot write {what} {path}: it is a directory")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}.", suffix=".probe"):
+            pass
+        if path.exists():
+            with path.open("ab"):
+                pass
+    except (FileExistsError, NotADirectoryError) as exc:  # a file where a directory must be
+        fail(f"cannot write {what} {path}: {exc.filename or path.parent} is not a directory")
+    except OSError as exc:
+        fail(f"cannot write {what} {path}: {exc.strerror or exc}")
 
 
 def print_json(obj: Any) -> None:

@@ -9,7 +9,8 @@ from rich.markup import escape
 from rich.progress import Progress
 
 from perfgym.cli import app
-from perfgym.cli.output import console, err_console, fail
+from perfgym.cli.output import check_writable, console, err_console, fail
+from perfgym.cli.output import one_line as plain_line
 from perfgym.errors import PerfgymError
 
 
@@ -39,7 +40,16 @@ def report(
     missing = [str(p) for p in inputs if not p.is_file()]
     if missing:
         fail(f"no such file: {', '.join(missing)}")
-    sims = [p for p in inputs if is_simulation_file(p)]
+    check_writable(out, "report")
+    sims = []
+    for p in inputs:
+        try:
+            if is_simulation_file(p):
+                sims.append(p)
+        except UnicodeDecodeError as exc:
+            fail(f"{p}: not UTF-8 text (byte {exc.start}); results files are JSON lines in UTF-8")
+        except OSError as exc:
+            fail(f"cannot read {p}: {plain_line(exc)}")
     results = [p for p in inputs if p not in sims]
     try:
         with Progress(console=err_console, disable=quiet or not err_console.is_terminal,
@@ -52,4 +62,6 @@ def report(
             path = write_report(results, out, sims, title=title, progress=step)
     except PerfgymError as exc:
         fail(one_line(exc))
+    except OSError as exc:
+        fail(f"cannot write report {out}: {exc.strerror or exc}")
     console.print(f"report: {path} ({len(results)} results file(s), {len(sims)} simulation(s))")

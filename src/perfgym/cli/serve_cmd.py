@@ -8,7 +8,7 @@ import typer
 import yaml
 
 from perfgym.cli import app
-from perfgym.cli.output import err_console, fail
+from perfgym.cli.output import err_console, fail, one_line
 from perfgym.errors import PerfgymError
 from perfgym.service.config import ServiceConfig
 
@@ -64,7 +64,7 @@ def serve_(
     except PerfgymError as exc:
         fail(str(exc))
     except ValueError as exc:
-        fail(f"invalid service configuration: {exc}")
+        fail(f"invalid service configuration: {one_line(exc)}")
     auth = "bearer token required" if cfg.token else "no token (loopback only)"
     err_console.print(f"perfgym serve on http://{cfg.host}:{cfg.port} ({auth}); "
                       f"queue in {cfg.state_dir}, verdicts in {cfg.store_path()}")  # fmt: skip

@@ -134,9 +134,9 @@ def _call(
     task: Task, source: str, case: TestCase, workers: PythonWorkerPool, limits: Limits
 ) -> Outcome:
     if task.oracle.kind == "assertion":
-        # HumanEval style: the solution, then its test code, then check(entry_point).
-        program = f"{source}\n\n{task.oracle.checker}\n\ncheck({task.entry_point})\n"
-        r = workers.call(program, None, (), limits)
+        # HumanEval style: check(entry_point), the test code in a process apart from the
+        # candidate's (in one process the candidate could forge the verdict or fool asserts).
+        r = workers.check_call(source, task.oracle.checker or "", task.entry_point or "", limits)
     else:
         r = workers.call(source, task.entry_point, case.args or [], limits)
     return Outcome(

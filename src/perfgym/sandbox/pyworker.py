@@ -4,8 +4,12 @@ For function-level tasks (thousands of calls per RL step) starting an interprete
 dominates the cost. A `PythonWorker` is one long-lived bubblewrap holding a pristine
 interpreter (`_inside/pyworker_server.py`); each `call` forks an unprivileged child that runs
 the program's module in a fresh namespace and calls its entry point, and each `run_program`
-forks one that runs a whole stdio program as `python3 prog.py` would. Nothing a call leaves
-behind (files, module state, processes) is visible to the next call.
+forks one that runs a whole stdio program as `python3 prog.py` would, and each `check_call`
+runs a candidate against an assertion oracle's test code in two processes (the test process
+alone writes the verdict). Nothing a call leaves behind (files, module state, processes) is
+visible to the next call: a call whose leftovers cannot be cleaned fails, and its worker is
+restarted (`restarts`, `failed_cleanups`). Each worker runs in a cpu-accounting cgroup of its
+own (`worker_cgroup`), so CPU hidden in processes nobody waited for is counted.
 """
 
 from __future__ import annotations
@@ -31,12 +35,14 @@ from perfgym.sandbox.bwrap import find_bwrap
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.view import INSIDE_MOUNT, base_args, hidden_paths, program_env
+from perfgym.sandbox.worker_cgroup import WorkerCgroup
 from perfgym.sandbox.worker_messages import (
     DEFAULT_CALL_LIMITS,
     CallResult,
     ProgramResult,
     call_request,
     call_result,
+    check_request,
     program_result,
 )
 
@@ -46,6 +52,12 @@ __all__ = ["CallResult", "ProgramResult", "PythonWorker", "PythonWorkerPool"]
 SERVER = f"{INSIDE_MOUNT}/pyworker_server.py"
 _uids = itertools.count(0)
 _UID_BASE = 100_000
+#: An assertion call's test process runs as the worker's uid plus this: a uid the candidate's
+#: process does not share (it can neither signal nor trace the test process).
+_CHECK_UID_OFFSET = 1 << 31
+#: Entries a call may leave in /tmp and /dev/shm for the worker to delete; beyond that the
+#: worker is restarted (a fresh tmpfs) and the call fails.
+CLEANUP_MAX_ENTRIES = 200_000
 _WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_FOWNER",
                 "CAP_DAC_OVERRIDE")  # fmt: skip
 
@@ -53,17 +65,35 @@ _WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_FOWN
 class PythonWorker:
     """One isolated interpreter serving calls one at a time."""
 
-    def __init__(self, config: SandboxConfig | None = None, disk_bytes: int = 64 << 20) -> None:
+    def __init__(
+        self,
+        config: SandboxConfig | None = None,
+        disk_bytes: int = 64 << 20,
+        cleanup_max_entries: int = CLEANUP_MAX_ENTRIES,
+    ) -> None:
         self.config = config or SandboxConfig()
         # A uid of its own across every process on the host (RLIMIT_NPROC counts per uid: a
         # fork bomb in one worker must not starve a call in another process's worker).
         self.uid = _UID_BASE + os.getpid() * 256 + next(_uids) % 256
         self.disk_bytes = disk_bytes
+        self.cleanup_max_entries = cleanup_max_entries
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
+        self._cgroup: WorkerCgroup | None = None
         self._hidden: list[str] = []
         self.calls = 0
+        self.starts = 0
+        #: Calls whose leftovers the worker could not clean (each restarted the worker).
+        self.failed_cleanups = 0
+        #: Why calls' CPU is rusage only ('' when the worker's cgroup counts it).
+        self.cgroup_unavailable = ""
+
+    @property
+    def restarts(self) -> int:
+        """Times the worker was started again after its first start (a failed cleanup, a
+        crash, a change of the hidden paths)."""
+        return max(0, self.starts - 1)
 
     def _start(self) -> socket.socket:
         host_end, child_end = socket.socketpair()
@@ -76,13 +106,28 @@ class PythonWorker:
         argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
         for cap in _WORKER_CAPS:
             argv += ["--cap-add", cap]
-        argv += ["--", python, "-I", "-S", SERVER, str(fd), str(self.uid)]
-        self._proc = spawner.popen(argv, pass_fds=(fd,), stdin=subprocess.DEVNULL)
-        child_end.close()
+        self._cgroup, self.cgroup_unavailable = WorkerCgroup.create()
+        cg_fd, cg_kind = -1, "none"
+        if self._cgroup is not None:
+            cg_fd, cg_kind = self._cgroup.usage_fd(), self._cgroup.kind
+            argv = self._cgroup.wrap(argv)
+        argv += ["--", python, "-I", "-S", SERVER, str(fd), str(self.uid),
+                 str(self.uid + _CHECK_UID_OFFSET), str(cg_fd), cg_kind,
+                 str(self.cleanup_max_entries)]  # fmt: skip
+        passed = (fd,) if cg_fd < 0 else (fd, cg_fd)
+        self.starts += 1
+        try:
+            self._proc = spawner.popen(argv, pass_fds=passed, stdin=subprocess.DEVNULL)
+        finally:
+            child_end.close()
+            if cg_fd >= 0:
+                os.close(cg_fd)
         self._sock = host_end
         hello = _recv(host_end)
         if not hello.get("ready"):
             raise RuntimeError(f"python worker failed to start: {hello}")
+        if self._cgroup is not None and not hello.get("cgroup"):
+            self.cgroup_unavailable = "the worker could not read its cgroup's CPU counter"
         return host_end
 
     def call(
@@ -95,8 +140,25 @@ class PythonWorker:
     ) -> CallResult:
         """Run `source` as a fresh module and call `entry(*args)` in an isolated child."""
         limits = limits or DEFAULT_CALL_LIMITS
-        return call_result(self._request(call_request(source, entry, args, limits, filename)),
-                           limits)  # fmt: skip
+        req = call_request(source, entry, args, limits, filename)
+        return call_result(self._request(req), limits, self.cgroup_unavailable)
+
+    def check_call(
+        self,
+        source: str,
+        checker: str,
+        entry: str,
+        limits: Limits | None = None,
+        filename: str = "solution.py",
+    ) -> CallResult:
+        """Judge `source` by an assertion oracle: `checker` defines `check(candidate)`, which is
+        called with the program's `entry`. The test code runs in a process of its own that
+        calls the program's functions across a pipe (see `_inside/pyworker_check.py`); OK
+        when `check` returned, RUNTIME_ERROR when it raised. Wall time and CPU are both
+        processes'."""
+        limits = limits or DEFAULT_CALL_LIMITS
+        req = check_request(source, checker, entry, limits, filename)
+        return call_result(self._request(req), limits, self.cgroup_unavailable)
 
     def run_program(
         self,
@@ -122,7 +184,7 @@ class PythonWorker:
         reply = self._request(req)
         if "worker_failed" in reply:
             return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply["worker_failed"])
-        return program_result(reply, limits)
+        return program_result(reply, limits, self.cgroup_unavailable)
 
     def _request(self, req: dict[str, Any]) -> dict[str, Any]:
         with self._lock:
@@ -134,8 +196,21 @@ class PythonWorker:
             except (OSError, EOFError, RuntimeError) as exc:
                 self._stop()
                 return {"worker_failed": f"worker failed: {exc}"}
-            self.calls += 1
+            self._served(reply)
         return reply
+
+    def _served(self, reply: dict[str, Any]) -> None:
+        """Count a reply; a failed cleanup ended the worker's sandbox: stop it (the next
+        request starts a fresh one)."""
+        self.calls += 1
+        if reply.get("cleanup_failed"):
+            self.failed_cleanups += 1
+            self._stop()
+
+    def stats(self) -> dict[str, int]:
+        """Counters for a health check: calls served, restarts, failed cleanups."""
+        return {"calls": self.calls, "restarts": self.restarts,
+                "failed_cleanups": self.failed_cleanups}  # fmt: skip
 
     def stream(
         self, take: Callable[[], tuple[int, dict[str, Any]] | None], window: int = 4
@@ -186,7 +261,9 @@ class PythonWorker:
                         job = None
                     continue
                 out[pending.popleft()[0]] = reply
-                self.calls += 1
+                self._served(reply)
+                if reply.get("cleanup_failed"):  # the rest go to a fresh worker: none started
+                    sock = None
 
     def _alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None and self._sock is not None
@@ -209,6 +286,9 @@ class PythonWorker:
                 self._proc.kill()
             self._proc.wait()
             self._proc = None
+        if self._cgroup is not None:
+            self._cgroup.destroy()
+            self._cgroup = None
 
     def close(self) -> None:
         with self._lock:
@@ -233,6 +313,24 @@ class PythonWorkerPool:
             return worker.call(source, entry, args, limits)
         finally:
             self._free.put(worker)
+
+    def check_call(self, source: str, checker: str, entry: str,
+                   limits: Limits | None = None) -> CallResult:  # fmt: skip
+        """`PythonWorker.check_call` on the next free worker."""
+        worker = self._free.get()
+        try:
+            return worker.check_call(source, checker, entry, limits)
+        finally:
+            self._free.put(worker)
+
+    def stats(self) -> dict[str, int]:
+        """The workers' counters summed (for a health check): `calls`, `restarts` (a worker
+        started again: a failed cleanup, a crash) and `failed_cleanups`."""
+        total = {"workers": self.size, "calls": 0, "restarts": 0, "failed_cleanups": 0}
+        for w in self.workers:
+            for k, v in w.stats().items():
+                total[k] += v
+        return total
 
     def run_program(
         self,
@@ -273,7 +371,8 @@ class PythonWorkerPool:
         replies: dict[int, dict[str, Any]] = {}
         for f in [self._executor.submit(drive) for _ in range(min(self.size, len(reqs)))]:
             replies.update(f.result())
-        return [call_result(replies[i], limits) for i in range(len(reqs))]
+        why = self.workers[0].cgroup_unavailable if self.workers else ""
+        return [call_result(replies[i], limits, why) for i in range(len(reqs))]
 
     def close(self) -> None:
         self._executor.shutdown(wait=True)

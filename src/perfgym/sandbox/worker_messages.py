@@ -19,6 +19,34 @@ from perfgym.sandbox.request import classify_exit, exit_of
 #: Limits of a call made without any.
 DEFAULT_CALL_LIMITS = Limits(wall_s=10.0, memory_mb=512)
 
+#: How a call's CPU is counted when the worker's cgroup counts it.
+CPU_BY_CGROUP = "cgroup: every process of the call, checked against their rusage"
+
+_FLAGS_DOC = (
+    "Timing suspicions: 'hidden_cpu' (the worker's cgroup saw CPU no rusage of the call's "
+    "processes reports: a child reaped by the kernel; it is added to cpu_s), "
+    "'outlived_main' (a process of the call was still there when its main process "
+    "had ended; the worker killed it)."
+)
+
+
+def _cpu_fields(reply: dict[str, Any], cgroup_unavailable: str) -> dict[str, Any]:
+    """CPU of every process of a call: rusage, plus what only the cgroup saw (flagged)."""
+    hidden = float(reply.get("cpu_hidden_s") or 0.0)
+    flags = []
+    if hidden > 0:
+        flags.append("hidden_cpu")
+    if reply.get("outlived"):
+        flags.append("outlived_main")
+    if reply.get("cpu_cgroup_s") is not None:
+        mechanism = CPU_BY_CGROUP
+    else:
+        why = cgroup_unavailable or "the worker reported no cgroup figure"
+        mechanism = f"rusage of reaped processes only ({why}): a child reaped by the kernel " \
+                    "is not counted"  # fmt: skip
+    return {"cpu_s": reply["cpu_user_s"] + reply["cpu_system_s"] + hidden,
+            "cpu_hidden_s": hidden, "flags": flags, "cpu_mechanism": mechanism}  # fmt: skip
+
 
 class CallResult(BaseModel):
     """One call's outcome, measured from outside the call's process."""
@@ -30,7 +58,16 @@ class CallResult(BaseModel):
     value: Any = Field(None, description="The entry point's return value (plain builtin types).")
     error: str = ""
     wall_s: float = Field(0.0, description="Fork of the call's child to its exit (external).")
-    cpu_s: float = Field(0.0, description="User+system CPU of the call's child (wait4).")
+    cpu_s: float = Field(
+        0.0,
+        description="User+system CPU of every process of the call: the rusage of all of them "
+        "the worker reaped, plus `cpu_hidden_s`.",
+    )
+    cpu_hidden_s: float = Field(
+        0.0, description="CPU the worker's cgroup saw beyond the processes' rusage (counted)."
+    )
+    flags: list[str] = Field(default_factory=list, description=_FLAGS_DOC)
+    cpu_mechanism: str = Field("", description="How cpu_s was counted.")
     peak_rss_mb: float = Field(
         0.0, description="Resident memory the call added to the interpreter."
     )
@@ -56,6 +93,11 @@ class ProgramResult(BaseModel):
     stderr_truncated: bool = False
     wall_s: float = Field(0.0, description="Fork of the run's child to its exit (external).")
     cpu_s: float = Field(0.0, description="User+system CPU of every process of the run.")
+    cpu_hidden_s: float = Field(
+        0.0, description="CPU the worker's cgroup saw beyond the processes' rusage (counted)."
+    )
+    flags: list[str] = Field(default_factory=list, description=_FLAGS_DOC)
+    cpu_mechanism: str = Field("", description="How cpu_s was counted.")
     peak_rss_mb: float = Field(0.0, description="Resident memory the run added to the worker.")
     reason: str = ""
 
@@ -90,14 +132,39 @@ def call_request(
     }
 
 
-def call_result(reply: dict[str, Any], limits: Limits) -> CallResult:
+def check_request(
+    source: str, checker: str, entry: str, limits: Limits, filename: str = "solution.py"
+) -> dict[str, Any]:
+    """The request that judges `source` by an assertion oracle (`checker` defines
+    `check(candidate)`, called with the program's `entry`), the test code in its own process."""
+    return {
+        "mode": "check",
+        "source": source,
+        "checker": checker,
+        "filename": filename,
+        "entry": entry,
+        "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
+    }
+
+
+def cleanup_failure(reply: dict[str, Any]) -> str:
+    """Why the worker could not clean up after this call ('' when it could): the call's own
+    failure (it left what could not be removed), never an infrastructure error."""
+    why = reply.get("cleanup_failed")
+    if not why:
+        return ""
+    return f"the call left its sandbox in a state the worker could not clean ({why}); " \
+           "the worker was restarted"  # fmt: skip
+
+
+def call_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str = "") -> CallResult:
     """A call's reply (or the host's note that the worker failed) as a `CallResult`."""
     if "worker_failed" in reply:
         return CallResult(status=Status.SANDBOX_ERROR, error=reply["worker_failed"])
-    return _to_result(reply, limits)
+    return _to_result(reply, limits, cgroup_unavailable)
 
 
-def _to_result(reply: dict[str, Any], limits: Limits) -> CallResult:
+def _to_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str) -> CallResult:
     if reply.get("status") == "COMPILE_ERROR":
         return CallResult(status=Status.RUNTIME_ERROR, phase="compile", error=reply["error"])
     if reply.get("status") == "SANDBOX_ERROR":
@@ -107,11 +174,13 @@ def _to_result(reply: dict[str, Any], limits: Limits) -> CallResult:
     sig = os.WTERMSIG(exit_status) if os.WIFSIGNALED(exit_status) else None
     common = dict(
         wall_s=reply["wall_s"],
-        cpu_s=reply["cpu_user_s"] + reply["cpu_system_s"],
         peak_rss_mb=reply["peak_rss_mb"],
         stdout=reply.get("stdout", ""),
         stdout_truncated=reply.get("stdout_truncated", False),
+        **_cpu_fields(reply, cgroup_unavailable),
     )
+    if unclean := cleanup_failure(reply):
+        return CallResult(status=Status.RUNTIME_ERROR, error=unclean, **common)
     error = res.get("error", "")
     if reply.get("killed") == "TIMEOUT" or sig == signal.SIGXCPU:
         return CallResult(status=Status.TIMEOUT, error=f"over {limits.wall_s:g} s", **common)
@@ -134,7 +203,9 @@ def _to_result(reply: dict[str, Any], limits: Limits) -> CallResult:
     return CallResult(status=Status.RUNTIME_ERROR, error=error or "the call failed", **common)
 
 
-def program_result(reply: dict[str, Any], limits: Limits) -> ProgramResult:
+def program_result(
+    reply: dict[str, Any], limits: Limits, cgroup_unavailable: str = ""
+) -> ProgramResult:
     """Classify a program-mode reply as `request.decode` classifies a sandboxed run."""
     if reply.get("status") == "COMPILE_ERROR":  # what `python3 prog.py` does on a SyntaxError
         err = f"{reply['error']}\n".encode()
@@ -148,7 +219,9 @@ def program_result(reply: dict[str, Any], limits: Limits) -> ProgramResult:
     code, sig = exit_of(int(reply["exit_status"]))
     out_cut, err_cut = bool(reply["stdout_truncated"]), bool(reply["stderr_truncated"])
     reason = reply.get("reason", "")
-    if reply.get("killed"):
+    if unclean := cleanup_failure(reply):
+        status, reason = Status.RUNTIME_ERROR, unclean
+    elif reply.get("killed"):
         status = Status(reply["killed"])
     elif reply.get("memory_error"):
         status = Status.MEMORY_LIMIT
@@ -165,7 +238,7 @@ def program_result(reply: dict[str, Any], limits: Limits) -> ProgramResult:
         stdout_truncated=out_cut,
         stderr_truncated=err_cut,
         wall_s=reply["wall_s"],
-        cpu_s=reply["cpu_user_s"] + reply["cpu_system_s"],
         peak_rss_mb=reply["peak_rss_mb"],
         reason=reason,
+        **_cpu_fields(reply, cgroup_unavailable),
     )

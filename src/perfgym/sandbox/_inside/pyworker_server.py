@@ -1,13 +1,27 @@
 """Warm Python worker: PID 1 of its own sandbox; forks a fresh, unprivileged child per call.
 
-The pristine parent never runs untrusted code: it only compiles sources (cached by hash) and
-pre-imports the standard-library modules they name. A function call's child executes the
-module in a fresh namespace, calls the entry point, writes the tagged-JSON result into a memfd
-and exits. A program run's child (mode "program") runs the source as `__main__` over fresh
-stdio, exactly as `python3 prog.py` would, and the parent captures its output under caps.
+The pristine parent never runs untrusted code: it only compiles sources (cached by hash). What
+it has imported is a fixed list (`PRELOAD`), the same for every candidate, imported once at
+start; nothing a candidate names is ever imported here (an import can have side effects, and
+module state would pass from one candidate to the next). Its own stdio is /dev/null, and every
+child builds fresh standard streams, so nothing the parent buffered reaches a program.
+
+A function call's child executes the module in a fresh namespace, calls the entry point,
+writes the tagged-JSON result into a memfd and exits: that channel carries only what the
+program's process says it returned, which the program controls anyway (its value is judged on
+the host). An assertion call (mode "check", HumanEval's `check(candidate)`) runs the candidate
+and the task's test code in two processes under two uids: the test code calls the candidate's
+functions through a socket, receives plain values (`valuecodec`), and only the test process
+holds the result channel. A program run's child (mode "program") runs the source as
+`__main__` over fresh stdio, exactly as `python3 prog.py` would, and the parent captures its
+output under caps.
+
 Afterwards the parent SIGKILLs every other process in its PID namespace and empties /tmp and
-/dev/shm, so nothing a call leaves behind reaches the next one. Messages are 4-byte big-endian
-length + JSON over a stream socket.
+/dev/shm without recursion; a cleanup that fails, or leaves anything, is reported and the
+worker exits (the host restarts it). CPU is the call's every process: rusage of all reaped
+descendants, cross-checked against the worker's cpuacct cgroup (when the host gave one) so
+that a child nobody waited for (SIGCHLD ignored, a daemon) is counted and flagged.
+Messages are 4-byte big-endian length + JSON over a stream socket.
 """
 
 from __future__ import annotations
@@ -18,6 +32,7 @@ from __future__ import annotations
 import _signal
 import binascii
 import builtins
+import errno
 import gc
 import json
 import os
@@ -29,12 +44,33 @@ import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import pyworker_check  # noqa: E402
 import pyworker_program  # noqa: E402
 import valuecodec  # noqa: E402
+
+#: What the parent imports at start, the same for every candidate: modules without import-time
+#: side effects that function-task candidates commonly use (HumanEval's prompts all import
+#: typing), so their calls need not import them. Nothing else is ever imported here; a
+#: program's other imports happen in its own child.
+PRELOAD = ("bisect", "collections", "functools", "heapq", "itertools", "math", "operator", "re",
+           "string", "typing")  # fmt: skip
 
 _MAX_CODES = 256
 _codes: dict[str, types.CodeType] = {}
 _sock_fd = -1  # the host connection: never inherited by a call's child
+_cg_fd, _cg_kind = -1, ""  # the worker's cgroup CPU counter (read-only), when the host gave one
+_check_uid = -1  # the uid of an assertion call's test process (not the candidate's)
+#: Directories a call can write, emptied after every call.
+_CLEAN_ROOTS = ("/tmp", "/dev/shm")
+#: Entries a call may leave for the cleanup; more and the worker is restarted instead (a
+#: fresh tmpfs is cheaper than deleting millions of files), the call counted as failed.
+_max_entries = 200_000
+#: Seconds to reap the killed processes of a call before the cleanup counts as failed.
+_REAP_S = 5.0
+#: CPU the cgroup may show beyond the reaped processes' rusage before the call is flagged for
+#: hidden CPU (kernel work around fork/exit, the bubblewrap monitor).
+_HIDDEN_TOL_S, _HIDDEN_TOL_REL = 0.002, 0.05
+_hoisted = 0
 
 
 def _send(fd: int, obj: dict) -> None:
@@ -61,23 +97,6 @@ def _recv(fd: int) -> dict:
 
 def _b64(data: bytes) -> str:
     return binascii.b2a_base64(data, newline=False).decode()
-
-
-def _preimport(code: types.CodeType) -> None:
-    """Import the stdlib modules a program names (trusted code) so calls need not."""
-    stdlib = getattr(sys, "stdlib_module_names", ())
-    names: set[str] = set()
-    stack: list[object] = [code]
-    while stack:
-        c = stack.pop()
-        names.update(getattr(c, "co_names", ()))
-        stack.extend(k for k in getattr(c, "co_consts", ()) if hasattr(k, "co_names"))
-    for name in names:
-        if name in stdlib and name not in sys.modules:
-            try:
-                __import__(name)
-            except Exception:  # noqa: BLE001 - an unimportable module is the program's problem
-                pass
 
 
 #: Larger sources are compiled for their request only: a code object kept in this process
@@ -109,7 +128,6 @@ def _compile(source: str, filename: str, lim: dict) -> tuple[str, types.CodeType
     if len(_codes) >= _MAX_CODES:
         _codes.pop(next(iter(_codes)))
     _codes[key] = code
-    _preimport(code)
     gc.freeze()  # keep the collector in call children off the parent's pages (fewer COW faults)
     return key, code, ""
 
@@ -118,10 +136,25 @@ def _close_inherited(keep: tuple[int, ...]) -> None:
     """Close every descriptor above stdio but `keep`: above all the host connection, through
     which an untrusted child could otherwise forge the worker's reply."""
     lo = 3
-    for fd in sorted(set(keep)) + [max(keep + (_sock_fd, 255)) + 1]:
+    for fd in sorted(set(keep)) + [max(keep + (_sock_fd, _cg_fd, 255)) + 1]:
         if fd >= lo:
             os.closerange(lo, fd)
             lo = fd + 1
+
+
+def _forget(req: dict) -> None:
+    """In a child about to run a program: drop what the parent holds of other requests (the
+    compiled sources of earlier calls, this call's test code), so the program cannot read
+    them from its inherited memory through Python objects."""
+    _codes.clear()
+    req.pop("checker", None)
+
+
+def _fresh_stdio() -> None:
+    """Standard streams of this child's own over fds 0-2 (nothing the parent buffered)."""
+    sys.stdin = sys.__stdin__ = pyworker_program._stdio(0)  # type: ignore[misc,assignment]
+    sys.stdout = sys.__stdout__ = pyworker_program._stdio(1)  # type: ignore[misc,assignment]
+    sys.stderr = sys.__stderr__ = pyworker_program._stdio(2)  # type: ignore[misc,assignment]
 
 
 def _confine(lim: dict, uid: int, vsize: int) -> None:
@@ -151,6 +184,8 @@ def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, 
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         _close_inherited((out_fd, res_fd))
+        _fresh_stdio()
+        _forget(req)
         _confine(req["limits"], uid, vsize)
         args = valuecodec.decode(req.get("args", []))
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
@@ -181,45 +216,87 @@ def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, 
     os._exit(code_out)
 
 
-def _clean() -> None:
-    """Kill every leftover process of the call and empty the writable directories."""
-    try:
-        os.kill(-1, _signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    while True:
+def _clean() -> tuple[bool, str]:
+    """Kill every leftover process of the call and empty the writable directories. Returns
+    whether any process was left when the call's main process had ended (a child nobody
+    waited for, a daemon) and why the cleanup failed ('' when it did not)."""
+    left = False
+    deadline = time.monotonic() + _REAP_S
+    for _round in range(100):  # again until nothing is left to signal (a fork racing the kill)
         try:
-            if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                time.sleep(0.0005)
-        except ChildProcessError:
+            os.kill(-1, _signal.SIGKILL)  # every process but this one (PID 1)
+            left = True
+        except ProcessLookupError:
             break
-    for root in ("/tmp", "/dev/shm"):
-        try:
-            for name in os.listdir(root):
-                p = os.path.join(root, name)
-                if os.path.isdir(p) and not os.path.islink(p):
-                    _remove_tree(p)
-                else:
-                    os.unlink(p)
-        except OSError:
-            pass
-
-
-def _remove_tree(path: str) -> None:
-    """Remove a directory and everything under it, best effort, never following a link."""
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    if time.monotonic() > deadline:
+                        return left, "a process of the call could not be reaped"
+                    time.sleep(0.0005)
+            except ChildProcessError:
+                break
     try:
-        with os.scandir(path) as entries:
-            for e in entries:
-                try:
-                    if e.is_dir(follow_symlinks=False):
-                        _remove_tree(e.path)
-                    else:
-                        os.unlink(e.path)
-                except OSError:
-                    pass
-        os.rmdir(path)
-    except OSError:
-        pass
+        for root in _CLEAN_ROOTS:
+            _empty(root)
+    except Exception as exc:  # noqa: BLE001 - whatever stops the cleanup, the worker goes
+        return left, f"{type(exc).__name__}: {exc}"[:500]
+    return left, ""
+
+
+def _empty(root: str) -> None:
+    """Remove everything in `root`, never following a link and without recursion: a directory
+    that is not empty has its entries moved up into `root` first, so neither depth nor path
+    length costs stack, descriptors or PATH_MAX. OSError when anything stays, or when the
+    call left more than `_max_entries` entries."""
+    global _hoisted
+    try:
+        rfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return
+    try:
+        todo = os.listdir(rfd)
+        seen = 0
+        while todo:
+            name = todo.pop()
+            seen += 1
+            if seen > _max_entries:
+                raise OSError(f"the call left more than {_max_entries} entries in {root}")
+            try:
+                mode = os.stat(name, dir_fd=rfd, follow_symlinks=False).st_mode
+            except FileNotFoundError:
+                continue
+            if mode & 0o170000 != 0o040000:  # not a directory: a file, link, FIFO, socket...
+                os.unlink(name, dir_fd=rfd)
+                continue
+            try:
+                os.rmdir(name, dir_fd=rfd)
+                continue
+            except OSError as exc:
+                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+            dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=rfd)
+            try:
+                for child in os.listdir(dfd):
+                    while True:
+                        _hoisted += 1
+                        new = f".pgw-{_hoisted}"
+                        try:
+                            os.rename(child, new, src_dir_fd=dfd, dst_dir_fd=rfd)
+                            break
+                        except OSError as exc:  # the name is taken: take the next
+                            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR,
+                                                 errno.ENOTDIR):  # fmt: skip
+                                raise
+                    todo.append(new)
+            finally:
+                os.close(dfd)
+            todo.append(name)  # empty now: removed on its next turn
+        stayed = os.listdir(rfd)
+        if stayed:
+            raise OSError(f"{len(stayed)} entries stayed in {root}")
+    finally:
+        os.close(rfd)
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -237,6 +314,71 @@ def _statm() -> tuple[int, int]:
     return int(fields[0]) * _PAGE, int(fields[1]) * _PAGE
 
 
+def _cgroup_ns() -> int:
+    """The worker cgroup's CPU counter in ns (every process the worker ever ran), or -1."""
+    if _cg_fd < 0:
+        return -1
+    try:
+        data = os.pread(_cg_fd, 4096, 0)
+        if _cg_kind == "v1":
+            return int(data)
+        for line in data.split(b"\n"):
+            if line.startswith(b"usage_usec "):
+                return int(line.split()[1]) * 1000
+    except (OSError, ValueError):
+        pass
+    return -1
+
+
+def _self_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _meter() -> tuple[int, float, resource.struct_rusage]:
+    """The counters a call's CPU is the difference of (read just before its first fork)."""
+    return _cgroup_ns(), _self_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN)
+
+
+def _metered(start: tuple[int, float, resource.struct_rusage], reply: dict) -> dict:
+    """Fill `reply` with the call's CPU, read after every process of the call was reaped: the
+    rusage of all of them (the main process, and whatever this PID 1 reaped), and the cgroup's
+    CPU less this process's own. CPU the cgroup saw and no rusage did (a child reaped by the
+    kernel because SIGCHLD was ignored) is added to the call's and reported as hidden."""
+    cg0, self0, ch0 = start
+    ch1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    self1, cg1 = _self_cpu(), _cgroup_ns()
+    user, system = ch1.ru_utime - ch0.ru_utime, ch1.ru_stime - ch0.ru_stime
+    reply["cpu_user_s"], reply["cpu_system_s"] = user, system
+    if cg0 < 0 or cg1 < 0:
+        reply["cpu_cgroup_s"] = None
+        return reply
+    others = max(0.0, (cg1 - cg0) / 1e9 - (self1 - self0))
+    reply["cpu_cgroup_s"] = others
+    hidden = others - (user + system)
+    if hidden > _HIDDEN_TOL_S + _HIDDEN_TOL_REL * (user + system):
+        reply["cpu_hidden_s"] = hidden
+    return reply
+
+
+def _finish(reply: dict, start: tuple[int, float, resource.struct_rusage]) -> dict:
+    """Clean up after a call (its main processes reaped) and complete its reply."""
+    left, failed = _clean()
+    reply["outlived"] = left
+    if failed:
+        reply["cleanup_failed"] = failed
+    return _metered(start, reply)
+
+
+def _flush_stdio() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BaseException:  # noqa: BLE001 - /dev/null: nothing to lose
+            pass
+
+
 def _call(req: dict, uid: int) -> dict:
     key, code, err = _compile(req["source"], req.get("filename", "solution.py"), req["limits"])
     if code is None:
@@ -245,6 +387,8 @@ def _call(req: dict, uid: int) -> dict:
     out_fd = os.memfd_create("out", 0)
     res_fd = os.memfd_create("res", 0)
     vsize, server_rss = _statm()  # the child starts sharing this much; its own use is the excess
+    _flush_stdio()
+    start = _meter()
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
@@ -258,29 +402,142 @@ def _call(req: dict, uid: int) -> dict:
     _, status, ru = os.wait4(pid, 0)
     wall = time.monotonic() - t0
     os.close(pidfd)
-    _clean()
-    out_size = os.fstat(out_fd).st_size
-    cap = int(lim["stdout_bytes"])
-    out = os.pread(out_fd, min(out_size, cap), 0)
+    reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
+                   "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
+    _finish(reply, start)
+    _read_output(out_fd, int(lim["stdout_bytes"]), reply)
     res_size = os.fstat(res_fd).st_size
     res_raw = os.pread(res_fd, res_size, 0) if res_size else b""
-    os.close(out_fd)
     os.close(res_fd)
-    reply: dict = {
-        "wall_s": wall,
-        "cpu_user_s": ru.ru_utime,
-        "cpu_system_s": ru.ru_stime,
-        "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0,
-        "stdout": out.decode("utf-8", errors="replace"),
-        "stdout_truncated": out_size > cap,
-        "exit_status": status,
-        "killed": killed,
-    }
     try:
         reply["result"] = json.loads(res_raw) if res_raw else None
     except ValueError:
         reply["result"] = None
     return reply
+
+
+def _read_output(out_fd: int, cap: int, reply: dict) -> None:
+    out_size = os.fstat(out_fd).st_size
+    out = os.pread(out_fd, min(out_size, cap), 0)
+    os.close(out_fd)
+    reply["stdout"] = out.decode("utf-8", errors="replace")
+    reply["stdout_truncated"] = out_size > cap
+
+
+def _check_call(req: dict, uid: int) -> dict:
+    """An assertion call: the candidate's module in one child (the worker's uid), the task's
+    test code in another (a second uid, so the candidate can neither signal, trace nor read
+    it), talking over two pipes. Only the test process holds the result channel, and it sees
+    the candidate's functions through `pyworker_check.Remote`: plain values in, plain values
+    out. The call's wall time and CPU are both processes'."""
+    filename = req.get("filename", "solution.py")
+    key, code, err = _compile(req["source"], filename, req["limits"])
+    if code is None:
+        return {"status": "COMPILE_ERROR", "error": err}
+    lim = req["limits"]
+    out_fd = os.memfd_create("out", 0)
+    ask_r, ask_w = os.pipe()  # test process -> candidate
+    ans_r, ans_w = os.pipe()  # candidate -> test process
+    vsize, server_rss = _statm()
+    _flush_stdio()
+    start = _meter()
+    t0 = time.monotonic()
+    cand = os.fork()
+    if cand == 0:  # before the test code is compiled here: this child never holds it
+        _candidate_child(req, code, out_fd, ask_r, ans_w, uid, vsize)
+    ckey, check_code, cerr = _compile(req["checker"], "<check>", lim)
+    res_fd = os.memfd_create("res", 0)
+    chk = -1
+    if check_code is not None:
+        chk = os.fork()
+        if chk == 0:
+            _check_child(req, check_code, ans_r, ask_w, res_fd, vsize)
+    for fd in (ask_r, ask_w, ans_r, ans_w):
+        os.close(fd)
+    killed = ""
+    status = 0
+    if chk > 0:
+        pidfd = os.pidfd_open(chk)
+        left = t0 + float(lim["wall_s"]) - time.monotonic()
+        ready, _, _ = select.select([pidfd], [], [], max(left, 0.0))
+        if not ready:
+            killed = "TIMEOUT"
+            os.kill(chk, _signal.SIGKILL)
+        _, status, ru_chk = os.wait4(chk, 0)
+        os.close(pidfd)
+    try:
+        os.kill(cand, _signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    _, cand_status, ru = os.wait4(cand, 0)
+    wall = time.monotonic() - t0
+    if os.WIFSIGNALED(cand_status) and os.WTERMSIG(cand_status) == _signal.SIGXCPU:
+        status = cand_status  # the candidate ran out of CPU: its timeout, not the test's
+    reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
+                   "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
+    _finish(reply, start)
+    _read_output(out_fd, int(lim["stdout_bytes"]), reply)
+    if check_code is None:
+        os.close(res_fd)
+        reply.update(status="SANDBOX_ERROR", error=f"the task's test code: {cerr}")
+        return reply
+    res_size = os.fstat(res_fd).st_size
+    res_raw = os.pread(res_fd, res_size, 0) if res_size else b""
+    os.close(res_fd)
+    try:
+        reply["result"] = json.loads(res_raw) if res_raw else None
+    except ValueError:
+        reply["result"] = None
+    return reply
+
+
+def _candidate_child(req: dict, code: types.CodeType, out_fd: int, ask_r: int, ans_w: int,
+                     uid: int, vsize: int) -> None:  # fmt: skip
+    """The candidate's process of an assertion call: runs its module, then answers the test
+    process's questions about it until the test process is done. Never returns."""
+    try:
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        _close_inherited((out_fd, ask_r, ans_w))
+        _fresh_stdio()
+        _forget(req)
+        _confine(req["limits"], uid, vsize)
+        namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
+        try:
+            exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
+        except BaseException as exc:  # noqa: BLE001 - the program's own failure
+            pyworker_check.send(ans_w, pyworker_check.failure(exc))
+        else:
+            pyworker_check.send(ans_w, {"ready": True})
+            pyworker_check.serve(namespace, ask_r, ans_w)
+    except BaseException:  # noqa: BLE001 - the test process sees the candidate gone
+        pass
+    try:
+        sys.stdout.flush()
+    except BaseException:  # noqa: BLE001
+        pass
+    os._exit(0)
+
+
+def _check_child(req: dict, code: types.CodeType, ans_r: int, ask_w: int, res_fd: int,
+                 vsize: int) -> None:  # fmt: skip
+    """The test process of an assertion call (the task's code, a uid of its own): calls
+    `check(candidate)` against the candidate's process and writes the verdict. Never returns."""
+    try:
+        _close_inherited((ans_r, ask_w, res_fd))
+        _forget(req)
+        _confine(req["limits"], _check_uid, vsize)
+        pyworker_check.run_check(code, req.get("entry") or "", ans_r, ask_w)
+        result: dict = {"ok": True}
+        code_out = 0
+    except BaseException as exc:  # noqa: BLE001 - a failed check: the candidate's failure
+        result = {"ok": False, "error": pyworker_check.describe(exc)}
+        code_out = 1
+    try:
+        os.write(res_fd, json.dumps(result).encode())
+    except BaseException:  # noqa: BLE001
+        pass
+    os._exit(code_out)
 
 
 def _program_child(
@@ -291,6 +548,7 @@ def _program_child(
         for target, name in ((0, "in"), (1, "out_w"), (2, "err_w")):
             os.dup2(fds[name], target)
         _close_inherited((fds["res"], fds["setup"]))
+        _forget(req)
         pyworker_program.place_script(req["argv"][0], req["source"])
         _confine(req["limits"], uid, vsize)
         main = pyworker_program.become_main(req)
@@ -315,9 +573,10 @@ def _run_program(req: dict, uid: int) -> dict:
     out_r, fds["out_w"] = os.pipe()
     err_r, fds["err_w"] = os.pipe()
     vsize, server_rss = _statm()
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
     setup_r, fds["setup"] = os.pipe()
+    _flush_stdio()
+    start = _meter()
+    t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
         _program_child(req, code, fds, uid, vsize)
@@ -370,7 +629,7 @@ def _run_program(req: dict, uid: int) -> dict:
     _, status, ru = os.wait4(pid, 0)
     wall = time.monotonic() - t0
     os.close(pidfd)
-    _clean()  # the main process is gone: nothing it started may outlive it
+    left_over, cleanup_failed = _clean()  # nothing the run started may outlive it
     for fd in (out_r, err_r):
         os.set_blocking(fd, False)
         try:
@@ -379,48 +638,65 @@ def _run_program(req: dict, uid: int) -> dict:
         except (BlockingIOError, KeyError):
             pass
         os.close(fd)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # every descendant, reaped above
     marker = os.pread(fds["res"], 1, 0)
     os.close(fds["res"])
     setup = b""
     while chunk := os.read(setup_r, 4096):  # its write end closed before the program ran
         setup += chunk
     os.close(setup_r)
-    return {
+    reply = {
         "exit_status": status,
         "killed": killed,
         "reason": reason,
         "memory_error": marker == b"M",
         "setup_error": "" if setup == b"ok" else setup.decode(errors="replace") or "no report",
         "wall_s": wall,
-        "cpu_user_s": after.ru_utime - before.ru_utime,
-        "cpu_system_s": after.ru_stime - before.ru_stime,
         "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0,
         "stdout": _b64(bytes(bufs[out_r])),
         "stderr": _b64(bytes(bufs[err_r])),
         "stdout_truncated": cut[out_r],
         "stderr_truncated": cut[err_r],
+        "outlived": left_over,
     }
+    if cleanup_failed:
+        reply["cleanup_failed"] = cleanup_failed
+    return _metered(start, reply)  # every descendant, reaped above
 
 
 def main() -> None:
-    global _sock_fd
+    """argv: the host connection's fd, the calls' uid, the test processes' uid, the cgroup CPU
+    counter's fd (-1: none) and its kind ('v1': cpuacct.usage, 'v2': cpu.stat), and the most
+    entries a call may leave for the cleanup."""
+    global _sock_fd, _check_uid, _cg_fd, _cg_kind, _max_entries
     sock = _sock_fd = int(sys.argv[1])
     uid = int(sys.argv[2])
+    _check_uid = int(sys.argv[3])
+    _cg_fd, _cg_kind = int(sys.argv[4]), sys.argv[5]
+    _max_entries = int(sys.argv[6])
+    # The parent's own stdio is /dev/null: nothing it writes or buffers can reach a program.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
     _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)  # bubblewrap's --die-with-parent covers exit
+    for name in PRELOAD:
+        __import__(name)
     gc.freeze()
-    _send(sock, {"ready": True, "pid": os.getpid()})
+    _send(sock, {"ready": True, "pid": os.getpid(), "cgroup": _cgroup_ns() >= 0,
+                 "preloaded": sorted(PRELOAD)})  # fmt: skip
+    modes = {"program": _run_program, "check": _check_call}
     while True:
         try:
             req = _recv(sock)
         except EOFError:
             return
         try:
-            run = _run_program if req.get("mode") == "program" else _call
-            reply = run(req, uid)
+            reply = modes.get(req.get("mode"), _call)(req, uid)
         except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
             reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
         _send(sock, reply)
+        if reply.get("cleanup_failed"):
+            return  # something of the call stayed: this sandbox ends, the host starts afresh
 
 
 if __name__ == "__main__":

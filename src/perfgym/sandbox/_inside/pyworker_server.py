@@ -691,7 +691,7 @@ def main() -> None:
         except EOFError:
             return
         try:
-            reply = modes.get(req.get("mode"), _call)(req, uid)
+            reply = modes.get(str(req.get("mode")), _call)(req, uid)
         except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
             reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
         _send(sock, reply)

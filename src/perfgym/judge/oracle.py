@@ -1,28 +1,63 @@
-"""Oracles: is one output correct? Exact, whitespace tokens, float tolerance, or a checker."""
+"""Oracles: is one output correct? Exact, whitespace tokens, float tolerance, or a task's checker
+(run sandboxed: `run_checker`)."""
 
 from __future__ import annotations
 
+import atexit
 import math
-from collections.abc import Callable
+import os
+import threading
 from typing import Any
 
+from perfgym.errors import SandboxUnavailable
+from perfgym.sandbox.execution import Status
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.task import Oracle, TestCase
 
-Checker = Callable[[Any, Any, Any], Any]
-_checkers: dict[str, Checker] = {}
+#: What one checker call may use (it runs in a warm worker's forked, unprivileged child).
+CHECKER_LIMITS = Limits(wall_s=30.0, memory_mb=2048)
+_pools: dict[int, PythonWorkerPool] = {}
+_pools_lock = threading.Lock()
 
 
-def _load_checker(source: str) -> Checker:
-    """Compile a suite's checker once (suite data, trusted; candidate code never runs here)."""
-    fn = _checkers.get(source)
-    if fn is None:
-        namespace: dict[str, Any] = {"__name__": "perfgym_checker"}
-        exec(compile(source, "<checker>", "exec"), namespace)  # noqa: S102 - trusted suite code
-        fn = namespace.get("check")
-        if not callable(fn):
-            raise ValueError("checker source does not define check(test_input, expected, output)")
-        _checkers[source] = fn
-    return fn
+def _checker_pool() -> PythonWorkerPool:
+    """This process's checker workers (started on first use; a forked process gets its own)."""
+    pid = os.getpid()
+    with _pools_lock:
+        pool = _pools.get(pid)
+        if pool is None:
+            pool = _pools[pid] = PythonWorkerPool(size=min(4, len(os.sched_getaffinity(0))))
+            atexit.register(pool.close)
+        return pool
+
+
+def run_checker(source: str, test_input: Any, expected: Any, output: Any) -> tuple[bool, str]:
+    """`check(test_input, expected, output)` of a task's checker, run in the sandbox.
+
+    A checker is task code (a task may come from any client of `perfgym serve`): it never runs
+    in this process. Only an exact `True` passes: False, any other value (1, "yes", None, a
+    truthy object), an exception, a timeout or a compile error is a wrong answer with the reason.
+    The value crosses as tagged JSON of exact builtin types, so no object of the checker's can
+    act on this side. The worker itself failing is an infrastructure error (SandboxUnavailable).
+    """
+    try:
+        r = _checker_pool().call(source, "check", [test_input, expected, output], CHECKER_LIMITS)
+    except ValueError as exc:  # a value that cannot cross into the sandbox
+        return False, f"the checker cannot be given this output: {exc}"[:300]
+    if r.status is Status.SANDBOX_ERROR:
+        raise SandboxUnavailable(f"the checker could not be run: {r.error}")
+    if r.status is not Status.OK:
+        what = (
+            "does not compile" if r.phase == "compile" else f"rejected the output ({r.status.value}"
+        )
+        what += "" if r.phase == "compile" else ")"
+        return False, f"checker {what}: {r.error}"[:300]
+    if r.value is True:
+        return True, ""
+    if r.value is False:
+        return False, ""
+    return False, f"the checker returned {type(r.value).__name__}, not a bool: counted as wrong"
 
 
 def _float_equal(a: Any, b: Any, tol: float) -> bool:
@@ -69,10 +104,9 @@ def check(oracle: Oracle, case: TestCase, expected: Any, output: Any) -> tuple[b
         if not oracle.checker:
             raise ValueError("oracle kind 'checker' needs checker source")
         test_input = case.args if case.args is not None else case.stdin
-        try:
-            ok = bool(_load_checker(oracle.checker)(test_input, expected, output))
-        except Exception as exc:  # noqa: BLE001 - a checker rejecting odd output is a wrong answer
-            return False, f"checker rejected the output ({type(exc).__name__}: {exc})"[:300]
+        ok, why = run_checker(oracle.checker, test_input, expected, output)
+        if not ok and why:
+            return False, why
     else:
         raise ValueError(f"oracle kind {kind!r} is not checked by comparing outputs")
     if ok:

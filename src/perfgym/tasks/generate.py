@@ -4,30 +4,45 @@ A test case or workload may be given by a size and a seed instead of literal inp
 calls `materialize(task, case)` before running such a case; it returns a copy with `stdin`
 (STDIO tasks) or `args` (FUNCTION tasks) filled in and leaves literal cases as they are.
 
-Generators are suite data that perfgym ships or the user supplied, run in this process (as
-ENAMEL and EvalPlus run theirs); candidate code never runs here.
+A generator is task code, and a task may come from anyone (an inline task posted to
+`perfgym serve`, a downloaded suite): it runs in the sandbox, never in this process. One
+sandboxed run (`_pinned_generate.py` inside, string hashing pinned by PYTHONHASHSEED=0)
+generates every case a call asks for; the values come back as tagged JSON of exact builtin
+types (`valuecodec`), and each case's value is cached by (generator source, size, seed, level,
+index), so materialising the same cases again runs nothing.
 """
 
 from __future__ import annotations
 
-import builtins
+import atexit
+import collections
+import functools
+import hashlib
+import json
 import os
-import pickle
 import random
-import string
-import subprocess
-import sys
-import time
+import threading
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-from perfgym.errors import TaskFormatError
-from perfgym.tasks import enamel_random
+from perfgym.errors import SandboxUnavailable, TaskFormatError
+from perfgym.sandbox._inside import valuecodec
+from perfgym.sandbox.base import Sandbox
+from perfgym.sandbox.execution import Status
+from perfgym.sandbox.limits import Limits, MiB
+from perfgym.tasks import _pinned_generate, enamel_random
 from perfgym.tasks.task import Task, TaskKind, TestCase
 
 #: Key of the ENAMEL block in `Task.metadata` (see `perfgym.tasks.enamel`).
 ENAMEL_KEY = "enamel"
-_PINNED_TIMEOUT_S = 600
+
+#: What one generation run may use (all the cases of one call together).
+GENERATOR_LIMITS = Limits(wall_s=300.0, memory_mb=4096, max_processes=16, stdout_bytes=1 * MiB,
+                          stderr_bytes=1 * MiB, file_size_bytes=1024 * MiB,
+                          disk_bytes=2048 * MiB)  # fmt: skip
+#: Characters of tagged JSON kept in the cache of generated values (least recently used go).
+_CACHE_CHARS = 256 << 20
 
 
 def needs_input(task: Task, case: TestCase) -> bool:
@@ -39,50 +54,40 @@ def needs_input(task: Task, case: TestCase) -> bool:
     return case.stdin == ""
 
 
-def materialize(task: Task, case: TestCase) -> TestCase:
+def materialize(task: Task, case: TestCase, *, sandbox: Sandbox | None = None) -> TestCase:
     """`case` with its input generated (a copy), or `case` itself when it is literal."""
     if not needs_input(task, case):
         return case
-    if ENAMEL_KEY in task.metadata:
-        return materialize_all(task, [case])[0]
-    assert case.size is not None and case.seed is not None
-    if task.generator is None:
-        raise TaskFormatError(
-            f"task {task.id!r}: case {case.id!r} is given by size/seed but the task has no "
-            "generator"
-        )
-    value = _native_generate(task, case.size, case.seed)
-    if task.kind is TaskKind.FUNCTION:
-        if not isinstance(value, list | tuple):
-            raise TaskFormatError(
-                f"task {task.id!r}: generate() must return an argument list for a function "
-                f"task, got {type(value).__name__}"
-            )
-        return case.model_copy(update={"args": list(value)})
-    if not isinstance(value, str):
-        raise TaskFormatError(
-            f"task {task.id!r}: generate() must return stdin text, got {type(value).__name__}"
-        )
-    return case.model_copy(update={"stdin": value})
+    return materialize_all(task, [case], sandbox=sandbox)[0]
 
 
-def materialize_all(task: Task, cases: Iterable[TestCase]) -> list[TestCase]:
-    """`materialize` over several cases, in order (one generator process for all, if any)."""
+def materialize_all(
+    task: Task, cases: Iterable[TestCase], *, sandbox: Sandbox | None = None
+) -> list[TestCase]:
+    """`materialize` over several cases, in order: one sandboxed run for every case not yet
+    cached (`sandbox`: where to run it; default a warm sandbox of this process's own)."""
     cases = list(cases)
-    if ENAMEL_KEY not in task.metadata:
-        return [materialize(task, case) for case in cases]
     todo = [case for case in cases if needs_input(task, case)]
-    specs = [_enamel_spec(task, case) for case in todo]
-    block = task.metadata[ENAMEL_KEY]
-    if block.get("hash_seed_sensitive") and sys.flags.hash_randomization:
-        values = _enamel_in_pinned_process(block["prompt"], block["input_generator"], specs)
+    if not todo:
+        return cases
+    # The task's other generated cases come in the same run (cached for the next call: the
+    # judge asks for the tests, then the workloads; ENAMEL's evaluation one level at a time).
+    asked = {id(case) for case in todo}
+    batch = todo + [c for c in [*task.tests, *task.workloads]
+                    if id(c) not in asked and needs_input(task, c)]  # fmt: skip
+    if ENAMEL_KEY in task.metadata:
+        values = _enamel_values(task, batch, len(todo), sandbox)
+        generated = {case.id: {"args": v} for case, v in zip(todo, values, strict=False)}
     else:
-        values = [
-            run_enamel_generator(block["prompt"], block["input_generator"], *spec) for spec in specs
-        ]
-    generated = dict(zip((case.id for case in todo), values, strict=True))
+        if task.generator is None:
+            raise TaskFormatError(
+                f"task {task.id!r}: case {todo[0].id!r} is given by size/seed but the task has "
+                "no generator"
+            )
+        values = _native_values(task, batch, len(todo), sandbox)
+        generated = {case.id: _native_input(task, v) for case, v in zip(todo, values, strict=False)}
     return [
-        case.model_copy(update={"args": generated[case.id]}) if case.id in generated else case
+        case.model_copy(update=generated[case.id]) if case.id in generated else case
         for case in cases
     ]
 
@@ -99,85 +104,253 @@ def enamel_inputs(task: Task, level: int) -> list[TestCase]:
     return materialize_all(task, cases)
 
 
-def _native_generate(task: Task, size: int, seed: int) -> Any:
-    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": f"perfgym_gen_{task.id}"}
-    assert task.generator is not None
-    try:
-        exec(compile(task.generator, f"<generator of {task.id}>", "exec"), namespace)
-    except Exception as exc:
-        raise TaskFormatError(f"task {task.id!r}: generator does not load: {exc!r}") from exc
-    generate = namespace.get("generate")
-    if not callable(generate):
-        raise TaskFormatError(f"task {task.id!r}: generator defines no generate(size, seed)")
-    return generate(size, seed)
-
-
-def _enamel_spec(task: Task, case: TestCase) -> tuple[int, int, int, int]:
-    if case.size is None or case.seed is None or case.level is None or case.index is None:
-        raise TaskFormatError(
-            f"task {task.id!r}: ENAMEL case {case.id!r} needs size, seed, level and index"
-        )
-    return case.size, case.seed, case.level, case.index
-
-
 def run_enamel_generator(
     prompt: str, generator: str, size: int, seed: int, level: int, index: int
 ) -> list[Any]:
-    """Run ENAMEL's generator for one case exactly as ENAMEL's evaluator does.
+    """Run ENAMEL's generator for one case exactly as ENAMEL's evaluator does, IN THIS PROCESS.
 
-    ENAMEL executes `<prompt>\\n<input_generator>\\nrandom.seed(S)` and then
+    Trusted code only (a check against ENAMEL's own evaluator, the tests): perfgym's judging
+    never calls it; `materialize` runs the same function sandboxed. ENAMEL executes
+    `<prompt>\\n<input_generator>\\nrandom.seed(S)` and then
     `generate_input(size=..., lid=level, cid=index)` in a namespace holding `random`, `string`,
     `time` and its helpers, with S = 998244353 ^ problem_index ^ (number of cases in earlier
     levels + index); the loader stores S as the case's seed. The global `random` state is saved
     and restored, so generating inputs does not disturb anyone else's random stream.
     """
-    namespace: dict[str, Any] = {
-        "__builtins__": builtins,
-        "__name__": "__enamel_generator__",
-        "random": random,
-        "string": string,
-        "time": time,
-        "rand_parens": enamel_random.rand_parens,
-        "miller_rabin": enamel_random.miller_rabin,
-        "rand_probably_prime": enamel_random.rand_probably_prime,
-        "rand_primality": enamel_random.rand_primality,
-    }
-    exec(compile(prompt + "\n" + generator + "\n", "<ENAMEL generator>", "exec"), namespace)
     saved = random.getstate()
     try:
-        random.seed(seed)
-        value = namespace["generate_input"](size=size, lid=level, cid=index)
+        return _pinned_generate.run_enamel(prompt, generator, (size, seed, level, index),
+                                           enamel_random)  # fmt: skip
     finally:
         random.setstate(saved)
-    # ENAMEL calls the solution as f(*value): the generator's result is the argument tuple.
-    return list(value)
 
 
-def _enamel_in_pinned_process(
-    prompt: str, generator: str, specs: list[tuple[int, int, int, int]]
-) -> list[list[Any]]:
-    """Generate in a child process whose string hashing is fixed (PYTHONHASHSEED=0).
-
-    A few ENAMEL generators pick from sets of strings, whose iteration order follows the
-    per-process hash seed: their inputs differ from run to run, in ENAMEL too. Pinning the
-    seed makes them reproducible.
-    """
-    if not specs:
-        return []
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    payload = pickle.dumps({"prompt": prompt, "generator": generator, "specs": specs})
-    proc = subprocess.run(
-        [sys.executable, "-m", "perfgym.tasks._pinned_generate"],
-        input=payload,
-        capture_output=True,
-        env=env,
-        timeout=_PINNED_TIMEOUT_S,
-        check=False,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(
-            "ENAMEL input generation failed in the pinned-hash process: "
-            + proc.stderr.decode(errors="replace")[-2000:]
+# -- the sandboxed runs -------------------------------------------------------------------------
+def _native_input(task: Task, value: Any) -> dict[str, Any]:
+    if task.kind is TaskKind.FUNCTION:
+        if not isinstance(value, list | tuple):
+            raise TaskFormatError(
+                f"task {task.id!r}: generate() must return an argument list for a function "
+                f"task, got {type(value).__name__}"
+            )
+        return {"args": list(value)}
+    if not isinstance(value, str):
+        raise TaskFormatError(
+            f"task {task.id!r}: generate() must return stdin text, got {type(value).__name__}"
         )
-    values: list[list[Any]] = pickle.loads(proc.stdout)
+    return {"stdin": value}
+
+
+def _native_values(
+    task: Task, todo: list[TestCase], wanted: int, sandbox: Sandbox | None
+) -> list[Any]:
+    """The values of the first `wanted` cases of `todo` (the rest only fill the cache)."""
+    assert task.generator is not None
+    source = task.generator
+    specs = [(case.size, case.seed) for case in todo]
+    req = {"kind": "native", "source": source, "filename": f"<generator of {task.id}>",
+           "name": f"perfgym_gen_{task.id}"}  # fmt: skip
+    parts = ["native", source, req["filename"], req["name"]]
+    return _generate(task, req, specs, wanted, parts, sandbox)
+
+
+def _enamel_values(
+    task: Task, todo: list[TestCase], wanted: int, sandbox: Sandbox | None
+) -> list[Any]:
+    block = task.metadata[ENAMEL_KEY]
+    specs = []
+    for case in todo:
+        if case.size is None or case.seed is None or case.level is None or case.index is None:
+            raise TaskFormatError(
+                f"task {task.id!r}: ENAMEL case {case.id!r} needs size, seed, level and index"
+            )
+        specs.append((case.size, case.seed, case.level, case.index))
+    prompt, generator = block.get("prompt"), block.get("input_generator")
+    if not isinstance(prompt, str) or not isinstance(generator, str):
+        raise TaskFormatError(f"task {task.id!r}: its ENAMEL block needs a prompt and an "
+                              "input_generator (text)")  # fmt: skip
+    req = {"kind": "enamel", "prompt": prompt, "generator": generator}
+    values = _generate(task, req, specs, wanted, ["enamel", prompt, generator], sandbox)
+    for case, value in zip(todo, values, strict=False):
+        if not isinstance(value, list):  # the runner returns list(value): only a forgery isn't
+            raise TaskFormatError(f"task {task.id!r}: ENAMEL case {case.id!r}: the generator "
+                                  "gave no argument list")  # fmt: skip
     return values
+
+
+class _Cache:
+    """Generated values as tagged JSON text, least recently used dropped past `_CACHE_CHARS`.
+    A hit decodes a fresh copy: a caller that mutates its arguments changes nothing here."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._items: collections.OrderedDict[str, str] = collections.OrderedDict()
+        self._size = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            text = self._items.get(key)
+            if text is None:
+                return _MISSING
+            self._items.move_to_end(key)
+        return valuecodec.decode(json.loads(text))
+
+    def has(self, key: str) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def put(self, key: str, encoded: Any) -> None:
+        text = json.dumps(encoded)
+        if len(text) > self.limit:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            self._size -= len(old) if old is not None else 0
+            self._items[key] = text
+            self._size += len(text)
+            while self._size > self.limit:
+                _k, dropped = self._items.popitem(last=False)
+                self._size -= len(dropped)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self._size = 0
+
+
+_MISSING = object()
+_cache = _Cache(_CACHE_CHARS)
+
+
+def _key(parts: list[str], spec: tuple[Any, ...]) -> str:
+    text = json.dumps([parts, list(spec), "PYTHONHASHSEED=0"], ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _generate(
+    task: Task,
+    req: dict[str, Any],
+    specs: list[tuple[Any, ...]],
+    wanted: int,
+    key_parts: list[str],
+    sandbox: Sandbox | None,
+) -> list[Any]:
+    """The generated values of the first `wanted` specs: from the cache, else from one
+    sandboxed run, which also generates (and caches) the other specs not cached yet. A spec
+    that fails only fails the call when it is wanted: then the whole run is repeated for the
+    wanted ones alone, so the error names the case asked for."""
+    keys = [_key(key_parts, spec) for spec in specs]
+    values = [_cache.get(k) for k in keys[:wanted]]
+    if all(v is not _MISSING for v in values):
+        return values
+    missing: list[int] = []
+    seen: set[str] = set()
+    for n, k in enumerate(keys):
+        if k not in seen:
+            seen.add(k)
+            if (values[n] is _MISSING) if n < wanted else not _cache.has(k):
+                missing.append(n)
+    try:
+        encoded = _run(task, {**req, "specs": [list(specs[n]) for n in missing]}, sandbox)
+    except TaskFormatError:
+        if all(n < wanted for n in missing):
+            raise
+        missing = [n for n in missing if n < wanted]
+        encoded = _run(task, {**req, "specs": [list(specs[n]) for n in missing]}, sandbox)
+    fresh = {keys[n]: enc for n, enc in zip(missing, encoded, strict=True)}
+    decoded: dict[str, Any] = {}
+    for k, enc in fresh.items():
+        try:
+            decoded[k] = valuecodec.decode(enc)
+        except (valuecodec.UnsupportedValue, ValueError, TypeError, RecursionError) as exc:
+            decoded[k] = TaskFormatError(f"task {task.id!r}: the generator's value: {exc}")
+            continue
+        _cache.put(k, enc)  # only values that decode are kept
+    used: set[str] = set()
+    for n in range(wanted):
+        if values[n] is _MISSING:
+            k = keys[n]
+            if isinstance(decoded[k], TaskFormatError):
+                raise decoded[k]
+            # A second case with the same key gets its own copy.
+            values[n] = valuecodec.decode(fresh[k]) if k in used else decoded[k]
+            used.add(k)
+    return values
+
+
+def _run(task: Task, req: dict[str, Any], sandbox: Sandbox | None) -> list[Any]:
+    """One sandboxed generation run: the tagged values, in the order of `req['specs']`."""
+    box = sandbox or _own_sandbox()
+    try:
+        request = json.dumps(req)
+    except (TypeError, ValueError) as exc:
+        raise TaskFormatError(f"task {task.id!r}: generator request: {exc}") from None
+    files = {**_runner_files(), "request.json": request}
+    ex = box.run(["python3", "-s", "/tmp/gen.py"], files=files, collect=["result.json"],
+                 env={"PYTHONHASHSEED": "0"}, limits=GENERATOR_LIMITS)  # fmt: skip
+    who = f"task {task.id!r}: the generator"
+    if ex.status is Status.SANDBOX_ERROR:
+        raise SandboxUnavailable(f"{who} could not be run: {ex.reason}")
+    if ex.status is Status.TIMEOUT:
+        raise TaskFormatError(f"{who} did not finish within {GENERATOR_LIMITS.wall_s:g} s")
+    if ex.status is Status.MEMORY_LIMIT:
+        raise TaskFormatError(f"{who} exceeded {GENERATOR_LIMITS.memory_mb:g} MiB")
+    raw = ex.files.get("result.json")
+    result: Any = None
+    if raw is not None:
+        try:
+            result = json.loads(raw)
+        except ValueError:
+            result = None
+    if ex.status is not Status.OK or not isinstance(result, dict):
+        tail = ex.stderr_text.strip()[-500:] if ex.stderr else ex.reason
+        raise TaskFormatError(f"{who} failed ({ex.status.value}): {tail}")
+    if not result.get("ok"):
+        raise TaskFormatError(_failure(task, req, result))
+    values = result.get("values")
+    if not isinstance(values, list) or len(values) != len(req["specs"]):
+        raise TaskFormatError(f"{who} returned a malformed result")
+    return values
+
+
+def _failure(task: Task, req: dict[str, Any], result: dict[str, Any]) -> str:
+    stage, error = str(result.get("stage", "")), str(result.get("error", ""))[:500]
+    who = f"task {task.id!r}"
+    if stage == "load":
+        return f"{who}: generator does not load: {error}"
+    if stage == "entry":
+        return f"{who}: generator defines no generate(size, seed)"
+    index = result.get("index")
+    spec = req["specs"][index] if isinstance(index, int) and 0 <= index < len(req["specs"]) else "?"
+    if stage == "encode":
+        return f"{who}: the generator's value for {spec} cannot leave the sandbox: {error}"
+    return f"{who}: the generator failed on {spec}: {error}"
+
+
+@functools.cache
+def _runner_files() -> dict[str, str]:
+    """The in-sandbox runner and the two stdlib-only modules it imports, as files."""
+    here = Path(_pinned_generate.__file__)
+    return {
+        "gen.py": here.read_text(),
+        "enamel_random.py": Path(enamel_random.__file__).read_text(),
+        "valuecodec.py": Path(valuecodec.__file__).read_text(),
+    }
+
+
+_own: dict[int, Sandbox] = {}
+_own_lock = threading.Lock()
+
+
+def _own_sandbox() -> Sandbox:
+    """This process's generation sandbox (a warm one, started on first use)."""
+    from perfgym.sandbox.factory import make_sandbox  # noqa: PLC0415 - only when first needed
+
+    pid = os.getpid()
+    with _own_lock:
+        box = _own.get(pid)
+        if box is None:
+            box = _own[pid] = make_sandbox("warm")
+            atexit.register(box.close)
+        return box

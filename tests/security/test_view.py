@@ -174,12 +174,15 @@ def test_what_the_root_of_a_run_holds(backend):
 
 @pytest.mark.parametrize("backend", ["warm", "bwrap"])
 def test_other_routes_to_host_files(backend, secret_tree):
-    """/proc/1/root and /proc/1/cwd, a symlink planted in the work dir, and the mount table."""
+    """/proc/1/root and /proc/1/cwd, a symlink planted in the work dir, and the warm launcher's
+    view of the host's root, which a spare covers before its program starts (not unmounting it
+    in a user namespace of the program's own: inherited mounts are locked together)."""
     target = str(secret_tree / "results" / "run.jsonl")
     git = str(CHECKOUT / ".git" / "HEAD")
     script = (
         f"ln -s {target} /tmp/link; cat /tmp/link; cat /proc/1/root{target}; "
         f"cat /proc/1/cwd{target} /proc/1/root{git}; ls /proc/1/root/run/perfgym/host; "
+        "unshare -Urm sh -c 'umount -l /run/perfgym/host; ls -A /run/perfgym/host' 2>/dev/null; "
         f"cat /proc/self/mountinfo | wc -l; echo done"
     )
     sb = WarmSandbox() if backend == "warm" else BwrapSandbox()
@@ -188,6 +191,7 @@ def test_other_routes_to_host_files(backend, secret_tree):
     assert ex.stdout_text.strip().endswith("done"), ex.stderr_text
     assert SECRET not in ex.stdout_text + ex.stderr_text
     assert "ref:" not in ex.stdout_text
+    assert not {"usr", "etc", "work", "root"} & set(ex.stdout_text.split())  # the host's root
 
 
 def test_host_environment_does_not_reach_a_run(monkeypatch):
@@ -419,3 +423,22 @@ def test_a_stolen_reference_does_not_score(secret_tree):
     with Judge(config) as judge:
         (v,) = judge.judge_many([Candidate(task, source=src, model="thief")])
     assert v.stage is Stage.NR, (v.stage, v.reason)
+
+
+@pytest.mark.parametrize("backend", ["warm", "bwrap"])
+def test_nothing_outside_the_work_dir_is_writable(backend):
+    """No shared writable place (a /dev/shm, a /var/tmp, a cache) where one run could leave a
+    file for a later one: everything a program can write outside /tmp is a device node."""
+    from perfgym.sandbox import Limits
+
+    find = (
+        "find / \\( -path /proc -o -path /sys -o -path /tmp -o -path /dev \\) -prune -o "
+        "-writable ! -type l -print 2>/dev/null; "
+        "python3 -c \"import os, stat; print(*[p for p in (os.path.join('/dev', n) for n in "
+        "os.listdir('/dev')) if os.access(p, os.W_OK) and not os.path.islink(p) and not "
+        'stat.S_ISCHR(os.stat(p).st_mode)])"; echo done'
+    )
+    sb = WarmSandbox() if backend == "warm" else BwrapSandbox()
+    with sb:
+        ex = sb.run(["sh", "-c", find], limits=Limits(wall_s=60))
+    assert ex.stdout_text.split() == ["done"], ex.stdout_text[-2000:] + ex.stderr_text

@@ -41,7 +41,8 @@ HIDDEN_HOMES = ("/root", "/home")
 #: secret), but the rest of the checkout or package is not there.
 INSIDE_MOUNT = "/run/perfgym/inside"
 #: Where the warm launcher (trusted, never a program) sees the host's root, read-only: a run's
-#: spare resolves the run's binds from here and detaches it before the program starts.
+#: spare resolves the run's binds from here and covers it with an empty read-only tmpfs
+#: before the program starts.
 HOST_MOUNT = "/run/perfgym/host"
 INSIDE = Path(__file__).resolve().parent / "_inside"
 

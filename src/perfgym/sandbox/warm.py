@@ -50,7 +50,7 @@ class WarmSandbox(LocalSandbox):
         args = [self.bwrap, "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
         args += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         # The runs' allow-list view, plus the host's root at HOST_MOUNT for the spares to
-        # resolve each run's binds from (each spare detaches it before its program starts).
+        # resolve each run's binds from (each spare covers it before its program starts).
         args += base_args(self.config, host_root=True)
         args += ["--perms", "0755", "--dir", "/tmp"]  # each spare mounts its own tmpfs here
         for parent in self._cgroup_parents():

@@ -58,7 +58,7 @@ def _prepare_namespace() -> None:
 
 
 #: The host's root as the launcher sees it (perfgym.sandbox.view.HOST_MOUNT): bind sources are
-#: looked up there, and each spare detaches it before its program starts.
+#: looked up there, and each spare covers it before its program starts.
 HOST_MOUNT = "/run/perfgym/host"
 
 
@@ -69,7 +69,7 @@ def _host(path: str) -> str:
 
 def _prepare_view(spec: dict) -> None:
     """Once the request is known: work dir, binds, hidden paths; then the host's root is
-    detached, so the program's view is the allow-list alone."""
+    covered, so the program's view is the allow-list alone."""
     view = spec["view"]
     host = os.path.isdir(HOST_MOUNT)
     # Open bind sources first: a source may live under the host's /tmp.
@@ -94,7 +94,13 @@ def _prepare_view(spec: dict) -> None:
     for path in view["hide"]:
         linux.mount("tmpfs", path, "tmpfs", nosuid, "size=4k,mode=0755")
     if host:
-        linux.umount(HOST_MOUNT, linux.MNT_DETACH)
+        # Covered, not unmounted: a lazy unmount waits for an RCU grace period (0.1 ms median,
+        # 1.6 ms p90 on this VM, on every run's path), a tmpfs on top costs 17 us. What lies
+        # beneath cannot be reached: the program has no capability to unmount it, holds no
+        # descriptor into it, and in a user namespace of its own the mounts it inherits are
+        # locked together (the kernel refuses to unmount the cover, EINVAL).
+        linux.mount("tmpfs", HOST_MOUNT, "tmpfs", _NOSUID | linux.MS_NOEXEC | linux.MS_RDONLY,
+                    "size=4k,mode=0755")  # fmt: skip
         if os.listdir(HOST_MOUNT):
             raise RuntimeError(f"the host's root is still visible at {HOST_MOUNT}")
 

@@ -115,8 +115,8 @@ def mechanisms(
         + (f", and a {cg} hard limit of memory + disk quota (tmpfs files count)" if cg else ""),
         "process_limit": f"{cg} pids.max" if cg else "monitor: sampled thread count + RLIMIT_NPROC",
         "cpu_limit": "RLIMIT_CPU per process + supervisor check of the tree's CPU time",
-        "isolation": "bubblewrap: private pid/net/ipc/uts/mount namespaces, read-only host, "
-        "tmpfs work dir, uid nobody, no capabilities",
+        "isolation": "bubblewrap: private pid/net/ipc/uts/mount namespaces, read-only "
+        "allow-list view, tmpfs work dir, uid nobody, no capabilities",
     }
 
 

@@ -43,7 +43,7 @@ _MECHANISMS = {
     "memory_limit": "RLIMIT_AS of the worker's size at fork + the limit (MemoryError)",
     "cpu_limit": "RLIMIT_CPU of the child",
     "isolation": "bubblewrap of the worker: private pid/net/ipc/uts/mount namespaces, "
-    "read-only host, tmpfs /tmp emptied after every run, unprivileged uid",
+    "read-only allow-list view, tmpfs /tmp emptied after every run, unprivileged uid",
 }
 
 

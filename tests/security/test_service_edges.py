@@ -24,7 +24,16 @@ from perfgym.service.server import ServiceProcess
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "service"))
 
-from service_helpers import SUM, sum_task, task_json, worker_pids  # noqa: E402
+from service_helpers import (  # noqa: E402
+    ADD,
+    SUM,
+    add_task,
+    cmdline,
+    descendants,
+    sum_task,
+    task_json,
+    worker_pids,
+)
 
 _FAST_JUDGE = {"repeats": 1}
 
@@ -222,3 +231,25 @@ def test_health_reports_worker_restarts(edge_service):
             break
         time.sleep(0.2)
     assert health["worker_restarts"] >= before["worker_restarts"] + 1, health
+
+
+def test_health_reports_python_worker_restarts_inside_the_workers(edge_service):
+    url = edge_service.url
+    body = {"tasks": [task_json(add_task("add-h"))], "items": [{"task_id": "add-h", "source": ADD}]}
+    r = httpx.post(f"{url}/v1/judge", json=body, timeout=120)
+    assert r.status_code == 200 and r.json()["items"][0]["verdict"]["stage"] == "OK", r.text
+    before = httpx.get(f"{url}/v1/health", timeout=30).json()
+    assert before["failed_cleanups"] == 0, before
+    servers = [p for w in worker_pids(edge_service.pid()) for p in descendants(w)
+               if "pyworker_server" in cmdline(p)]  # fmt: skip
+    assert servers, "no warm Python worker under the service's workers"
+    for pid in servers:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    body["items"][0]["sample"] = 1
+    r = httpx.post(f"{url}/v1/judge", json=body, timeout=120)
+    assert r.status_code == 200 and r.json()["items"][0]["verdict"]["stage"] == "OK", r.text
+    after = httpx.get(f"{url}/v1/health", timeout=30).json()
+    assert after["python_worker_restarts"] >= before["python_worker_restarts"] + 1, after

@@ -32,6 +32,12 @@ def _checker_pool() -> PythonWorkerPool:
         return pool
 
 
+def checker_pool_if_started() -> PythonWorkerPool | None:
+    """This process's checker workers, or None when no checker ran here (for health)."""
+    with _pools_lock:
+        return _pools.get(os.getpid())
+
+
 def run_checker(source: str, test_input: Any, expected: Any, output: Any) -> tuple[bool, str]:
     """`check(test_input, expected, output)` of a task's checker, run in the sandbox.
 

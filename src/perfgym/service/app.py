@@ -219,8 +219,11 @@ def create_app(config: ServiceConfig) -> FastAPI:
     async def health() -> JSONResponse:
         alive = runtime.dispatcher.alive_workers()
         wanted = len(runtime.dispatcher.workers)
+        pools = runtime.dispatcher.pool_counters()
         h = Health(status="ok" if alive == wanted else "degraded", workers_alive=alive,
                    workers_wanted=wanted, worker_restarts=runtime.stats.worker_restarts,
+                   python_worker_restarts=pools["python_worker_restarts"],
+                   failed_cleanups=pools["failed_cleanups"],
                    version=__version__, machine=runtime.machine)  # fmt: skip
         return JSONResponse(h.model_dump(mode="json"), status_code=200 if alive else 503)
 

@@ -120,6 +120,16 @@ class Health(BaseModel):
     worker_restarts: int = Field(
         0, description="Worker processes replaced since the service started (crashed or hung)."
     )
+    python_worker_restarts: int = Field(
+        0,
+        description="Warm Python workers started again inside the worker processes (after a "
+        "failed cleanup or a crash), summed over every worker process so far.",
+    )
+    failed_cleanups: int = Field(
+        0,
+        description="Calls whose leftovers a warm Python worker could not remove (each one "
+        "the candidate's failure and a restart of that worker).",
+    )
     version: str
     machine: str
 

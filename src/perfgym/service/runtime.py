@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 from perfgym.machine import fingerprint
+from perfgym.sandbox.view import PRIVATE_ENV
 from perfgym.service.config import ServiceConfig
 from perfgym.service.intake import Intake
 from perfgym.service.job_queue import JobQueue
@@ -34,6 +35,17 @@ def private_state(state: Path, databases: list[Path]) -> None:
                 os.chmod(path, 0o600)
             except FileNotFoundError:
                 pass
+
+
+def hide_from_runs(paths: list[Path]) -> None:
+    """Name the state directory and store in $PERFGYM_PRIVATE_PATHS, which the worker
+    processes inherit: no run they start sees them, wherever they lie (`sandbox.view`)."""
+    have = [p for p in os.environ.get(PRIVATE_ENV, "").split(os.pathsep) if p]
+    for path in paths:
+        real = os.path.realpath(path)
+        if real not in have:
+            have.append(real)
+    os.environ[PRIVATE_ENV] = os.pathsep.join(have)
 
 
 class JobWatch:
@@ -87,6 +99,7 @@ class ServiceRuntime:
         self.watch = JobWatch()
         state = Path(config.state_dir)
         private_state(state, [state / "queue.sqlite", Path(config.store_path())])
+        hide_from_runs([state, Path(config.store_path())])
         self.queue = JobQueue(state / "queue.sqlite", max_queue=config.max_queue,
                               max_attempts=config.max_attempts)  # fmt: skip
         self.store = ResultStore(StoreConfig(path=config.store_path(), epoch=config.epoch))

@@ -24,8 +24,15 @@ class ServiceStats:
         self.retried = 0
         self.rejected_full = 0
         self.worker_restarts = 0
+        #: Warm Python worker counters of service worker processes that have been replaced.
+        self.retired_pools: dict[str, int] = {}
         self.timings: dict[str, int] = {}
         self.last_degraded = ""
+
+    def retire_pools(self, counters: dict[str, int]) -> None:
+        with self._lock:
+            for k, v in counters.items():
+                self.retired_pools[k] = self.retired_pools.get(k, 0) + v
 
     def answered(self, status: str, latency_s: float | None) -> None:
         with self._lock:

@@ -14,6 +14,7 @@ import socket
 import sys
 from typing import Any
 
+from perfgym.judge import oracle
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.judge import Judge
 from perfgym.sandbox.execution import Status
@@ -95,6 +96,20 @@ class Worker:
                 results = [self._result(it, "infra_error", reason=why) for it in items]
             framing.send(self.sock, {"op": "results", "lease": msg["lease"], "results": results})
 
+    def pool_stats(self) -> dict[str, int]:
+        """Restarts and failed cleanups of this process's warm Python workers (the judge's and
+        the checkers'), for the service's health."""
+        pools = [getattr(self.judge, "_workers", None), oracle.checker_pool_if_started()]
+        total = {"python_worker_restarts": 0, "failed_cleanups": 0}
+        for pool in pools:
+            stats = getattr(pool, "stats", None)
+            if not callable(stats):
+                continue
+            s = stats()
+            total["python_worker_restarts"] += int(s.get("restarts", 0))
+            total["failed_cleanups"] += int(s.get("failed_cleanups", 0))
+        return total
+
     @staticmethod
     def _result(item: dict[str, Any], status: str, **result: Any) -> dict[str, Any]:
         return {"job_id": item["job_id"], "idx": item["idx"], "status": status, "result": result}
@@ -113,7 +128,8 @@ class Worker:
                 self.judge_lease(msg)
             elif op == "exec":
                 self.exec_lease(msg)
-            framing.send(self.sock, {"op": "done", "lease": msg.get("lease")})
+            framing.send(self.sock, {"op": "done", "lease": msg.get("lease"),
+                                     "pools": self.pool_stats()})  # fmt: skip
 
     def close(self) -> None:
         for pool in self._pools.values():

@@ -29,6 +29,8 @@ from perfgym.service.rewarding import job_rewards
 from perfgym.service.stats import ServiceStats
 from perfgym.store.result_store import ResultStore
 
+#: Counters a worker process reports of its warm Python workers (judge's and checkers').
+POOL_COUNTERS = ("python_worker_restarts", "failed_cleanups")
 _EXPIRE_EVERY_S = 0.2
 _GC_EVERY_S = 600.0
 
@@ -60,6 +62,8 @@ class WorkerProcess:
         self.items: dict[tuple[str, int], Leased] = {}
         self.next_start = 0.0
         self.failures = 0
+        #: The process's warm Python worker counters, as its last `done` reported them.
+        self.pool_stats: dict[str, int] = {}
 
     def start(self, judge_json: dict[str, Any]) -> None:
         ours, theirs = socket.socketpair()
@@ -164,6 +168,14 @@ class Dispatcher:
 
     def alive_workers(self) -> int:
         return sum(1 for w in self.workers if w.alive and w.ready)
+
+    def pool_counters(self) -> dict[str, int]:
+        """Warm Python worker restarts and failed cleanups, over every worker process so far."""
+        total = {k: self.stats.retired_pools.get(k, 0) for k in POOL_COUNTERS}
+        for w in self.workers:
+            for k, v in dict(w.pool_stats).items():
+                total[k] += v
+        return total
 
     def in_flight(self) -> int:
         return sum(len(w.items) for w in self.workers)
@@ -283,6 +295,10 @@ class Dispatcher:
             for job_id in touched:
                 self.on_job(job_id)
         elif op == "done" and msg.get("lease") == w.lease:
+            pools = msg.get("pools")
+            if isinstance(pools, dict):
+                w.pool_stats = {k: int(v) for k, v in pools.items()
+                                if k in POOL_COUNTERS and isinstance(v, int)}  # fmt: skip
             if w.items:  # the worker skipped some: treat as an interruption
                 self._release(w, "the worker returned without an answer")
             w.lease = None
@@ -313,6 +329,8 @@ class Dispatcher:
     def _lost(self, w: WorkerProcess, reason: str) -> None:
         if w.proc is not None:
             self.stats.add("worker_restarts")
+        self.stats.retire_pools(w.pool_stats)
+        w.pool_stats = {}
         self._release(w, reason)
         w.discard()
         w.failures += 1

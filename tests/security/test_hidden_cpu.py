@@ -237,6 +237,42 @@ def test_daemon_outliving_main_is_flagged(sandbox):
     assert "outlived_main" in getattr(ex.measurement, "flags", []), ex.measurement
 
 
+PY_TAMPER = (
+    """
+import glob, os
+paths = [l.split(':', 2) for l in open('/proc/self/cgroup').read().splitlines()]
+done = []
+for _h, ctrl, path in paths:
+    for c in ctrl.split(','):
+        base = f'/sys/fs/cgroup/{c}'
+        for name, value in (('cpuacct.usage', '0'), ('cpu.stat', '0'), ('cpuset.cpus', '0-63')):
+            try:
+                with open(base + path + '/' + name, 'w') as f:
+                    f.write(value)
+                done.append(f'{c}:{name}')
+            except OSError:
+                pass
+        for procs in glob.glob(base + '/cgroup.procs') + glob.glob(base + '/*/cgroup.procs'):
+            try:
+                with open(procs, 'w') as f:
+                    f.write(str(os.getpid()))
+                done.append(procs)
+            except OSError:
+                pass
+print('TAMPERED', done, flush=True)
+"""
+    + PY_SIG_IGN
+)
+
+
+def test_cgroup_counter_and_membership_cannot_be_tampered(sandbox):
+    """Further attack on the fix itself: reset the cgroup's CPU counter, widen its cpuset, or
+    move to another cgroup before hiding the work. All refused (uid 65534, root-owned files)."""
+    ex = _run_py(sandbox, PY_TAMPER, cpu=usable_cores()[0])
+    assert "TAMPERED []" in ex.stdout_text, ex.stdout_text
+    _check_flagged(ex, "hidden_cpu")
+
+
 def test_honest_programs_are_not_flagged(sandbox):
     """A program that waits for its children, a threaded one and a plain one: no flag, and
     the CPU figure is not inflated (a flag would take a fair candidate's reward away)."""
@@ -289,6 +325,36 @@ def test_pinned_run_cannot_move_to_another_core(sandbox):
     out = ex.stdout_text
     assert out.count(f"([{core}], ") == 2, out
     assert "cpuset" in ex.measurement.mechanisms.get("core", ""), ex.measurement.mechanisms
+
+
+@pytest.mark.skipif(len(usable_cores()) < 2, reason="needs two cores")
+def test_without_cpuset_a_pinned_run_leaving_its_core_is_flagged():
+    """No cgroups (so no cpuset): the pin is sched_setaffinity only, the mechanism says so, and
+    a run that moves two spinning processes onto every core is flagged cpu_over_wall."""
+    code = (
+        "import os, time\n"
+        "os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))\n"
+        "kids = []\n"
+        "for _ in range(2):\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        t = time.process_time()\n"
+        "        while time.process_time() - t < 0.5: pass\n"
+        "        os._exit(0)\n"
+        "    kids.append(pid)\n"
+        "for pid in kids: os.waitpid(pid, 0)\n"
+    )
+    sb = WarmSandbox(SandboxConfig(use_cgroups=False))
+    try:
+        ex = _run_py(sb, code, cpu=usable_cores()[-1])
+        assert ex.status is Status.OK, ex.reason
+        m = ex.measurement
+        assert m is not None and "sched_setaffinity" in m.mechanisms["core"], m.mechanisms
+        over = m.cpu_s > 1.05 * m.wall_s + 0.01  # it got more than its core's worth
+        print(f"cpu {m.cpu_s:.3f} s, wall {m.wall_s:.3f} s, flags {m.flags}")
+        assert ("cpu_over_wall" in m.flags) == over, (m.flags, m.cpu_s, m.wall_s)
+    finally:
+        sb.close()
 
 
 def test_conformance_new_checks(sandbox):

@@ -326,6 +326,23 @@ def test_a_generator_forging_its_result_file_gets_a_task_error_not_a_crash():
         "    return 'x'\n"
     )
     task = _gen_task(forger + f"# {id(object())}\n")
+    box = make_sandbox("warm", SandboxConfig())  # the sandboxed-run path (a pinned hash seed)
+    try:
+        with pytest.raises(TaskFormatError, match="generator"):
+            materialize_all(task, task.workloads, sandbox=box)
+    finally:
+        box.close()
+    # The warm-worker path: the generator finds the runner's globals and makes it emit a
+    # forged tag (anything but exact builtin types must be refused on the host).
+    patcher = (
+        "import gc\n"
+        "def generate(size, seed):\n"
+        "    for obj in gc.get_objects():\n"
+        "        if isinstance(obj, dict) and 'generate_all' in obj and '_encode' in obj:\n"
+        "            obj['_encode'] = lambda codec, value, n: {'pickle': 'gASVAAAA'}\n"
+        "    return 'x'\n"
+    )
+    task = _gen_task(patcher + f"# {id(object())}\n")
     with pytest.raises(TaskFormatError, match="generator"):
         materialize_all(task, task.workloads)
     liar = (

@@ -1,8 +1,10 @@
 """The in-sandbox side of `perfgym.tasks.generate`: runs a task's input generator.
 
-This file is copied into a sandboxed run as /tmp/gen.py, beside `valuecodec.py` and
-`enamel_random.py`, and run as `python3 -s /tmp/gen.py` with PYTHONHASHSEED=0. It reads
-/tmp/request.json:
+It runs in one of two ways, both sandboxed. As a warm Python worker's call (`worker_entry`,
+the request as its argument, the result as its return value), or, where string hashing must be
+pinned, copied into a sandboxed run as /tmp/gen.py beside `valuecodec.py` and
+`enamel_random.py` and run as `python3 -s /tmp/gen.py` with PYTHONHASHSEED=0 (`main`), which
+reads /tmp/request.json:
 
     {"kind": "native", "source", "name", "specs": [[size, seed], ...]}
     {"kind": "enamel", "prompt", "generator", "specs": [[size, seed, level, index], ...]}
@@ -75,15 +77,9 @@ def run_native(code: types.CodeType, name: str, size: int, seed: int) -> tuple[s
     return "", generate(size, seed)
 
 
-def main() -> None:
-    sys.path.insert(0, "/tmp")
-    import enamel_random  # type: ignore[import-not-found]  # noqa: PLC0415 - shipped beside us
-    import valuecodec  # type: ignore[import-not-found]  # noqa: PLC0415
-
-    with open("/tmp/request.json", encoding="utf-8") as f:
-        req = json.load(f)
+def generate_all(req: dict[str, Any], helpers: types.ModuleType, codec: Any) -> dict[str, Any]:
+    """Every case of `req`: {"ok": true, "values": [tagged value, ...]} or the failure."""
     values: list[Any] = []
-    result: dict[str, Any] = {"ok": True}
     try:
         if req["kind"] == "native":
             try:
@@ -97,7 +93,7 @@ def main() -> None:
                     raise _Failed("call", n, repr(exc)) from None
                 if stage:
                     raise _Failed(stage, n, str(value))
-                values.append(_encode(valuecodec, value, n))
+                values.append(_encode(codec, value, n))
         else:
             text = req["prompt"] + "\n" + req["generator"] + "\n"
             try:
@@ -106,14 +102,38 @@ def main() -> None:
                 raise _Failed("load", 0, repr(exc)) from None
             for n, spec in enumerate(req["specs"]):
                 try:
-                    value = run_enamel(req["prompt"], req["generator"], spec, enamel_random, code)
+                    value = run_enamel(req["prompt"], req["generator"], spec, helpers, code)
                 except BaseException as exc:  # noqa: BLE001
                     raise _Failed("call", n, repr(exc)) from None
-                values.append(_encode(valuecodec, value, n))
-        result["values"] = values
+                values.append(_encode(codec, value, n))
     except _Failed as failed:
-        result = {"ok": False, "stage": failed.stage, "index": failed.index,
-                  "error": failed.error[:2000]}  # fmt: skip
+        return {"ok": False, "stage": failed.stage, "index": failed.index,
+                "error": failed.error[:2000]}  # fmt: skip
+    return {"ok": True, "values": values}
+
+
+def worker_entry(req: dict[str, Any], helpers_source: str) -> str:
+    """The entry point when this file runs as a warm worker's call (`PythonWorker.call`): the
+    worker's own `valuecodec`, the helpers built from their source. Returns the result as JSON
+    text (one string crosses the worker's channel as it is; a dict of tagged values would be
+    tagged again)."""
+    import valuecodec  # type: ignore[import-not-found]  # noqa: PLC0415 - the worker's own
+
+    helpers = types.ModuleType("enamel_random")
+    exec(compile(helpers_source, "enamel_random.py", "exec"), helpers.__dict__)  # noqa: S102
+    sys.modules["enamel_random"] = helpers
+    return json.dumps(generate_all(req, helpers, valuecodec))
+
+
+def main() -> None:
+    """The entry point as a sandboxed run's script: /tmp/request.json to /tmp/result.json."""
+    sys.path.insert(0, "/tmp")
+    import enamel_random  # type: ignore[import-not-found]  # noqa: PLC0415 - shipped beside us
+    import valuecodec  # type: ignore[import-not-found]  # noqa: PLC0415
+
+    with open("/tmp/request.json", encoding="utf-8") as f:
+        req = json.load(f)
+    result = generate_all(req, enamel_random, valuecodec)
     with open("/tmp/result.json", "w", encoding="utf-8") as out:
         json.dump(result, out)
 

@@ -5,10 +5,12 @@ calls `materialize(task, case)` before running such a case; it returns a copy wi
 (STDIO tasks) or `args` (FUNCTION tasks) filled in and leaves literal cases as they are.
 
 A generator is task code, and a task may come from anyone (an inline task posted to
-`perfgym serve`, a downloaded suite): it runs in the sandbox, never in this process. One
-sandboxed run (`_pinned_generate.py` inside, string hashing pinned by PYTHONHASHSEED=0)
-generates every case a call asks for; the values come back as tagged JSON of exact builtin
-types (`valuecodec`), and each case's value is cached by (generator source, size, seed, level,
+`perfgym serve`, a downloaded suite): it runs in the sandbox, never in this process. One call
+of a warm Python worker (`_pinned_generate.py` as the program: a forked, unprivileged child)
+generates every case of the task not generated yet; ENAMEL generators whose inputs follow the
+string hash seed (and any call given a `sandbox`) get a fresh sandboxed interpreter with
+PYTHONHASHSEED=0 instead. The values come back as tagged JSON of exact builtin types
+(`valuecodec`), and each case's value is cached by (generator source, size, seed, level,
 index), so materialising the same cases again runs nothing.
 """
 
@@ -31,6 +33,7 @@ from perfgym.sandbox._inside import valuecodec
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits, MiB
+from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import _pinned_generate, enamel_random
 from perfgym.tasks.task import Task, TaskKind, TestCase
 
@@ -170,7 +173,8 @@ def _enamel_values(
         raise TaskFormatError(f"task {task.id!r}: its ENAMEL block needs a prompt and an "
                               "input_generator (text)")  # fmt: skip
     req = {"kind": "enamel", "prompt": prompt, "generator": generator}
-    values = _generate(task, req, specs, wanted, ["enamel", prompt, generator], sandbox)
+    pinned = bool(block.get("hash_seed_sensitive"))
+    values = _generate(task, req, specs, wanted, ["enamel", prompt, generator], sandbox, pinned)
     for case, value in zip(todo, values, strict=False):
         if not isinstance(value, list):  # the runner returns list(value): only a forgery isn't
             raise TaskFormatError(f"task {task.id!r}: ENAMEL case {case.id!r}: the generator "
@@ -224,7 +228,7 @@ _cache = _Cache(_CACHE_CHARS)
 
 
 def _key(parts: list[str], spec: tuple[Any, ...]) -> str:
-    text = json.dumps([parts, list(spec), "PYTHONHASHSEED=0"], ensure_ascii=True)
+    text = json.dumps([parts, list(spec)], ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -235,12 +239,13 @@ def _generate(
     wanted: int,
     key_parts: list[str],
     sandbox: Sandbox | None,
+    pinned: bool = False,
 ) -> list[Any]:
     """The generated values of the first `wanted` specs: from the cache, else from one
     sandboxed run, which also generates (and caches) the other specs not cached yet. A spec
     that fails only fails the call when it is wanted: then the whole run is repeated for the
     wanted ones alone, so the error names the case asked for."""
-    keys = [_key(key_parts, spec) for spec in specs]
+    keys = [_key([*key_parts, "pinned" if pinned else ""], spec) for spec in specs]
     values = [_cache.get(k) for k in keys[:wanted]]
     if all(v is not _MISSING for v in values):
         return values
@@ -252,12 +257,12 @@ def _generate(
             if (values[n] is _MISSING) if n < wanted else not _cache.has(k):
                 missing.append(n)
     try:
-        encoded = _run(task, {**req, "specs": [list(specs[n]) for n in missing]}, sandbox)
+        encoded = _run(task, {**req, "specs": [list(specs[n]) for n in missing]}, pinned, sandbox)
     except TaskFormatError:
         if all(n < wanted for n in missing):
             raise
         missing = [n for n in missing if n < wanted]
-        encoded = _run(task, {**req, "specs": [list(specs[n]) for n in missing]}, sandbox)
+        encoded = _run(task, {**req, "specs": [list(specs[n]) for n in missing]}, pinned, sandbox)
     fresh = {keys[n]: enc for n, enc in zip(missing, encoded, strict=True)}
     decoded: dict[str, Any] = {}
     for k, enc in fresh.items():
@@ -279,23 +284,51 @@ def _generate(
     return values
 
 
-def _run(task: Task, req: dict[str, Any], sandbox: Sandbox | None) -> list[Any]:
-    """One sandboxed generation run: the tagged values, in the order of `req['specs']`."""
-    box = sandbox or _own_sandbox()
+def _run(task: Task, req: dict[str, Any], pinned: bool, sandbox: Sandbox | None) -> list[Any]:
+    """One sandboxed generation: the tagged values, in the order of `req['specs']`. A warm
+    Python worker's call (a forked child: milliseconds), or, when string hashing must be pinned
+    or the caller gave a sandbox, a fresh sandboxed interpreter run with PYTHONHASHSEED=0."""
+    who = f"task {task.id!r}: the generator"
     try:
         request = json.dumps(req)
     except (TypeError, ValueError) as exc:
         raise TaskFormatError(f"task {task.id!r}: generator request: {exc}") from None
+    if pinned or sandbox is not None:
+        result = _in_sandbox(who, request, sandbox or _own_sandbox())
+    else:
+        result = _in_worker(who, req)
+    if not result.get("ok"):
+        raise TaskFormatError(_failure(task, req, result))
+    values = result.get("values")
+    if not isinstance(values, list) or len(values) != len(req["specs"]):
+        raise TaskFormatError(f"{who} returned a malformed result")
+    return values
+
+
+def _in_worker(who: str, req: dict[str, Any]) -> dict[str, Any]:
+    r = _own_workers().call(_runner_files()["gen.py"], "worker_entry",
+                            [req, _runner_files()["enamel_random.py"]],
+                            GENERATOR_LIMITS)  # fmt: skip
+    if r.status is Status.SANDBOX_ERROR:
+        raise SandboxUnavailable(f"{who} could not be run: {r.error}")
+    _refuse_status(who, r.status, r.error)
+    try:
+        result = json.loads(r.value) if type(r.value) is str else None
+    except ValueError:
+        result = None
+    if not isinstance(result, dict):
+        raise TaskFormatError(f"{who} returned a malformed result")
+    return result
+
+
+def _in_sandbox(who: str, request: str, box: Sandbox) -> dict[str, Any]:
     files = {**_runner_files(), "request.json": request}
     ex = box.run(["python3", "-s", "/tmp/gen.py"], files=files, collect=["result.json"],
                  env={"PYTHONHASHSEED": "0"}, limits=GENERATOR_LIMITS)  # fmt: skip
-    who = f"task {task.id!r}: the generator"
     if ex.status is Status.SANDBOX_ERROR:
         raise SandboxUnavailable(f"{who} could not be run: {ex.reason}")
-    if ex.status is Status.TIMEOUT:
-        raise TaskFormatError(f"{who} did not finish within {GENERATOR_LIMITS.wall_s:g} s")
-    if ex.status is Status.MEMORY_LIMIT:
-        raise TaskFormatError(f"{who} exceeded {GENERATOR_LIMITS.memory_mb:g} MiB")
+    tail = ex.stderr_text.strip()[-500:] if ex.stderr else ex.reason
+    _refuse_status(who, ex.status, tail)
     raw = ex.files.get("result.json")
     result: Any = None
     if raw is not None:
@@ -303,15 +336,18 @@ def _run(task: Task, req: dict[str, Any], sandbox: Sandbox | None) -> list[Any]:
             result = json.loads(raw)
         except ValueError:
             result = None
-    if ex.status is not Status.OK or not isinstance(result, dict):
-        tail = ex.stderr_text.strip()[-500:] if ex.stderr else ex.reason
+    if not isinstance(result, dict):
         raise TaskFormatError(f"{who} failed ({ex.status.value}): {tail}")
-    if not result.get("ok"):
-        raise TaskFormatError(_failure(task, req, result))
-    values = result.get("values")
-    if not isinstance(values, list) or len(values) != len(req["specs"]):
-        raise TaskFormatError(f"{who} returned a malformed result")
-    return values
+    return result
+
+
+def _refuse_status(who: str, status: Status, detail: str) -> None:
+    if status is Status.TIMEOUT:
+        raise TaskFormatError(f"{who} did not finish within {GENERATOR_LIMITS.wall_s:g} s")
+    if status is Status.MEMORY_LIMIT:
+        raise TaskFormatError(f"{who} exceeded {GENERATOR_LIMITS.memory_mb:g} MiB")
+    if status is not Status.OK:
+        raise TaskFormatError(f"{who} failed ({status.value}): {detail[-500:]}")
 
 
 def _failure(task: Task, req: dict[str, Any], result: dict[str, Any]) -> str:
@@ -340,6 +376,7 @@ def _runner_files() -> dict[str, str]:
 
 
 _own: dict[int, Sandbox] = {}
+_own_pools: dict[int, PythonWorkerPool] = {}
 _own_lock = threading.Lock()
 
 
@@ -354,3 +391,14 @@ def _own_sandbox() -> Sandbox:
             box = _own[pid] = make_sandbox("warm")
             atexit.register(box.close)
         return box
+
+
+def _own_workers() -> PythonWorkerPool:
+    """This process's generation workers (warm Python workers, started on first use)."""
+    pid = os.getpid()
+    with _own_lock:
+        pool = _own_pools.get(pid)
+        if pool is None:
+            pool = _own_pools[pid] = PythonWorkerPool(size=min(2, len(os.sched_getaffinity(0))))
+            atexit.register(pool.close)
+        return pool

@@ -313,6 +313,19 @@ def test_generated_inputs_are_cached_and_each_caller_gets_its_own_copy():
         box.close()
 
 
+def test_warm_worker_generation_is_cached_too():
+    from perfgym.tasks import generate
+
+    generator = "def generate(size, seed):\n    return f'{size} {seed}'\n"
+    task = _gen_task(generator + f"# {os.getpid()} {id(object())}\n")
+    pool = generate._own_workers()
+    calls = pool.stats()["calls"]
+    assert [c.stdin for c in materialize_all(task, task.workloads)] == ["4 1", "6 2"]
+    assert pool.stats()["calls"] == calls + 1
+    assert materialize(task, task.workloads[1]).stdin == "6 2"
+    assert pool.stats()["calls"] == calls + 1
+
+
 def test_a_generator_forging_its_result_file_gets_a_task_error_not_a_crash():
     from perfgym.errors import TaskFormatError
 

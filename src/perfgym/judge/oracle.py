@@ -28,7 +28,7 @@ def _checker_pool() -> PythonWorkerPool:
         pool = _pools.get(pid)
         if pool is None:
             pool = _pools[pid] = PythonWorkerPool(size=min(4, len(os.sched_getaffinity(0))))
-            atexit.register(pool.close)
+            atexit.register(_close_in, pid, pool)
         return pool
 
 
@@ -123,3 +123,10 @@ def check(oracle: Oracle, case: TestCase, expected: Any, output: Any) -> tuple[b
 def _short(value: Any, limit: int = 120) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _close_in(pid: int, thing: Any) -> None:
+    """Close `thing` at exit, in the process that started it only (a forked child that exits
+    must not kill its parent's sandbox or workers)."""
+    if os.getpid() == pid:
+        thing.close()

@@ -389,7 +389,7 @@ def _own_sandbox() -> Sandbox:
         box = _own.get(pid)
         if box is None:
             box = _own[pid] = make_sandbox("warm")
-            atexit.register(box.close)
+            atexit.register(_close_in, pid, box)
         return box
 
 
@@ -400,5 +400,12 @@ def _own_workers() -> PythonWorkerPool:
         pool = _own_pools.get(pid)
         if pool is None:
             pool = _own_pools[pid] = PythonWorkerPool(size=min(2, len(os.sched_getaffinity(0))))
-            atexit.register(pool.close)
+            atexit.register(_close_in, pid, pool)
         return pool
+
+
+def _close_in(pid: int, thing: Any) -> None:
+    """Close `thing` at exit, in the process that started it only (a forked child that exits
+    must not kill its parent's sandbox or workers)."""
+    if os.getpid() == pid:
+        thing.close()

@@ -324,7 +324,8 @@ def test_pinned_run_cannot_move_to_another_core(sandbox):
     assert ex.status is Status.OK, (ex.reason, ex.stderr_text[-300:])
     out = ex.stdout_text
     assert out.count(f"([{core}], ") == 2, out
-    assert "cpuset" in ex.measurement.mechanisms.get("core", ""), ex.measurement.mechanisms
+    core_how = ex.measurement.mechanisms.get("core", "")
+    assert "cpuset holding only core" in core_how, ex.measurement.mechanisms
 
 
 @pytest.mark.skipif(len(usable_cores()) < 2, reason="needs two cores")

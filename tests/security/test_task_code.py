@@ -129,7 +129,7 @@ def test_inline_generator_posted_to_the_service_runs_sandboxed(task_service, hos
     assert wrong["stage"] == "WO", wrong["reason"]
 
 
-def _enamel_task(task_id: str, generator: str) -> Task:
+def _enamel_task(task_id: str, generator: str, pinned: bool = False) -> Task:
     ref = "def double(x):\n    return 2 * x\n"
     return Task(
         id=task_id, family="enamel", language=Language.PYTHON, kind=TaskKind.FUNCTION,
@@ -140,18 +140,21 @@ def _enamel_task(task_id: str, generator: str) -> Task:
         workloads=[TestCase(id="w0", size=10, seed=200, level=1, index=0)],
         oracle=Oracle(kind="exact"),
         metadata={"enamel": {"prompt": "def double(x):\n    pass\n", "input_generator": generator,
-                             "levels": [2, 1], "hash_seed_sensitive": False}},
+                             "levels": [2, 1], "hash_seed_sensitive": pinned}},
     )  # fmt: skip
 
 
-def test_inline_enamel_generator_posted_to_the_service_runs_sandboxed(task_service, host_dirs):
-    markers = _markers(host_dirs, "enamel")
+@pytest.mark.parametrize("pinned", [False, True], ids=["worker", "pinned-hash-run"])
+def test_inline_enamel_generator_posted_to_the_service_runs_sandboxed(
+    task_service, host_dirs, pinned
+):
+    markers = _markers(host_dirs, f"enamel-{pinned}")
     generator = _touch_code(markers, host_dirs[2]) + (
         "def generate_input(size, lid, cid):\n"
         "    read = _touch()\n"
         "    return (random.randint(0, size) + (10**6 if read else 0),)\n"
     )
-    task = _enamel_task("double-enamel", generator)
+    task = _enamel_task(f"double-enamel-{pinned}", generator, pinned)
     ok, wrong = _judge(task_service, task, "def double(x):\n    return x + x\n",
                        "def double(x):\n    return x\n")  # fmt: skip
     _assert_untouched(markers)

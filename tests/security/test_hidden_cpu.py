@@ -436,7 +436,9 @@ def test_hiding_baseline_scores_no_higher_than_baseline(task_id, sizes, hide):
     print(
         f"{task_id}: rlpf honest {r_honest} hidden {r_hidden}; floor-policy {f_honest} {f_hidden}"
     )
-    assert r_hidden is None or (r_honest is not None and r_hidden <= r_honest), (r_hidden, r_honest)
+    # A hider gets a number (the correctness floor, every correct program's minimum), never None.
+    assert r_hidden is not None, "a hider must be scored, not dropped as None"
+    assert r_honest is None or r_hidden <= r_honest, (r_hidden, r_honest)
     assert f_hidden is not None and f_honest is not None and f_hidden <= f_honest
     assert "hidden_cpu" in hidden.flags, hidden.flags
     assert hidden.candidate is not None and hidden.candidate.status is TimingStatus.DEGRADED

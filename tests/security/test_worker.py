@@ -345,6 +345,8 @@ def test_hiding_function_candidate_scores_no_higher_than_baseline():
     r_honest, r_hidden = get_reward("rlpf")([honest, hidden])
     f_honest, f_hidden = get_reward("rlpf", on_missing_timing="floor")([honest, hidden])
     print(f"rlpf honest {r_honest} hidden {r_hidden}; floor-policy {f_honest} {f_hidden}")
-    assert r_hidden is None or (r_honest is not None and r_hidden <= r_honest), (r_hidden, r_honest)
+    # A hider gets a number (the correctness floor, every correct program's minimum), never None.
+    assert r_hidden is not None, "a hider must be scored, not dropped as None"
+    assert r_honest is None or r_hidden <= r_honest, (r_hidden, r_honest)
     assert f_hidden is not None and f_honest is not None and f_hidden <= f_honest
     assert "hidden_cpu" in hidden.flags, hidden.flags

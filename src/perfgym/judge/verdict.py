@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from perfgym.sandbox.execution import Status
+from perfgym.sandbox.execution import HIDING_FLAGS, Status
 
 
 class Stage(str, Enum):
@@ -91,7 +91,9 @@ class Timing(BaseModel):
     flags: list[str] = Field(
         default_factory=list,
         description="Timing suspicions: 'timing_drift' (probes moved; status degraded), "
-        "'first_call_gap' (first call much slower than repeats: a caching signature).",
+        "'first_call_gap' (first call much slower than repeats: a caching signature), and the "
+        "sandbox's accounting flags (HIDING_FLAGS: 'hidden_cpu', 'outlived_main', "
+        "'cpu_over_wall'; status degraded).",
     )
     first_call_s: float | None = Field(
         None, description="Function tasks, first-call check: external cost of the first call."
@@ -99,6 +101,16 @@ class Timing(BaseModel):
     repeat_call_s: float | None = Field(
         None, description="Function tasks, first-call check: external cost of a repeated call."
     )
+
+    @property
+    def hid_time(self) -> list[str]:
+        """The accounting flags saying this variant's program hid time from the clock.
+
+        A run that hid CPU in processes its main process never waited for, left processes
+        behind, or used more CPU than its cores allow: its timing is DEGRADED, and rewards give
+        it the lowest speed credit a correct program can earn (never None, never a bonus).
+        """
+        return [f for f in self.flags if f in HIDING_FLAGS]
 
 
 class Verdict(BaseModel):

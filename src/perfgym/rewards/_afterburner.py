@@ -171,7 +171,12 @@ def score_afterburner(
     transition = cfg.transition(input_passed, passed)
     efficiency, reason = 0.0, ""
     parts: dict[str, Any] = {"transition": transition, "passed": passed}
-    if passed:
+    hid = v.candidate.hid_time if passed and v.candidate is not None else []
+    if hid:
+        # Hiding time earns the worst efficiency a passing program can get, never None.
+        efficiency = -math.tanh(cfg.tanh_scale * cfg.gain_clip)
+        reason = f"candidate hid time from the clock ({', '.join(hid)}): lowest efficiency"
+    elif passed:
         after, cand_why = measure(v.candidate, obj, "candidate")
         if obj == "time" and input_passed and "input_time_s" not in cols:
             clash = same_clock(v.candidate, v.baseline)

@@ -24,6 +24,19 @@ def _gate(verdict: Verdict) -> RewardOutput | None:
     return None
 
 
+def _hid(verdict: Verdict) -> RewardOutput | None:
+    """A correct program that hid time from the clock scores 0.0: no speed credit, never None."""
+    hid = verdict.candidate.hid_time if verdict.candidate is not None else []
+    if not hid:
+        return None
+    return RewardOutput(
+        value=0.0,
+        stage=verdict.stage,
+        components={"correct": True},
+        reason=f"candidate hid time from the clock ({', '.join(hid)}): no speed credit",
+    )
+
+
 @register_reward("rlvr")
 def rlvr() -> Reward:
     """RLVR's binary correctness reward (paper 000, §Baseline setup and Fig. 1): 1 if correct, else 0.
@@ -62,7 +75,7 @@ def runtime_only() -> Reward:
     """
 
     def one(v: Verdict, overrides: dict[str, float | None]) -> RewardOutput:
-        gated = _gate(v)
+        gated = _gate(v) or _hid(v)
         if gated is not None:
             return gated
         times, why = role_durations(v, ("candidate", "baseline"), overrides)
@@ -126,7 +139,7 @@ def _mean_duration(cfg: RawDurationConfig, v: Verdict) -> tuple[float | None, st
 
 def _raw(cfg: RawDurationConfig, mapping: Literal["linear", "log"]) -> Reward:
     def one(v: Verdict) -> RewardOutput:
-        gated = _gate(v)
+        gated = _gate(v) or _hid(v)
         if gated is not None:
             return gated
         mean, why = _mean_duration(cfg, v)

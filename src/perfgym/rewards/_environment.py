@@ -88,6 +88,9 @@ def candidate_durations(verdict: Verdict) -> tuple[dict[str, float], set[str], s
     """Per-workload seconds (only from an ok timing), ids of timed-out tests, and a problem if any."""
     timed_out = {t.id for t in verdict.tests if t.status is Status.TIMEOUT}
     timing = verdict.candidate
+    if timing is not None and timing.hid_time:
+        # Scored by `run_environment` as timing out on every workload.
+        return {}, timed_out | set(timing.per_workload_s), "candidate hid time"
     if timing is None or timing.status is not TimingStatus.OK:
         state = "absent" if timing is None else timing.status.value
         return {}, timed_out, f"candidate timing {state}"
@@ -140,6 +143,10 @@ def run_environment(
     """Filter, time-limit and rank one correct candidate; `Outcome.reason` set when it cannot."""
     seconds, timed_out, problem = candidate_durations(verdict)
     universe = sorted(pool.workloads() | set(seconds) | timed_out)
+    if verdict.candidate is not None and verdict.candidate.hid_time:
+        # Hiding time is the candidate's doing: it times out on every workload (the lowest
+        # rank a correct program can have), never None.
+        seconds, timed_out = {}, set(universe)
     if not universe or (not seconds and not timed_out and cfg.on_missing_timing == "none"):
         return Outcome(reason=f"timing missing: {problem or 'no per-workload durations'}")
     workloads = _filtered(cfg, pool, universe)

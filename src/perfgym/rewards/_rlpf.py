@@ -73,6 +73,16 @@ def score_rlpf(
         shaping = cfg.ladder(verdict.stage)
         return RewardOutput(value=shaping, stage=verdict.stage, components={"shaping": shaping})
     floor = cfg.floor
+    hid = verdict.candidate.hid_time if verdict.candidate is not None else []
+    if hid:
+        # Hiding time is the candidate's doing: no speed credit, and never None (a trainer that
+        # drops None would give hiding no signal at all).
+        return RewardOutput(
+            value=floor,
+            stage=verdict.stage,
+            components={"floor": floor},
+            reason=f"candidate hid time from the clock ({', '.join(hid)}): correctness floor",
+        )
     times, why = role_durations(verdict, ("candidate", "baseline", "reference"), overrides)
     if not times:
         if cfg.on_missing_timing == "floor":

@@ -43,11 +43,27 @@ def _age_s(pid: int) -> float:
     return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
 
 
+def _uid(pid: int) -> int | None:
+    """The real uid of a process, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 class Killer(threading.Thread):
     """Every 1-3 s, SIGKILLs a random worker process, or a random sandbox process under one.
 
     Only processes that have been up a few seconds are fair game: killing each replacement
-    before it finished starting would test nothing but the restart backoff.
+    before it finished starting would test nothing but the restart backoff. Only perfgym's
+    own processes (root: bubblewrap, launchers, supervisors, worker servers) are killed, never
+    a program's (an unprivileged uid): a SIGKILL from outside is indistinguishable from one the
+    program sent itself, and that is the program's own NR, never an infrastructure retry a
+    candidate could ask for to dodge its penalty.
     """
 
     def __init__(self, svc: ServiceProcess, seed: int = 7, min_age_s: float = 4.0) -> None:
@@ -69,7 +85,7 @@ class Killer(threading.Thread):
             victim = self.rng.choice(workers)
             kind = "worker"
             if self.rng.random() < 0.5:
-                below = descendants(victim)
+                below = [p for p in descendants(victim) if _uid(p) == 0]
                 if below:
                     victim, kind = self.rng.choice(below), "sandbox"
             try:

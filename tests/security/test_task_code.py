@@ -321,7 +321,7 @@ def test_warm_worker_generation_is_cached_too():
 
     generator = "def generate(size, seed):\n    return f'{size} {seed}'\n"
     task = _gen_task(generator + f"# {os.getpid()} {id(object())}\n")
-    pool = generate._own_workers()
+    pool = generate._own_workers.get()
     calls = pool.stats()["calls"]
     assert [c.stdin for c in materialize_all(task, task.workloads)] == ["4 1", "6 2"]
     assert pool.stats()["calls"] == calls + 1

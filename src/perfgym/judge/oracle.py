@@ -3,39 +3,27 @@
 
 from __future__ import annotations
 
-import atexit
 import math
 import os
-import threading
 from typing import Any
 
 from perfgym.errors import SandboxUnavailable
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.per_process import PerProcess
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.task import Oracle, TestCase
 
 #: What one checker call may use (it runs in a warm worker's forked, unprivileged child).
 CHECKER_LIMITS = Limits(wall_s=30.0, memory_mb=2048)
-_pools: dict[int, PythonWorkerPool] = {}
-_pools_lock = threading.Lock()
-
-
-def _checker_pool() -> PythonWorkerPool:
-    """This process's checker workers (started on first use; a forked process gets its own)."""
-    pid = os.getpid()
-    with _pools_lock:
-        pool = _pools.get(pid)
-        if pool is None:
-            pool = _pools[pid] = PythonWorkerPool(size=min(4, len(os.sched_getaffinity(0))))
-            atexit.register(_close_in, pid, pool)
-        return pool
+_pools: PerProcess[PythonWorkerPool] = PerProcess(
+    lambda: PythonWorkerPool(size=min(4, len(os.sched_getaffinity(0))))
+)
 
 
 def checker_pool_if_started() -> PythonWorkerPool | None:
     """This process's checker workers, or None when no checker ran here (for health)."""
-    with _pools_lock:
-        return _pools.get(os.getpid())
+    return _pools.if_started()
 
 
 def run_checker(source: str, test_input: Any, expected: Any, output: Any) -> tuple[bool, str]:
@@ -48,7 +36,7 @@ def run_checker(source: str, test_input: Any, expected: Any, output: Any) -> tup
     act on this side. The worker itself failing is an infrastructure error (SandboxUnavailable).
     """
     try:
-        r = _checker_pool().call(source, "check", [test_input, expected, output], CHECKER_LIMITS)
+        r = _pools.get().call(source, "check", [test_input, expected, output], CHECKER_LIMITS)
     except ValueError as exc:  # a value that cannot cross into the sandbox
         return False, f"the checker cannot be given this output: {exc}"[:300]
     if r.status is Status.SANDBOX_ERROR:
@@ -123,10 +111,3 @@ def check(oracle: Oracle, case: TestCase, expected: Any, output: Any) -> tuple[b
 def _short(value: Any, limit: int = 120) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _close_in(pid: int, thing: Any) -> None:
-    """Close `thing` at exit, in the process that started it only (a forked child that exits
-    must not kill its parent's sandbox or workers)."""
-    if os.getpid() == pid:
-        thing.close()

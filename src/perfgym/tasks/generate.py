@@ -16,7 +16,6 @@ index), so materialising the same cases again runs nothing.
 
 from __future__ import annotations
 
-import atexit
 import collections
 import functools
 import hashlib
@@ -33,6 +32,7 @@ from perfgym.sandbox._inside import valuecodec
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits, MiB
+from perfgym.sandbox.per_process import PerProcess
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import _pinned_generate, enamel_random
 from perfgym.tasks.task import Task, TaskKind, TestCase
@@ -294,7 +294,7 @@ def _run(task: Task, req: dict[str, Any], pinned: bool, sandbox: Sandbox | None)
     except (TypeError, ValueError) as exc:
         raise TaskFormatError(f"task {task.id!r}: generator request: {exc}") from None
     if pinned or sandbox is not None:
-        result = _in_sandbox(who, request, sandbox or _own_sandbox())
+        result = _in_sandbox(who, request, sandbox or _own_sandbox.get())
     else:
         result = _in_worker(who, req)
     if not result.get("ok"):
@@ -306,7 +306,7 @@ def _run(task: Task, req: dict[str, Any], pinned: bool, sandbox: Sandbox | None)
 
 
 def _in_worker(who: str, req: dict[str, Any]) -> dict[str, Any]:
-    r = _own_workers().call(_runner_files()["gen.py"], "worker_entry",
+    r = _own_workers.get().call(_runner_files()["gen.py"], "worker_entry",
                             [req, _runner_files()["enamel_random.py"]],
                             GENERATOR_LIMITS)  # fmt: skip
     if r.status is Status.SANDBOX_ERROR:
@@ -375,37 +375,14 @@ def _runner_files() -> dict[str, str]:
     }
 
 
-_own: dict[int, Sandbox] = {}
-_own_pools: dict[int, PythonWorkerPool] = {}
-_own_lock = threading.Lock()
-
-
-def _own_sandbox() -> Sandbox:
-    """This process's generation sandbox (a warm one, started on first use)."""
+def _warm_sandbox() -> Sandbox:
     from perfgym.sandbox.factory import make_sandbox  # noqa: PLC0415 - only when first needed
 
-    pid = os.getpid()
-    with _own_lock:
-        box = _own.get(pid)
-        if box is None:
-            box = _own[pid] = make_sandbox("warm")
-            atexit.register(_close_in, pid, box)
-        return box
+    return make_sandbox("warm")
 
 
-def _own_workers() -> PythonWorkerPool:
-    """This process's generation workers (warm Python workers, started on first use)."""
-    pid = os.getpid()
-    with _own_lock:
-        pool = _own_pools.get(pid)
-        if pool is None:
-            pool = _own_pools[pid] = PythonWorkerPool(size=min(2, len(os.sched_getaffinity(0))))
-            atexit.register(_close_in, pid, pool)
-        return pool
-
-
-def _close_in(pid: int, thing: Any) -> None:
-    """Close `thing` at exit, in the process that started it only (a forked child that exits
-    must not kill its parent's sandbox or workers)."""
-    if os.getpid() == pid:
-        thing.close()
+#: This process's generation sandbox and warm workers, started on first use.
+_own_sandbox: PerProcess[Sandbox] = PerProcess(_warm_sandbox)
+_own_workers: PerProcess[PythonWorkerPool] = PerProcess(
+    lambda: PythonWorkerPool(size=min(2, len(os.sched_getaffinity(0))))
+)

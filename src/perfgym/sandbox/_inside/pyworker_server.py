@@ -150,11 +150,16 @@ def _forget(req: dict) -> None:
     req.pop("checker", None)
 
 
+#: The standard streams every call's child gets: made once over fds 0-2 and never used by this
+#: parent, so nothing is in their buffers at any fork (a child's writes stay in its own copy).
+#: Making three per child cost ~0.13 ms of every call.
+_CHILD_STDIO = tuple(pyworker_program._stdio(fd) for fd in (0, 1, 2))
+
+
 def _fresh_stdio() -> None:
-    """Standard streams of this child's own over fds 0-2 (nothing the parent buffered)."""
-    sys.stdin = sys.__stdin__ = pyworker_program._stdio(0)  # type: ignore[misc,assignment]
-    sys.stdout = sys.__stdout__ = pyworker_program._stdio(1)  # type: ignore[misc,assignment]
-    sys.stderr = sys.__stderr__ = pyworker_program._stdio(2)  # type: ignore[misc,assignment]
+    """Standard streams nothing but this child ever wrote to or read from, over fds 0-2."""
+    sys.stdin, sys.stdout, sys.stderr = _CHILD_STDIO  # type: ignore[assignment]
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = _CHILD_STDIO  # type: ignore[misc]
 
 
 def _confine(lim: dict, uid: int, vsize: int) -> None:

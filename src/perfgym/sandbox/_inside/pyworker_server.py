@@ -32,7 +32,6 @@ from __future__ import annotations
 import _signal
 import binascii
 import builtins
-import errno
 import gc
 import json
 import os
@@ -47,6 +46,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pyworker_check  # noqa: E402
 import pyworker_program  # noqa: E402
 import valuecodec  # noqa: E402
+import worker_cleanup  # noqa: E402
+import worker_meter  # noqa: E402
 
 #: What the parent imports at start, the same for every candidate: modules without import-time
 #: side effects that function-task candidates commonly use (HumanEval's prompts all import
@@ -58,19 +59,7 @@ PRELOAD = ("bisect", "collections", "functools", "heapq", "itertools", "math", "
 _MAX_CODES = 256
 _codes: dict[str, types.CodeType] = {}
 _sock_fd = -1  # the host connection: never inherited by a call's child
-_cg_fd, _cg_kind = -1, ""  # the worker's cgroup CPU counter (read-only), when the host gave one
 _check_uid = -1  # the uid of an assertion call's test process (not the candidate's)
-#: Directories a call can write, emptied after every call.
-_CLEAN_ROOTS = ("/tmp", "/dev/shm")
-#: Entries a call may leave for the cleanup; more and the worker is restarted instead (a
-#: fresh tmpfs is cheaper than deleting millions of files), the call counted as failed.
-_max_entries = 200_000
-#: Seconds to reap the killed processes of a call before the cleanup counts as failed.
-_REAP_S = 5.0
-#: CPU the cgroup may show beyond the reaped processes' rusage before the call is flagged for
-#: hidden CPU (kernel work around fork/exit, the bubblewrap monitor).
-_HIDDEN_TOL_S, _HIDDEN_TOL_REL = 0.002, 0.05
-_hoisted = 0
 
 
 def _send(fd: int, obj: dict) -> None:
@@ -112,7 +101,7 @@ def _compile(source: str, filename: str, lim: dict) -> tuple[str, types.CodeType
     if key in _codes:
         return key, _codes[key], ""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    allowance = _statm()[0] + int(float(lim["memory_mb"]) * 1024 * 1024)
+    allowance = worker_meter.statm()[0] + int(float(lim["memory_mb"]) * 1024 * 1024)
     if hard != resource.RLIM_INFINITY:
         allowance = min(allowance, hard)
     try:
@@ -136,7 +125,7 @@ def _close_inherited(keep: tuple[int, ...]) -> None:
     """Close every descriptor above stdio but `keep`: above all the host connection, through
     which an untrusted child could otherwise forge the worker's reply."""
     lo = 3
-    for fd in sorted(set(keep)) + [max(keep + (_sock_fd, _cg_fd, 255)) + 1]:
+    for fd in sorted(set(keep)) + [max(keep + (_sock_fd, worker_meter.cg_fd, 255)) + 1]:
         if fd >= lo:
             os.closerange(lo, fd)
             lo = fd + 1
@@ -221,158 +210,13 @@ def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, 
     os._exit(code_out)
 
 
-def _clean() -> tuple[bool, str]:
-    """Kill every leftover process of the call and empty the writable directories. Returns
-    whether any process was left when the call's main process had ended (a child nobody
-    waited for, a daemon) and why the cleanup failed ('' when it did not)."""
-    left = False
-    deadline = time.monotonic() + _REAP_S
-    for _round in range(100):  # again until nothing is left to signal (a fork racing the kill)
-        try:
-            os.kill(-1, _signal.SIGKILL)  # every process but this one (PID 1)
-            left = True
-        except ProcessLookupError:
-            break
-        while True:
-            try:
-                if os.waitpid(-1, os.WNOHANG)[0] == 0:
-                    if time.monotonic() > deadline:
-                        return left, "a process of the call could not be reaped"
-                    time.sleep(0.0005)
-            except ChildProcessError:
-                break
-    try:
-        for root in _CLEAN_ROOTS:
-            _empty(root)
-    except Exception as exc:  # noqa: BLE001 - whatever stops the cleanup, the worker goes
-        return left, f"{type(exc).__name__}: {exc}"[:500]
-    return left, ""
-
-
-def _empty(root: str) -> None:
-    """Remove everything in `root`, never following a link and without recursion: a directory
-    that is not empty has its entries moved up into `root` first, so neither depth nor path
-    length costs stack, descriptors or PATH_MAX. OSError when anything stays, or when the
-    call left more than `_max_entries` entries."""
-    global _hoisted
-    try:
-        rfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return
-    try:
-        todo = os.listdir(rfd)
-        seen = 0
-        while todo:
-            name = todo.pop()
-            seen += 1
-            if seen > _max_entries:
-                raise OSError(f"the call left more than {_max_entries} entries in {root}")
-            try:
-                mode = os.stat(name, dir_fd=rfd, follow_symlinks=False).st_mode
-            except FileNotFoundError:
-                continue
-            if mode & 0o170000 != 0o040000:  # not a directory: a file, link, FIFO, socket...
-                os.unlink(name, dir_fd=rfd)
-                continue
-            try:
-                os.rmdir(name, dir_fd=rfd)
-                continue
-            except OSError as exc:
-                if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
-                    raise
-            dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=rfd)
-            try:
-                for child in os.listdir(dfd):
-                    while True:
-                        _hoisted += 1
-                        new = f".pgw-{_hoisted}"
-                        try:
-                            os.rename(child, new, src_dir_fd=dfd, dst_dir_fd=rfd)
-                            break
-                        except OSError as exc:  # the name is taken: take the next
-                            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY, errno.EISDIR,
-                                                 errno.ENOTDIR):  # fmt: skip
-                                raise
-                    todo.append(new)
-            finally:
-                os.close(dfd)
-            todo.append(name)  # empty now: removed on its next turn
-        stayed = os.listdir(rfd)
-        if stayed:
-            raise OSError(f"{len(stayed)} entries stayed in {root}")
-    finally:
-        os.close(rfd)
-
-
-_PAGE = os.sysconf("SC_PAGE_SIZE")
-
-
-def _statm() -> tuple[int, int]:
-    """(virtual size, resident) of this process in bytes. Read in the server just before the
-    fork, whose child starts with the same figures: reading it in the child cost ~0.15 ms of
-    CPU and 34 copy-on-write faults per call."""
-    fd = os.open("/proc/self/statm", os.O_RDONLY)
-    try:
-        fields = os.read(fd, 200).split()
-    finally:
-        os.close(fd)
-    return int(fields[0]) * _PAGE, int(fields[1]) * _PAGE
-
-
-def _cgroup_ns() -> int:
-    """The worker cgroup's CPU counter in ns (every process the worker ever ran), or -1."""
-    if _cg_fd < 0:
-        return -1
-    try:
-        data = os.pread(_cg_fd, 4096, 0)
-        if _cg_kind == "v1":
-            return int(data)
-        for line in data.split(b"\n"):
-            if line.startswith(b"usage_usec "):
-                return int(line.split()[1]) * 1000
-    except (OSError, ValueError):
-        pass
-    return -1
-
-
-def _self_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
-
-
-def _meter() -> tuple[int, float, resource.struct_rusage]:
-    """The counters a call's CPU is the difference of (read just before its first fork)."""
-    return _cgroup_ns(), _self_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN)
-
-
-def _metered(start: tuple[int, float, resource.struct_rusage], reply: dict) -> dict:
-    """Fill `reply` with the call's CPU, read after every process of the call was reaped: the
-    rusage of all of them (the main process, and whatever this PID 1 reaped), and the cgroup's
-    CPU less this process's own. CPU the cgroup saw and no rusage did (a child reaped by the
-    kernel because SIGCHLD was ignored) is added to the call's and reported as hidden."""
-    cg0, self0, ch0 = start
-    ch1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    self1, cg1 = _self_cpu(), _cgroup_ns()
-    user, system = ch1.ru_utime - ch0.ru_utime, ch1.ru_stime - ch0.ru_stime
-    reply["cpu_user_s"], reply["cpu_system_s"] = user, system
-    if cg0 < 0 or cg1 < 0:
-        reply["cpu_cgroup_s"] = None
-        return reply
-    others = max(0.0, (cg1 - cg0) / 1e9 - (self1 - self0))
-    reply["cpu_cgroup_s"] = others
-    hidden = others - (user + system)
-    if hidden > _HIDDEN_TOL_S + _HIDDEN_TOL_REL * (user + system):
-        reply["cpu_hidden_s"] = hidden
-    return reply
-
-
 def _finish(reply: dict, start: tuple[int, float, resource.struct_rusage]) -> dict:
     """Clean up after a call (its main processes reaped) and complete its reply."""
-    left, failed = _clean()
+    left, failed = worker_cleanup.clean()
     reply["outlived"] = left
     if failed:
         reply["cleanup_failed"] = failed
-    return _metered(start, reply)
+    return worker_meter.metered(start, reply)
 
 
 def _flush_stdio() -> None:
@@ -391,9 +235,11 @@ def _call(req: dict, uid: int) -> dict:
     lim = req["limits"]
     out_fd = os.memfd_create("out", 0)
     res_fd = os.memfd_create("res", 0)
-    vsize, server_rss = _statm()  # the child starts sharing this much; its own use is the excess
+    vsize, server_rss = (
+        worker_meter.statm()
+    )  # the child starts sharing this much; its own use is the excess
     _flush_stdio()
-    start = _meter()
+    start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
@@ -443,9 +289,9 @@ def _check_call(req: dict, uid: int) -> dict:
     out_fd = os.memfd_create("out", 0)
     ask_r, ask_w = os.pipe()  # test process -> candidate
     ans_r, ans_w = os.pipe()  # candidate -> test process
-    vsize, server_rss = _statm()
+    vsize, server_rss = worker_meter.statm()
     _flush_stdio()
-    start = _meter()
+    start = worker_meter.meter()
     t0 = time.monotonic()
     cand = os.fork()
     if cand == 0:  # before the test code is compiled here: this child never holds it
@@ -577,10 +423,10 @@ def _run_program(req: dict, uid: int) -> dict:
     os.lseek(fds["in"], 0, os.SEEK_SET)
     out_r, fds["out_w"] = os.pipe()
     err_r, fds["err_w"] = os.pipe()
-    vsize, server_rss = _statm()
+    vsize, server_rss = worker_meter.statm()
     setup_r, fds["setup"] = os.pipe()
     _flush_stdio()
-    start = _meter()
+    start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
@@ -634,7 +480,7 @@ def _run_program(req: dict, uid: int) -> dict:
     _, status, ru = os.wait4(pid, 0)
     wall = time.monotonic() - t0
     os.close(pidfd)
-    left_over, cleanup_failed = _clean()  # nothing the run started may outlive it
+    left_over, cleanup_failed = worker_cleanup.clean()  # nothing the run started may outlive it
     for fd in (out_r, err_r):
         os.set_blocking(fd, False)
         try:
@@ -665,19 +511,19 @@ def _run_program(req: dict, uid: int) -> dict:
     }
     if cleanup_failed:
         reply["cleanup_failed"] = cleanup_failed
-    return _metered(start, reply)  # every descendant, reaped above
+    return worker_meter.metered(start, reply)  # every descendant, reaped above
 
 
 def main() -> None:
     """argv: the host connection's fd, the calls' uid, the test processes' uid, the cgroup CPU
     counter's fd (-1: none) and its kind ('v1': cpuacct.usage, 'v2': cpu.stat), and the most
     entries a call may leave for the cleanup."""
-    global _sock_fd, _check_uid, _cg_fd, _cg_kind, _max_entries
+    global _sock_fd, _check_uid
     sock = _sock_fd = int(sys.argv[1])
     uid = int(sys.argv[2])
     _check_uid = int(sys.argv[3])
-    _cg_fd, _cg_kind = int(sys.argv[4]), sys.argv[5]
-    _max_entries = int(sys.argv[6])
+    worker_meter.cg_fd, worker_meter.cg_kind = int(sys.argv[4]), sys.argv[5]
+    worker_cleanup.max_entries = int(sys.argv[6])
     # The parent's own stdio is /dev/null: nothing it writes or buffers can reach a program.
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -687,7 +533,7 @@ def main() -> None:
     for name in PRELOAD:
         __import__(name)
     gc.freeze()
-    _send(sock, {"ready": True, "pid": os.getpid(), "cgroup": _cgroup_ns() >= 0,
+    _send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
                  "preloaded": sorted(PRELOAD)})  # fmt: skip
     modes = {"program": _run_program, "check": _check_call}
     while True:

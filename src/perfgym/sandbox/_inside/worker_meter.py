@@ -1,0 +1,77 @@
+"""The warm worker's CPU meter: a call's CPU is every process it had, cross-checked with a cgroup.
+
+The rusage of every process the worker reaped for the call, and the worker cgroup's CPU
+counter less the worker's own CPU: what the cgroup saw and no rusage did (a child the kernel
+reaped because SIGCHLD was ignored) is added to the call's and reported as hidden.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+
+cg_fd, cg_kind = -1, ""  # the worker's cgroup CPU counter (read-only), when the host gave one
+#: CPU the cgroup may show beyond the reaped processes' rusage before the call is flagged for
+#: hidden CPU (kernel work around fork/exit, the bubblewrap monitor).
+HIDDEN_TOL_S, HIDDEN_TOL_REL = 0.002, 0.05
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def statm() -> tuple[int, int]:
+    """(virtual size, resident) of this process in bytes. Read in the server just before the
+    fork, whose child starts with the same figures: reading it in the child cost ~0.15 ms of
+    CPU and 34 copy-on-write faults per call."""
+    fd = os.open("/proc/self/statm", os.O_RDONLY)
+    try:
+        fields = os.read(fd, 200).split()
+    finally:
+        os.close(fd)
+    return int(fields[0]) * PAGE, int(fields[1]) * PAGE
+
+
+def cgroup_ns() -> int:
+    """The worker cgroup's CPU counter in ns (every process the worker ever ran), or -1."""
+    if cg_fd < 0:
+        return -1
+    try:
+        data = os.pread(cg_fd, 4096, 0)
+        if cg_kind == "v1":
+            return int(data)
+        for line in data.split(b"\n"):
+            if line.startswith(b"usage_usec "):
+                return int(line.split()[1]) * 1000
+    except (OSError, ValueError):
+        pass
+    return -1
+
+
+def self_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    return ru.ru_utime + ru.ru_stime
+
+
+def meter() -> tuple[int, float, resource.struct_rusage]:
+    """The counters a call's CPU is the difference of (read just before its first fork)."""
+    return cgroup_ns(), self_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN)
+
+
+def metered(start: tuple[int, float, resource.struct_rusage], reply: dict) -> dict:
+    """Fill `reply` with the call's CPU, read after every process of the call was reaped: the
+    rusage of all of them (the main process, and whatever this PID 1 reaped), and the cgroup's
+    CPU less this process's own. CPU the cgroup saw and no rusage did (a child reaped by the
+    kernel because SIGCHLD was ignored) is added to the call's and reported as hidden."""
+    cg0, self0, ch0 = start
+    ch1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    self1, cg1 = self_cpu(), cgroup_ns()
+    user, system = ch1.ru_utime - ch0.ru_utime, ch1.ru_stime - ch0.ru_stime
+    reply["cpu_user_s"], reply["cpu_system_s"] = user, system
+    if cg0 < 0 or cg1 < 0:
+        reply["cpu_cgroup_s"] = None
+        return reply
+    others = max(0.0, (cg1 - cg0) / 1e9 - (self1 - self0))
+    reply["cpu_cgroup_s"] = others
+    hidden = others - (user + system)
+    if hidden > HIDDEN_TOL_S + HIDDEN_TOL_REL * (user + system):
+        reply["cpu_hidden_s"] = hidden
+    return reply

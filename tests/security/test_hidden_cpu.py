@@ -440,7 +440,8 @@ def test_hiding_baseline_scores_no_higher_than_baseline(task_id, sizes, hide):
     assert r_hidden is not None, "a hider must be scored, not dropped as None"
     assert r_honest is None or r_hidden <= r_honest, (r_hidden, r_honest)
     assert f_hidden is not None and f_honest is not None and f_hidden <= f_honest
-    assert "hidden_cpu" in hidden.flags, hidden.flags
+    # hidden_cpu, or outlived_main when the hidden child was still exiting as main ended.
+    assert {"hidden_cpu", "outlived_main"} & set(hidden.flags), hidden.flags
     assert hidden.candidate is not None and hidden.candidate.status is TimingStatus.DEGRADED
     # Never cheaper than its cgroup says: the hider's measured CPU is of the baseline's order.
     assert honest.candidate is not None and honest.candidate.estimate_s is not None

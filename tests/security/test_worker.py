@@ -289,7 +289,12 @@ def test_cpu_of_a_hidden_child_is_counted(worker, hider):
     assert hidden.value == honest.value
     assert hidden.cpu_s > 0.3 * honest.cpu_s, (hidden.cpu_s, honest.cpu_s)
     if hider is HIDE_SIG_IGN:
-        assert "hidden_cpu" in hidden.flags and hidden.cpu_hidden_s > 0.1 * honest.cpu_s
+        # Either the kernel reaped the worker child (its CPU is only in the cgroup: hidden_cpu),
+        # or it was still exiting when the call returned and the cleanup killed and reaped it
+        # (its rusage counted: outlived_main). Both degrade the call's timing.
+        assert {"hidden_cpu", "outlived_main"} & set(hidden.flags), hidden.flags
+        if "hidden_cpu" in hidden.flags:
+            assert hidden.cpu_hidden_s > 0.1 * honest.cpu_s, (hidden.cpu_hidden_s, honest.cpu_s)
     assert "hidden_cpu" not in honest.flags and honest.cpu_mechanism.startswith("cgroup")
 
 
@@ -349,4 +354,5 @@ def test_hiding_function_candidate_scores_no_higher_than_baseline():
     assert r_hidden is not None, "a hider must be scored, not dropped as None"
     assert r_honest is None or r_hidden <= r_honest, (r_hidden, r_honest)
     assert f_hidden is not None and f_honest is not None and f_hidden <= f_honest
-    assert "hidden_cpu" in hidden.flags, hidden.flags
+    # hidden_cpu, or outlived_main when the hidden child was still exiting as main ended.
+    assert {"hidden_cpu", "outlived_main"} & set(hidden.flags), hidden.flags

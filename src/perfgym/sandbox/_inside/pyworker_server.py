@@ -4,7 +4,7 @@ The pristine parent never runs untrusted code: it only compiles sources (cached 
 it has imported is a fixed list (`PRELOAD`), the same for every candidate, imported once at
 start; nothing a candidate names is ever imported here (an import can have side effects, and
 module state would pass from one candidate to the next). Its own stdio is /dev/null, and every
-child builds fresh standard streams, so nothing the parent buffered reaches a program.
+child gets standard streams the parent made once and never used, so nothing the parent buffered reaches a program.
 
 A function call's child executes the module in a fresh namespace, calls the entry point,
 writes the tagged-JSON result into a memfd and exits: that channel carries only what the

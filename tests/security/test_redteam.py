@@ -1,0 +1,546 @@
+"""Red team after issue 13: attacks on the fixes themselves.
+
+Each test is an attack on the real worker, judge or reward. An attack that still gets through
+is marked `xfail(strict=True)` with the hole it shows (the suite stays green; the day the hole
+is closed the test passes and strict xfail makes it fail, so the mark must then go). Attacks
+that were contained and make a cheap guard are plain tests.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from perfgym.judge import Candidate, Judge, JudgeConfig
+from perfgym.judge.verdict import Stage
+from perfgym.rewards import get_reward
+from perfgym.sandbox import Limits, Status
+from perfgym.sandbox.pyworker import PythonWorker
+from perfgym.sandbox.worker_messages import call_request, call_result
+from perfgym.tasks import load_suite
+from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestCase
+
+
+@pytest.fixture(scope="module")
+def worker():
+    w = PythonWorker()
+    yield w
+    w.close()
+
+
+# -- the function call's result channel is still the candidate's, and the host trusts its shape -----
+# A function call's child holds the result memfd (by design: "it carries only what the program
+# says it returned"). But the host decodes whatever JSON is there with no guard: a tag with a
+# bad payload raises ValueError/TypeError in `valuecodec.decode`, a non-string error or a
+# non-dict result AttributeError, a non-number reported_call_ns TypeError, all in the judge's
+# process. The exception leaves `Judge.judge_many`: every verdict of the batch is lost (the
+# service answers the whole lease "judge failed", infra_error, reward None for every item).
+FORGED_RESULTS = {
+    "bad_hex_int": {"ok": True, "value": {"int": "zz"}},
+    "bad_float": {"ok": True, "value": {"float": "not-hex"}},
+    "unhashable_set": {"ok": True, "value": {"set": [[1, 2]]}},
+    "error_not_text": {"ok": False, "error": 5},
+    "result_not_a_dict": [1, 2, 3],
+    "timer_not_a_number": {"ok": True, "value": 1, "reported_call_ns": "soon"},
+}
+
+
+def _forger(result: object) -> str:
+    return f"""
+import json, os
+def f(*args):
+    data = json.dumps({result!r}).encode()
+    for fd in range(3, 256):
+        try:
+            os.pwrite(fd, data, 0)
+        except OSError:
+            pass
+    os._exit(0)
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: a function candidate's forged result JSON "
+                   "raises in the host (valuecodec.decode / _to_result), not a failed call")  # fmt: skip
+@pytest.mark.parametrize("name", sorted(FORGED_RESULTS))
+def test_a_forged_result_is_the_candidates_failure_not_an_exception(worker, name):
+    r = worker.call(_forger(FORGED_RESULTS[name]), "f", [1])
+    assert r.status is Status.RUNTIME_ERROR, (r.status, r.error)
+
+
+# A deeper forgery: JSON nested past the worker's recursion limit makes the worker server's
+# json.loads raise RecursionError (not ValueError): the reply is SANDBOX_ERROR, so a wrong
+# program is an infrastructure error (reward None, retried) instead of NR.
+DEEP_RESULT = """
+import os
+def f(*args):
+    data = b'{"ok": true, "value": ' + b'[' * 100000 + b']' * 100000 + b'}'
+    for fd in range(3, 256):
+        try:
+            os.pwrite(fd, data, 0)
+        except OSError:
+            pass
+    os._exit(0)
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: a result nested past the recursion limit is "
+                   "SANDBOX_ERROR (infra) instead of the candidate's failure")  # fmt: skip
+def test_a_deeply_nested_forged_result_is_not_an_infrastructure_error(worker):
+    r = worker.call(DEEP_RESULT, "f", [1])
+    assert r.status is Status.RUNTIME_ERROR, (r.status, r.error)
+
+
+def _sum_task() -> Task:
+    baseline = "def f(n):\n    return sum(i * i for i in range(n))\n"
+    return Task(
+        id="py-fn-sum-squares-rt",
+        family="math",
+        language=Language.PYTHON,
+        kind=TaskKind.FUNCTION,
+        entry_point="f",
+        goal="Return the sum of i*i for i below n.",
+        baseline=Solution(label="baseline", source=baseline),
+        references=[
+            Solution(
+                label="reference", source="def f(n):\n    return (n - 1) * n * (2 * n - 1) // 6\n"
+            )
+        ],
+        tests=[TestCase(id="t1", args=[10], expected=285), TestCase(id="t2", args=[0], expected=0)],
+        workloads=[TestCase(id="w1", args=[200_000])],
+        oracle=Oracle(kind="exact"),
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: one forging candidate makes judge_many raise, "
+                   "losing every other candidate's verdict in the batch")  # fmt: skip
+def test_a_forged_result_does_not_lose_the_batch():
+    task = _sum_task()
+    assert task.baseline is not None
+    forger = _forger(FORGED_RESULTS["bad_hex_int"])
+    with Judge(JudgeConfig(repeats=1, drift=None)) as judge:
+        verdicts = judge.judge_many(
+            [Candidate(task, source=task.baseline.source, sample=0),
+             Candidate(task, source=forger, sample=1)]
+        )  # fmt: skip
+    honest, forged = verdicts
+    assert honest.stage is Stage.OK, honest.reason
+    assert forged.stage in (Stage.NR, Stage.WO) and not forged.infra_error, forged.reason
+
+
+# -- a call reads the previous call's reply ---------------------------------------------------------
+# Every call's child is forked from inside the worker's serve loop, so its stack still holds the
+# server's frames: `main()`'s local `reply` is the reply the worker sent for the PREVIOUS call
+# (its return value, its stdout). `_forget` clears the compile cache and the checker, not that.
+PEEK = """
+import sys as _sys
+def _previous_reply():
+    f = _sys._getframe()
+    while f is not None:
+        loc = f.f_locals
+        if "modes" in loc and "reply" in loc:
+            return loc["reply"]
+        f = f.f_back
+    return None
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: a call reads the previous call's reply "
+                   "(return value, stdout) from the worker's serve-loop frame")  # fmt: skip
+def test_a_call_cannot_read_the_previous_calls_reply(worker):
+    secret = "def solve(x):\n    print('REF-STDOUT-77')\n    return 'REFERENCE-ANSWER-5e1f'\n"
+    assert worker.call(secret, "solve", [1]).value == "REFERENCE-ANSWER-5e1f"
+    thief = PEEK + "def f():\n    return repr(_previous_reply())\n"
+    r = worker.call(thief, "f")
+    assert r.status is Status.OK, r.error
+    assert "REFERENCE-ANSWER-5e1f" not in r.value and "REF-STDOUT-77" not in r.value, r.value
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: a warm program-mode run reads the previous "
+                   "run's stdout from the worker's serve-loop frame")  # fmt: skip
+def test_a_program_cannot_read_the_previous_programs_output(worker):
+    assert worker.run_program("print('OTHER-CANDIDATES-OUTPUT-3b9')\n").status is Status.OK
+    thief = PEEK + "import base64\nprint(repr(_previous_reply()))\n"
+    r = worker.run_program(thief)
+    assert r.status is Status.OK, r.reason
+    seen = r.stdout_text
+    assert "OTHER-CANDIDATES-OUTPUT" not in seen and "T1RIRVItQ0FORElEQVRFUy" not in seen, seen
+
+
+# The end-to-end reward effect: a factorisation task (hard to compute, trivial to verify). The
+# thief is the baseline's trial division, except that it first looks at the previous call's
+# return value and returns it when its product is the argument: in the interleaved
+# measurement the previous call on a worker is almost always the same workload (the reference's,
+# the baseline's, its own), so the thief runs at peek speed and is never wrong.
+FACTOR_BASELINE = """
+def f(n):
+    out = []
+    d = 2
+    while d * d <= n:
+        while n % d == 0:
+            out.append(d)
+            n //= d
+        d += 1
+    if n > 1:
+        out.append(n)
+    return out
+"""
+
+FACTOR_REFERENCE = """
+import math
+
+def _is_prime(m):
+    if m < 2:
+        return False
+    small = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37)
+    for p in small:
+        if m % p == 0:
+            return m == p
+    d, s = m - 1, 0
+    while d % 2 == 0:
+        d //= 2
+        s += 1
+    for a in small:
+        x = pow(a, d, m)
+        if x in (1, m - 1):
+            continue
+        for _ in range(s - 1):
+            x = x * x % m
+            if x == m - 1:
+                break
+        else:
+            return False
+    return True
+
+def _rho(m):
+    if m % 2 == 0:
+        return 2
+    c = 1
+    while True:
+        x = y = 2
+        d = 1
+        while d == 1:
+            x = (x * x + c) % m
+            y = (y * y + c) % m
+            y = (y * y + c) % m
+            d = math.gcd(abs(x - y), m)
+        if d != m:
+            return d
+        c += 1
+
+def f(n):
+    out, stack = [], ([n] if n > 1 else [])
+    while stack:
+        m = stack.pop()
+        if _is_prime(m):
+            out.append(m)
+            continue
+        d = _rho(m)
+        stack += [d, m // d]
+    return sorted(out)
+"""
+
+FACTOR_THIEF = (
+    PEEK
+    + FACTOR_BASELINE.replace("def f(n):", "def _slow(n):")
+    + """
+from math import prod as _prod
+def f(n):
+    prev = _previous_reply()
+    try:
+        v = prev["result"]["value"]
+        if type(v) is list and v and all(type(x) is int and x > 1 for x in v) and _prod(v) == n:
+            return sorted(v)
+    except Exception:
+        pass
+    return _slow(n)
+"""
+)
+
+
+def _factor_task() -> Task:
+    return Task(
+        id="py-fn-factorise",
+        family="math",
+        language=Language.PYTHON,
+        kind=TaskKind.FUNCTION,
+        entry_point="f",
+        goal="Return the prime factors of n, with multiplicity, in ascending order.",
+        baseline=Solution(label="baseline", source=FACTOR_BASELINE),
+        references=[Solution(label="reference", source=FACTOR_REFERENCE)],
+        tests=[
+            TestCase(id="t1", args=[12], expected=[2, 2, 3]),
+            TestCase(id="t2", args=[97], expected=[97]),
+            TestCase(id="t3", args=[1], expected=[]),
+            TestCase(id="t4", args=[360], expected=[2, 2, 2, 3, 3, 5]),
+        ],
+        workloads=[TestCase(id="w1", args=[999983 * 1000003])],
+        oracle=Oracle(kind="exact"),
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: a function candidate returns the previous "
+                   "call's (the reference's) answer and scores as the reference")  # fmt: skip
+def test_a_candidate_peeking_at_the_previous_reply_scores_no_higher_than_baseline():
+    task = _factor_task()
+    with Judge(JudgeConfig(repeats=5, drift=None)) as judge:
+        honest, thief = judge.judge_many(
+            [
+                Candidate(task, source=FACTOR_BASELINE, sample=0),
+                Candidate(task, source=FACTOR_THIEF, sample=1),
+            ]
+        )
+    assert honest.stage is Stage.OK and thief.stage is Stage.OK, (honest.reason, thief.reason)
+    r_honest, r_thief = get_reward("rlpf", on_missing_timing="floor")([honest, thief])
+    print(f"rlpf: baseline-as-candidate {r_honest}, thief (baseline + peek) {r_thief}")
+    # A baseline-speed program earns the floor (0.15) plus at most a coin-flip FBR and noise.
+    assert r_thief is not None and r_thief < 0.6, (r_honest, r_thief)
+
+
+# -- function-task calls are not pinned, and nothing checks CPU against wall ------------------------
+# In timing mode a sandboxed run is pinned and joins a cpuset of its core; a function task's
+# measured calls go to the warm workers, which take no core: a call may run on every core (a
+# second process or thread there also slows the variant measured on the other lane), and the
+# worker never checks CPU against wall x cores.
+PARALLEL = """
+import os
+def work(n):
+    return sum(i * i for i in range(n))
+def f(n):
+    pids = []
+    for _ in range(2):
+        pid = os.fork()
+        if pid == 0:
+            work(n)
+            os._exit(0)
+        pids.append(pid)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    return 1
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: a worker call using more than one core is "
+                   "never flagged cpu_over_wall")  # fmt: skip
+def test_a_function_call_using_two_cores_is_flagged(worker):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores")
+    r = worker.call(PARALLEL, "f", [3_000_000], limits=Limits(wall_s=60))
+    assert r.status is Status.OK, r.error
+    print(f"cpu {r.cpu_s:.3f} s, wall {r.wall_s:.3f} s, flags {r.flags}")
+    if r.cpu_s <= 1.2 * r.wall_s:
+        pytest.skip("the machine was too busy for the two processes to overlap")
+    assert "cpu_over_wall" in r.flags, (r.cpu_s, r.wall_s, r.flags)
+
+
+# The candidate answers right everywhere except in a call that may use more than one core with
+# a big argument: the correctness tests (small arguments) pass either way, a measured workload
+# call fails its output check exactly when the measured call was not confined to one core.
+AFFINITY_PROBE = (
+    FACTOR_BASELINE.replace("def f(n):", "def _f(n):")
+    + """
+import os
+def f(n):
+    if n > 10**6 and len(os.sched_getaffinity(0)) > 1:
+        return [-1]
+    return _f(n)
+"""
+)
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: measured function-task calls are not pinned "
+                   "to a core (timing mode pins sandboxed runs only)")  # fmt: skip
+def test_measured_function_calls_are_confined_to_one_core():
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("needs two cores")
+    task = _factor_task()
+    with Judge(JudgeConfig(repeats=1, drift=None, measure_baseline=False,
+                           measure_reference=False)) as judge:  # fmt: skip
+        (v,) = judge.judge_many([Candidate(task, source=AFFINITY_PROBE)])
+    assert v.stage is Stage.OK, (v.stage, v.reason)
+
+
+# -- CPU hidden below the worker's tolerance is dropped, not counted --------------------------------
+# The worker adds the cgroup's excess over the rusage to cpu_s only when it exceeds 2 ms + 5 %;
+# below that the excess is discarded (the sandbox path takes the larger figure instead).
+SMALL_HIDER = """
+import os, signal
+def work(n):
+    return sum(i * i for i in range(n))
+def f(n, hidden):
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    r, w = os.pipe()
+    if os.fork() == 0:
+        work(hidden)
+        os.write(w, b"x")
+        os._exit(0)
+    os.close(w)
+    work(n)
+    os.read(r, 1)
+    return 1
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: worker CPU the cgroup saw beyond the rusage "
+                   "is dropped when under the 2 ms + 5 % tolerance")  # fmt: skip
+def test_cpu_hidden_under_the_tolerance_is_still_counted(worker):
+    limits = Limits(wall_s=60)
+    # ~0.8 s in the main process, ~3 % of that in an auto-reaped child: over 10 ms, under 5 %.
+    req = call_request(SMALL_HIDER, "f", [20_000_000, 700_000], limits)
+    raw = worker._request(req)
+    r = call_result(raw, limits, worker.cgroup_unavailable)
+    assert r.status is Status.OK, r.error
+    if raw.get("cpu_cgroup_s") is None:
+        pytest.skip("the worker has no cgroup CPU counter here")
+    seen = float(raw["cpu_cgroup_s"])
+    rusage = float(raw["cpu_user_s"]) + float(raw["cpu_system_s"])
+    print(f"cpu_s {r.cpu_s:.4f}, rusage {rusage:.4f}, cgroup {seen:.4f}, flags {r.flags}")
+    if seen - rusage < 0.01:
+        pytest.skip("the child did not hide enough CPU to show the hole")
+    assert r.cpu_s >= seen - 0.005 or "hidden_cpu" in r.flags, (r.cpu_s, seen, r.flags)
+
+
+# -- the parent's freed heap: earlier requests' sources and test code -------------------------------
+# docs/security.md §6 says a ctypes candidate "can read freed heap memory ... which may still hold
+# bytes of earlier requests". What that means concretely: the compile cache's keys (every cached
+# source: references, other candidates, the task's test code) are freed in the child by
+# `_forget`, not overwritten, so a call reads them back with ctypes.string_at over its own
+# writable mappings. That defeats §3 ("cannot read the test code") and §4 (the reference).
+SCAN = """
+import ctypes
+
+def _scan(needle, width):
+    hits = []
+    with open("/proc/self/maps") as fh:
+        lines = fh.read().splitlines()
+    for line in lines:
+        parts = line.split()
+        if not parts[1].startswith("rw"):
+            continue
+        name = parts[5] if len(parts) > 5 else ""
+        if name.startswith("[") and name not in ("[heap]", "[stack]"):
+            continue
+        lo, hi = (int(x, 16) for x in parts[0].split("-"))
+        try:
+            data = ctypes.string_at(lo, hi - lo)
+        except Exception:
+            continue
+        i = data.find(needle)
+        while i >= 0:
+            hits.append(data[i + len(needle) : i + len(needle) + width])
+            i = data.find(needle, i + 1)
+    return hits
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="open hole (documented as a limit in §6, contradicts §3): "
+                   "the test code of an earlier call is read back from freed heap with ctypes")  # fmt: skip
+def test_candidate_cannot_read_the_test_code_from_freed_memory():
+    # A fresh worker: what its heap holds depends on every call it served before.
+    worker = PythonWorker()
+    try:
+        _read_test_code(worker)
+    finally:
+        worker.close()
+
+
+def _read_test_code(worker: PythonWorker) -> None:
+    checker = "def check(candidate):\n    assert candidate() == 'SECRET-EXPECTED-7f3a'\n"
+    honest = "def f():\n    return 'SECRET-EXPECTED-7f3a'\n"
+    assert worker.check_call(honest, checker, "f").status is Status.OK  # caches the test code
+    thief = SCAN + (
+        "NEEDLE = ('SECRET-' + 'EXPECTED-').encode()\n"
+        "def f():\n"
+        "    for tail in _scan(NEEDLE, 4):\n"
+        "        t = tail.decode('latin-1')\n"
+        "        if len(t) == 4 and all(c in '0123456789abcdef' for c in t):\n"
+        "            return NEEDLE.decode() + t\n"
+        "    return 'nothing'\n"
+    )
+    r = worker.check_call(thief, checker, "f")
+    assert r.status is Status.RUNTIME_ERROR, "a candidate that knows nothing passed the check"
+
+
+@pytest.mark.xfail(strict=True, reason="open hole (documented as a limit in §6): an earlier "
+                   "call's source (a reference's) is read back from freed heap with ctypes")  # fmt: skip
+def test_reference_source_cannot_be_read_from_freed_memory():
+    worker = PythonWorker()
+    try:
+        _read_reference(worker)
+    finally:
+        worker.close()
+
+
+def _read_reference(worker: PythonWorker) -> None:
+    # A reference of a realistic size (over obmalloc's 512 bytes: its cache key is malloc'd, and
+    # glibc's free leaves all but the chunk's first 16 bytes as they were).
+    reference = FACTOR_REFERENCE + "# REFERENCE-ONLY-c0de\n"
+    assert worker.call(reference, "f", [12]).value == [2, 2, 3]
+    for _ in range(3):  # other calls in between
+        assert worker.call("def g():\n    return 1\n", "g").value == 1
+    thief = SCAN + (
+        "def solve(x):\n"
+        "    needle = ('REFERENCE-' + 'ONLY-').encode()\n"
+        "    return [t.decode('latin-1') for t in _scan(needle, 4) if t == b'c0de'][:1]\n"
+    )
+    r = worker.call(thief, "solve", [1])
+    assert r.status is Status.OK and r.value == [], (r.status, r.value, r.error)
+
+
+# End to end on HumanEval/0: a program with no algorithm at all, only a lookup table parsed
+# from the test code it finds in its freed heap, passes the assertion oracle once the worker has
+# judged that task before (every GRPO group after the first, every measured round).
+HUMANEVAL0_THIEF = (
+    SCAN
+    + """
+_NEEDLE = ("def check" + "(candidate):").encode()
+_BLOBS = _scan(_NEEDLE, 100000)  # first, before any import reuses the freed memory
+
+import ast, json, re
+
+def _parse(blobs):
+    table = {}
+    for blob in blobs:
+        body = blob.split(b"\\x00", 1)[0].decode("utf-8", "replace")
+        try:
+            if body.startswith("\\\\n"):  # a copy of the request's JSON: unescape it
+                body = json.loads(re.match(r'((?:[^"\\\\]|\\\\.)*)', body)[1].join('""'))
+            tree = ast.parse(_NEEDLE.decode() + body)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assert) and isinstance(node.test, ast.Compare):
+                call, (op,), (want,) = node.test.left, node.test.ops, node.test.comparators
+                if isinstance(call, ast.Call) and isinstance(op, ast.Eq):
+                    try:
+                        args = tuple(ast.literal_eval(a) for a in call.args)
+                        table[repr(args)] = ast.literal_eval(want)
+                    except ValueError:
+                        pass
+    return table
+
+_TABLE = _parse(_BLOBS)
+
+def has_close_elements(numbers, threshold):
+    return _TABLE.get(repr((numbers, threshold)))
+"""
+)
+
+
+@pytest.mark.xfail(strict=True, reason="open hole (§3 vs §6): a candidate without any algorithm "
+                   "passes HumanEval/0 from test code read in freed heap with ctypes")  # fmt: skip
+def test_a_lookup_table_from_freed_test_code_does_not_pass_humaneval():
+    # The worker-level sequence the judge makes (the task judged once, then the thief), in a
+    # fresh worker so the heap's history is fixed. Through the real judge (repeats=3, the
+    # honest baseline judged first) the thief was OK in 2 of 3 runs here: an assertion-oracle
+    # verdict for a program that holds no solution.
+    task = load_suite("humaneval").get("HumanEval/0")
+    assert task.baseline is not None and task.oracle.checker and task.entry_point
+    worker = PythonWorker()
+    try:
+        honest = worker.check_call(task.baseline.source, task.oracle.checker, task.entry_point)
+        assert honest.status is Status.OK, honest.error
+        thief = worker.check_call(HUMANEVAL0_THIEF, task.oracle.checker, task.entry_point)
+    finally:
+        worker.close()
+    assert thief.status is Status.RUNTIME_ERROR, "a lookup table passed the assertion oracle"

@@ -9,6 +9,7 @@ that were contained and make a cheap guard are plain tests.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -577,3 +578,43 @@ def test_a_generator_cannot_read_another_tasks_generated_inputs():
             materialize_all(attacker, attacker.workloads)
         seen.append(str(err.value))
     assert not any("B-PRIVATE-INPUT" in s for s in seen), seen
+
+
+# -- deeply nested JSON anywhere the judge parses text --------------------------------------------
+# `json.loads` raises RecursionError (not JSONDecodeError) on JSON nested past the recursion
+# limit. Two places catch only JSONDecodeError: RLPF's answer format in extraction (a 10 kB
+# completion), and the harness result line of a PerfCodeBench program (printed at exit, so it
+# is the last line). Either exception leaves `Judge.judge_many` and the batch is lost.
+@pytest.mark.xfail(strict=True, reason="open hole: a completion of nested JSON raises "
+                   "RecursionError in extract._from_json and loses the batch")  # fmt: skip
+def test_a_nested_json_completion_is_nx_and_the_batch_is_judged():
+    task = load_suite("perfgym-core").get("py-substring-count")
+    assert task.baseline is not None
+    honest = "```python\n" + task.baseline.source + "```\n"
+    with Judge(JudgeConfig(repeats=1, drift=None, measure_baseline=False,
+                           measure_reference=False)) as judge:  # fmt: skip
+        ok, bomb = judge.judge_many(
+            [Candidate(task, completion=honest, sample=0),
+             Candidate(task, completion='{"a":' * 2000, sample=1)]
+        )  # fmt: skip
+    assert ok.stage is Stage.OK and bomb.stage is Stage.NX, (ok.reason, bomb.reason)
+
+
+PCB = Path(__file__).resolve().parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: a harness program printing nested JSON last "
+                   "makes runner._read_harness_line raise and loses the batch")  # fmt: skip
+def test_a_nested_json_harness_line_does_not_lose_the_batch():
+    task = load_suite(PCB).get("py_range_sums")
+    assert task.baseline is not None
+    bomb = task.baseline.source + (
+        "\nimport atexit\natexit.register(lambda: print('{\"a\":' * 5000))\n"
+    )
+    with Judge(JudgeConfig(repeats=1, drift=None, measure_baseline=False,
+                           measure_reference=False)) as judge:  # fmt: skip
+        ok, bad = judge.judge_many(
+            [Candidate(task, source=task.baseline.source, sample=0),
+             Candidate(task, source=bomb, sample=1)]
+        )  # fmt: skip
+    assert ok.stage is Stage.OK and not bad.infra_error, (ok.reason, bad.reason)

@@ -18,6 +18,7 @@ from perfgym.judge import Candidate, Judge, JudgeConfig
 from perfgym.judge.verdict import Stage
 from perfgym.rewards import get_reward
 from perfgym.sandbox import Limits, Status
+from perfgym.sandbox.cgroups import cpuset_parent
 from perfgym.sandbox.pyworker import PythonWorker
 from perfgym.sandbox.worker_messages import call_request, call_result
 from perfgym.tasks import load_suite, materialize_all
@@ -36,8 +37,10 @@ def worker():
 # says it returned"). But the host decodes whatever JSON is there with no guard: a tag with a
 # bad payload raises ValueError/TypeError in `valuecodec.decode`, a non-string error or a
 # non-dict result AttributeError, a non-number reported_call_ns TypeError, all in the judge's
-# process. The exception leaves `Judge.judge_many`: every verdict of the batch is lost (the
-# service answers the whole lease "judge failed", infra_error, reward None for every item).
+# process. The exception leaves `Judge.judge_many`: every verdict of the batch is lost (local
+# judge, CLI, trainers). The service fails the whole lease ("judge failed"), re-queues every item
+# and retries each alone: the others come back OK later, the forger ends infra_error after its
+# last try, reward None instead of its NR penalty.
 FORGED_RESULTS = {
     "bad_hex_int": {"ok": True, "value": {"int": "zz"}},
     "bad_float": {"ok": True, "value": {"float": "not-hex"}},
@@ -618,3 +621,64 @@ def test_a_nested_json_harness_line_does_not_lose_the_batch():
              Candidate(task, source=bomb, sample=1)]
         )  # fmt: skip
     assert ok.stage is Stage.OK and not bad.infra_error, (ok.reason, bad.reason)
+
+
+# -- a run knows it is measured; in deterministic mode nothing checks what it printed -------------
+# A pinned (measured) run joins the shared cpuset `perfgym/core-N`, which /proc/self/cgroup names;
+# correctness runs are not pinned ("cpuset:/"). Measured runs' outputs are checked under the cpu
+# and wall clocks (the guard below), but with clock="instructions" the workloads are checked in a
+# separate unpinned run first and the counted Valgrind runs are not checked at all: a program
+# that prints anything when measured counts only the interpreter's start-up.
+SLOW_SUM = (
+    "import sys\nd = sys.stdin.read().split()\nt = 0\nfor x in d[1:]:\n    t += int(x)\nprint(t)\n"
+)
+FAST_SUM = "import sys\nd = sys.stdin.read().split()\nprint(sum(map(int, d[1:])))\n"
+WHEN_MEASURED_PRINT_0 = (
+    "import sys\n"
+    "if 'perfgym/core-' in open('/proc/self/cgroup').read():\n"
+    "    print(0)\n"
+    "    sys.exit(0)\n" + SLOW_SUM
+)
+
+
+def _stdio_sum_task(task_id: str) -> Task:
+    big = "20000\n" + " ".join(str(i) for i in range(20000)) + "\n"
+    return Task(
+        id=task_id, family="parsing", language=Language.PYTHON, kind=TaskKind.STDIO,
+        goal="Print the sum of n integers.",
+        baseline=Solution(label="baseline", source=SLOW_SUM),
+        references=[Solution(label="reference", source=FAST_SUM)],
+        tests=[TestCase(id="t1", stdin="3\n1 2 3\n", expected="6")],
+        workloads=[TestCase(id="w1", stdin=big)], oracle=Oracle(kind="tokens"),
+    )  # fmt: skip
+
+
+@pytest.mark.xfail(strict=True, reason="open hole: with clock='instructions' the counted runs' "
+                   "outputs are never checked, and a run can tell it is measured (cpuset)")  # fmt: skip
+def test_a_program_that_cheats_only_when_measured_gains_nothing_in_deterministic_mode():
+    from perfgym.timing import instructions  # noqa: PLC0415
+
+    if instructions.backend()[0] is None:
+        pytest.skip("no instruction counting here")
+    if cpuset_parent() is None:
+        pytest.skip("no cpuset here: the measured runs cannot be told apart this way")
+    task = _stdio_sum_task("sum-instructions-rt")
+    with Judge(JudgeConfig(clock="instructions", repeats=1, drift=None)) as judge:
+        honest, cheat = judge.judge_many(
+            [Candidate(task, source=SLOW_SUM, sample=0),
+             Candidate(task, source=WHEN_MEASURED_PRINT_0, sample=1)]
+        )  # fmt: skip
+    r_honest, r_cheat = get_reward("rlpf", on_missing_timing="floor")([honest, cheat])
+    print(f"stages {honest.stage} {cheat.stage}; rlpf {r_honest} vs {r_cheat}")
+    assert cheat.stage is not Stage.OK or r_cheat < 0.6, (cheat.stage, r_honest, r_cheat)
+
+
+def test_a_program_that_cheats_only_when_measured_fails_its_measured_check():
+    """Guard: under the default cpu clock a measured run's output is checked, so knowing that a
+    run is measured (its cpuset) buys nothing."""
+    if cpuset_parent() is None:
+        pytest.skip("no cpuset here: the measured runs cannot be told apart this way")
+    task = _stdio_sum_task("sum-cpu-rt")
+    with Judge(JudgeConfig(repeats=1, drift=None)) as judge:
+        (cheat,) = judge.judge_many([Candidate(task, source=WHEN_MEASURED_PRINT_0)])
+    assert cheat.stage in (Stage.WO, Stage.NR), (cheat.stage, cheat.reason)

@@ -682,3 +682,26 @@ def test_a_program_that_cheats_only_when_measured_fails_its_measured_check():
     with Judge(JudgeConfig(repeats=1, drift=None)) as judge:
         (cheat,) = judge.judge_many([Candidate(task, source=WHEN_MEASURED_PRINT_0)])
     assert cheat.stage in (Stage.WO, Stage.NR), (cheat.stage, cheat.reason)
+
+
+# -- ENAMEL's protocol trusts the call's own timer --------------------------------------------------
+# The call child times the entry point with `time.perf_counter_ns`, the very module object the
+# program imports: one assignment makes every call report 0 ns, which `_call_time` accepts (it
+# only refuses a time below 0 or above the wall). The program could also write any
+# reported_call_ns into the result memfd it holds. eff@k then sees an instant sample.
+@pytest.mark.xfail(strict=True, reason="open hole: enamel_protocol._call_time accepts a reported "
+                   "call time of 0 from a program that patched time.perf_counter_ns")  # fmt: skip
+def test_a_patched_call_timer_is_not_believed(worker):
+    from perfgym.judge.enamel_protocol import _call_time  # noqa: PLC0415
+
+    src = (
+        "import time\n"
+        "time.perf_counter_ns = lambda: 0\n"
+        "def f(n):\n"
+        "    return sum(i * i for i in range(n))\n"
+    )
+    r = worker.call(src, "f", [3_000_000], limits=Limits(wall_s=60))
+    assert r.status is Status.OK, r.error
+    flags: list[str] = []
+    t = _call_time(r, flags)
+    assert t >= 0.1 * r.cpu_s or "call_timer_mismatch" in flags, (t, r.cpu_s, r.wall_s, flags)

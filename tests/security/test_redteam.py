@@ -1,9 +1,10 @@
 """Red team after issue 13: attacks on the fixes themselves.
 
 Each test is an attack on the real worker, judge or reward. An attack that still gets through
-is marked `xfail(strict=True)` with the hole it shows (the suite stays green; the day the hole
-is closed the test passes and strict xfail makes it fail, so the mark must then go). Attacks
-that were contained and make a cheap guard are plain tests.
+is marked `xfail(strict=True)` with the hole it shows: the suite stays green, and the day the
+hole is closed the test passes and strict xfail makes it fail, so the mark must then go. The
+freed-heap reads, whose success depends on where the allocator reused memory, are
+`strict=False`. Attacks that were contained and make a cheap guard are plain tests.
 """
 
 from __future__ import annotations
@@ -65,11 +66,14 @@ def f(*args):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a function candidate's forged result JSON "
-                   "raises in the host (valuecodec.decode / _to_result), not a failed call")  # fmt: skip
 @pytest.mark.parametrize("name", sorted(FORGED_RESULTS))
 def test_a_forged_result_is_the_candidates_failure_not_an_exception(worker, name):
     r = worker.call(_forger(FORGED_RESULTS[name]), "f", [1])
+    if name == "timer_not_a_number":
+        # The value is one the program could have returned; its self-reported time, untrusted
+        # anyway, is dropped rather than believed.
+        assert r.status is Status.OK and r.reported_call_s is None, (r.status, r.error)
+        return
     assert r.status is Status.RUNTIME_ERROR, (r.status, r.error)
 
 
@@ -89,8 +93,6 @@ def f(*args):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a result nested past the recursion limit is "
-                   "SANDBOX_ERROR (infra) instead of the candidate's failure")  # fmt: skip
 def test_a_deeply_nested_forged_result_is_not_an_infrastructure_error(worker):
     r = worker.call(DEEP_RESULT, "f", [1])
     assert r.status is Status.RUNTIME_ERROR, (r.status, r.error)
@@ -117,8 +119,6 @@ def _sum_task() -> Task:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: one forging candidate makes judge_many raise, "
-                   "losing every other candidate's verdict in the batch")  # fmt: skip
 def test_a_forged_result_does_not_lose_the_batch():
     task = _sum_task()
     assert task.baseline is not None
@@ -150,8 +150,6 @@ def _previous_reply():
 """
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a call reads the previous call's reply "
-                   "(return value, stdout) from the worker's serve-loop frame")  # fmt: skip
 def test_a_call_cannot_read_the_previous_calls_reply(worker):
     secret = "def solve(x):\n    print('REF-STDOUT-77')\n    return 'REFERENCE-ANSWER-5e1f'\n"
     assert worker.call(secret, "solve", [1]).value == "REFERENCE-ANSWER-5e1f"
@@ -161,8 +159,6 @@ def test_a_call_cannot_read_the_previous_calls_reply(worker):
     assert "REFERENCE-ANSWER-5e1f" not in r.value and "REF-STDOUT-77" not in r.value, r.value
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a warm program-mode run reads the previous "
-                   "run's stdout from the worker's serve-loop frame")  # fmt: skip
 def test_a_program_cannot_read_the_previous_programs_output(worker):
     assert worker.run_program("print('OTHER-CANDIDATES-OUTPUT-3b9')\n").status is Status.OK
     thief = PEEK + "import base64\nprint(repr(_previous_reply()))\n"
@@ -284,8 +280,6 @@ def _factor_task() -> Task:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a function candidate returns the previous "
-                   "call's (the reference's) answer and scores as the reference")  # fmt: skip
 def test_a_candidate_peeking_at_the_previous_reply_scores_no_higher_than_baseline():
     task = _factor_task()
     with Judge(JudgeConfig(repeats=5, drift=None)) as judge:
@@ -438,7 +432,7 @@ def _scan(needle, width):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="open hole (documented as a limit in §6, contradicts §3): "
+@pytest.mark.xfail(strict=False, reason="open hole (documented as a limit in §6, contradicts §3): "
                    "the test code of an earlier call is read back from freed heap with ctypes")  # fmt: skip
 def test_candidate_cannot_read_the_test_code_from_freed_memory():
     # A fresh worker: what its heap holds depends on every call it served before.
@@ -466,7 +460,7 @@ def _read_test_code(worker: PythonWorker) -> None:
     assert r.status is Status.RUNTIME_ERROR, "a candidate that knows nothing passed the check"
 
 
-@pytest.mark.xfail(strict=True, reason="open hole (documented as a limit in §6): an earlier "
+@pytest.mark.xfail(strict=False, reason="open hole (documented as a limit in §6): an earlier "
                    "call's source (a reference's) is read back from freed heap with ctypes")  # fmt: skip
 def test_reference_source_cannot_be_read_from_freed_memory():
     worker = PythonWorker()
@@ -532,7 +526,7 @@ def has_close_elements(numbers, threshold):
 )
 
 
-@pytest.mark.xfail(strict=True, reason="open hole (§3 vs §6): a candidate without any algorithm "
+@pytest.mark.xfail(strict=False, reason="open hole (§3 vs §6): a candidate without any algorithm "
                    "passes HumanEval/0 from test code read in freed heap with ctypes")  # fmt: skip
 def test_a_lookup_table_from_freed_test_code_does_not_pass_humaneval():
     # The worker-level sequence the judge makes (the task judged once, then the thief), in a
@@ -564,8 +558,6 @@ def _generated_task(task_id: str, generator: str) -> Task:
     )  # fmt: skip
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a generator reads the previous generation "
-                   "call's reply (another client's task inputs) in the shared worker")  # fmt: skip
 def test_a_generator_cannot_read_another_tasks_generated_inputs():
     victim = _generated_task(
         "client-b-task", "def generate(size, seed):\n    return [[31337, 'B-PRIVATE-INPUT']]\n"

@@ -170,6 +170,8 @@ def _to_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str) -
     if reply.get("status") == "SANDBOX_ERROR":
         return CallResult(status=Status.SANDBOX_ERROR, error=reply.get("error", ""))
     res = reply.get("result") or {}
+    if not isinstance(res, dict):  # the server passes only objects; anything else is no result
+        res = {}
     exit_status = int(reply.get("exit_status", 0))
     sig = os.WTERMSIG(exit_status) if os.WIFSIGNALED(exit_status) else None
     common = dict(
@@ -182,16 +184,22 @@ def _to_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str) -
     if unclean := cleanup_failure(reply):
         return CallResult(status=Status.RUNTIME_ERROR, error=unclean, **common)
     error = res.get("error", "")
+    error = error if isinstance(error, str) else ""
     if reply.get("killed") == "TIMEOUT" or sig == signal.SIGXCPU:
         return CallResult(status=Status.TIMEOUT, error=f"over {limits.wall_s:g} s", **common)
     if error.startswith("MemoryError"):
         return CallResult(status=Status.MEMORY_LIMIT, error=error, **common)
-    if res.get("ok"):
+    if res.get("ok") is True:
         try:
             value = valuecodec.decode(res.get("value"))
-        except valuecodec.UnsupportedValue as exc:
-            return CallResult(status=Status.RUNTIME_ERROR, error=str(exc), **common)
+        except (valuecodec.UnsupportedValue, ValueError, TypeError, KeyError, AttributeError,
+                RecursionError) as exc:  # fmt: skip
+            # The program's process wrote this: a malformed value is the program's failure.
+            why = f"the call's result is not a value ({type(exc).__name__}: {exc})"[:500]
+            return CallResult(status=Status.RUNTIME_ERROR, error=why, **common)
         reported = res.get("reported_call_ns")
+        if type(reported) is not int:
+            reported = None
         return CallResult(
             status=Status.OK,
             value=value,

@@ -257,14 +257,33 @@ def _call(req: dict, uid: int) -> dict:
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
     _finish(reply, start)
     _read_output(out_fd, int(lim["stdout_bytes"]), reply)
-    res_size = os.fstat(res_fd).st_size
-    res_raw = os.pread(res_fd, res_size, 0) if res_size else b""
-    os.close(res_fd)
-    try:
-        reply["result"] = json.loads(res_raw) if res_raw else None
-    except ValueError:
-        reply["result"] = None
+    reply["result"] = _result_of(res_fd)
     return reply
+
+
+def _result_of(res_fd: int) -> dict | None:
+    """The call's result as its child wrote it, or None when there is none or it is not one.
+
+    A function call's child holds this channel, and so does the candidate it runs: whatever
+    it wrote is parsed here defensively (nesting past the recursion limit, a non-object, fields
+    of the wrong type) and anything malformed is no result, i.e. the call failed."""
+    size = os.fstat(res_fd).st_size
+    raw = os.pread(res_fd, min(size, 64 << 20), 0) if size else b""
+    os.close(res_fd)
+    if not raw or size > 64 << 20:
+        return None
+    try:
+        res = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(res, dict) or not isinstance(res.get("ok"), bool):
+        return None
+    if not isinstance(res.get("error", ""), str):
+        return None
+    reported = res.get("reported_call_ns")
+    if reported is not None and (type(reported) is not int or reported < 0):
+        res["reported_call_ns"] = None
+    return res
 
 
 def _read_output(out_fd: int, cap: int, reply: dict) -> None:
@@ -332,13 +351,7 @@ def _check_call(req: dict, uid: int) -> dict:
         os.close(res_fd)
         reply.update(status="SANDBOX_ERROR", error=f"the task's test code: {cerr}")
         return reply
-    res_size = os.fstat(res_fd).st_size
-    res_raw = os.pread(res_fd, res_size, 0) if res_size else b""
-    os.close(res_fd)
-    try:
-        reply["result"] = json.loads(res_raw) if res_raw else None
-    except ValueError:
-        reply["result"] = None
+    reply["result"] = _result_of(res_fd)
     return reply
 
 
@@ -535,19 +548,29 @@ def main() -> None:
     gc.freeze()
     _send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
                  "preloaded": sorted(PRELOAD)})  # fmt: skip
-    modes = {"program": _run_program, "check": _check_call}
-    while True:
-        try:
-            req = _recv(sock)
-        except EOFError:
-            return
-        try:
-            reply = modes.get(str(req.get("mode")), _call)(req, uid)
-        except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
-            reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
-        _send(sock, reply)
-        if reply.get("cleanup_failed"):
-            return  # something of the call stayed: this sandbox ends, the host starts afresh
+    while _serve_one(sock, uid):
+        pass
+
+
+_MODES = {"program": _run_program, "check": _check_call}
+
+
+def _serve_one(sock: int, uid: int) -> bool:
+    """Answer one request; False when the worker must end. Each request lives in this frame
+    only, which is gone before the next one is read: a call's child walking its frames up
+    (`sys._getframe().f_back...`) finds its own request and nothing of an earlier call's
+    request or reply (a candidate returned the previous reply's value: RLPF 1.26)."""
+    try:
+        req = _recv(sock)
+    except EOFError:
+        return False
+    try:
+        reply = _MODES.get(str(req.get("mode")), _call)(req, uid)
+    except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
+        reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
+    _send(sock, reply)
+    # something of the call stayed: this sandbox ends, the host starts afresh
+    return not reply.get("cleanup_failed")
 
 
 if __name__ == "__main__":

@@ -319,8 +319,6 @@ def f(n):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a worker call using more than one core is "
-                   "never flagged cpu_over_wall")  # fmt: skip
 def test_a_function_call_using_two_cores_is_flagged(worker):
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two cores")
@@ -380,8 +378,6 @@ def f(n, hidden):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: worker CPU the cgroup saw beyond the rusage "
-                   "is dropped when under the 2 ms + 5 % tolerance")  # fmt: skip
 def test_cpu_hidden_under_the_tolerance_is_still_counted(worker):
     limits = Limits(wall_s=60)
     # ~0.8 s in the main process, ~3 % of that in an auto-reaped child: over 10 ms, under 5 %.
@@ -580,8 +576,6 @@ def test_a_generator_cannot_read_another_tasks_generated_inputs():
 # limit. Two places catch only JSONDecodeError: RLPF's answer format in extraction (a 10 kB
 # completion), and the harness result line of a PerfCodeBench program (printed at exit, so it
 # is the last line). Either exception leaves `Judge.judge_many` and the batch is lost.
-@pytest.mark.xfail(strict=True, reason="open hole: a completion of nested JSON raises "
-                   "RecursionError in extract._from_json and loses the batch")  # fmt: skip
 def test_a_nested_json_completion_is_nx_and_the_batch_is_judged():
     task = load_suite("perfgym-core").get("py-substring-count")
     assert task.baseline is not None
@@ -598,8 +592,6 @@ def test_a_nested_json_completion_is_nx_and_the_batch_is_judged():
 PCB = Path(__file__).resolve().parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: a harness program printing nested JSON last "
-                   "makes runner._read_harness_line raise and loses the batch")  # fmt: skip
 def test_a_nested_json_harness_line_does_not_lose_the_batch():
     task = load_suite(PCB).get("py_range_sums")
     assert task.baseline is not None

@@ -58,6 +58,9 @@ def read_candidates(path: Path, suite: Suite) -> tuple[list[Candidate], list[str
         except json.JSONDecodeError as exc:
             problems.append(f"line {n}: not JSON ({exc.msg})")
             continue
+        except RecursionError:
+            problems.append(f"line {n}: JSON nested too deeply")
+            continue
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(x) for x in err["loc"]) or "line"

@@ -186,7 +186,7 @@ def _from_json(text: str) -> Extraction | None:
         return None
     try:
         obj = json.loads(candidate)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the recursion limit
         return None
     if not isinstance(obj, dict) or "solution_source" not in obj:
         return None

@@ -117,7 +117,7 @@ def _read_harness_line(stdout: str, out: Outcome) -> None:
             continue
         try:
             obj = json.loads(line)
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the recursion limit
             continue
         if isinstance(obj, dict) and "ok" in obj:
             out.harness_ok = bool(obj["ok"])

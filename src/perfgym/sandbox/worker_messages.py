@@ -30,6 +30,10 @@ _FLAGS_DOC = (
 )
 
 
+#: A call using more CPU than this x its wall time (+ the slack) used more than one core.
+CPU_OVER_WALL_FACTOR, CPU_OVER_WALL_SLACK_S = 1.05, 0.010
+
+
 def _cpu_fields(reply: dict[str, Any], cgroup_unavailable: str) -> dict[str, Any]:
     """CPU of every process of a call: rusage, plus what only the cgroup saw (flagged)."""
     hidden = float(reply.get("cpu_hidden_s") or 0.0)
@@ -44,8 +48,17 @@ def _cpu_fields(reply: dict[str, Any], cgroup_unavailable: str) -> dict[str, Any
         why = cgroup_unavailable or "the worker reported no cgroup figure"
         mechanism = f"rusage of reaped processes only ({why}): a child reaped by the kernel " \
                     "is not counted"  # fmt: skip
-    return {"cpu_s": reply["cpu_user_s"] + reply["cpu_system_s"] + hidden,
-            "cpu_hidden_s": hidden, "flags": flags, "cpu_mechanism": mechanism}  # fmt: skip
+    # Never cheaper than the cgroup says, even when the excess is under the flag's tolerance
+    # (a few percent hidden in an auto-reaped child would otherwise win "faster than baseline").
+    cpu_s = max(reply["cpu_user_s"] + reply["cpu_system_s"] + hidden,
+                float(reply.get("cpu_cgroup_s") or 0.0))  # fmt: skip
+    wall_s = float(reply.get("wall_s") or 0.0)
+    if cpu_s > CPU_OVER_WALL_FACTOR * wall_s + CPU_OVER_WALL_SLACK_S:
+        # A call is meant to run on one core: more CPU than its wall time is work spread over
+        # cores other calls may be measuring on.
+        flags.append("cpu_over_wall")
+    return {"cpu_s": cpu_s, "cpu_hidden_s": hidden, "flags": flags,
+            "cpu_mechanism": mechanism}  # fmt: skip
 
 
 class CallResult(BaseModel):

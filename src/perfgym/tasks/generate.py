@@ -314,7 +314,7 @@ def _in_worker(who: str, req: dict[str, Any]) -> dict[str, Any]:
     _refuse_status(who, r.status, r.error)
     try:
         result = json.loads(r.value) if type(r.value) is str else None
-    except ValueError:
+    except (ValueError, RecursionError):
         result = None
     if not isinstance(result, dict):
         raise TaskFormatError(f"{who} returned a malformed result")
@@ -334,7 +334,7 @@ def _in_sandbox(who: str, request: str, box: Sandbox) -> dict[str, Any]:
     if raw is not None:
         try:
             result = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             result = None
     if not isinstance(result, dict):
         raise TaskFormatError(f"{who} failed ({ex.status.value}): {tail}")

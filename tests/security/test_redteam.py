@@ -637,8 +637,6 @@ def _stdio_sum_task(task_id: str) -> Task:
     )  # fmt: skip
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: with clock='instructions' the counted runs' "
-                   "outputs are never checked, and a run can tell it is measured (cpuset)")  # fmt: skip
 def test_a_program_that_cheats_only_when_measured_gains_nothing_in_deterministic_mode():
     from perfgym.timing import instructions  # noqa: PLC0415
 

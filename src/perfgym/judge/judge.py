@@ -138,9 +138,11 @@ class Judge:
         if task.kind is TaskKind.HARNESS:
             tests, workloads = [HARNESS_CASE], [HARNESS_CASE]
         clock = self._clock(task)
-        # Measured runs are checked runs (below), except in deterministic mode, whose Valgrind
-        # runs are made by the timing layer: there the workloads are checked separately first.
-        checked = bool(workloads) and self._check_workloads(task) and clock != "instructions"
+        # Measured runs are checked runs (below). In deterministic mode the counted Valgrind
+        # runs of a stdio program are checked the same way (a program can tell it runs under
+        # Valgrind); function and harness tasks there get their workloads checked separately.
+        counted_unchecked = clock == "instructions" and task.kind is not TaskKind.STDIO
+        checked = bool(workloads) and self._check_workloads(task) and not counted_unchecked
         separate = workloads if self._check_workloads(task) and not checked else []
         results = self._map(lambda v: self._correctness(task, v, tests, separate, limits), prepared)
         refs = self._reference_variants(task, limits, tests, workloads)

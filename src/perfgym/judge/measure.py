@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.runner import Outcome
+from perfgym.judge.runner import CheckedRuns, Outcome, program_text
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Timing, TimingStatus
 from perfgym.sandbox.base import Sandbox
@@ -102,10 +102,16 @@ def measure(
     `workers` runs the first-call check of function tasks when `config.first_call` is set.
     """
     if clock == "instructions":
-        run_or_why = _instruction_run(run, config, task, sandbox, limits)
+        inner = run.run if isinstance(run, CheckedRuns) else run
+        run_or_why = _instruction_run(inner, config, task, sandbox, limits)
         if isinstance(run_or_why, str):
             return {v.label: _unavailable(config, clock, run_or_why) for v in variants}
-        run = run_or_why
+        if isinstance(run, CheckedRuns):
+            # The counted runs are the checked runs: a program can tell it runs under
+            # Valgrind, so the output of the very runs that are counted is what is judged.
+            run.run = run_or_why
+        else:
+            run = run_or_why
     lane_ids = lanes_of(config)
     drifting = monitor is not None and clock != "instructions"
     pre = monitor.check() if drifting and monitor is not None else None
@@ -279,9 +285,10 @@ def _instruction_run(
         status = c.execution.status
         if status is Status.OK and c.instructions is None:
             status = Status.SANDBOX_ERROR
+        output = program_text(c.execution.stdout) if task.kind is TaskKind.STDIO else None
         return Outcome(status=status, wall_s=m.wall_s if m else None,
                        cpu_s=m.cpu_s if m else None, instructions=c.instructions,
-                       message=c.error)  # fmt: skip
+                       message=c.error, output=output)  # fmt: skip
 
     return counted
 

@@ -46,8 +46,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pyworker_check  # noqa: E402
 import pyworker_program  # noqa: E402
 import valuecodec  # noqa: E402
+import worker_child  # noqa: E402
 import worker_cleanup  # noqa: E402
+import worker_framing  # noqa: E402
 import worker_meter  # noqa: E402
+import worker_results  # noqa: E402
 
 #: What the parent imports at start, the same for every candidate: modules without import-time
 #: side effects that function-task candidates commonly use (HumanEval's prompts all import
@@ -60,32 +63,6 @@ _MAX_CODES = 256
 _codes: dict[str, types.CodeType] = {}
 _sock_fd = -1  # the host connection: never inherited by a call's child
 _check_uid = -1  # the uid of an assertion call's test process (not the candidate's)
-
-
-def _send(fd: int, obj: dict) -> None:
-    data = json.dumps(obj).encode()
-    view = memoryview(len(data).to_bytes(4, "big") + data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _recv_exact(fd: int, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = os.read(fd, n - len(buf))
-        if not chunk:
-            raise EOFError
-        buf += chunk
-    return bytes(buf)
-
-
-def _recv(fd: int) -> dict:
-    n = int.from_bytes(_recv_exact(fd, 4), "big")
-    return json.loads(_recv_exact(fd, n))
-
-
-def _b64(data: bytes) -> str:
-    return binascii.b2a_base64(data, newline=False).decode()
 
 
 #: Larger sources are compiled for their request only: a code object kept in this process
@@ -139,48 +116,15 @@ def _forget(req: dict) -> None:
     req.pop("checker", None)
 
 
-#: The standard streams every call's child gets: made once over fds 0-2 and never used by this
-#: parent, so nothing is in their buffers at any fork (a child's writes stay in its own copy).
-#: Making three per child cost ~0.13 ms of every call.
-_CHILD_STDIO = tuple(pyworker_program._stdio(fd) for fd in (0, 1, 2))
-
-
-def _fresh_stdio() -> None:
-    """Standard streams nothing but this child ever wrote to or read from, over fds 0-2."""
-    sys.stdin, sys.stdout, sys.stderr = _CHILD_STDIO  # type: ignore[assignment]
-    sys.__stdin__, sys.__stdout__, sys.__stderr__ = _CHILD_STDIO  # type: ignore[misc]
-
-
-def _confine(lim: dict, uid: int, vsize: int) -> None:
-    """In a call's child: rlimits, then drop to the worker's unprivileged uid in /tmp."""
-    cpu_s = int(lim["cpu_s"]) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
-    nproc = int(lim["max_processes"])
-    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-    fsize = int(lim["file_size_bytes"])
-    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-    # CPython tolerates an address-space limit (unlike the JVM or Go): the pristine
-    # interpreter's mapping plus the call's allowance.
-    mem = vsize + int(float(lim["memory_mb"]) * 1024 * 1024)
-    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
-    _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
-    # bubblewrap already set no_new_privs for the whole sandbox; dropping to a
-    # non-root uid clears every capability this child inherited.
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-    os.chdir("/tmp")
-
-
 def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, vsize: int) -> None:
     """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns."""
     try:
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         _close_inherited((out_fd, res_fd))
-        _fresh_stdio()
+        worker_child.fresh_stdio()
         _forget(req)
-        _confine(req["limits"], uid, vsize)
+        worker_child.confine(req["limits"], uid, vsize)
         args = valuecodec.decode(req.get("args", []))
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
         exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
@@ -256,42 +200,9 @@ def _call(req: dict, uid: int) -> dict:
     reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
     _finish(reply, start)
-    _read_output(out_fd, int(lim["stdout_bytes"]), reply)
-    reply["result"] = _result_of(res_fd)
+    worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
+    reply["result"] = worker_results.result_of(res_fd)
     return reply
-
-
-def _result_of(res_fd: int) -> dict | None:
-    """The call's result as its child wrote it, or None when there is none or it is not one.
-
-    A function call's child holds this channel, and so does the candidate it runs: whatever
-    it wrote is parsed here defensively (nesting past the recursion limit, a non-object, fields
-    of the wrong type) and anything malformed is no result, i.e. the call failed."""
-    size = os.fstat(res_fd).st_size
-    raw = os.pread(res_fd, min(size, 64 << 20), 0) if size else b""
-    os.close(res_fd)
-    if not raw or size > 64 << 20:
-        return None
-    try:
-        res = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(res, dict) or not isinstance(res.get("ok"), bool):
-        return None
-    if not isinstance(res.get("error", ""), str):
-        return None
-    reported = res.get("reported_call_ns")
-    if reported is not None and (type(reported) is not int or reported < 0):
-        res["reported_call_ns"] = None
-    return res
-
-
-def _read_output(out_fd: int, cap: int, reply: dict) -> None:
-    out_size = os.fstat(out_fd).st_size
-    out = os.pread(out_fd, min(out_size, cap), 0)
-    os.close(out_fd)
-    reply["stdout"] = out.decode("utf-8", errors="replace")
-    reply["stdout_truncated"] = out_size > cap
 
 
 def _check_call(req: dict, uid: int) -> dict:
@@ -346,12 +257,12 @@ def _check_call(req: dict, uid: int) -> dict:
     reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
     _finish(reply, start)
-    _read_output(out_fd, int(lim["stdout_bytes"]), reply)
+    worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
     if check_code is None:
         os.close(res_fd)
         reply.update(status="SANDBOX_ERROR", error=f"the task's test code: {cerr}")
         return reply
-    reply["result"] = _result_of(res_fd)
+    reply["result"] = worker_results.result_of(res_fd)
     return reply
 
 
@@ -363,9 +274,9 @@ def _candidate_child(req: dict, code: types.CodeType, out_fd: int, ask_r: int, a
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         _close_inherited((out_fd, ask_r, ans_w))
-        _fresh_stdio()
+        worker_child.fresh_stdio()
         _forget(req)
-        _confine(req["limits"], uid, vsize)
+        worker_child.confine(req["limits"], uid, vsize)
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
         try:
             exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
@@ -390,7 +301,7 @@ def _check_child(req: dict, code: types.CodeType, ans_r: int, ask_w: int, res_fd
     try:
         _close_inherited((ans_r, ask_w, res_fd))
         _forget(req)
-        _confine(req["limits"], _check_uid, vsize)
+        worker_child.confine(req["limits"], _check_uid, vsize)
         pyworker_check.run_check(code, req.get("entry") or "", ans_r, ask_w)
         result: dict = {"ok": True}
         code_out = 0
@@ -414,7 +325,7 @@ def _program_child(
         _close_inherited((fds["res"], fds["setup"]))
         _forget(req)
         pyworker_program.place_script(req["argv"][0], req["source"])
-        _confine(req["limits"], uid, vsize)
+        worker_child.confine(req["limits"], uid, vsize)
         main = pyworker_program.become_main(req)
         os.write(fds["setup"], b"ok")
         os.close(fds["setup"])  # nothing the program writes can pass for the worker's report
@@ -516,8 +427,8 @@ def _run_program(req: dict, uid: int) -> dict:
         "setup_error": "" if setup == b"ok" else setup.decode(errors="replace") or "no report",
         "wall_s": wall,
         "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0,
-        "stdout": _b64(bytes(bufs[out_r])),
-        "stderr": _b64(bytes(bufs[err_r])),
+        "stdout": worker_framing.b64(bytes(bufs[out_r])),
+        "stderr": worker_framing.b64(bytes(bufs[err_r])),
         "stdout_truncated": cut[out_r],
         "stderr_truncated": cut[err_r],
         "outlived": left_over,
@@ -546,7 +457,7 @@ def main() -> None:
     for name in PRELOAD:
         __import__(name)
     gc.freeze()
-    _send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
+    worker_framing.send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
                  "preloaded": sorted(PRELOAD)})  # fmt: skip
     while _serve_one(sock, uid):
         pass
@@ -561,14 +472,14 @@ def _serve_one(sock: int, uid: int) -> bool:
     (`sys._getframe().f_back...`) finds its own request and nothing of an earlier call's
     request or reply (a candidate returned the previous reply's value: RLPF 1.26)."""
     try:
-        req = _recv(sock)
+        req = worker_framing.recv(sock)
     except EOFError:
         return False
     try:
         reply = _MODES.get(str(req.get("mode")), _call)(req, uid)
     except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
         reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
-    _send(sock, reply)
+    worker_framing.send(sock, reply)
     # something of the call stayed: this sandbox ends, the host starts afresh
     return not reply.get("cleanup_failed")
 

@@ -1,0 +1,43 @@
+"""What a call's child does before it runs anything of the program: standard streams nothing
+else ever used, rlimits, and the drop to the worker's unprivileged uid in /tmp."""
+
+from __future__ import annotations
+
+import _signal
+import os
+import resource
+import sys
+
+import pyworker_program
+
+#: The standard streams every call's child gets: made once over fds 0-2 and never used by this
+#: parent, so nothing is in their buffers at any fork (a child's writes stay in its own copy).
+#: Making three per child cost ~0.13 ms of every call.
+CHILD_STDIO = tuple(pyworker_program._stdio(fd) for fd in (0, 1, 2))
+
+
+def fresh_stdio() -> None:
+    """Standard streams nothing but this child ever wrote to or read from, over fds 0-2."""
+    sys.stdin, sys.stdout, sys.stderr = CHILD_STDIO  # type: ignore[assignment]
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = CHILD_STDIO  # type: ignore[misc]
+
+
+def confine(lim: dict, uid: int, vsize: int) -> None:
+    """In a call's child: rlimits, then drop to the worker's unprivileged uid in /tmp."""
+    cpu_s = int(lim["cpu_s"]) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    nproc = int(lim["max_processes"])
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    fsize = int(lim["file_size_bytes"])
+    resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    # CPython tolerates an address-space limit (unlike the JVM or Go): the pristine
+    # interpreter's mapping plus the call's allowance.
+    mem = vsize + int(float(lim["memory_mb"]) * 1024 * 1024)
+    resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+    _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
+    # bubblewrap already set no_new_privs for the whole sandbox; dropping to a
+    # non-root uid clears every capability this child inherited.
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    os.chdir("/tmp")

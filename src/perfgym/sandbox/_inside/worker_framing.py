@@ -1,0 +1,33 @@
+"""The warm worker's messages to and from the host: a 4-byte big-endian length, then JSON."""
+
+from __future__ import annotations
+
+import binascii
+import json
+import os
+
+
+def send(fd: int, obj: dict) -> None:
+    data = json.dumps(obj).encode()
+    view = memoryview(len(data).to_bytes(4, "big") + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def recv_exact(fd: int, n: int) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return bytes(buf)
+
+
+def recv(fd: int) -> dict:
+    n = int.from_bytes(recv_exact(fd, 4), "big")
+    return json.loads(recv_exact(fd, n))
+
+
+def b64(data: bytes) -> str:
+    return binascii.b2a_base64(data, newline=False).decode()

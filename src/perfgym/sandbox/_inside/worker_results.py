@@ -1,0 +1,41 @@
+"""Reading back what a call's child wrote: its result channel and its captured output.
+
+The child runs the candidate, so both were written by code perfgym does not trust."""
+
+from __future__ import annotations
+
+import json
+import os
+
+
+def result_of(res_fd: int) -> dict | None:
+    """The call's result as its child wrote it, or None when there is none or it is not one.
+
+    A function call's child holds this channel, and so does the candidate it runs: whatever
+    it wrote is parsed here defensively (nesting past the recursion limit, a non-object, fields
+    of the wrong type) and anything malformed is no result, i.e. the call failed."""
+    size = os.fstat(res_fd).st_size
+    raw = os.pread(res_fd, min(size, 64 << 20), 0) if size else b""
+    os.close(res_fd)
+    if not raw or size > 64 << 20:
+        return None
+    try:
+        res = json.loads(raw)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(res, dict) or not isinstance(res.get("ok"), bool):
+        return None
+    if not isinstance(res.get("error", ""), str):
+        return None
+    reported = res.get("reported_call_ns")
+    if reported is not None and (type(reported) is not int or reported < 0):
+        res["reported_call_ns"] = None
+    return res
+
+
+def read_output(out_fd: int, cap: int, reply: dict) -> None:
+    out_size = os.fstat(out_fd).st_size
+    out = os.pread(out_fd, min(out_size, cap), 0)
+    os.close(out_fd)
+    reply["stdout"] = out.decode("utf-8", errors="replace")
+    reply["stdout_truncated"] = out_size > cap

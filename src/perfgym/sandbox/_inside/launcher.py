@@ -120,7 +120,7 @@ def _rehearse() -> None:
     base64.b64decode(base64.b64encode(b"rehearsal"))
     linux.mount("tmpfs", "/tmp", "tmpfs", _NOSUID, "size=4k,mode=1777")
     linux.umount("/tmp")
-    tree = supervisor._Tree({})
+    tree = supervisor.Tree({})
     now = time.monotonic()
     tree.sample(now)
     tree.close_at(now)

@@ -1,0 +1,112 @@
+"""The supervisor's view of a run's processes: sampled memory and threads, and CPU that
+cannot be hidden (the run's cgroup count, or without one every process ever seen)."""
+
+from __future__ import annotations
+
+import os
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+class Tree:
+    """Samples the processes of this PID namespace (everything but PID 1, the supervisor)."""
+
+    def __init__(self, cgroups: dict[str, str]) -> None:
+        # v1: cpuacct.usage (ns); v2: cpu.stat's usage_usec. Read as a difference from now:
+        # a pooled cgroup's counter need not start at zero.
+        self.cpu_v2 = "cpuacct" not in cgroups
+        self.cpuacct_fd = (
+            self._open(cgroups.get("cpuacct"), "cpuacct.usage")
+            if not self.cpu_v2
+            else self._open(cgroups.get("cpu"), "cpu.stat")
+        )
+        self.cpu_base = 0
+        if self.cpuacct_fd is not None:
+            try:
+                self.cpu_base = self._cgroup_ns()
+            except (OSError, ValueError):
+                os.close(self.cpuacct_fd)
+                self.cpuacct_fd = None
+        self.seen: dict[tuple[str, bytes], int] = {}  # (pid, start time) -> own CPU ticks
+        self.sampled_ns = 0  # no cgroup: the CPU of every process seen, at its last sample
+        self.peak_rss = 0.0  # bytes, tree sum
+        self.peak_single = 0.0  # bytes, one process's own high-water mark
+        self.max_procs = 0
+        self.integral = 0.0  # byte-seconds
+        self.samples = 0
+        self._last: tuple[float, float] | None = None
+
+    @staticmethod
+    def _open(directory: str | None, name: str) -> int | None:
+        if not directory:
+            return None
+        try:
+            return os.open(os.path.join(directory, name), os.O_RDONLY)
+        except OSError:
+            return None
+
+    def sample(self, now: float) -> tuple[float, int]:
+        """Take one sample at time `now` (seconds); returns (tree RSS bytes, thread count)."""
+        rss = 0
+        threads = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or name == "1":
+                continue
+            try:
+                with open(f"/proc/{name}/status", "rb") as f:
+                    text = f.read()
+            except OSError:
+                continue  # exited between listdir and open
+            for line in text.split(b"\n"):
+                if line.startswith(b"VmRSS:"):
+                    rss += int(line.split()[1]) * 1024
+                elif line.startswith(b"VmHWM:"):
+                    self.peak_single = max(self.peak_single, int(line.split()[1]) * 1024)
+                elif line.startswith(b"Threads:"):
+                    threads += int(line.split()[1])
+        self.samples += 1
+        self.peak_rss = max(self.peak_rss, rss)
+        self.max_procs = max(self.max_procs, threads)
+        if self._last is not None:
+            t_prev, rss_prev = self._last
+            self.integral += (rss_prev + rss) / 2.0 * (now - t_prev)
+        self._last = (now, float(rss))
+        return rss, threads
+
+    def close_at(self, now: float) -> None:
+        """Close the integral at `now`: the tree's memory is released when it ends."""
+        if self._last is not None and now > self._last[0]:
+            t_prev, rss_prev = self._last
+            self.integral += rss_prev / 2.0 * (now - t_prev)
+            self._last = (now, 0.0)
+
+    def _cgroup_ns(self) -> int:
+        assert self.cpuacct_fd is not None
+        data = os.pread(self.cpuacct_fd, 4096, 0)
+        if not self.cpu_v2:
+            return int(data.strip() or 0)
+        for line in data.split(b"\n"):
+            if line.startswith(b"usage_usec "):
+                return int(line.split()[1]) * 1000
+        raise ValueError("no usage_usec in cpu.stat")
+
+    def cpu_ns(self, reaped_ns: int) -> int:
+        """CPU of the tree so far: cgroup accounting, or (no cgroup) the larger of live /proc
+        figures plus reaped rusage and the sum over every process ever seen of its own CPU at
+        its last sample (which still holds a child the kernel reaped behind our back)."""
+        if self.cpuacct_fd is not None:
+            return self._cgroup_ns() - self.cpu_base
+        live = 0
+        for name in os.listdir("/proc"):
+            if not name.isdigit() or name == "1":
+                continue
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+                own = int(fields[11]) + int(fields[12])
+                self.seen[(name, fields[19])] = own
+                live += own
+            except (OSError, IndexError, ValueError):
+                continue
+        self.sampled_ns = sum(self.seen.values()) * 1_000_000_000 // TICKS
+        return max(reaped_ns + live * 1_000_000_000 // TICKS, self.sampled_ns)

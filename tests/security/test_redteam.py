@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
+from attack_tasks import function_task, sum_squares_task
 
 from perfgym.errors import TaskFormatError
 from perfgym.judge import Candidate, Judge, JudgeConfig
@@ -100,23 +101,7 @@ def test_a_deeply_nested_forged_result_is_not_an_infrastructure_error(worker):
 
 def _sum_task() -> Task:
     baseline = "def f(n):\n    return sum(i * i for i in range(n))\n"
-    return Task(
-        id="py-fn-sum-squares-rt",
-        family="math",
-        language=Language.PYTHON,
-        kind=TaskKind.FUNCTION,
-        entry_point="f",
-        goal="Return the sum of i*i for i below n.",
-        baseline=Solution(label="baseline", source=baseline),
-        references=[
-            Solution(
-                label="reference", source="def f(n):\n    return (n - 1) * n * (2 * n - 1) // 6\n"
-            )
-        ],
-        tests=[TestCase(id="t1", args=[10], expected=285), TestCase(id="t2", args=[0], expected=0)],
-        workloads=[TestCase(id="w1", args=[200_000])],
-        oracle=Oracle(kind="exact"),
-    )
+    return sum_squares_task("py-fn-sum-squares-rt", baseline, [200_000])
 
 
 def test_a_forged_result_does_not_lose_the_batch():
@@ -260,23 +245,13 @@ def f(n):
 
 
 def _factor_task() -> Task:
-    return Task(
-        id="py-fn-factorise",
-        family="math",
-        language=Language.PYTHON,
-        kind=TaskKind.FUNCTION,
-        entry_point="f",
-        goal="Return the prime factors of n, with multiplicity, in ascending order.",
-        baseline=Solution(label="baseline", source=FACTOR_BASELINE),
-        references=[Solution(label="reference", source=FACTOR_REFERENCE)],
-        tests=[
-            TestCase(id="t1", args=[12], expected=[2, 2, 3]),
-            TestCase(id="t2", args=[97], expected=[97]),
-            TestCase(id="t3", args=[1], expected=[]),
-            TestCase(id="t4", args=[360], expected=[2, 2, 2, 3, 3, 5]),
-        ],
-        workloads=[TestCase(id="w1", args=[999983 * 1000003])],
-        oracle=Oracle(kind="exact"),
+    return function_task(
+        "py-fn-factorise",
+        "Return the prime factors of n, with multiplicity, in ascending order.",
+        FACTOR_BASELINE,
+        FACTOR_REFERENCE,
+        [([12], [2, 2, 3]), ([97], [97]), ([1], []), ([360], [2, 2, 2, 3, 3, 5])],
+        [[999983 * 1000003]],
     )
 
 

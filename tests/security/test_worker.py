@@ -12,6 +12,7 @@ reward for the "can a cheaper program score higher?" tests).
 from __future__ import annotations
 
 import pytest
+from attack_tasks import sum_squares_task
 
 from perfgym.judge import Candidate, Judge, JudgeConfig
 from perfgym.judge.verdict import Stage
@@ -19,7 +20,7 @@ from perfgym.rewards import get_reward
 from perfgym.sandbox import Limits, Status
 from perfgym.sandbox.pyworker import PythonWorker, PythonWorkerPool
 from perfgym.tasks import load_suite
-from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestCase
+from perfgym.tasks.task import Task
 
 
 @pytest.fixture(scope="module")
@@ -300,20 +301,7 @@ def test_cpu_of_a_hidden_child_is_counted(worker, hider):
 
 def _sum_task() -> Task:
     baseline = "def f(n):\n    total = 0\n    for i in range(n):\n        total += i * i\n    return total\n"
-    reference = "def f(n):\n    return (n - 1) * n * (2 * n - 1) // 6\n"
-    return Task(
-        id="py-fn-sum-squares",
-        family="math",
-        language=Language.PYTHON,
-        kind=TaskKind.FUNCTION,
-        entry_point="f",
-        goal="Return the sum of i*i for i below n.",
-        baseline=Solution(label="baseline", source=baseline),
-        references=[Solution(label="reference", source=reference)],
-        tests=[TestCase(id="t1", args=[10], expected=285), TestCase(id="t2", args=[0], expected=0)],
-        workloads=[TestCase(id="w1", args=[400_000]), TestCase(id="w2", args=[600_000])],
-        oracle=Oracle(kind="exact"),
-    )
+    return sum_squares_task("py-fn-sum-squares", baseline, [400_000, 600_000])
 
 
 def _hide(src: str) -> str:

@@ -6,7 +6,7 @@ import pytest
 from store_helpers import SLOW_SUM, SUM, sum_task
 
 from perfgym.judge import Candidate, Judge, JudgeConfig
-from perfgym.judge.summary import summarise_models
+from perfgym.metrics.summary import summarise_models
 from perfgym.rewards import get_reward
 from perfgym.store import ANY_MACHINE, RecordingJudge, ReplayMissing, ResultStore
 

@@ -6,8 +6,8 @@ import pytest
 from helpers import busy, graded_task, loop_program
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
-from perfgym.metrics._inputs import duration
-from perfgym.rewards._durations import duration as reward_duration
+from perfgym.metrics._inputs import checked_duration
+from perfgym.rewards._durations import seconds_or_reason
 from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.warm import WarmSandbox
 from perfgym.timing.drift import DriftConfig, DriftMonitor
@@ -50,5 +50,5 @@ def test_timings_taken_during_drift_keep_correctness_and_lose_their_duration():
     assert v.stage is Stage.OK  # correctness stands
     assert v.candidate.status is TimingStatus.DEGRADED and "drift" in v.candidate.status_reason
     assert "timing_drift" in v.flags
-    assert duration(v.candidate, "candidate") is None  # metrics get no duration
-    assert reward_duration(v.candidate, "candidate")[0] is None  # nor do rewards
+    assert checked_duration(v.candidate, "candidate") is None  # metrics get no duration
+    assert seconds_or_reason(v.candidate, "candidate")[0] is None  # nor do rewards

@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfgym.timing.summary import bootstrap_ci, cv, estimate, relative_half_width, robust_cv
+from perfgym.timing.summary import cv, estimate, estimate_ci, relative_half_width, robust_cv
 
 
 def test_robust_cv_ignores_one_outlier_that_dominates_cv():
@@ -28,5 +28,5 @@ def test_estimators_and_relative_ci_width():
     tight = [1.0, 1.001, 0.999, 1.0, 1.0005]
     assert relative_half_width(tight) < 0.001
     assert relative_half_width([1.0, 2.0]) is None  # too few samples for a CI
-    lo, hi = bootstrap_ci([1.0, 1.1, 0.9, 1.05, 0.95], "median", level=0.9)
+    lo, hi = estimate_ci([1.0, 1.1, 0.9, 1.05, 0.95], "median", level=0.9)
     assert lo <= 1.0 <= hi

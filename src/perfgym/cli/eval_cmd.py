@@ -21,7 +21,7 @@ from perfgym.cli.suite_arg import load_or_fail
 from perfgym.errors import PerfgymError
 from perfgym.judge import Candidate, JudgeConfig, Verdict
 from perfgym.judge.enamel_protocol import is_enamel
-from perfgym.judge.summary import ModelSummary, summarise_models
+from perfgym.metrics.summary import ModelSummary, summarise_models
 from perfgym.service.backend import BACKENDS, open_judge
 from perfgym.store.replay import RecordingJudge
 from perfgym.store.results_file import write_results

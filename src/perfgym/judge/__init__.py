@@ -1,9 +1,29 @@
-"""The staged judge: extract → build → run → check → measure, returning a `Verdict`."""
+"""The staged judge: extract → build → run → check → measure, returning a `Verdict`.
 
-from perfgym.judge.config import JudgeConfig
+Names load on first use, so `import perfgym.judge.verdict` (rewards, metrics) does not load
+the pipeline and its sandbox.
+"""
+
+from typing import TYPE_CHECKING
+
+from perfgym._lazy import exports_of, lazy_exports
+
+# `extract` is also a submodule's name: imported here so the function, not the module, wins.
 from perfgym.judge.extract import Extraction, extract
-from perfgym.judge.judge import Candidate, Judge
-from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
+
+if TYPE_CHECKING:
+    from perfgym.judge.config import JudgeConfig
+    from perfgym.judge.judge import Candidate, Judge
+    from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
+
+_EXPORTS = exports_of(
+    {
+        "perfgym.judge.config": ("JudgeConfig",),
+        "perfgym.judge.judge": ("Candidate", "Judge"),
+        "perfgym.judge.verdict": ("Stage", "TestResult", "Timing", "TimingStatus", "Verdict"),
+    }
+)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "Candidate",

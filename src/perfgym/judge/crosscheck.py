@@ -19,7 +19,8 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
     time may exceed the external wall time of the same run.
     """
     c, b = verdict.candidate, verdict.baseline
-    if c is None or c.status is not TimingStatus.OK or c.estimate_s is None:
+    # Any estimate of an ok timing is checked (not only `usable_s` ones): a zero claim is a claim.
+    if c is None or not c.ok or c.estimate_s is None:
         return
     ext_c = c.external_wall_s
     if ext_c is not None and c.estimate_s > ext_c + _SLACK_S:
@@ -27,7 +28,7 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
             verdict, "harness_time_exceeds_wall", "the harness claims more time than the run took"
         )
         return
-    if b is None or b.status is not TimingStatus.OK or b.estimate_s is None:
+    if b is None or not b.ok or b.estimate_s is None:
         return
     ext_b = b.external_wall_s
     if ext_c is None or ext_b is None:

@@ -20,14 +20,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.judge.enamel_levels import (
+    ENAMEL_WEIGHTS,
+    EnamelProblem,
+    EnamelSample,
+    enamel_level_limits,
+)
 from perfgym.judge.oracle import check
-from perfgym.metrics.enamel import ENAMEL_WEIGHTS, EnamelProblem, EnamelSample, enamel_level_limits
-from perfgym.metrics.estimators import hodges_lehmann
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import CallResult, PythonWorkerPool
 from perfgym.tasks.generate import ENAMEL_KEY, materialize_all
 from perfgym.tasks.task import Task, TestCase
+from perfgym.timing.estimators import hodges_lehmann
 
 #: Names users know the shipped solution sets by -> the label they carry in the ENAMEL suite.
 SOLUTION_ALIASES = {

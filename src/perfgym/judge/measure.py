@@ -22,7 +22,7 @@ from perfgym.tasks.task import Task, TaskKind, TestCase
 from perfgym.timing import instructions
 from perfgym.timing.drift import DriftMonitor
 from perfgym.timing.first_call import first_call_check
-from perfgym.timing.summary import bootstrap_ci, cv, estimate, relative_half_width
+from perfgym.timing.summary import cv, estimate, estimate_ci, relative_half_width
 
 RunFn = Callable[[Variant, TestCase, int | None], Outcome]
 Item = tuple[int, int, Variant, TestCase]  # (round, position in round, variant, workload)
@@ -228,7 +228,7 @@ def summarise(
     timing.external_walls_s = [walls[r] for r in sorted(walls)]
     timing.estimate_s = estimate(complete, config.estimator)
     timing.cv = cv(complete)
-    timing.ci_s = bootstrap_ci(complete, config.estimator, config.ci_level)
+    timing.ci_s = estimate_ci(complete, config.estimator, config.ci_level)
     if clock == "instructions":
         timing.instructions = round(timing.estimate_s)
     return timing
@@ -243,7 +243,7 @@ def _degrade_all(timings: dict[str, Timing], flag: str, why: str) -> None:
     """The fallback policy: correctness stands, the duration is withheld, the reason is kept."""
     for t in timings.values():
         t.flags.append(flag)
-        if t.status is TimingStatus.OK:
+        if t.ok:
             t.status = TimingStatus.DEGRADED
             t.status_reason = why
 
@@ -314,7 +314,7 @@ def _first_calls(
     fc_clock = "cpu" if clock == "cpu" else "wall"
     for v in variants:
         t = timings.get(v.label)
-        if t is None or t.status is not TimingStatus.OK or v.source is None:
+        if t is None or not t.ok or v.source is None:
             continue
         report = first_call_check(workers, v.source, task.entry_point, workloads[0].args,
                                   limits or Limits(), config.first_call, fc_clock)  # fmt: skip

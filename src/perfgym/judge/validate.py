@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.judge.judge import Candidate, Judge
-from perfgym.judge.verdict import Stage, TimingStatus, Verdict
+from perfgym.judge.verdict import Stage, Verdict
 from perfgym.tasks.task import Task
 from perfgym.timing.compare import Comparison, compare
 from perfgym.timing.filterability import duration_filterability
@@ -67,7 +67,7 @@ def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskVal
     row = TaskValidation(task_id=task.id, language=task.language.value, family=task.family,
                          split=task.split.value, solutions=checks)  # fmt: skip
     timed = [v.candidate.per_workload_s for v in verdicts
-             if v.candidate and v.candidate.status is TimingStatus.OK]  # fmt: skip
+             if v.candidate and v.candidate.ok]  # fmt: skip
     if timed:
         fil = duration_filterability(timed)
         row.duration_robust_cv, row.duration_filterable = fil.robust_cv, fil.filterable
@@ -85,7 +85,7 @@ def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskVal
         row.problems.append("no reference solution")
         return row
     bt, rt = base.candidate, ref.candidate
-    if bt and rt and bt.status is TimingStatus.OK and rt.status is TimingStatus.OK:
+    if bt and rt and bt.ok and rt.ok:
         row.comparison = compare(rt.samples_s, bt.samples_s)
         if bt.estimate_s and rt.estimate_s:
             row.speedup = bt.estimate_s / rt.estimate_s

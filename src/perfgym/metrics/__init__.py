@@ -13,6 +13,8 @@ One module per family; see docs/metrics.md for every formula, its source and den
     swefficiency   SWE-fficiency harmonic-mean speedup-ratio score
     paired         EffiBench-X paired ET/MI improvement and win rate (RLPF Eq. 8)
     estimators     Hodges–Lehmann, unbiased pass@k / eff@k, means of ratios
+    by_model       evaluate(verdicts, metrics): registered metrics per model of a mixed set
+    summary        per-model stage counts and PerfCodeBench headline (`perfgym eval`'s table)
 """
 
 from perfgym.metrics._inputs import DEFAULT_HACK_FLAGS, ResultsPolicy, pools_from_tasks
@@ -24,6 +26,7 @@ from perfgym.metrics.beyond import (
     mercury_beyond,
 )
 from perfgym.metrics.bootstrap import BootstrapConfig, bootstrap_ci
+from perfgym.metrics.by_model import HEADLINE_METRICS, evaluate, group_by_model
 from perfgym.metrics.enamel import (
     EnamelConfig,
     EnamelProblem,
@@ -62,6 +65,7 @@ from perfgym.metrics.transitions import Transitions, transitions
 
 __all__ = [
     "DEFAULT_HACK_FLAGS",
+    "HEADLINE_METRICS",
     "RLPF_THRESHOLDS",
     "BeyondBreakdown",
     "BeyondConfig",
@@ -94,9 +98,11 @@ __all__ = [
     "enamel_level_limits",
     "enamel_level_time",
     "enamel_pass_at_k",
+    "evaluate",
     "failure_stages",
     "geometric_mean",
     "get_metric",
+    "group_by_model",
     "gso_at_k",
     "harmonic_mean",
     "hodges_lehmann",

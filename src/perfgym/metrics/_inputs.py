@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
-from perfgym.judge.verdict import Timing, TimingStatus, Verdict
+from perfgym.judge.verdict import Timing, Verdict
 from perfgym.tasks.task import StoredMeasurement, Task
 
 InfraPolicy = Literal["error", "exclude"]
@@ -117,16 +117,20 @@ def _checked(value: float | None, where: str, *, allow_zero: bool = False) -> fl
     return float(value)
 
 
-def duration(timing: Timing | None, where: str) -> float | None:
-    """The usable duration of a timing, or None when it was not measured or is degraded."""
-    if timing is None or timing.status is not TimingStatus.OK:
+def checked_duration(timing: Timing | None, where: str) -> float | None:
+    """The estimate of an ok timing, None when absent or degraded; corrupt values raise.
+
+    Unlike `Timing.usable_s`, a NaN, infinite, zero or negative estimate is bad input here: a
+    `ConfigError` naming `where`, not a silently missing duration.
+    """
+    if timing is None or not timing.ok:
         return None
     return _checked(timing.estimate_s, f"{where} duration")
 
 
 def workload_durations(timing: Timing | None, where: str) -> dict[str, float] | None:
     """Per-workload durations; a timing without them counts as one workload (its estimate)."""
-    if timing is None or timing.status is not TimingStatus.OK:
+    if timing is None or not timing.ok:
         return None
     if timing.per_workload_s:
         out: dict[str, float] = {}
@@ -135,13 +139,13 @@ def workload_durations(timing: Timing | None, where: str) -> dict[str, float] | 
             assert checked is not None
             out[wid] = checked
         return out
-    total = duration(timing, where)
+    total = checked_duration(timing, where)
     return None if total is None else {"total": total}
 
 
 def timing_memory(timing: Timing | None, attr: str, where: str) -> float | None:
     """`peak_rss_mb` or `memory_integral_mb_s` of a timing, checked; None when absent."""
-    if timing is None or timing.status is not TimingStatus.OK:
+    if timing is None or not timing.ok:
         return None
     return _checked(getattr(timing, attr), f"{where} {attr}", allow_zero=True)
 

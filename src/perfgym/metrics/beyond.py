@@ -32,7 +32,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import (
     ResultsPolicy,
-    duration,
+    checked_duration,
     group_results,
     no_context,
     stored_value,
@@ -74,7 +74,7 @@ def candidate_value(v: Verdict, dimension: Dimension) -> float | None:
     """The candidate's time (s), peak memory (MiB) or memory integral (MiB·s)."""
     where = f"task {v.task_id!r} sample {v.sample} candidate"
     if dimension == "time":
-        return duration(v.candidate, where)
+        return checked_duration(v.candidate, where)
     attr = "peak_rss_mb" if dimension == "memory" else "memory_integral_mb_s"
     return timing_memory(v.candidate, attr, where)
 

@@ -30,35 +30,30 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from perfgym.errors import ConfigError
+from perfgym.judge.enamel_levels import (
+    ENAMEL_WEIGHTS,
+    EnamelProblem,
+    EnamelSample,
+    enamel_level_limits,
+)
 from perfgym.metrics._inputs import no_context
 from perfgym.metrics.bootstrap import BootstrapConfig, summarize
 from perfgym.metrics.estimators import eff_at_k, finite_values, hodges_lehmann, pass_at_k
 from perfgym.metrics.result import MetricResult
 
-ENAMEL_WEIGHTS: tuple[float, ...] = (0.0, 3.0, 3.0, 4.0)
-
-
-class EnamelSample(BaseModel):
-    """One code sample's outcome on one problem."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    correct: bool = Field(description="False: a wrong answer or an error on any test.")
-    level_times_s: list[float | None] = Field(
-        description="Per level, t_j (max over the level's tests of the HL time); None where the "
-        "level timed out. Levels after a timeout were never run and must be None too."
-    )
-
-
-class EnamelProblem(BaseModel):
-    """One problem: the reference's level times, the level limits and the samples."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    task_id: str
-    reference_times_s: list[float] = Field(description="r_j per level.")
-    level_limits_s: list[float] = Field(description="T_j per level (see enamel_level_limits).")
-    samples: list[EnamelSample]
+__all__ = [
+    "ENAMEL_WEIGHTS",
+    "EnamelConfig",
+    "EnamelMetric",
+    "EnamelProblem",
+    "EnamelSample",
+    "enamel_eff_at_k",
+    "enamel_level_limits",
+    "enamel_level_time",
+    "enamel_pass_at_k",
+    "level_efficiencies",
+    "sample_efficiency",
+]
 
 
 class EnamelConfig(BaseModel):
@@ -90,23 +85,6 @@ def enamel_level_time(per_test_repeats: Sequence[Sequence[float]]) -> float:
     if not per_test_repeats:
         raise ConfigError("enamel level time: the level has no tests")
     return max(hodges_lehmann(reps) for reps in per_test_repeats)
-
-
-def enamel_level_limits(
-    reference_times_s: Sequence[float],
-    weights: Sequence[float] = ENAMEL_WEIGHTS,
-    timeout_factor: float = 2.0,
-) -> list[float]:
-    """ENAMEL's limits: T = α · (largest reference time over weighted levels), every level."""
-    if len(reference_times_s) != len(weights):
-        raise ConfigError("enamel: one reference time per level is needed")
-    if not math.isfinite(timeout_factor) or timeout_factor <= 1.0:
-        raise ConfigError(f"enamel: timeout_factor {timeout_factor!r} must be a number > 1")
-    refs = finite_values(reference_times_s, "enamel reference times")
-    weighted = [r for r, w in zip(refs, weights, strict=True) if w > 0]
-    if not weighted:
-        raise ConfigError("enamel: no level has a positive weight")
-    return [timeout_factor * max(weighted)] * len(weights)
 
 
 def _check_levels(p: EnamelProblem, n_levels: int) -> None:

@@ -1,7 +1,8 @@
 """Shared estimators: Hodges–Lehmann, unbiased pass@k / eff@k, means of ratios, nearest rank.
 
 Every function validates its input and raises `ConfigError` with a plain message instead of
-letting NaN, negative or empty input reach numpy. The timing layer reuses `hodges_lehmann`.
+letting NaN, negative or empty input reach numpy. `hodges_lehmann` and `finite_values` belong
+to the timing layer (`perfgym.timing.estimators`) and are re-exported here.
 """
 
 from __future__ import annotations
@@ -12,34 +13,18 @@ from collections.abc import Sequence
 import numpy as np
 
 from perfgym.errors import ConfigError
+from perfgym.timing.estimators import finite_values, hodges_lehmann
 
-
-def finite_values(values: Sequence[float], what: str, *, positive: bool = False) -> np.ndarray:
-    """Return `values` as a float array after checking they are finite (and > 0 if asked)."""
-    if len(values) == 0:
-        raise ConfigError(f"{what}: no values")
-    arr = np.asarray(values, dtype=float)
-    if arr.ndim != 1:
-        raise ConfigError(f"{what}: expected a flat sequence of numbers")
-    bad = ~np.isfinite(arr)
-    if bad.any():
-        raise ConfigError(f"{what}: non-finite value {arr[bad][0]!r}")
-    if positive and (arr <= 0).any():
-        raise ConfigError(f"{what}: values must be > 0, got {arr[arr <= 0][0]!r}")
-    if not positive and (arr < 0).any():
-        raise ConfigError(f"{what}: values must be >= 0, got {arr[arr < 0][0]!r}")
-    return arr
-
-
-def hodges_lehmann(samples: Sequence[float]) -> float:
-    """Hodges–Lehmann location estimate: the median of all Walsh averages (x_i + x_j)/2, i ≤ j.
-
-    ENAMEL (q-rz/enamel, `enam/evaluate.py::calc_exec_time`) uses exactly this on the 6 timed
-    repeats of each test: pairwise means over the lower triangle *including* the diagonal.
-    """
-    x = finite_values(samples, "hodges_lehmann")
-    i, j = np.triu_indices(len(x))
-    return float(np.median((x[i] + x[j]) / 2.0))
+__all__ = [
+    "eff_at_k",
+    "finite_values",
+    "fraction_not_faster",
+    "geometric_mean",
+    "harmonic_mean",
+    "hodges_lehmann",
+    "nearest_rank",
+    "pass_at_k",
+]
 
 
 def _check_nck(n: int, c: int, k: int) -> None:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
-from perfgym.metrics._inputs import ResultsPolicy, duration, group_results, timing_memory
+from perfgym.metrics._inputs import ResultsPolicy, checked_duration, group_results, timing_memory
 from perfgym.metrics.bootstrap import BootstrapConfig, summarize
 from perfgym.metrics.result import MetricResult
 
@@ -77,8 +77,8 @@ def paired_comparison(
     wins: dict[str, float] = {}
     for tid in shared:
         va, vb = a.tasks[tid][0], b.tasks[tid][0]
-        ta = duration(va.candidate, f"task {tid!r} before")
-        tb = duration(vb.candidate, f"task {tid!r} after")
+        ta = checked_duration(va.candidate, f"task {tid!r} before")
+        tb = checked_duration(vb.candidate, f"task {tid!r} after")
         if ta is None or tb is None:
             raise ConfigError(f"paired comparison: task {tid!r} lacks a usable duration")
         log_et[tid] = float(np.log(ta / tb))

@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
-from perfgym.metrics._inputs import ResultsPolicy, duration, group_results, no_context
+from perfgym.metrics._inputs import ResultsPolicy, checked_duration, group_results, no_context
 from perfgym.metrics.bootstrap import BootstrapConfig, bootstrap_ci
 from perfgym.metrics.result import MetricResult
 
@@ -85,9 +85,9 @@ def sample_outcome(v: Verdict) -> SampleOutcome:
     if not v.correct:
         return SampleOutcome(correct=False, fbr=False, rbr=False, cgre=0.0)
     where = f"task {v.task_id!r} sample {v.sample}"
-    tc = duration(v.candidate, f"{where} candidate")
-    tb = duration(v.baseline, f"{where} baseline")
-    tr = duration(v.reference, f"{where} reference")
+    tc = checked_duration(v.candidate, f"{where} candidate")
+    tb = checked_duration(v.baseline, f"{where} baseline")
+    tr = checked_duration(v.reference, f"{where} reference")
     fbr = tc is not None and tb is not None and tc < tb
     rbr = tc is not None and tr is not None and tc <= tr
     gap = cgre(tc, tb, tr) if tc is not None and tb is not None and tr is not None else 0.0

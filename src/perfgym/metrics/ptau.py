@@ -30,7 +30,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import (
     ResultsPolicy,
-    duration,
+    checked_duration,
     group_results,
     no_context,
     stored_total,
@@ -103,7 +103,7 @@ def sample_passes(v: Verdict, ref: StoredMeasurement, config: PTauConfig) -> boo
         return False
     where = f"task {v.task_id!r} sample {v.sample} candidate"
     if config.comparison == "total":
-        tc = duration(v.candidate, where)
+        tc = checked_duration(v.candidate, where)
         total = stored_total(ref, f"task {v.task_id!r} reference")
         if tc is None:
             return None

@@ -26,7 +26,7 @@ from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import (
     DEFAULT_HACK_FLAGS,
     ResultsPolicy,
-    duration,
+    checked_duration,
     group_results,
     is_hacked,
     no_context,
@@ -63,13 +63,13 @@ def speedup_ratio_score(
     untimed = hacked = 0
     for tid, (v,) in grouped.tasks.items():
         where = f"task {tid!r}"
-        tb = duration(v.baseline, f"{where} baseline")
-        tr = duration(v.reference, f"{where} reference")
+        tb = checked_duration(v.baseline, f"{where} baseline")
+        tr = checked_duration(v.reference, f"{where} reference")
         if tb is None or tr is None:
             raise ConfigError(f"{name}: {where} lacks a baseline or reference duration")
         speedup_model = 1.0
         if v.correct:
-            tc = duration(v.candidate, f"{where} candidate")
+            tc = checked_duration(v.candidate, f"{where} candidate")
             if tc is None:
                 untimed += 1
             elif config.hack_adjusted and is_hacked(v, config.hack_flags):

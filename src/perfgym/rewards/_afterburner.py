@@ -11,8 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage, Timing, Verdict
 from perfgym.rewards._base import Relation, Reward, RewardOutput, make_config
-from perfgym.rewards._durations import duration, same_clock, valid_seconds
+from perfgym.rewards._durations import same_clock, seconds_or_reason
 from perfgym.rewards._registry import register_reward
+from perfgym.timing.result import is_positive_seconds
 
 Objective = Literal["time", "memory", "integral"]
 
@@ -113,11 +114,11 @@ class AfterburnerConfig(BaseModel):
 def measure(timing: Timing | None, objective: Objective, role: str) -> tuple[float | None, str]:
     """The objective's figure from a Timing: estimate (ok status only), peak RSS, or integral."""
     if objective == "time":
-        return duration(timing, role)
+        return seconds_or_reason(timing, role)
     if timing is None:
         return None, f"{role} timing absent"
     value = timing.peak_rss_mb if objective == "memory" else timing.memory_integral_mb_s
-    if value is None or not valid_seconds(value):
+    if value is None or not is_positive_seconds(value):
         return None, f"{role} {objective} {value!r} unusable"
     return float(value), ""
 
@@ -139,7 +140,7 @@ def _input_side(
         value = cols[column[obj]][i]
         if value is None:
             return True, None, f"{column[obj]} is None"
-        if not valid_seconds(value):
+        if not is_positive_seconds(value):
             raise ConfigError(f"{column[obj]}[{i}] = {value!r}: not a positive finite figure")
         return True, float(value), ""
     figure, why = measure(v.baseline, obj, "baseline (input)")

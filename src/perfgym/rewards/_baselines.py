@@ -8,11 +8,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from perfgym.judge.verdict import Stage, TimingStatus, Verdict
+from perfgym.judge.verdict import Stage, Verdict
 from perfgym.rewards._base import Reward, RewardOutput, make_config
-from perfgym.rewards._durations import duration, role_durations, valid_seconds
+from perfgym.rewards._durations import role_durations, seconds_or_reason
 from perfgym.rewards._registry import register_reward
-from perfgym.sandbox.execution import Status
+from perfgym.timing.result import is_positive_seconds
 
 
 def _gate(verdict: Verdict) -> RewardOutput | None:
@@ -121,16 +121,16 @@ class RawDurationConfig(BaseModel):
 
 def _mean_duration(cfg: RawDurationConfig, v: Verdict) -> tuple[float | None, str]:
     if cfg.duration == "estimate":
-        return duration(v.candidate, "candidate")
+        return seconds_or_reason(v.candidate, "candidate")
     timing = v.candidate
-    if timing is None or timing.status is not TimingStatus.OK:
-        return duration(timing, "candidate")
+    if timing is None or not timing.ok:
+        return seconds_or_reason(timing, "candidate")
     per = dict(timing.per_workload_s)
-    bad = [k for k, s in per.items() if not valid_seconds(s)]
+    bad = [k for k, s in per.items() if not is_positive_seconds(s)]
     if bad:
         return None, f"candidate per-workload durations not positive finite: {sorted(bad)}"
     for test in v.tests:
-        if test.status is Status.TIMEOUT:
+        if test.timed_out:
             per[test.id] = cfg.cap_s
     if not per:
         return None, "candidate has no per-workload durations"

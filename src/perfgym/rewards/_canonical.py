@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
-from perfgym.sandbox.execution import Status
+from perfgym.run_status import Status
 
 TB, TR = 1.0, 0.25
 """Canonical baseline and reference durations (s); two workloads share each total equally."""

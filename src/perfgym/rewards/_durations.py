@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from perfgym.errors import ConfigError
-from perfgym.judge.verdict import Timing, TimingStatus, Verdict
+from perfgym.judge.verdict import Timing, Verdict
+from perfgym.timing.result import is_positive_seconds
 
 Role = Literal["candidate", "baseline", "reference"]
 
 
-def valid_seconds(value: object) -> bool:
-    """A duration a reward can divide by: a finite number above zero."""
-    return (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value > 0
-    )
-
-
-def duration(timing: Timing | None, role: str) -> tuple[float | None, str]:
-    """`timing.estimate_s` when usable, else None and the reason it is not.
+def seconds_or_reason(timing: Timing | None, role: str) -> tuple[float | None, str]:
+    """(`timing.usable_s`, "") when the timing gives a duration, else (None, why it does not).
 
     A DEGRADED or UNAVAILABLE timing keeps the verdict's correctness but contributes no
     duration (the judge's rule); a missing, NaN, zero or negative estimate is no duration either.
     """
     if timing is None:
         return None, f"{role} timing absent"
-    if timing.status is not TimingStatus.OK:
-        why = f": {timing.status_reason}" if timing.status_reason else ""
-        return None, f"{role} timing {timing.status.value}{why}"
-    if timing.estimate_s is None:
-        return None, f"{role} timing has no estimate"
-    if not valid_seconds(timing.estimate_s):
-        return None, f"{role} estimate {timing.estimate_s!r} is not a positive finite duration"
-    return float(timing.estimate_s), ""
+    why = timing.unusable_reason
+    if why is not None:
+        return None, f"{role} {why}"
+    return timing.usable_s, ""
 
 
 def same_clock(*timings: Timing | None) -> str:
@@ -69,17 +55,12 @@ def role_durations(
             value = overrides[role]
             if value is None:
                 return {}, f"{role} duration column is None"
-            if not valid_seconds(value):
+            if not is_positive_seconds(value):
                 raise ConfigError(f"{role} duration column holds {value!r}, not seconds > 0")
             out[role] = float(value)
             continue
-        seconds, why = duration(timings[role], role)
+        seconds, why = seconds_or_reason(timings[role], role)
         if seconds is None:
             return {}, why
         out[role] = seconds
     return out, ""
-
-
-def column_value(columns: Mapping[str, Sequence[Any]], name: str, index: int) -> Any:
-    """The `index`-th entry of column `name`; KeyError when the column was not given."""
-    return columns[name][index]

@@ -9,15 +9,14 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from perfgym.judge.verdict import TimingStatus, Verdict
-from perfgym.rewards._durations import valid_seconds
+from perfgym.judge.verdict import Verdict
 from perfgym.rewards._pool import (
     Pool,
     leaderboard_position,
     mean_position,
     order_statistic,
 )
-from perfgym.sandbox.execution import Status
+from perfgym.timing.result import is_positive_seconds
 
 
 class EnvironmentConfig(BaseModel):
@@ -86,15 +85,15 @@ class Outcome:
 
 def candidate_durations(verdict: Verdict) -> tuple[dict[str, float], set[str], str]:
     """Per-workload seconds (only from an ok timing), ids of timed-out tests, and a problem if any."""
-    timed_out = {t.id for t in verdict.tests if t.status is Status.TIMEOUT}
+    timed_out = {t.id for t in verdict.tests if t.timed_out}
     timing = verdict.candidate
     if timing is not None and timing.hid_time:
         # Scored by `run_environment` as timing out on every workload.
         return {}, timed_out | set(timing.per_workload_s), "candidate hid time"
-    if timing is None or timing.status is not TimingStatus.OK:
+    if timing is None or not timing.ok:
         state = "absent" if timing is None else timing.status.value
         return {}, timed_out, f"candidate timing {state}"
-    bad = sorted(w for w, s in timing.per_workload_s.items() if not valid_seconds(s))
+    bad = sorted(w for w, s in timing.per_workload_s.items() if not is_positive_seconds(s))
     if bad:
         return {}, timed_out, f"candidate per-workload durations not positive finite: {bad}"
     return dict(timing.per_workload_s), timed_out, ""

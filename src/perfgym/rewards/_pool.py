@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from perfgym.errors import ConfigError
-from perfgym.rewards._durations import valid_seconds
 from perfgym.tasks.task import StoredMeasurement
+from perfgym.timing.result import is_positive_seconds
 
 Calibration = Callable[[float], float] | tuple[float, float] | None
 """Stored seconds -> present-machine seconds: a callable, an affine (slope, intercept), or None."""
@@ -69,10 +69,10 @@ class Pool:
                 if seconds is None:
                     member[str(workload)] = INF
                     continue
-                if not valid_seconds(seconds):
+                if not is_positive_seconds(seconds):
                     raise ConfigError(f"{where}[{j}][{workload!r}] = {seconds!r}: not seconds > 0")
                 fresh = calibrate(float(seconds))
-                if not valid_seconds(fresh):
+                if not is_positive_seconds(fresh):
                     raise ConfigError(
                         f"{where}[{j}][{workload!r}]: calibration maps {seconds} s to {fresh!r}"
                     )

@@ -2,26 +2,12 @@
 
 from __future__ import annotations
 
-from enum import Enum
-
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.run_status import HIDING_FLAGS, Status
 from perfgym.sandbox.limits import Limits
 
-
-class Status(str, Enum):
-    """How a run ended. SANDBOX_ERROR is perfgym's own failure, never the program's."""
-
-    OK = "OK"
-    RUNTIME_ERROR = "RUNTIME_ERROR"
-    TIMEOUT = "TIMEOUT"
-    MEMORY_LIMIT = "MEMORY_LIMIT"
-    OUTPUT_LIMIT = "OUTPUT_LIMIT"
-    SANDBOX_ERROR = "SANDBOX_ERROR"
-
-    @property
-    def is_program_failure(self) -> bool:
-        return self not in (Status.OK, Status.SANDBOX_ERROR)
+__all__ = ["HIDING_FLAGS", "Execution", "Measurement", "Status"]
 
 
 class Measurement(BaseModel):
@@ -75,10 +61,6 @@ class Measurement(BaseModel):
         return max(
             self.cpu_user_s + self.cpu_system_s, self.cpu_cgroup_s or 0.0, self.cpu_sampled_s or 0.0
         )
-
-
-#: Measurement flags under which a run's timing cannot be trusted for a speed decision.
-HIDING_FLAGS = ("hidden_cpu", "outlived_main", "cpu_over_wall")
 
 
 class Execution(BaseModel):

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfgym.errors import ConfigError
-from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
-from perfgym.sandbox.execution import Status
+from perfgym.judge.verdict import Stage, TestResult, Timing, Verdict
+from perfgym.run_status import Status
 from perfgym.simulate.config import SimulatorConfig
 from perfgym.tasks.task import Solution, Task
 
@@ -80,7 +80,7 @@ def _finite_positive(x: float | None) -> bool:
 
 def _check_timing(t: Timing | None, where: str) -> None:
     """A stored duration that is NaN, infinite or not positive is corrupt data: refuse it."""
-    if t is None or t.status is not TimingStatus.OK:
+    if t is None or not t.ok:
         return
     if t.estimate_s is not None and not _finite_positive(t.estimate_s):
         raise ConfigError(f"{where}: duration {t.estimate_s!r} is not a finite number > 0")
@@ -120,9 +120,10 @@ def _quality_key(task: Task, sol: Solution) -> tuple[int, float] | None:
 
 
 def _workloads(t: Timing | None) -> dict[str, float] | None:
-    if t is None or t.status is not TimingStatus.OK or not _finite_positive(t.estimate_s):
+    seconds = None if t is None else t.usable_s
+    if t is None or seconds is None:
         return None
-    return dict(t.per_workload_s) if t.per_workload_s else {"total": float(t.estimate_s or 0)}
+    return dict(t.per_workload_s) if t.per_workload_s else {"total": seconds}
 
 
 def _synthetic(stage: Stage, anchor: Verdict, task: Task) -> Verdict:

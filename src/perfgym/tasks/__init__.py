@@ -1,22 +1,58 @@
-"""perfgym.tasks: the Task model, suites, and the loaders behind `load_suite(spec)`."""
+"""perfgym.tasks: the Task model, suites, and the loaders behind `load_suite(spec)`.
 
-from perfgym.tasks.eval_results import Candidate, load_candidates
-from perfgym.tasks.generate import enamel_inputs, materialize, materialize_all
-from perfgym.tasks.harness_plan import HarnessPlan, plan_harness
-from perfgym.tasks.placeholders import PLACEHOLDERS, check_placeholders, expand_placeholders
-from perfgym.tasks.suite import BUILTINS, Suite, load_suite
-from perfgym.tasks.task import (
-    BuildSpec,
-    HarnessSpec,
-    Language,
-    Oracle,
-    Solution,
-    Split,
-    StoredMeasurement,
-    Task,
-    TaskKind,
-    TestCase,
+Names load on first use, so `import perfgym.tasks.task` does not load the loaders and the
+input generators (which run in the sandbox).
+"""
+
+from typing import TYPE_CHECKING
+
+from perfgym._lazy import exports_of, lazy_exports
+
+if TYPE_CHECKING:
+    from perfgym.tasks.eval_results import Candidate, load_candidates
+    from perfgym.tasks.generate import enamel_inputs, materialize, materialize_all
+    from perfgym.tasks.harness_plan import HarnessPlan, plan_harness
+    from perfgym.tasks.placeholders import PLACEHOLDERS, check_placeholders, expand_placeholders
+    from perfgym.tasks.suite import BUILTINS, Suite, load_suite
+    from perfgym.tasks.task import (
+        BuildSpec,
+        HarnessSpec,
+        Language,
+        Oracle,
+        Solution,
+        Split,
+        StoredMeasurement,
+        Task,
+        TaskKind,
+        TestCase,
+    )
+
+_EXPORTS = exports_of(
+    {
+        "perfgym.tasks.eval_results": ("Candidate", "load_candidates"),
+        "perfgym.tasks.generate": ("enamel_inputs", "materialize", "materialize_all"),
+        "perfgym.tasks.harness_plan": ("HarnessPlan", "plan_harness"),
+        "perfgym.tasks.placeholders": (
+            "PLACEHOLDERS",
+            "check_placeholders",
+            "expand_placeholders",
+        ),
+        "perfgym.tasks.suite": ("BUILTINS", "Suite", "load_suite"),
+        "perfgym.tasks.task": (
+            "BuildSpec",
+            "HarnessSpec",
+            "Language",
+            "Oracle",
+            "Solution",
+            "Split",
+            "StoredMeasurement",
+            "Task",
+            "TaskKind",
+            "TestCase",
+        ),
+    }
 )
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "BUILTINS",

@@ -1,6 +1,8 @@
 """Timing: how repeated runs become a duration with its spread, CI and trust status.
 
-    summary        estimators (median, Hodges–Lehmann, minimum), CV, robust CV, bootstrap CI
+    result         Timing, TimingStatus: a variant's measured cost and whether it may be used
+    estimators     Hodges–Lehmann and the finite-input check estimators share
+    summary        estimators (median, Hodges–Lehmann, minimum), CV, robust CV, the estimate's CI
     compare        compare(a, b): ratio, CI, test, margin, decision; faster_than(strict|significant)
     drift          fixed probe programs, their noise bands, DriftMonitor
     first_call     first call vs repeated calls in one process (caching signature)
@@ -10,17 +12,15 @@
     stability      rerun swings, ranking correlation and decision flips
 
 The schedule itself (interleaving, pinning, early stopping) is `perfgym.judge.measure`,
-configured by `perfgym.judge.JudgeConfig`; see docs/timing.md.
+configured by `perfgym.judge.JudgeConfig`; see docs/timing.md. Names load on first use: the
+probes and the first-call check need the sandbox, a `Timing` does not.
 """
 
-from perfgym.timing.calibration import (
-    AffineMap,
-    EpochMaps,
-    calibrate_stored,
-    fit_affine,
-    fit_epochs,
-    paired_durations,
-)
+from typing import TYPE_CHECKING
+
+from perfgym._lazy import exports_of, lazy_exports
+
+# `compare` is also a submodule's name: imported here so the function, not the module, wins.
 from perfgym.timing.compare import (
     DEFAULT_MARGIN,
     Comparison,
@@ -30,10 +30,48 @@ from perfgym.timing.compare import (
     faster_than,
     timing_margin,
 )
-from perfgym.timing.drift import DriftCheck, DriftConfig, DriftMonitor, ProbeReport
-from perfgym.timing.filterability import Filterability, duration_filterability
-from perfgym.timing.first_call import FirstCallConfig, FirstCallReport, first_call_check
-from perfgym.timing.summary import bootstrap_ci, cv, estimate, relative_half_width, robust_cv
+
+if TYPE_CHECKING:
+    from perfgym.timing.calibration import (
+        AffineMap,
+        EpochMaps,
+        calibrate_stored,
+        fit_affine,
+        fit_epochs,
+        paired_durations,
+    )
+    from perfgym.timing.drift import DriftCheck, DriftConfig, DriftMonitor, ProbeReport
+    from perfgym.timing.estimators import hodges_lehmann
+    from perfgym.timing.filterability import Filterability, duration_filterability
+    from perfgym.timing.first_call import FirstCallConfig, FirstCallReport, first_call_check
+    from perfgym.timing.result import Timing, TimingStatus
+    from perfgym.timing.summary import cv, estimate, estimate_ci, relative_half_width, robust_cv
+
+_EXPORTS = exports_of(
+    {
+        "perfgym.timing.calibration": (
+            "AffineMap",
+            "EpochMaps",
+            "calibrate_stored",
+            "fit_affine",
+            "fit_epochs",
+            "paired_durations",
+        ),
+        "perfgym.timing.drift": ("DriftCheck", "DriftConfig", "DriftMonitor", "ProbeReport"),
+        "perfgym.timing.estimators": ("hodges_lehmann",),
+        "perfgym.timing.filterability": ("Filterability", "duration_filterability"),
+        "perfgym.timing.first_call": ("FirstCallConfig", "FirstCallReport", "first_call_check"),
+        "perfgym.timing.result": ("Timing", "TimingStatus"),
+        "perfgym.timing.summary": (
+            "cv",
+            "estimate",
+            "estimate_ci",
+            "relative_half_width",
+            "robust_cv",
+        ),
+    }
+)
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
     "DEFAULT_MARGIN",
@@ -48,17 +86,20 @@ __all__ = [
     "FirstCallConfig",
     "FirstCallReport",
     "ProbeReport",
-    "bootstrap_ci",
+    "Timing",
+    "TimingStatus",
     "calibrate_stored",
     "compare",
     "compare_timings",
     "cv",
     "duration_filterability",
     "estimate",
+    "estimate_ci",
     "faster_than",
     "fit_affine",
-    "first_call_check",
     "fit_epochs",
+    "first_call_check",
+    "hodges_lehmann",
     "paired_durations",
     "relative_half_width",
     "robust_cv",

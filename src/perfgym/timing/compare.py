@@ -14,10 +14,9 @@ from typing import Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.stats import mannwhitneyu, t, ttest_1samp
 
 from perfgym.errors import ConfigError
-from perfgym.judge.verdict import Timing, TimingStatus
+from perfgym.timing.result import Timing
 
 #: Practical-equivalence margin for durations: ratios within [1/1.03, 1.03] are "the same".
 DEFAULT_MARGIN = 0.03
@@ -92,6 +91,8 @@ def compare(
         mb = np.median(xb[rng.integers(0, len(xb), (boot, len(xb)))], axis=1)
         lo, hi = np.quantile(ma / mb, [alpha / 2, 1 - alpha / 2])
         ci = (float(lo), float(hi))
+        from scipy.stats import mannwhitneyu  # scipy loads where a test is computed
+
         p = float(mannwhitneyu(xa, xb, alternative="two-sided").pvalue)
     return _decide(ratio, ci, p, alpha, margin, len(xa), len(xb), "mann-whitney")
 
@@ -108,6 +109,8 @@ def _paired(xa: np.ndarray, xb: np.ndarray, alpha: float, margin: float) -> Comp
         ci = (ratio, ratio)
         p = 1.0 if ratio == 1.0 else 0.0
     else:
+        from scipy.stats import t, ttest_1samp  # scipy loads where a test is computed
+
         half = float(t.ppf(1 - alpha / 2, len(d) - 1)) * sd / np.sqrt(len(d))
         ci = (float(np.exp(d.mean() - half)), float(np.exp(d.mean() + half)))
         p = float(ttest_1samp(d, 0.0).pvalue)
@@ -143,7 +146,7 @@ def compare_timings(
     paired=True is right for timings of one measurement (one verdict's candidate, baseline
     and reference, or candidates judged together: `samples_s[i]` is round i for all of them);
     margin None: `timing_margin(clock)`."""
-    if a.status is not TimingStatus.OK or b.status is not TimingStatus.OK:
+    if not a.ok or not b.ok:
         return None
     if not a.samples_s or not b.samples_s or a.clock != b.clock:
         return None
@@ -171,7 +174,8 @@ def faster_than(
     """
     if candidate is None or baseline is None:
         return None
-    if candidate.status is not TimingStatus.OK or baseline.status is not TimingStatus.OK:
+    # Not `usable_s`: the strict rule compares any two estimates of ok timings, as it always has.
+    if not candidate.ok or not baseline.ok:
         return None
     if candidate.estimate_s is None or baseline.estimate_s is None:
         return None

@@ -14,10 +14,9 @@ import statistics
 from collections.abc import Callable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
-from scipy.stats import spearmanr
 
-from perfgym.judge.verdict import Timing, TimingStatus
 from perfgym.timing.compare import compare_timings
+from perfgym.timing.result import Timing
 
 Run = Mapping[str, Mapping[str, Timing]]
 Key = tuple[str, str]
@@ -35,7 +34,8 @@ def mean_percentile(c: Mapping[str, float], pool: Sequence[Mapping[str, float]])
 
 
 def _usable(t: Timing | None) -> bool:
-    return t is not None and t.status is TimingStatus.OK and t.estimate_s is not None
+    # Not `usable_s`: any estimate of an ok timing counts here, zero and negative ones too.
+    return t is not None and t.ok and t.estimate_s is not None
 
 
 def percentiles(
@@ -61,6 +61,8 @@ def swings(tables: Sequence[Mapping[Key, float]]) -> dict[Key, float]:
 
 def rerun_spearman(tables: Sequence[Mapping[Key, float]]) -> list[float]:
     """Spearman correlation of the percentile rankings for every pair of reruns."""
+    from scipy.stats import spearmanr  # scipy loads where a correlation is computed
+
     out = []
     for a, b in itertools.combinations(tables, 2):
         keys = sorted(set(a) & set(b))

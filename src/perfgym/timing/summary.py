@@ -1,4 +1,4 @@
-"""Summarising repeated duration samples: estimator, spread (CV, robust CV) and a bootstrap CI."""
+"""Summarising repeated duration samples: estimator, spread (CV, robust CV), the estimate's CI."""
 
 from __future__ import annotations
 
@@ -8,17 +8,12 @@ from typing import Literal
 
 import numpy as np
 
+from perfgym.timing.estimators import hodges_lehmann
+
 Estimator = Literal["median", "hodges_lehmann", "minimum", "mean"]
 _BOOT = 400
 #: MAD × this estimates the standard deviation of normal data, so robust CV ≈ CV there.
 MAD_TO_SD = 1.4826
-
-
-def _hl(samples: Sequence[float]) -> float:
-    # Imported here: perfgym.metrics imports the judge, whose config imports the timing layer.
-    from perfgym.metrics.estimators import hodges_lehmann
-
-    return hodges_lehmann(samples)
 
 
 def estimate(samples: Sequence[float], estimator: Estimator = "median") -> float:
@@ -27,7 +22,7 @@ def estimate(samples: Sequence[float], estimator: Estimator = "median") -> float
     if estimator == "median":
         return float(statistics.median(samples))
     if estimator == "hodges_lehmann":
-        return _hl(samples)
+        return hodges_lehmann(samples)
     if estimator == "minimum":
         return float(min(samples))
     if estimator == "mean":
@@ -61,13 +56,16 @@ def _stat(draws: np.ndarray, estimator: Estimator) -> np.ndarray:
         return np.asarray(draws.min(axis=1))
     if estimator == "mean":
         return np.asarray(draws.mean(axis=1))
-    return np.array([_hl(list(row)) for row in draws])
+    return np.array([hodges_lehmann(list(row)) for row in draws])
 
 
-def bootstrap_ci(
+def estimate_ci(
     samples: Sequence[float], estimator: Estimator = "median", level: float = 0.95, seed: int = 0
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap CI of the estimator; None with fewer than three samples."""
+    """Percentile bootstrap CI of `estimate(samples, estimator)`; None below three samples.
+
+    (`perfgym.metrics.bootstrap.bootstrap_ci` is the other bootstrap: it resamples tasks.)
+    """
     if len(samples) < 3:
         return None
     x = np.asarray(samples, dtype=float)
@@ -83,7 +81,7 @@ def relative_half_width(
     samples: Sequence[float], estimator: Estimator = "median", level: float = 0.95
 ) -> float | None:
     """Half the CI's width over the estimate: the early-stopping criterion; None if unknown."""
-    ci = bootstrap_ci(samples, estimator, level)
+    ci = estimate_ci(samples, estimator, level)
     if ci is None:
         return None
     centre = estimate(samples, estimator)

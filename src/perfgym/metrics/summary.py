@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import PerfgymError
 from perfgym.judge.verdict import Verdict
-from perfgym.metrics import ResultsPolicy
+from perfgym.metrics._inputs import ResultsPolicy
 from perfgym.metrics.perfcodebench import PerfCodeBenchConfig, perfcodebench_table
 
 

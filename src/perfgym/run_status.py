@@ -1,0 +1,29 @@
+"""How a sandboxed run ended (`Status`) and the flags that say it hid time (`HIDING_FLAGS`).
+
+The sandbox produces them, the timing layer and the verdict carry them, rewards and metrics
+read them: so they live in a module that imports nothing, and `perfgym.sandbox.execution`
+re-exports them.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Status(str, Enum):
+    """How a run ended. SANDBOX_ERROR is perfgym's own failure, never the program's."""
+
+    OK = "OK"
+    RUNTIME_ERROR = "RUNTIME_ERROR"
+    TIMEOUT = "TIMEOUT"
+    MEMORY_LIMIT = "MEMORY_LIMIT"
+    OUTPUT_LIMIT = "OUTPUT_LIMIT"
+    SANDBOX_ERROR = "SANDBOX_ERROR"
+
+    @property
+    def is_program_failure(self) -> bool:
+        return self not in (Status.OK, Status.SANDBOX_ERROR)
+
+
+#: Measurement flags under which a run's timing cannot be trusted for a speed decision.
+HIDING_FLAGS = ("hidden_cpu", "outlived_main", "cpu_over_wall")

@@ -56,8 +56,3 @@ def verdict_key(
             "source": source,
         }
     )
-
-
-def request_key(request: Any) -> str:
-    """Hash of a raw sandbox request (a `RunRequest` dumped to JSON-able data)."""
-    return _digest({"v": KEY_VERSION, "run": request})

@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.errors import PerfgymError
 from perfgym.judge.oracle import check
 from perfgym.metrics.enamel import ENAMEL_WEIGHTS, EnamelProblem, EnamelSample, enamel_level_limits
 from perfgym.metrics.estimators import hodges_lehmann
@@ -43,7 +44,7 @@ ENAMEL_KILL_SLACK_S = 0.01
 KILL_SLACK_S = 0.5
 
 
-class ReferenceFailed(RuntimeError):
+class ReferenceFailed(PerfgymError, RuntimeError):
     """The expert reference itself failed on a generated input: the problem cannot be scored."""
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from store_helpers import sum_task
+from small_tasks import sum_task
 from typer.testing import CliRunner
 
 from perfgym.cli import app

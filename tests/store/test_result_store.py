@@ -8,7 +8,8 @@ import multiprocessing
 import sqlite3
 
 import pytest
-from store_helpers import make_verdict, sum_task
+from small_tasks import sum_task
+from store_helpers import make_verdict
 
 from perfgym.errors import ConfigError
 from perfgym.judge.config import JudgeConfig

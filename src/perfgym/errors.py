@@ -6,6 +6,11 @@
     ├── ToolchainMissing     a compiler or runtime for a language is not installed
     └── TaskFormatError      a task or suite on disk does not follow its documented format
 
+The other layers' errors derive from these (or from `PerfgymError` itself, keeping the builtin
+base their callers catch, e.g. `ConformanceError(PerfgymError, AssertionError)`). The only
+exceptions outside the tree are the ones of code that runs inside the sandbox with the stdlib
+alone (`sandbox/_inside/valuecodec.UnsupportedValue`, `tasks/_pinned_generate._Failed`).
+
 Program failures are never exceptions: they are statuses on an Execution or a Verdict.
 """
 

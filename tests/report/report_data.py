@@ -43,6 +43,12 @@ def write(path: Path, verdicts: list[Verdict], suite: str = "demo") -> Path:
     return path
 
 
+def two_run_files(directory: Path) -> tuple[Path, Path]:
+    """Run A and run B of one model as `base.jsonl` and `tuned.jsonl` in `directory`."""
+    return (write(directory / "base.jsonl", run("model", RUN_A)),
+            write(directory / "tuned.jsonl", run("model", RUN_B)))  # fmt: skip
+
+
 def simulation_file(path: Path) -> Path:
     """A small simulation file: rlpf and rlvr on two tasks' four-solution ladders."""
     from perfgym.simulate import build_ladder, sweep, write_simulations

@@ -1,16 +1,12 @@
-"""The report's numbers, hand-counted, and its handling of bad input (library and CLI)."""
+"""The report's numbers, hand-counted, and its handling of bad input (the CLI's: tests/cli)."""
 
 import json
 import math
-import subprocess
-import sys
 from html.parser import HTMLParser
 
 import pytest
-from report_data import RUN_A, RUN_B, run, simulation_file, write
-from typer.testing import CliRunner
+from report_data import RUN_A, RUN_B, run, two_run_files, write
 
-from perfgym.cli import app
 from perfgym.errors import ConfigError
 from perfgym.metrics import perfcodebench_table
 from perfgym.report import render_report, write_report
@@ -20,9 +16,7 @@ from perfgym.report.sections import rung_of, suite_section
 
 @pytest.fixture
 def two_runs(tmp_path):
-    a = write(tmp_path / "base.jsonl", run("model", RUN_A))
-    b = write(tmp_path / "tuned.jsonl", run("model", RUN_B))
-    return a, b
+    return two_run_files(tmp_path)
 
 
 def section(paths):
@@ -146,35 +140,3 @@ def test_infrastructure_failures_are_excluded_and_shown(tmp_path):
     assert s.stages["m"].infra_errors == 1
     assert s.cells["task-00"]["m"].css == "infra"
     assert any("infrastructure" in n for n in s.notes)
-
-
-def test_cli_entry_point_writes_results_and_simulations(two_runs, tmp_path):
-    out = tmp_path / "cli.html"
-    sims = simulation_file(tmp_path / "sim.json")
-    p = subprocess.run([sys.executable, "-m", "perfgym", "report", *map(str, two_runs), str(sims),
-                        "-o", str(out)], capture_output=True, text=True, timeout=120)  # fmt: skip
-    assert p.returncode == 0, p.stderr
-    assert "2 results file(s), 1 simulation(s)" in p.stdout
-    html = out.read_text()
-    assert html.count("<img") == 5 and "Reward simulations" in html
-
-
-def cli_error(*args):
-    result = CliRunner().invoke(app, ["report", *map(str, args)])
-    assert result.exit_code == 2, result.stdout
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
-    (line,) = result.stderr.strip().splitlines()
-    assert line.startswith("error: ")
-    return line
-
-
-def test_cli_errors_are_one_line(tmp_path):
-    broken = tmp_path / "broken.jsonl"
-    broken.write_text('{"perfgym_results": {}}\n{"task_id": 1,\n')
-    assert "broken.jsonl:2: not JSON" in cli_error(broken, "-o", tmp_path / "x.html")
-    assert "no such file" in cli_error(tmp_path / "missing.jsonl")
-    mixed = write(tmp_path / "m.jsonl", run("m", RUN_A) + run("n", RUN_B, suite="other"))
-    assert "mix suites ['demo', 'other']" in cli_error(mixed)
-    empty_sim = tmp_path / "s.json"
-    empty_sim.write_text('{"perfgym_simulation": {"header": {}, "simulations": []}}')
-    assert "holds no simulations" in cli_error(empty_sim)

@@ -26,14 +26,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from service_helpers import (  # noqa: E402
     ADD,
-    SUM,
     add_task,
     cmdline,
     descendants,
-    sum_task,
     task_json,
     worker_pids,
 )
+from small_tasks import SUM, sum_task  # noqa: E402
 
 _FAST_JUDGE = {"repeats": 1}
 

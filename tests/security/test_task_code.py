@@ -27,7 +27,8 @@ from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestC
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "service"))
 
-from service_helpers import ADD, SUM, add_task, sum_task, task_json  # noqa: E402
+from service_helpers import ADD, add_task, task_json  # noqa: E402
+from small_tasks import SUM, sum_task  # noqa: E402
 
 
 @pytest.fixture

@@ -9,7 +9,8 @@ import signal
 import time
 
 import httpx
-from service_helpers import SLOW_SUM, SUM, sleeper, sum_task, task_json, worker_pids
+from service_helpers import sleeper, task_json, worker_pids
+from small_tasks import SLOW_SUM, SUM, sum_task
 
 from perfgym.judge.verdict import Verdict
 from perfgym.rewards import get_reward

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from service_helpers import sleeper, sum_task, task_json
+from service_helpers import sleeper, task_json
+from small_tasks import sum_task
 
 from perfgym.service.config import ServiceConfig
 from perfgym.service.server import ServiceProcess

@@ -9,7 +9,8 @@ import shutil
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from service_helpers import SUM, sleeper, sum_task, task_json
+from service_helpers import sleeper, task_json
+from small_tasks import SUM, sum_task
 
 from perfgym.errors import ConfigError
 from perfgym.service.app import create_app

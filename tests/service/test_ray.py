@@ -14,7 +14,8 @@ import pytest
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 ray = pytest.importorskip("ray", reason="the Ray backend needs ray installed")
 
-from service_helpers import SLOW_SUM, SUM, sleeper, sum_task  # noqa: E402
+from service_helpers import sleeper  # noqa: E402
+from small_tasks import SLOW_SUM, SUM, sum_task  # noqa: E402
 
 from perfgym.judge import Candidate, Judge, JudgeConfig  # noqa: E402
 from perfgym.sandbox.conformance import check_sandbox  # noqa: E402

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from store_helpers import SLOW_SUM, SUM, sum_task
+from small_tasks import SLOW_SUM, SUM, sum_task
 
 from perfgym.judge import Candidate, Judge, JudgeConfig
 from perfgym.metrics.summary import summarise_models

@@ -3,8 +3,8 @@ caught (a steadily slow one is not drift), and the fallback policy (correctness 
 withheld) applies to every timing taken meanwhile."""
 
 import pytest
-from helpers import busy, graded_task, loop_program
 
+from helpers import busy, graded_task, loop_program
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
 from perfgym.metrics._inputs import checked_duration
 from perfgym.rewards._durations import seconds_or_reason

@@ -20,12 +20,23 @@ from perfgym.cli.output import check_writable, console, err_console, fail, one_l
 from perfgym.cli.suite_arg import load_or_fail
 from perfgym.errors import PerfgymError
 from perfgym.judge import Candidate, JudgeConfig, Verdict
+from perfgym.judge.enamel_protocol import REPEATS as ENAMEL_REPEATS
 from perfgym.judge.enamel_protocol import is_enamel
 from perfgym.metrics.summary import ModelSummary, summarise_models
 from perfgym.service.backend import BACKENDS, open_judge
 from perfgym.store.replay import RecordingJudge
 from perfgym.store.results_file import write_results
 from perfgym.tasks.task import Task
+
+#: `perfgym eval`'s measured runs per workload on the staged judge (RLPF's protocol uses 3).
+JUDGE_REPEATS = 3
+
+
+def resolve_repeats(repeats: int | None, *, enamel: bool) -> int:
+    """The measured runs per workload: an explicit `--repeats` as given, else the protocol's."""
+    if repeats is not None:
+        return repeats
+    return ENAMEL_REPEATS if enamel else JUDGE_REPEATS
 
 
 def own_solutions(tasks: list[Task], labels: list[str]) -> list[Candidate]:
@@ -61,8 +72,11 @@ def eval_(
     ),  # fmt: skip
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     out: Path | None = typer.Option(None, "--out", help="Results JSONL (default under results/)."),
-    repeats: int = typer.Option(
-        3, "--repeats", help="Measured runs per workload (RLPF: 3; ENAMEL's protocol uses 6)."
+    repeats: int | None = typer.Option(
+        None,
+        "--repeats",
+        help=f"Measured runs per workload (default: the protocol's own, {JUDGE_REPEATS} for the "
+        f"staged judge as in RLPF, {ENAMEL_REPEATS} for ENAMEL's protocol).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary on stdout."),
     store: str = typer.Option("results/perfgym.sqlite", "--store", help="Result store (SQLite)."),
@@ -81,15 +95,17 @@ def eval_(
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     s, tasks = load_or_fail(suite, task)
-    if repeats < 1:
+    if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
+    enamel = candidates is None and bool(tasks) and all(is_enamel(t) for t in tasks)
+    repeats = resolve_repeats(repeats, enamel=enamel)
     out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     # Before judging anything: a verdict judged is never lost to a path that cannot be written.
     check_writable(out, "results file")
     if not no_store:
         check_writable(Path(store), "result store")
-    if candidates is None and tasks and all(is_enamel(t) for t in tasks):
-        run_enamel(tasks, solutions, out, max(repeats, 6) if repeats == 3 else repeats, as_json)
+    if enamel:
+        run_enamel(tasks, solutions, out, repeats, as_json)
         return
     problems: list[str] = []
     if candidates is not None:

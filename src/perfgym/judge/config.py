@@ -46,8 +46,9 @@ class JudgeConfig(BaseModel):
     warmup: int = Field(0, ge=0, le=100, description="Unmeasured runs before the measured ones.")
     interleave: bool = Field(
         True,
-        description="Round-robin the variants (A B C, B C A, ...) so drift hits all alike; "
-        "False runs each variant's repeats back to back (A A A B B B), for contrast only.",
+        description="Interleave the variants: every round holds each once, in a fresh seeded "
+        "random order, so drift hits all alike; False runs each variant's repeats back to back "
+        "(A A A B B B), for contrast only.",
     )
     estimator: Literal["median", "hodges_lehmann", "minimum", "mean"] = Field(
         "median", description="How a variant's samples become its duration."

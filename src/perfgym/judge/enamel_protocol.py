@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.errors import PerfgymError
 from perfgym.judge.enamel_levels import (
     ENAMEL_WEIGHTS,
     EnamelProblem,
@@ -48,7 +49,7 @@ ENAMEL_KILL_SLACK_S = 0.01
 KILL_SLACK_S = 0.5
 
 
-class ReferenceFailed(RuntimeError):
+class ReferenceFailed(PerfgymError, RuntimeError):
     """The expert reference itself failed on a generated input: the problem cannot be scored."""
 
 

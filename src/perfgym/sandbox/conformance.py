@@ -15,6 +15,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from perfgym.errors import PerfgymError
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Execution, Status
 from perfgym.sandbox.limits import Limits
@@ -22,7 +23,7 @@ from perfgym.sandbox.limits import Limits
 PY = os.path.realpath(sys.executable)
 
 
-class ConformanceError(AssertionError):
+class ConformanceError(PerfgymError, AssertionError):
     """A backend broke a sandbox guarantee."""
 
 

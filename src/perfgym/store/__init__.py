@@ -1,5 +1,5 @@
-"""The result store: verdicts and executions in SQLite keyed by content, machine and calibration
-epoch; replay without execution; export to JSONL and Parquet."""
+"""The result store: verdicts in SQLite keyed by content, machine and calibration epoch;
+replay without execution; export to JSONL and Parquet."""
 
 from perfgym.store.export import export_jsonl, export_parquet
 from perfgym.store.keys import config_digest, task_digest, verdict_key

@@ -9,9 +9,9 @@ from typing import Any
 from perfgym.judge.config import JudgeConfig
 from perfgym.tasks.task import Task
 
-#: Bumped when the key recipe, or what a stored verdict measured, changes, so old and new keys
-#: never collide. 2: Python runs no longer execute the host's site-packages start-up hooks, so
-#: their timings lost that start-up cost (perfgym.sandbox.site_hooks).
+#: Bumped when the key recipe, or what a stored verdict measured, changes, so keys of different
+#: recipes never collide. 2: Python runs skip the host's site-packages start-up hooks
+#: (perfgym.sandbox.site_hooks), so their timings leave out that start-up cost.
 KEY_VERSION = 2
 
 #: Judge settings that change how fast a batch runs but not what any verdict says.
@@ -56,8 +56,3 @@ def verdict_key(
             "source": source,
         }
     )
-
-
-def request_key(request: Any) -> str:
-    """Hash of a raw sandbox request (a `RunRequest` dumped to JSON-able data)."""
-    return _digest({"v": KEY_VERSION, "run": request})

@@ -1,8 +1,7 @@
-"""`ResultStore`: verdicts and executions in one SQLite file, keyed by content, machine and epoch."""
+"""`ResultStore`: verdicts in one SQLite file, keyed by content, machine and calibration epoch."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
@@ -16,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfgym import __version__
 from perfgym.judge.verdict import Verdict
 from perfgym.machine import fingerprint
-from perfgym.sandbox.execution import Execution
 from perfgym.store import schema
 from perfgym.store.jsontext import dump_json, load_json
 from perfgym.store.sqlite import connect, write
@@ -175,37 +173,6 @@ class ResultStore:
     def count_verdicts(self) -> int:
         with self._lock:
             return int(self._conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0])
-
-    # -- executions -----------------------------------------------------------------------------
-    def put_execution(
-        self, key: str, request: dict[str, Any], execution: Execution, *, epoch: str | None = None
-    ) -> None:
-        """Record one raw sandbox run (kept for audit and export; never replayed as a run)."""
-        epoch = epoch if epoch is not None else self.config.epoch
-        row = (key, self.machine, epoch, execution.status.value, time.time(), __version__,
-               json.dumps(request), dump_json(execution))  # fmt: skip
-
-        def insert(conn: sqlite3.Connection) -> None:
-            conn.execute(
-                """INSERT INTO executions (key, machine, epoch, status, created,
-                       perfgym_version, request, execution) VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
-                row,
-            )
-
-        with self._lock:
-            write(self._conn, insert)
-
-    def executions(self, key: str) -> list[Execution]:
-        """Every recorded execution of one request, oldest first."""
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT execution FROM executions WHERE key = ? ORDER BY id", (key,)
-            ).fetchall()
-        return [load_json(Execution, r["execution"]) for r in rows]
-
-    def count_executions(self) -> int:
-        with self._lock:
-            return int(self._conn.execute("SELECT COUNT(*) FROM executions").fetchone()[0])
 
     def schema_version(self) -> int:
         with self._lock:

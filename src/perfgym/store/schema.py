@@ -29,7 +29,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX verdicts_task ON verdicts (task_id)",
     ),
-    # 2: raw sandbox executions (the service's /v1/executions and anything else that runs).
+    # 2: a table for raw sandbox executions, which nothing writes; step 4 drops it.
     (
         """CREATE TABLE executions (
             id INTEGER PRIMARY KEY,
@@ -46,6 +46,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
     # 3: which run (evaluation, service job) wrote a verdict, for export and audits.
     ("ALTER TABLE verdicts ADD COLUMN run TEXT NOT NULL DEFAULT ''",),
+    # 4: the store keeps verdicts only (a raw run is not a result): step 2's table goes.
+    ("DROP INDEX executions_key", "DROP TABLE executions"),
 )
 
 VERSION = len(MIGRATIONS)

@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 from perfgym._lazy import exports_of, lazy_exports
 
 if TYPE_CHECKING:
-    from perfgym.tasks.eval_results import Candidate, load_candidates
+    from perfgym.tasks.eval_results import PublishedCandidate, load_candidates
     from perfgym.tasks.generate import enamel_inputs, materialize, materialize_all
     from perfgym.tasks.harness_plan import HarnessPlan, plan_harness
     from perfgym.tasks.placeholders import PLACEHOLDERS, check_placeholders, expand_placeholders
-    from perfgym.tasks.suite import BUILTINS, Suite, load_suite
+    from perfgym.tasks.suite import BUILTINS, load_suite
+    from perfgym.tasks.suite_model import Suite
     from perfgym.tasks.task import (
         BuildSpec,
         HarnessSpec,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 _EXPORTS = exports_of(
     {
-        "perfgym.tasks.eval_results": ("Candidate", "load_candidates"),
+        "perfgym.tasks.eval_results": ("PublishedCandidate", "load_candidates"),
         "perfgym.tasks.generate": ("enamel_inputs", "materialize", "materialize_all"),
         "perfgym.tasks.harness_plan": ("HarnessPlan", "plan_harness"),
         "perfgym.tasks.placeholders": (
@@ -37,7 +38,8 @@ _EXPORTS = exports_of(
             "check_placeholders",
             "expand_placeholders",
         ),
-        "perfgym.tasks.suite": ("BUILTINS", "Suite", "load_suite"),
+        "perfgym.tasks.suite": ("BUILTINS", "load_suite"),
+        "perfgym.tasks.suite_model": ("Suite",),
         "perfgym.tasks.task": (
             "BuildSpec",
             "HarnessSpec",
@@ -58,11 +60,11 @@ __all__ = [
     "BUILTINS",
     "PLACEHOLDERS",
     "BuildSpec",
-    "Candidate",
     "HarnessPlan",
     "HarnessSpec",
     "Language",
     "Oracle",
+    "PublishedCandidate",
     "Solution",
     "Split",
     "StoredMeasurement",

@@ -24,7 +24,7 @@ STATUSES = frozenset({"ok", "error", "timeout", "missing_candidate"})
 LEGACY_MODEL = "default"
 
 
-class Candidate(BaseModel):
+class PublishedCandidate(BaseModel):
     """A published model candidate of a PerfCodeBench task, with its recorded results."""
 
     model_config = ConfigDict(extra="forbid")
@@ -95,8 +95,8 @@ def candidate_dirs(task_dir: Path) -> list[Path]:
 
 def read_candidate(
     task_dir: Path, task_id: str, model_dir: Path, solution_filename: str
-) -> Candidate:
-    """One `candidate/<model>/` directory as a `Candidate`."""
+) -> PublishedCandidate:
+    """One `candidate/<model>/` directory as a `PublishedCandidate`."""
     source_path = model_dir / solution_filename
     result_path = model_dir / EVAL_RESULT_FILE
     result = read_eval_result(result_path, task_id) if result_path.is_file() else {}
@@ -113,7 +113,7 @@ def read_candidate(
         )
     candidate_section = result.get("candidate")
     error = candidate_section.get("error") if isinstance(candidate_section, dict) else None
-    return Candidate(
+    return PublishedCandidate(
         task_id=task_id,
         model=model_dir.name,
         model_name=result.get("model"),
@@ -127,7 +127,9 @@ def read_candidate(
     )
 
 
-def read_candidates(task_dir: Path, task_id: str, solution_filename: str) -> list[Candidate]:
+def read_candidates(
+    task_dir: Path, task_id: str, solution_filename: str
+) -> list[PublishedCandidate]:
     """Every published candidate of one task directory, legacy layout included."""
     found = [
         read_candidate(task_dir, task_id, d, solution_filename) for d in candidate_dirs(task_dir)
@@ -135,7 +137,7 @@ def read_candidates(task_dir: Path, task_id: str, solution_filename: str) -> lis
     legacy = task_dir / "candidate" / solution_filename
     if legacy.is_file():
         found.append(
-            Candidate(
+            PublishedCandidate(
                 task_id=task_id,
                 model=LEGACY_MODEL,
                 source=legacy.read_text(encoding="utf-8"),
@@ -146,7 +148,7 @@ def read_candidates(task_dir: Path, task_id: str, solution_filename: str) -> lis
     return found
 
 
-def load_candidates(task: Task) -> list[Candidate]:
+def load_candidates(task: Task) -> list[PublishedCandidate]:
     """The published candidates of a task loaded from a PerfCodeBench directory."""
     if task.root is None or task.harness is None:
         raise TaskFormatError(f"task {task.id!r} was not loaded from a PerfCodeBench directory")

@@ -17,7 +17,7 @@ from typing import Any
 
 from perfgym.tasks._data import data_file
 from perfgym.tasks._prompt import signature_of
-from perfgym.tasks.suite import Suite
+from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import Language, Oracle, Solution, Split, Task, TaskKind, TestCase
 
 N_PROBLEMS = 164

@@ -17,7 +17,7 @@ from perfgym.errors import ConfigError, TaskFormatError
 from perfgym.tasks._errors import describe
 from perfgym.tasks.languages import language_from_filename
 from perfgym.tasks.placeholders import check_placeholders
-from perfgym.tasks.suite import Suite
+from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import (
     HarnessSpec,
     Language,

@@ -33,7 +33,7 @@ from perfgym.tasks.eval_results import (
 )
 from perfgym.tasks.languages import known_names, language_from_filename, language_from_name
 from perfgym.tasks.placeholders import check_placeholders, expand_placeholders
-from perfgym.tasks.suite import Suite
+from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import (
     BuildSpec,
     HarnessSpec,

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
-class Language(str, Enum):  # noqa: UP042 (str() and format() kept as they were)
+class Language(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() and format()
     """Languages perfgym builds and runs."""
 
     PYTHON = "python"
@@ -22,7 +22,7 @@ class Language(str, Enum):  # noqa: UP042 (str() and format() kept as they were)
     CUDA = "cuda"
 
 
-class TaskKind(str, Enum):  # noqa: UP042 (str() and format() kept as they were)
+class TaskKind(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() and format()
     """How a task's program is exercised.
 
     STDIO:    a whole program reads a test's stdin and writes its answer to stdout.
@@ -36,7 +36,7 @@ class TaskKind(str, Enum):  # noqa: UP042 (str() and format() kept as they were)
     HARNESS = "harness"
 
 
-class Split(str, Enum):  # noqa: UP042 (str() and format() kept as they were)
+class Split(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() and format()
     TRAIN = "train"
     VAL = "val"
     TEST = "test"

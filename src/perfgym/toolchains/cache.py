@@ -153,7 +153,7 @@ class BuildCache:
             if theirs is not None:
                 # Lost the race: same key, same inputs, so the winner's artifact is as good.
                 return build.model_copy(update={"artifact_dir": theirs.artifact_dir})
-            # An unreadable leftover (a crash mid-write by an older version): move it aside.
+            # An unreadable entry (a crash mid-write, another layout): move it aside.
             shutil.move(str(entry), str(staging.path / "corrupt"))
         artifact = entry / ARTIFACT_DIR
         return build.model_copy(update={"artifact_dir": str(artifact) if build.ok else None})

@@ -1,16 +1,21 @@
-"""The measurement schedule on real runs: interleaving, early stopping, lanes, A/A."""
+"""`perfgym.judge.measure` on real runs: interleaving, early stopping, lanes, A/A."""
 
 import itertools
+import sys
+from pathlib import Path
 
 import pytest
-from helpers import graded_task, loop_program, require_quiet_machine
 
-from perfgym.judge import Candidate, Judge, JudgeConfig
-from perfgym.judge.measure import lanes_of, schedule
-from perfgym.judge.variant import Variant
-from perfgym.sandbox.pool import usable_cores
-from perfgym.tasks.task import TestCase
-from perfgym.timing.compare import DEFAULT_MARGIN, compare_timings
+# The graded programs and the quiet-machine check are the timing tests' (tests/timing/helpers.py).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "timing"))
+
+from helpers import graded_task, loop_program, require_quiet_machine  # noqa: E402
+from perfgym.judge import Candidate, Judge, JudgeConfig  # noqa: E402
+from perfgym.judge.measure import lanes_of, schedule  # noqa: E402
+from perfgym.judge.variant import Variant  # noqa: E402
+from perfgym.sandbox.pool import usable_cores  # noqa: E402
+from perfgym.tasks.task import TestCase  # noqa: E402
+from perfgym.timing.compare import DEFAULT_MARGIN, compare_timings  # noqa: E402
 
 
 def test_schedule_runs_every_variant_once_per_round_in_changing_orders():

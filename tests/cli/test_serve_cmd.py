@@ -1,4 +1,5 @@
-"""`perfgym serve` from the command line: it serves, and refuses an open bind without a token."""
+"""`perfgym serve` from the command line: it serves, refuses an open bind without a token, and a
+bad setting is one line on stderr."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import sys
 import time
 
 import httpx
+from cli_helpers import one_line_error, perfgym
 from typer.testing import CliRunner
 
 from perfgym.cli import app
@@ -43,3 +45,7 @@ def test_serve_serves_with_config_file_and_overrides(tmp_path):
         proc.terminate()
         proc.wait(30)
     assert b"perfgym serve on http://127.0.0.1" in proc.stderr.read()
+
+
+def test_serve_bad_config_is_one_line():
+    one_line_error(perfgym("serve", "--port", "-1", timeout=60), "port")

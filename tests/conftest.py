@@ -1,0 +1,6 @@
+"""Every test directory can import the shared builders in tests/helpers/ (importlib mode)."""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "helpers"))

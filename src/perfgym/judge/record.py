@@ -24,6 +24,13 @@ class Entry:
     tests: list[TestResult] = field(default_factory=list)
     timing: Timing | None = None
 
+    @classmethod
+    def of(cls, candidate: Candidate, variant: Variant) -> Entry:
+        """The candidate's entry, its source extracted (`variant`: stopped at NX without one)."""
+        entry = cls(candidate, variant)
+        entry.took(variant)
+        return entry
+
     @property
     def label(self) -> str:
         return self.variant.label

@@ -13,7 +13,7 @@ from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, References
 from perfgym.judge.runner import CheckedRuns, Expected, RunFn, judge_outcome
-from perfgym.judge.variant import Variant, built, extracted
+from perfgym.judge.variant import built, extracted
 from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
 from perfgym.machine import fingerprint
 from perfgym.sandbox.execution import Status
@@ -25,9 +25,7 @@ from perfgym.toolchains import BuildCache
 def extract(plan: TaskPlan, c: Candidate) -> Entry:
     """Stage 1: the candidate's source (given, or extracted from its text); NX without one."""
     label = f"candidate-{c.model}-{c.sample}"
-    entry = Entry(c, Variant(label, None))
-    entry.took(extracted(plan.task, label, completion=c.completion, source=c.source))
-    return entry
+    return Entry.of(c, extracted(plan.task, label, completion=c.completion, source=c.source))
 
 
 def build(plan: TaskPlan, entry: Entry, cache: BuildCache) -> Entry:

@@ -7,11 +7,11 @@ import pytest
 from sum_programs import PROGRAMS, sum_task
 
 from perfgym.judge import Candidate, Stage
-from perfgym.judge.variant import prepare
+from perfgym.judge.variant import built, prepare
 from perfgym.tasks.task import Language
 
-# The module itself (the package re-exports a `judge` name that shadows it as an attribute).
-judge_module = sys.modules["perfgym.judge.judge"]
+# The module whose build stage calls `built` (looked up there on each call).
+stages_module = sys.modules["perfgym.judge.stages"]
 
 CORRECT, WRONG, CRASH, BROKEN = PROGRAMS[Language.PYTHON]
 SOURCES = {
@@ -36,12 +36,12 @@ def _judge(judge, monkeypatch, tag: str, warm: bool):  # type: ignore[no-untyped
     def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
         if not warm:
             kwargs["workers"] = None
-        v = prepare(*args, **kwargs)
+        v = built(*args, **kwargs)
         if v.build_measurement is not None:
             how[v.label] = v.build_measurement.mechanisms.get("build", "fresh sandbox")
         return v
 
-    monkeypatch.setattr(judge_module, "prepare", spy)
+    monkeypatch.setattr(stages_module, "built", spy)
     task = sum_task(Language.PYTHON)
     cands = [Candidate(task, source=f"# {tag}\n{src}", model=name) for name, src in SOURCES.items()]
     return {v.model: v for v in judge.judge_many(cands)}, how

@@ -1,4 +1,9 @@
-"""Sandbox fixtures: one instance of each backend per test session."""
+"""Sandbox fixtures: one instance of each backend per test session, a host directory runs see."""
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -27,3 +32,18 @@ def warm():
     sb = WarmSandbox()
     yield sb
     sb.close()
+
+
+@pytest.fixture
+def outside_tmp():
+    """A host directory the worker can see (its own /tmp is a private tmpfs; its view is an
+    allow-list, of which the exec stub's helper directory is one writable place)."""
+    from perfgym.sandbox.exec_stub import HELPERS
+
+    HELPERS.mkdir(parents=True, exist_ok=True)
+    if not os.access(HELPERS, os.W_OK):
+        pytest.skip(f"no writable {HELPERS}")
+    path = Path(tempfile.mkdtemp(prefix="pyworker-", dir=HELPERS))
+    path.chmod(0o755)  # readable by the worker's unprivileged uid
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

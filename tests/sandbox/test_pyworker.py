@@ -1,11 +1,6 @@
 """Warm Python workers: isolation between calls, limits, statuses and external timing; program
 mode against the sandbox itself."""
 
-import os
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 
 from perfgym.sandbox import Limits, Status
@@ -196,21 +191,6 @@ def test_program_mode_on_the_pool():
     with PythonWorkerPool(size=2) as pool:
         outs = [pool.run_program("print(int(input()) * 2)\n", stdin=f"{i}\n") for i in range(6)]
     assert [o.stdout for o in outs] == [f"{i * 2}\n".encode() for i in range(6)]
-
-
-@pytest.fixture
-def outside_tmp():
-    """A host directory the worker can see (its own /tmp is a private tmpfs; its view is an
-    allow-list, of which the exec stub's helper directory is one writable place)."""
-    from perfgym.sandbox.exec_stub import HELPERS
-
-    HELPERS.mkdir(parents=True, exist_ok=True)
-    if not os.access(HELPERS, os.W_OK):
-        pytest.skip(f"no writable {HELPERS}")
-    path = Path(tempfile.mkdtemp(prefix="pyworker-", dir=HELPERS))
-    path.chmod(0o755)  # readable by the worker's unprivileged uid
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_paths_hidden_after_start_are_hidden(outside_tmp):

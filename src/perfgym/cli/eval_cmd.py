@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sqlite3
 import time
 from pathlib import Path
@@ -123,6 +124,7 @@ def eval_(
         cands = own_solutions(tasks, solutions or ["baseline", "reference"])
         if not cands:
             fail(f"no solutions labelled {', '.join(solutions)} in {s.name}")
+    cands = [dataclasses.replace(c, suite=s.name) for c in cands]  # the judge stamps it on verdicts
     try:
         config = JudgeConfig(repeats=repeats)
     except ValidationError as exc:
@@ -141,8 +143,6 @@ def eval_(
         fail(str(exc))
     except sqlite3.Error as exc:  # a store file that is not SQLite, or a locked one
         fail(f"result store {store}: {exc}")
-    for v in verdicts:
-        v.suite = s.name
     try:
         write_results(out, verdicts, suite=s.name, judge=config.model_dump(mode="json"),
                       skipped_lines=problems)  # fmt: skip

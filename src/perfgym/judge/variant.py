@@ -54,9 +54,18 @@ def prepare(
     cache: BuildCache,
     workers: PythonWorkerPool | None = None,
 ) -> Variant:
-    """Extract (when given raw model text) and build one variant of `task`. Given warm Python
-    `workers`, a Python program's syntax check runs there (see `perfgym.toolchains.warm_check`)
-    rather than in a fresh sandbox: same outcome, a few ms instead of ~20."""
+    """Extract (when given raw model text) and build one variant of `task`: `extracted`, then
+    `built`."""
+    v = extracted(task, label, completion=completion, source=source)
+    return v if v.stage is not None else built(task, v, sandbox=sandbox, cache=cache,
+                                               workers=workers)  # fmt: skip
+
+
+def extracted(
+    task: Task, label: str, *, completion: str | None = None, source: str | None = None
+) -> Variant:
+    """The variant's source: `source` as given, or the code extracted from `completion`; NX
+    (NO_CODE) when there is none or no file could hold it."""
     if source is None:
         ex = extract(completion or "", task.language)
         if not ex.ok:
@@ -67,8 +76,24 @@ def prepare(
     assert source is not None
     if (why := not_text(source)) is not None:  # no file, compiler or worker can take it
         return Variant(label, shown(source), Stage.NX, "NO_CODE", why, extraction_rule=rule)
+    return Variant(label, source, extraction_rule=rule)
+
+
+def built(
+    task: Task,
+    v: Variant,
+    *,
+    sandbox: Sandbox,
+    cache: BuildCache,
+    workers: PythonWorkerPool | None = None,
+) -> Variant:
+    """The extracted variant `v` built: ready to run, or stopped at NC (or NR: built, but it
+    cannot run here). A function task's build is the parse of its source. Given warm Python
+    `workers`, a Python program's syntax check runs there (see `perfgym.toolchains.warm_check`)
+    rather than in a fresh sandbox: same outcome, a few ms instead of ~20."""
+    assert v.source is not None and v.stage is None
+    label, source, rule = v.label, v.source, v.extraction_rule
     if task.kind is TaskKind.FUNCTION:
-        v = Variant(label, source, extraction_rule=rule)
         try:
             compile(source, "solution.py", "exec")  # parsing only; nothing runs here
         except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:

@@ -1,35 +1,21 @@
-"""The `Sandbox` interface every backend implements, and its request types."""
+"""The `Sandbox` interface every backend implements, and its configuration."""
 
 from __future__ import annotations
 
-import abc
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.sandbox.bind import Bind
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.run_request import RunRequest, make_request
+
+__all__ = ["WORK_DIR", "Bind", "RunRequest", "Sandbox", "SandboxConfig"]
 
 #: Inside every run the private writable work directory is /tmp (a fresh tmpfs per run),
 #: which is also the working directory and $HOME.
 WORK_DIR = "/tmp"
-
-
-class Bind(BaseModel):
-    """A host directory or file made visible inside the run."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    host_path: str = Field(description="Absolute path on the host.")
-    sandbox_path: str = Field(description="Absolute path inside the run, normally under /tmp.")
-    writable: bool = Field(False, description="Writable bind (builds write their outputs here).")
-
-    @field_validator("host_path", "sandbox_path")
-    @classmethod
-    def _absolute(cls, v: str) -> str:
-        if not v.startswith("/") or "\x00" in v:
-            raise ValueError(f"bind paths must be absolute: {v!r}")
-        return v
 
 
 class SandboxConfig(BaseModel):
@@ -66,12 +52,14 @@ class SandboxConfig(BaseModel):
     )
 
 
-class Sandbox(abc.ABC):
-    """Runs one command in isolation under `Limits` and returns an `Execution`."""
+class Sandbox:
+    """Runs one command in isolation under `Limits` and returns an `Execution`.
+
+    `run` is the one entry: it checks the call and hands the backend a `RunRequest` (`_run`).
+    """
 
     name: str = "abstract"
 
-    @abc.abstractmethod
     def run(
         self,
         command: Sequence[str],
@@ -83,6 +71,7 @@ class Sandbox(abc.ABC):
         binds: Sequence[Bind] = (),
         collect: Sequence[str] = (),
         cpu: int | None = None,
+        hide: Sequence[str] = (),
     ) -> Execution:
         """Run `command` (argv; argv[0] resolved on PATH inside the run) and measure it.
 
@@ -90,7 +79,23 @@ class Sandbox(abc.ABC):
         env:     the program's whole environment (PATH, HOME=/tmp, LANG=C.UTF-8 are defaulted).
         collect: names of files in the work dir returned in `Execution.files` after the run.
         cpu:     pin the run to this core (timing mode); None lets it float.
+        hide:    host paths this run sees as empty directories, beyond the configured ones.
         """
+        request = make_request(command, stdin=stdin, files=files, env=env, limits=limits,
+                               binds=binds, collect=collect, cpu=cpu, hide=hide)  # fmt: skip
+        return self._run(request)
+
+    def _run(self, request: RunRequest) -> Execution:
+        """Run a checked request: the backend's part of `run`, which every backend implements
+        (a wrapper that only passes calls on may override `run` instead)."""
+        raise NotImplementedError(f"{type(self).__name__} implements neither _run nor run")
+
+    def hiding(self, paths: Sequence[str]) -> Sandbox:
+        """This sandbox with `paths` hidden in every run made through the returned view (nothing
+        of this one changes; see `HidingSandbox`)."""
+        from perfgym.sandbox.hiding import HidingSandbox
+
+        return HidingSandbox(self, paths)
 
     def close(self) -> None:
         """Release long-lived resources (warm launchers). Idempotent."""

@@ -14,6 +14,7 @@ from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.local import LocalSandbox, find_bwrap
 from perfgym.sandbox.request import sandbox_error
+from perfgym.sandbox.run_request import RunRequest
 from perfgym.sandbox.view import INSIDE, INSIDE_MOUNT, base_args
 
 __all__ = ["INSIDE", "SUPERVISOR", "BwrapSandbox", "find_bwrap", "view_args"]
@@ -26,10 +27,12 @@ SUPERVISOR_IN_VIEW = f"{INSIDE_MOUNT}/{SUPERVISOR.name}"
 SUPERVISOR_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_CHOWN", "CAP_FOWNER")
 
 
-def view_args(config: SandboxConfig, limits: Limits, binds: Sequence[Bind]) -> list[str]:
-    """bubblewrap arguments for a run's view of the host: the allow-list (`view.base_args`),
-    a fresh work dir and the run's binds."""
-    args = base_args(config)
+def view_args(
+    config: SandboxConfig, limits: Limits, binds: Sequence[Bind], hide: Sequence[str] = ()
+) -> list[str]:
+    """bubblewrap arguments for a run's view of the host: the allow-list (`view.base_args`,
+    with the run's own `hide` paths covered too), a fresh work dir and the run's binds."""
+    args = base_args(config, hide=hide)
     args += ["--size", str(limits.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
     for b in binds:
         args += ["--bind" if b.writable else "--ro-bind", b.host_path, b.sandbox_path]
@@ -45,13 +48,13 @@ class BwrapSandbox(LocalSandbox):
     def _execute(
         self,
         spec: dict[str, Any],
-        limits: Limits,
-        binds: Sequence[Bind],
+        request: RunRequest,
         cg: cgroups.RunCgroup | None,
         stdin: bytes | None = None,
     ) -> dict[str, Any] | Execution:
+        limits = request.limits
         argv = [self.bwrap, *self._namespace_args(limits)]
-        argv += view_args(self.config, limits, binds)
+        argv += view_args(self.config, limits, request.binds, request.hide)
         if cg is not None:
             for d in set(cg.dirs.values()) | ({cg.cpuset_dir} if cg.cpuset_dir else set()):
                 argv += ["--bind", d, d]

@@ -6,15 +6,14 @@ import abc
 import os
 import shutil
 import sys
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfgym.errors import ConfigError, SandboxUnavailable
 from perfgym.sandbox import cgroup_moves, cgroups, exec_stub
-from perfgym.sandbox.base import Bind, Sandbox, SandboxConfig
+from perfgym.sandbox.base import Sandbox, SandboxConfig
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.request import as_bytes, build_spec, decode
+from perfgym.sandbox.request import build_spec, decode
+from perfgym.sandbox.run_request import RunRequest
 
 
 def find_bwrap() -> str:
@@ -46,20 +45,9 @@ class LocalSandbox(Sandbox):
                 else "off: SandboxConfig.favor_cgroup_moves is False"
             )
 
-    def run(
-        self,
-        command: Sequence[str],
-        *,
-        stdin: bytes | str = b"",
-        files: Mapping[str, bytes | str] | None = None,
-        env: Mapping[str, str] | None = None,
-        limits: Limits | None = None,
-        binds: Sequence[Bind] = (),
-        collect: Sequence[str] = (),
-        cpu: int | None = None,
-    ) -> Execution:
-        limits = limits or Limits()
-        for b in binds:
+    def _run(self, request: RunRequest) -> Execution:
+        limits = request.limits
+        for b in request.binds:
             if not os.path.exists(b.host_path):
                 raise ConfigError(f"bind source does not exist: {b.host_path}")
         cg = None
@@ -68,23 +56,17 @@ class LocalSandbox(Sandbox):
             # itself is held to `memory_mb` by the supervisor.
             memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
             cg = self._cgroups.acquire(memory, limits.max_processes)
-            cg.pin(cpu)  # a pinned run's processes can never leave its core (cpuset)
-        raw_stdin = as_bytes(stdin)
-        by_fd = self.stdin_by_fd and bool(raw_stdin)
+            cg.pin(request.cpu)  # a pinned run's processes can never leave its core (cpuset)
+        by_fd = self.stdin_by_fd and bool(request.stdin)
         try:
             spec = build_spec(
-                command,
-                stdin=b"" if by_fd else raw_stdin,
-                files=files,
-                env=env,
-                limits=limits,
-                collect=collect,
-                cpu=cpu,
+                request,
+                stdin=b"" if by_fd else request.stdin,
                 sample_rate_hz=self.config.sample_rate_hz,
                 cgroup=cg,
                 exec_stub=self.exec_stub,
             )
-            res = self._execute(spec, limits, binds, cg, raw_stdin if by_fd else None)
+            res = self._execute(spec, request, cg, request.stdin if by_fd else None)
             if isinstance(res, Execution):
                 return res
             return decode(
@@ -93,7 +75,7 @@ class LocalSandbox(Sandbox):
                 backend=self.name,
                 cgroup=cg,
                 sample_rate_hz=self.config.sample_rate_hz,
-                cpu=cpu,
+                cpu=request.cpu,
             )
         finally:
             if cg is not None:
@@ -103,12 +85,12 @@ class LocalSandbox(Sandbox):
     def _execute(
         self,
         spec: dict[str, Any],
-        limits: Limits,
-        binds: Sequence[Bind],
+        request: RunRequest,
         cg: cgroups.RunCgroup | None,
         stdin: bytes | None = None,
     ) -> dict[str, Any] | Execution:
-        """Start the supervisor with `spec`; its result dict, or a SANDBOX_ERROR Execution.
+        """Start the supervisor with `spec` (made of `request`, whose limits, binds and hidden
+        paths the backend applies); its result dict, or a SANDBOX_ERROR Execution.
         `stdin`: the program's stdin when the backend takes it outside the spec
         (`stdin_by_fd`); otherwise None, and it is in the spec."""
 

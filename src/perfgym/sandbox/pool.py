@@ -7,26 +7,12 @@ import queue
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from perfgym.errors import ConfigError
-from perfgym.sandbox.base import Bind, Sandbox
+from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.run_request import RunRequest
 
-
-class RunRequest(BaseModel):
-    """One `Sandbox.run` call as data (what the pool, the service and Ray pass around)."""
-
-    model_config = ConfigDict(extra="forbid", ser_json_bytes="base64", val_json_bytes="base64")
-
-    command: list[str]
-    stdin: bytes = b""
-    files: dict[str, bytes] = Field(default_factory=dict)
-    env: dict[str, str] | None = None
-    limits: Limits = Field(default_factory=Limits)
-    binds: list[Bind] = Field(default_factory=list)
-    collect: list[str] = Field(default_factory=list)
+__all__ = ["RunRequest", "SandboxPool", "usable_cores"]
 
 
 def usable_cores() -> list[int]:
@@ -58,16 +44,9 @@ class SandboxPool:
     def _run_one(self, req: RunRequest) -> Execution:
         core = self._cores.get() if self.timing else None
         try:
-            return self.sandbox.run(
-                req.command,
-                stdin=req.stdin,
-                files=dict(req.files),
-                env=req.env,
-                limits=req.limits,
-                binds=req.binds,
-                collect=req.collect,
-                cpu=core,
-            )
+            # The core is the pool's choice alone (None outside timing mode), whatever the
+            # request said.
+            return self.sandbox.run(req.command, **{**req.keywords(), "cpu": core})
         finally:
             if core is not None:
                 self._cores.put(core)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import copy
 import itertools
 import json
 import os
@@ -81,7 +82,11 @@ class PythonWorker:
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
         self._cgroup: WorkerCgroup | None = None
+        #: Paths hidden in the running worker's view; `_also_hidden`: the per-call paths among
+        #: them, kept on restarts (a worker hides every path a call asked it to, so calls that
+        #: ask for fewer are served without a restart).
         self._hidden: list[str] = []
+        self._also_hidden: list[str] = []
         self.calls = 0
         self.starts = 0
         #: Calls whose leftovers the worker could not clean (each restarted the worker).
@@ -92,7 +97,7 @@ class PythonWorker:
     @property
     def restarts(self) -> int:
         """Times the worker was started again after its first start (a failed cleanup, a
-        crash, a change of the hidden paths)."""
+        crash, a call that hides paths this worker shows)."""
         return max(0, self.starts - 1)
 
     def _start(self) -> socket.socket:
@@ -101,8 +106,8 @@ class PythonWorker:
         python = self.config.python or os.path.realpath(sys.executable)
         argv = [find_bwrap(), "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
         argv += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
-        self._hidden = hidden_paths(self.config)
-        argv += base_args(self.config)  # the allow-list view (hidden paths included)
+        self._hidden = hidden_paths(self.config, self._also_hidden)
+        argv += base_args(self.config, hide=self._also_hidden)  # the allow-list view
         argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
         for cap in _WORKER_CAPS:
             argv += ["--cap-add", cap]
@@ -137,11 +142,14 @@ class PythonWorker:
         args: Sequence[Any] = (),
         limits: Limits | None = None,
         filename: str = "solution.py",
+        *,
+        hide: Sequence[str] = (),
     ) -> CallResult:
-        """Run `source` as a fresh module and call `entry(*args)` in an isolated child."""
+        """Run `source` as a fresh module and call `entry(*args)` in an isolated child
+        (`hide`: host paths the call must not see, beyond the configured ones)."""
         limits = limits or DEFAULT_CALL_LIMITS
         req = call_request(source, entry, args, limits, filename)
-        return call_result(self._request(req), limits, self.cgroup_unavailable)
+        return call_result(self._request(req, hide), limits, self.cgroup_unavailable)
 
     def check_call(
         self,
@@ -150,6 +158,8 @@ class PythonWorker:
         entry: str,
         limits: Limits | None = None,
         filename: str = "solution.py",
+        *,
+        hide: Sequence[str] = (),
     ) -> CallResult:
         """Judge `source` by an assertion oracle: `checker` defines `check(candidate)`, which is
         called with the program's `entry`. The test code runs in a process of its own that
@@ -158,7 +168,7 @@ class PythonWorker:
         processes'."""
         limits = limits or DEFAULT_CALL_LIMITS
         req = check_request(source, checker, entry, limits, filename)
-        return call_result(self._request(req), limits, self.cgroup_unavailable)
+        return call_result(self._request(req, hide), limits, self.cgroup_unavailable)
 
     def run_program(
         self,
@@ -168,6 +178,7 @@ class PythonWorker:
         argv: Sequence[str] = ("/tmp/main.py",),
         limits: Limits | None = None,
         env: Mapping[str, str] | None = None,
+        hide: Sequence[str] = (),
     ) -> ProgramResult:
         """Run `source` as `python3 argv[0] argv[1:]` would, stdin fed from `stdin`, stdout and
         stderr captured under the limits' caps, in an isolated child (program mode)."""
@@ -181,15 +192,15 @@ class PythonWorker:
             "env": program_env(env),
             "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
         }
-        reply = self._request(req)
+        reply = self._request(req, hide)
         if "worker_failed" in reply:
             return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply["worker_failed"])
         return program_result(reply, limits, self.cgroup_unavailable)
 
-    def _request(self, req: dict[str, Any]) -> dict[str, Any]:
+    def _request(self, req: dict[str, Any], hide: Sequence[str] = ()) -> dict[str, Any]:
         with self._lock:
             try:
-                sock = self._sock if self._alive() and self._current() else self._restart()
+                sock = self._sock if self._alive() and self._hides(hide) else self._restart(hide)
                 assert sock is not None
                 _send(sock, req)
                 reply = _recv(sock)
@@ -213,7 +224,10 @@ class PythonWorker:
                 "failed_cleanups": self.failed_cleanups}  # fmt: skip
 
     def stream(
-        self, take: Callable[[], tuple[int, dict[str, Any]] | None], window: int = 4
+        self,
+        take: Callable[[], tuple[int, dict[str, Any]] | None],
+        window: int = 4,
+        hide: Sequence[str] = (),
     ) -> dict[int, dict[str, Any]]:
         """Serve the requests `take` hands out (until it returns None), pipelined: up to
         `window` are sent ahead, so the worker goes from one reply straight to the next
@@ -232,7 +246,11 @@ class PythonWorker:
             while True:
                 try:
                     if sock is None:
-                        sock = self._sock if self._alive() and self._current() else self._restart()
+                        sock = (
+                            self._sock
+                            if self._alive() and self._hides(hide)
+                            else self._restart(hide)
+                        )
                         assert sock is not None
                         for _i, data in pending:
                             sock.sendall(data)
@@ -268,13 +286,15 @@ class PythonWorker:
     def _alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None and self._sock is not None
 
-    def _current(self) -> bool:
-        """The paths hidden when this worker started still cover every path to hide now (a
-        judge hides each suite's directory as it reaches the suite's tasks)."""
-        return set(hidden_paths(self.config)) <= set(self._hidden)
+    def _hides(self, hide: Sequence[str]) -> bool:
+        """The paths hidden when this worker started cover every path a call with `hide` must
+        not see (the configured ones too: a caller may have added to them)."""
+        return set(hidden_paths(self.config, hide)) <= set(self._hidden)
 
-    def _restart(self) -> socket.socket:
+    def _restart(self, hide: Sequence[str] = ()) -> socket.socket:
+        """A fresh worker hiding `hide` as well as every path an earlier call asked for."""
         self._stop()
+        self._also_hidden = list(dict.fromkeys([*self._also_hidden, *map(str, hide)]))
         return self._start()
 
     def _stop(self) -> None:
@@ -296,7 +316,10 @@ class PythonWorker:
 
 
 class PythonWorkerPool:
-    """`size` warm workers (default: one per core) serving calls concurrently."""
+    """`size` warm workers (default: one per core) serving calls concurrently.
+
+    `hide`: host paths every call of this pool must not see, beyond the configured ones (see
+    `hiding`)."""
 
     def __init__(self, size: int | None = None, config: SandboxConfig | None = None) -> None:
         self.size = size or len(os.sched_getaffinity(0))
@@ -305,12 +328,21 @@ class PythonWorkerPool:
         for w in self.workers:
             self._free.put(w)
         self._executor = ThreadPoolExecutor(max_workers=self.size)
+        self.hide: tuple[str, ...] = ()
+
+    def hiding(self, paths: Sequence[str]) -> PythonWorkerPool:
+        """A view of this pool, on the same workers, whose calls also hide `paths` (a worker
+        that shows one is restarted hiding it). Nothing of this pool changes; close the pool,
+        not its views."""
+        view = copy.copy(self)
+        view.hide = tuple(dict.fromkeys([*self.hide, *map(str, paths)]))
+        return view
 
     def call(self, source: str, entry: str | None, args: Sequence[Any] = (),
              limits: Limits | None = None) -> CallResult:  # fmt: skip
         worker = self._free.get()
         try:
-            return worker.call(source, entry, args, limits)
+            return worker.call(source, entry, args, limits, hide=self.hide)
         finally:
             self._free.put(worker)
 
@@ -319,7 +351,7 @@ class PythonWorkerPool:
         """`PythonWorker.check_call` on the next free worker."""
         worker = self._free.get()
         try:
-            return worker.check_call(source, checker, entry, limits)
+            return worker.check_call(source, checker, entry, limits, hide=self.hide)
         finally:
             self._free.put(worker)
 
@@ -344,7 +376,8 @@ class PythonWorkerPool:
         """`PythonWorker.run_program` on the next free worker."""
         worker = self._free.get()
         try:
-            return worker.run_program(source, stdin=stdin, argv=argv, limits=limits, env=env)
+            return worker.run_program(source, stdin=stdin, argv=argv, limits=limits, env=env,
+                                      hide=self.hide)  # fmt: skip
         finally:
             self._free.put(worker)
 
@@ -364,7 +397,7 @@ class PythonWorkerPool:
         def drive() -> dict[int, dict[str, Any]]:
             worker = self._free.get()
             try:
-                return worker.stream(take)
+                return worker.stream(take, hide=self.hide)
             finally:
                 self._free.put(worker)
 

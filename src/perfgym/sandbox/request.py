@@ -1,11 +1,10 @@
-"""Turning `Sandbox.run` arguments into the supervisor's spec, and its result into an `Execution`."""
+"""Turning a `RunRequest` into the supervisor's spec, and its result into an `Execution`."""
 
 from __future__ import annotations
 
 import base64
 import os
 import signal
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfgym.errors import ConfigError
@@ -14,56 +13,39 @@ from perfgym.sandbox.cgroups import RunCgroup
 from perfgym.sandbox.counters import instructions_unavailable_reason
 from perfgym.sandbox.execution import Execution, Measurement, Status
 from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.run_request import RunRequest, as_bytes, check_name
 from perfgym.sandbox.view import program_env
+
+__all__ = ["RUN_UID", "as_bytes", "build_spec", "check_name", "decode", "sandbox_error"]
 
 #: The unprivileged user programs run as (nobody).
 RUN_UID = 65534
 
 
-def as_bytes(data: bytes | str) -> bytes:
-    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
-
-
-def check_name(name: str) -> str:
-    """A work-dir-relative file name: no absolute paths, no '..', no NUL."""
-    if not name or name.startswith("/") or "\x00" in name or ".." in name.split("/"):
-        raise ConfigError(f"file name {name!r} must be relative to the work dir, without '..'")
-    return name
-
-
 def build_spec(
-    command: Sequence[str],
+    request: RunRequest,
     *,
-    stdin: bytes | str,
-    files: Mapping[str, bytes | str] | None,
-    env: Mapping[str, str] | None,
-    limits: Limits,
-    collect: Sequence[str],
-    cpu: int | None,
+    stdin: bytes,
     sample_rate_hz: float,
     cgroup: RunCgroup | None,
     exec_stub: str | None = None,
 ) -> dict[str, Any]:
-    """The JSON spec the in-sandbox supervisor reads (`exec_stub`: see `sandbox.exec_stub`)."""
-    if isinstance(command, str | bytes) or not command:
-        raise ConfigError("command must be a non-empty argv list, e.g. ['python3', '-c', 'pass']")
-    argv = [str(a) for a in command]
-    if any("\x00" in a for a in argv):
-        raise ConfigError("command arguments must not contain NUL bytes")
+    """The JSON spec the in-sandbox supervisor reads for a checked `request` (`stdin`: what
+    the spec carries of it; `exec_stub`: see `sandbox.exec_stub`)."""
+    cpu = request.cpu
     if cpu is not None and cpu not in os.sched_getaffinity(0):
         raise ConfigError(f"cpu {cpu} is not available to this process")
     try:
-        full_env = program_env(env)
+        full_env = program_env(request.env)
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
+    limits = request.limits
     return {
-        "argv": argv,
+        "argv": list(request.command),
         "env": full_env,
-        "stdin": base64.b64encode(as_bytes(stdin)).decode(),
-        "files": {
-            check_name(k): base64.b64encode(as_bytes(v)).decode() for k, v in (files or {}).items()
-        },
-        "collect": [check_name(c) for c in collect],
+        "stdin": base64.b64encode(stdin).decode(),
+        "files": {k: base64.b64encode(v).decode() for k, v in request.files.items()},
+        "collect": list(request.collect),
         "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
         "cpu": cpu,
         "uid": RUN_UID,

@@ -26,7 +26,7 @@ import functools
 import os
 import shutil
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
@@ -209,10 +209,12 @@ def _parents(path: str, made: set[str]) -> list[str]:
     return args
 
 
-def base_args(config: SandboxConfig, *, host_root: bool = False) -> list[str]:
+def base_args(
+    config: SandboxConfig, *, host_root: bool = False, hide: Iterable[str] = ()
+) -> list[str]:
     """bubblewrap arguments for the allow-list view (without the work dir and per-run binds):
     system directories, toolchains, helpers, /dev, /proc, the trusted code at INSIDE_MOUNT,
-    private paths and `config.hide_paths` covered, and (unless `config.site_hooks`) the
+    private paths, `config.hide_paths` and `hide` covered, and (unless `config.site_hooks`) the
     interpreters' start-up hooks shown empty. `host_root` (the warm launcher only) also binds
     the host's root at HOST_MOUNT, for its spares to resolve binds from."""
     roots, covered, rebound = _bound()
@@ -227,7 +229,7 @@ def base_args(config: SandboxConfig, *, host_root: bool = False) -> list[str]:
         entries.append((p.count("/"), 1, ["--perms", "0755", "--tmpfs", p]))
     for n in rebound:
         entries.append((n.count("/"), 3, ["--ro-bind", n, n]))
-    for p in hidden_paths(config):
+    for p in hidden_paths(config, hide):
         entries.append((p.count("/"), 1, ["--perms", "0755", "--tmpfs", p]))
     if os.path.isdir("/etc"):
         for name in ETC_PRIVATE:
@@ -311,13 +313,13 @@ def program_env(env: Mapping[str, str] | None) -> dict[str, str]:
     return out
 
 
-def hidden_paths(config: SandboxConfig) -> list[str]:
-    """`config.hide_paths` that the view would show, each to be covered by an empty tmpfs (a
-    path outside the allow-list is not in the view at all, and one under the work dir is fresh
-    per run already)."""
+def hidden_paths(config: SandboxConfig, hide: Iterable[str] = ()) -> list[str]:
+    """`config.hide_paths` and `hide` (one run's own) that the view would show, each to be
+    covered by an empty tmpfs (a path outside the allow-list is not in the view at all, and one
+    under the work dir is fresh per run already)."""
     out = []
     roots = _bound()[0]
-    for p in config.hide_paths:
+    for p in [*config.hide_paths, *hide]:
         real = os.path.realpath(p)
         if not os.path.exists(real) or _under(real, WORK_DIR):
             continue

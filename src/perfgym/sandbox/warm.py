@@ -11,16 +11,16 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from perfgym.sandbox import cgroups, spawner
-from perfgym.sandbox.base import Bind, SandboxConfig
+from perfgym.sandbox.base import SandboxConfig
 from perfgym.sandbox.bwrap import BwrapSandbox
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.local import LocalSandbox
 from perfgym.sandbox.request import sandbox_error
+from perfgym.sandbox.run_request import RunRequest
 from perfgym.sandbox.view import INSIDE_MOUNT, base_args, hidden_paths
 
 #: The launcher as its bubblewrap sees it (only `_inside` is bound there).
@@ -110,43 +110,31 @@ class WarmSandbox(LocalSandbox):
         super().close()
 
     # -- runs -----------------------------------------------------------------------------------
-    def run(
-        self,
-        command: Sequence[str],
-        *,
-        stdin: bytes | str = b"",
-        files: Mapping[str, bytes | str] | None = None,
-        env: Mapping[str, str] | None = None,
-        limits: Limits | None = None,
-        binds: Sequence[Bind] = (),
-        collect: Sequence[str] = (),
-        cpu: int | None = None,
-    ) -> Execution:
-        limits = limits or Limits()
-        if limits.network:  # the launcher has no network: such runs get a fresh bubblewrap
+    def _run(self, request: RunRequest) -> Execution:
+        if request.limits.network:  # the launcher has no network: such runs get a fresh bubblewrap
             if self._cold is None:
                 self._cold = BwrapSandbox(self.config)
-            return self._cold.run(
-                command, stdin=stdin, files=files, env=env, limits=limits,
-                binds=binds, collect=collect, cpu=cpu,
-            )  # fmt: skip
-        return super().run(command, stdin=stdin, files=files, env=env, limits=limits,
-                           binds=binds, collect=collect, cpu=cpu)  # fmt: skip
+            return self._cold._run(request)
+        return super()._run(request)
 
     def _execute(
         self,
         spec: dict[str, Any],
-        limits: Limits,
-        binds: Sequence[Bind],
+        request: RunRequest,
         cg: cgroups.RunCgroup | None,
         stdin: bytes | None = None,
     ) -> dict[str, Any] | Execution:
+        limits = request.limits
         spec["view"] = {
             "disk_bytes": limits.disk_bytes,
             # Resolved here: the spare looks a source up under the host's root at HOST_MOUNT,
             # where an absolute symlink would lead into the run's view instead.
-            "binds": [[os.path.realpath(b.host_path), b.sandbox_path, b.writable] for b in binds],
-            "hide": hidden_paths(self.config),
+            "binds": [
+                [os.path.realpath(b.host_path), b.sandbox_path, b.writable] for b in request.binds
+            ],
+            # The launcher's view covers the configured paths already; each spare covers them
+            # again with the run's own, so a run may hide more than the launcher does.
+            "hide": hidden_paths(self.config, request.hide),
         }
         return self._submit(spec, limits, stdin)
 

@@ -20,9 +20,8 @@ from perfgym.errors import ConfigError, PerfgymError
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Stage, TimingStatus, Verdict
-from perfgym.sandbox.base import Bind, Sandbox
+from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Execution, Status
-from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pool import RunRequest
 from perfgym.sandbox.pool import usable_cores as _local_cores
 from perfgym.service.labels import Origin, qualified, restore, unique_candidates
@@ -87,8 +86,7 @@ class NodeJudge:
         sandbox = self._judge(JudgeConfig().model_dump_json()).sandbox
         core = self._cores.get() if pin else None
         try:
-            ex = sandbox.run(req.command, stdin=req.stdin, files=dict(req.files), env=req.env,
-                             limits=req.limits, binds=req.binds, collect=req.collect, cpu=core)  # fmt: skip
+            ex = sandbox.run(req.command, **{**req.keywords(), "cpu": core})
         finally:
             if core is not None:
                 self._cores.put(core)
@@ -230,7 +228,7 @@ class RayJudge:
                 for i, text in zip(chunk.indices, texts_out, strict=True):
                     c = candidates[i]
                     v = restore(Verdict.model_validate_json(text),
-                                Origin(c.task.id, c.model, c.sample))  # fmt: skip
+                                Origin(c.task.id, c.model, c.sample, c.suite))  # fmt: skip
                     if chunk.first_machine is None:
                         chunk.first_machine = v.machine
                     if chunk.attempts > 1 and v.machine != chunk.first_machine:
@@ -293,43 +291,16 @@ class RaySandbox(Sandbox):
                  init: Mapping[str, Any] | None = None) -> None:  # fmt: skip
         self.cluster = RayCluster(config or JudgeConfig(), address, init)
 
-    def run(
-        self,
-        command: Sequence[str],
-        *,
-        stdin: bytes | str = b"",
-        files: Mapping[str, bytes | str] | None = None,
-        env: Mapping[str, str] | None = None,
-        limits: Limits | None = None,
-        binds: Sequence[Bind] = (),
-        collect: Sequence[str] = (),
-        cpu: int | None = None,
-    ) -> Execution:
-        if isinstance(command, str | bytes) or not command:
-            raise ConfigError(
-                "command must be a non-empty argv list, e.g. ['python3', '-c', 'pass']"
-            )
-        limits = limits or Limits()
-        req = RunRequest(
-            command=[str(a) for a in command],
-            stdin=stdin.encode() if isinstance(stdin, str) else bytes(stdin),
-            files={
-                k: v.encode() if isinstance(v, str) else bytes(v) for k, v in (files or {}).items()
-            },
-            env=dict(env) if env is not None else None,
-            limits=limits,
-            binds=list(binds),
-            collect=list(collect),
-        )
+    def _run(self, req: RunRequest) -> Execution:
         ray = self.cluster.ray
         node = self.cluster.nodes()[0]
         try:
             text = ray.get(
-                self.cluster.actor(node).run.remote(req.model_dump_json(), cpu is not None)
+                self.cluster.actor(node).run.remote(req.model_dump_json(), req.cpu is not None)
             )
         except ray.exceptions.RayActorError as exc:
             self.cluster.forget(node["NodeID"])
-            return Execution(status=Status.SANDBOX_ERROR, limits=limits, backend=self.name,
+            return Execution(status=Status.SANDBOX_ERROR, limits=req.limits, backend=self.name,
                              reason=f"the Ray node failed: {exc}")  # fmt: skip
         ex = Execution.model_validate_json(text)
         return ex.model_copy(update={"backend": f"ray/{ex.backend}"})

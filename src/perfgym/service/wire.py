@@ -74,7 +74,8 @@ def verdicts_of(view: JobView, candidates: Sequence[Candidate]) -> list[Verdict]
                                 f"{len(candidates)}")  # fmt: skip
     out = []
     for c, it in zip(candidates, sorted(view.items, key=lambda i: i.index), strict=True):
-        out.append(it.verdict if it.verdict is not None else unanswered_verdict(c, it))
+        v = it.verdict if it.verdict is not None else unanswered_verdict(c, it)
+        out.append(v.model_copy(update={"suite": c.suite or v.suite}))  # the service knows no suite
     return out
 
 

@@ -38,8 +38,9 @@ def candidate_keys(candidates: Sequence[Candidate], config: JudgeConfig) -> list
 
 
 def relabel(verdict: Verdict, candidate: Candidate) -> Verdict:
-    """A stored verdict answers for its content; who asked (model, sample) is the caller's."""
-    return verdict.model_copy(update={"model": candidate.model, "sample": candidate.sample})
+    """A stored verdict answers for its content; who asked (model, sample, suite) is the caller's."""
+    return verdict.model_copy(update={"model": candidate.model, "sample": candidate.sample,
+                                      "suite": candidate.suite or verdict.suite})  # fmt: skip
 
 
 class RecordingJudge:

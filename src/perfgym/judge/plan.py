@@ -1,0 +1,102 @@
+"""`TaskPlan`: what one task's candidates are run on and how, decided once per task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from perfgym.judge.config import JudgeConfig
+from perfgym.judge.runner import Outcome, RunFn, run_case
+from perfgym.judge.variant import Variant
+from perfgym.sandbox.base import Sandbox
+from perfgym.sandbox.execution import Status
+from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.tasks.generate import materialize_all
+from perfgym.tasks.task import Language, Task, TaskKind, TestCase
+
+#: The one "test" a harness task has: the harness run itself checks correctness.
+HARNESS_CASE = TestCase(id="harness")
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """One task's cases, limits and clock, and where its runs happen.
+
+    sandbox, workers: the judge's, seen through views that hide the task's suite directory in
+                      every run (where the suite's reference solutions lie).
+    checked:          the measured runs of the candidates are checked runs (see `CheckedRuns`).
+    separate:         workloads whose outputs are checked apart, after the tests.
+    """
+
+    task: Task
+    limits: Limits
+    tests: list[TestCase]
+    workloads: list[TestCase]
+    clock: str
+    checked: bool
+    separate: list[TestCase]
+    sandbox: Sandbox
+    workers: PythonWorkerPool
+
+    def runner(self, warm: bool = False) -> RunFn:
+        """Runs of the task's variants; `warm`: Python stdio programs in program mode of the
+        warm workers (correctness runs only; measured runs stay fresh sandboxed processes)."""
+        task = self.task
+        use_workers = task.kind is TaskKind.FUNCTION or (
+            warm and task.kind is TaskKind.STDIO and task.language is Language.PYTHON
+        )
+
+        def run(v: Variant, case: TestCase, cpu: int | None) -> Outcome:
+            for _attempt in range(2):  # SANDBOX_ERROR is ours, never the program's: retry once
+                out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
+                               use_workers else None, limits=self.limits, cpu=cpu, warm=warm)  # fmt: skip
+                if out.status is not Status.SANDBOX_ERROR:
+                    break
+            return out
+
+        return run
+
+
+def plan_task(
+    task: Task, config: JudgeConfig, sandbox: Sandbox, workers: PythonWorkerPool
+) -> TaskPlan:
+    """The plan of `task` under `config` (its generated cases materialised here)."""
+    hidden = _suite_dir(task, sandbox)
+    if hidden:
+        sandbox, workers = sandbox.hiding(hidden), workers.hiding(hidden)
+    tests = materialize_all(task, task.tests) or [HARNESS_CASE]
+    workloads = materialize_all(task, task.workloads)
+    if task.kind is TaskKind.HARNESS:
+        tests, workloads = [HARNESS_CASE], [HARNESS_CASE]
+    clock = _clock(task, config)
+    # Measured runs are checked runs. In deterministic mode the counted Valgrind runs of a
+    # stdio program are checked the same way (a program can tell it runs under Valgrind);
+    # function and harness tasks there get their workloads checked separately.
+    check = config.check_workload_outputs and task.kind is not TaskKind.HARNESS
+    counted_unchecked = clock == "instructions" and task.kind is not TaskKind.STDIO
+    checked = bool(workloads) and check and not counted_unchecked
+    limits = Limits(
+        wall_s=task.time_limit_s or config.time_limit_s,
+        memory_mb=task.memory_limit_mb or config.memory_limit_mb,
+        max_processes=config.max_processes,
+    )
+    return TaskPlan(task=task, limits=limits, tests=tests, workloads=workloads, clock=clock,
+                    checked=checked, separate=workloads if check and not checked else [],
+                    sandbox=sandbox, workers=workers)  # fmt: skip
+
+
+def _clock(task: Task, config: JudgeConfig) -> str:
+    if config.clock == "instructions":
+        return "instructions"  # deterministic mode counts the harness run too
+    if task.kind is TaskKind.HARNESS and config.use_harness_time:
+        return "harness"
+    return config.clock
+
+
+def _suite_dir(task: Task, sandbox: Sandbox) -> list[str]:
+    """The directory holding the task's suite (its reference solutions), which runs must not
+    read; none for a task loaded from no directory, or a sandbox on another host (one without
+    a local configuration: the service's, Ray's), where this host's paths mean nothing."""
+    if task.root is None or getattr(sandbox, "config", None) is None:
+        return []
+    return [str(task.root.parent.resolve())]

@@ -1,0 +1,170 @@
+"""The judge's stages for one candidate of a task: extract → build → run → check → measure,
+each a function over the candidate's `Entry`, and the verdict made of what they found."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from perfgym.judge.candidate import Candidate
+from perfgym.judge.config import JudgeConfig
+from perfgym.judge.crosscheck import crosscheck_harness
+from perfgym.judge.measure import measure
+from perfgym.judge.plan import TaskPlan
+from perfgym.judge.record import Entry
+from perfgym.judge.references import ExpectedOutputs, References
+from perfgym.judge.runner import CheckedRuns, Expected, RunFn, judge_outcome
+from perfgym.judge.variant import built, extracted
+from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
+from perfgym.machine import fingerprint
+from perfgym.sandbox.execution import Status
+from perfgym.tasks.task import TaskKind, TestCase
+from perfgym.timing.drift import DriftMonitor
+from perfgym.toolchains import BuildCache
+
+
+def extract(plan: TaskPlan, c: Candidate) -> Entry:
+    """Stage 1: the candidate's source (given, or extracted from its text); NX without one."""
+    label = f"candidate-{c.model}-{c.sample}"
+    return Entry.of(c, extracted(plan.task, label, completion=c.completion, source=c.source))
+
+
+def build(plan: TaskPlan, entry: Entry, cache: BuildCache) -> Entry:
+    """Stage 2: the extracted source built (from `cache` when it was built before); NC when it
+    does not build."""
+    if entry.going:
+        entry.took(built(plan.task, entry.variant, sandbox=plan.sandbox, cache=cache,
+                         workers=plan.workers))  # fmt: skip
+    return entry
+
+
+def run_tests(plan: TaskPlan, entry: Entry, expected: ExpectedOutputs) -> Entry:
+    """Stage 3: the task's tests (in warm workers where they can run), then the workloads
+    whose outputs are checked apart from the measurement (run as the measurement would);
+    stops at the first failure: NR for a run that did not end cleanly, WO for a wrong answer."""
+    if not entry.going:
+        return entry
+    warm, fresh = plan.runner(warm=True), plan.runner()
+    for case, run in [(t, warm) for t in plan.tests] + [(w, fresh) for w in plan.separate]:
+        out = run(entry.variant, case, None)
+        res, failure = judge_outcome(plan.task, case, out, _expected_of(plan, case, expected))
+        entry.tests.append(res)
+        if failure is not None:
+            entry.failed(failure)
+            break
+    return entry
+
+
+def checked_runs(
+    plan: TaskPlan, entries: Sequence[Entry], expected: Sequence[tuple[bool, object]]
+) -> CheckedRuns | None:
+    """Stage 4, before measuring: the run function whose runs of the passing candidates are
+    checked runs, given each workload's `expected` output. Where a workload has none, every
+    passing candidate stops at NR with the reason, and nothing is checked (None)."""
+    going = [e for e in entries if e.going]
+    by_id = {}
+    for w, (known, value) in zip(plan.workloads, expected, strict=True):
+        if not known:
+            for e in going:
+                e.tests.append(TestResult(id=w.id, passed=False, status=Status.SANDBOX_ERROR,
+                                          message=str(value)[:500]))  # fmt: skip
+                e.failed((Stage.NR, "SANDBOX_ERROR", f"{w.id}: {value}"))
+            return None
+        by_id[w.id] = value
+    return CheckedRuns(plan.task, plan.runner(), plan.workloads, by_id, {e.label for e in going})
+
+
+def measure_all(
+    plan: TaskPlan,
+    entries: Sequence[Entry],
+    refs: References,
+    run: RunFn,
+    config: JudgeConfig,
+    monitor: Callable[[], DriftMonitor | None],
+) -> dict[str, Timing]:
+    """Stage 5: every passing candidate measured with the wanted baseline and reference, in one
+    interleaved batch on this machine; each variant's `Timing` by label. `monitor`: the drift
+    monitor, asked for (and so started) only when something is measured."""
+    timed = [e.variant for e in entries if e.going]
+    timed += [
+        v for label, v in refs.items() if _wanted(config, label) and v is not None and v.ready
+    ]
+    if not timed:
+        return {}
+    workers = plan.workers if plan.task.kind is TaskKind.FUNCTION else None
+    return measure(timed, plan.workloads or plan.tests, config, run, plan.clock, task=plan.task,
+                   sandbox=plan.sandbox, limits=plan.limits, monitor=monitor(), workers=workers)  # fmt: skip
+
+
+def settle(entry: Entry, checks: CheckedRuns | None, workloads: list[TestCase],
+           timings: dict[str, Timing]) -> Entry:  # fmt: skip
+    """Stage 4, after measuring: a measured candidate's checked runs join its results (NR/WO
+    without a timing when one failed); the timing of one that passed is its own."""
+    if not entry.going:
+        return entry
+    if checks is not None:
+        failure, ran = checks.outcome(entry.label, workloads)
+        entry.tests += ran
+        if failure is not None:
+            entry.failed(failure)
+            return entry
+    entry.timing = timings.get(entry.label)
+    return entry
+
+
+def reference_timings(
+    refs: References, timings: dict[str, Timing], config: JudgeConfig
+) -> dict[str, Timing | None]:
+    """The wanted baseline's and reference's timings ('UNAVAILABLE' for one that cannot run)."""
+    out: dict[str, Timing | None] = {}
+    for label, v in refs.items():
+        if not _wanted(config, label):
+            continue
+        if v is None:
+            out[label] = None
+        elif not v.ready:
+            out[label] = Timing(
+                status=TimingStatus.UNAVAILABLE, status_reason=f"{label}: {v.reason}"
+            )
+        else:
+            out[label] = timings.get(label)
+    return out
+
+
+def verdict_of(
+    plan: TaskPlan, entry: Entry, refs: dict[str, Timing | None], config: JudgeConfig
+) -> Verdict:
+    """The candidate's `Verdict`: what the stages found, beside the baseline and reference."""
+    c, v = entry.candidate, entry.variant
+    verdict = Verdict(
+        task_id=plan.task.id,
+        suite=c.suite,
+        model=c.model,
+        sample=c.sample,
+        stage=entry.stage,
+        detail=entry.detail,
+        reason=entry.reason,
+        infra_error=v.infra or entry.detail == "SANDBOX_ERROR",
+        language=plan.task.language.value,
+        source=v.source,
+        extraction_rule=v.extraction_rule,
+        build_log=v.build_log,
+        tests=entry.tests,
+        candidate=entry.timing,
+        baseline=refs.get("baseline"),
+        reference=refs.get("reference"),
+        config=config.model_dump(mode="json"),
+        machine=fingerprint(),
+    )
+    if verdict.candidate is not None:
+        verdict.flags += verdict.candidate.flags
+    if plan.clock == "harness":
+        crosscheck_harness(verdict, config.harness_saving_ratio)
+    return verdict
+
+
+def _expected_of(plan: TaskPlan, case: TestCase, expected: ExpectedOutputs) -> Expected:
+    return lambda: expected.of(plan, case)
+
+
+def _wanted(config: JudgeConfig, label: str) -> bool:
+    return config.measure_baseline if label == "baseline" else config.measure_reference

@@ -7,7 +7,7 @@ import pytest
 from service_helpers import sleeper, sum_task, task_json
 
 from perfgym.service.config import ServiceConfig
-from perfgym.service.server import ServiceProcess
+from perfgym.service.server.process import ServiceProcess
 
 
 @pytest.fixture(scope="module")

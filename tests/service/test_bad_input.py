@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 from service_helpers import SUM, sleeper, sum_task, task_json
 
 from perfgym.errors import ConfigError
-from perfgym.service.app import create_app
 from perfgym.service.config import ServiceConfig
+from perfgym.service.server.app import create_app
 
 
 def _survivor(service) -> str:

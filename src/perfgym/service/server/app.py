@@ -19,11 +19,11 @@ from starlette.exceptions import HTTPException
 from perfgym import __version__
 from perfgym.errors import ConfigError
 from perfgym.service.config import ServiceConfig
-from perfgym.service.guards import BodyLimit, bearer_guard
-from perfgym.service.intake import UnknownTask, Unsupported, request_digest
-from perfgym.service.job_queue import JobConflict, NewItem, QueueFull
 from perfgym.service.models import ExecRequest, Health, JobView, JudgeRequest, Metrics
-from perfgym.service.runtime import ServiceRuntime
+from perfgym.service.server.guards import BodyLimit, bearer_guard
+from perfgym.service.server.intake import UnknownTask, Unsupported, request_digest
+from perfgym.service.server.job_queue import JobConflict, NewItem, QueueFull
+from perfgym.service.server.runtime import ServiceRuntime
 
 #: Slack past a job's deadline before a waiting request answers with what it has.
 _ANSWER_GRACE_S = 2.0

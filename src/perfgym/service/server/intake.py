@@ -12,9 +12,9 @@ from perfgym.judge.verdict import Stage, Verdict
 from perfgym.sandbox.request import check_name
 from perfgym.sandbox.view import program_env
 from perfgym.service.config import ServiceConfig
-from perfgym.service.job_queue import NewItem
 from perfgym.service.models import ExecRequest, JudgeRequest
 from perfgym.service.rewarding import check_reward
+from perfgym.service.server.job_queue import NewItem
 from perfgym.store.keys import config_digest, task_digest, verdict_key
 from perfgym.store.result_store import ResultStore
 from perfgym.tasks.suite import Suite, load_suite

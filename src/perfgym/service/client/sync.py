@@ -14,8 +14,7 @@ from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.pool import RunRequest
-from perfgym.service.models import ExecRequest, Health, JobView, JudgeRequest, Metrics, RewardSpec
-from perfgym.service.wire import (
+from perfgym.service.client.wire import (
     RETRY_STATUSES,
     ServiceUnavailable,
     error_of,
@@ -24,6 +23,7 @@ from perfgym.service.wire import (
     retry_delay,
     verdicts_of,
 )
+from perfgym.service.models import ExecRequest, Health, JobView, JudgeRequest, Metrics, RewardSpec
 from perfgym.tasks.task import Task
 
 _POLL_S = 20.0

@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from perfgym.judge import Judge, JudgeConfig
+from perfgym.judge.backend import JudgeBackend
 from perfgym.sandbox.conformance import CHECKS, check_sandbox
-from perfgym.service.backend import JudgeBackend
 from perfgym.service.client import AsyncServiceClient, ServiceClient, judge_request
 from perfgym.service.judge_conformance import candidates, check_judge, essence
 from perfgym.service.models import RewardSpec

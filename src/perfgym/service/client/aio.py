@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import time
-import uuid
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import Any, TypeVar, Unpack
 
 import httpx
 
@@ -15,71 +12,45 @@ from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.pool import RunRequest
-from perfgym.service.client.wire import (
-    RETRY_STATUSES,
-    ServiceUnavailable,
-    error_of,
-    execution_of,
-    judge_request,
-    retry_delay,
-    verdicts_of,
-)
-from perfgym.service.models import ExecRequest, JobView, JudgeRequest, Metrics, RewardSpec
+from perfgym.service.client.base import ClientCore, ClientOptions, Exchange, Pause, Reply, event_of
+from perfgym.service.client.wire import error_of
+from perfgym.service.models import JobView, JudgeRequest, Metrics, RewardSpec
 
-_POLL_S = 20.0
+T = TypeVar("T")
 
 
-class AsyncServiceClient:
+class AsyncServiceClient(ClientCore):
     """For trainers that score rollouts inside an event loop; retries as `ServiceClient` does."""
 
     def __init__(
         self,
         url: str,
         *,
-        token: str | None = None,
-        retry_for_s: float = 300.0,
-        deadline_s: float | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        **options: Unpack[ClientOptions],
     ) -> None:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self.url = url.rstrip("/")
-        self.retry_for_s = retry_for_s
-        self.deadline_s = deadline_s
-        self.retried = 0
-        self._http = httpx.AsyncClient(base_url=self.url, headers=headers, transport=transport,
-                                       timeout=httpx.Timeout(_POLL_S + 30.0, connect=10.0))  # fmt: skip
+        """options: token, retry_for_s (default 300 s), deadline_s (the service's default)."""
+        super().__init__(url, **options)
+        self._http = httpx.AsyncClient(base_url=self.url, headers=self.headers,
+                                       transport=transport, timeout=self.timeout)  # fmt: skip
 
-    async def _request(self, method: str, path: str, **kw: Any) -> httpx.Response:
-        end = time.monotonic() + self.retry_for_s
-        attempt = 0
+    async def _drive(self, exchange: Exchange[T]) -> T:
+        """Do the exchange's steps, awaiting each, until it returns."""
+        reply: Reply = None
         while True:
-            r: httpx.Response | None = None
             try:
-                r = await self._http.request(method, path, **kw)
-                if r.status_code not in RETRY_STATUSES:
-                    if r.status_code >= 400:
-                        raise error_of(r)
-                    return r
+                step = exchange.send(reply)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            if isinstance(step, Pause):
+                await asyncio.sleep(step.seconds)
+                reply = None
+                continue
+            try:
+                reply = await self._http.request(step.method, step.path, params=step.params,
+                                                 json=step.json)  # fmt: skip
             except httpx.TransportError as exc:
-                if time.monotonic() > end:
-                    raise ServiceUnavailable(f"{self.url}: {type(exc).__name__}: {exc}") from exc
-            delay = retry_delay(r, attempt)
-            if time.monotonic() + delay > end:
-                assert r is not None
-                raise ServiceUnavailable(f"{self.url}: still {r.status_code} after retrying")
-            self.retried += 1
-            attempt += 1
-            await asyncio.sleep(delay)
-
-    async def _follow(self, view: JobView, progress: Progress | None = None) -> JobView:
-        while view.state != "complete":
-            if progress is not None:
-                progress(view.n_done, view.n_items)
-            r = await self._request("GET", f"/v1/jobs/{view.job_id}", params={"wait_s": _POLL_S})
-            view = JobView.model_validate_json(r.content)
-        if progress is not None:
-            progress(view.n_done, view.n_items)
-        return view
+                reply = exc
 
     async def judge_many(
         self,
@@ -89,22 +60,13 @@ class AsyncServiceClient:
         reward: RewardSpec | None = None,
         columns: dict[str, list[Any]] | None = None,
     ) -> list[Verdict]:
-        if not candidates:
-            return []
-        request = judge_request(candidates, job_id=uuid.uuid4().hex, reward=reward,
-                                columns=columns, deadline_s=self.deadline_s)  # fmt: skip
-        return verdicts_of(await self.judge_batch(request, progress), candidates)
+        return await self._drive(self._judge_many(candidates, progress, reward, columns))
 
     async def judge_batch(self, request: JudgeRequest, progress: Progress | None = None) -> JobView:
-        if request.job_id is None:
-            request = request.model_copy(update={"job_id": uuid.uuid4().hex})
-        body = request.model_copy(update={"wait": False}).model_dump(mode="json")
-        r = await self._request("POST", "/v1/judge", json=body)
-        return await self._follow(JobView.model_validate_json(r.content), progress)
+        return await self._drive(self._judge_batch(request, progress))
 
     async def job(self, job_id: str, wait_s: float = 0.0) -> JobView:
-        r = await self._request("GET", f"/v1/jobs/{job_id}", params={"wait_s": wait_s})
-        return JobView.model_validate_json(r.content)
+        return await self._drive(self._job(job_id, wait_s))
 
     async def events(self, job_id: str) -> AsyncIterator[dict[str, Any]]:
         async with self._http.stream("GET", f"/v1/jobs/{job_id}/events", timeout=None) as r:
@@ -112,20 +74,14 @@ class AsyncServiceClient:
                 await r.aread()
                 raise error_of(r)
             async for line in r.aiter_lines():
-                if line.strip():
-                    yield json.loads(line)
+                if (event := event_of(line)) is not None:
+                    yield event
 
     async def run(self, request: RunRequest, *, pin: bool = False) -> Execution:
-        body = ExecRequest(job_id=uuid.uuid4().hex, requests=[request], pin=pin,
-                           deadline_s=request.limits.wall_s * 3 + 60.0,
-                           wait=False).model_dump(mode="json")  # fmt: skip
-        r = await self._request("POST", "/v1/executions", json=body)
-        return execution_of(
-            await self._follow(JobView.model_validate_json(r.content)), request.limits
-        )
+        return await self._drive(self._run(request, pin))
 
     async def metrics(self) -> Metrics:
-        return Metrics.model_validate((await self._request("GET", "/v1/metrics")).json())
+        return await self._drive(self._metrics())
 
     async def aclose(self) -> None:
         await self._http.aclose()

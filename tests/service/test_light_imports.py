@@ -14,7 +14,8 @@ HTTP = {"fastapi", "starlette", "uvicorn", "httpx"}
 
 
 def _top_level_modules_after(module: str) -> set[str]:
-    code = f"import json, sys, {module}; print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}})))"
+    names = "sorted({m.split('.')[0] for m in sys.modules})"
+    code = f"import json, sys, {module}; print(json.dumps({names}))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return set(json.loads(out.stdout))
 

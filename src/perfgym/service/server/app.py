@@ -1,4 +1,4 @@
-"""`create_app(config)`: the FastAPI application behind `perfgym serve`, assembled from its parts."""
+"""`create_app(config)`: the FastAPI app behind `perfgym serve`, assembled from its parts."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """A service worker process: holds one local `Judge` on its share of the cores and answers leases.
 
-Started by the service as `python -m perfgym.service.workers.worker_main FD PARENT_PID`; it talks over
-the inherited socket FD and dies with its parent (a killed service leaves no worker measuring).
+Started by the service as `python -m perfgym.service.workers.worker_main FD PARENT_PID`; it
+talks over the inherited socket FD and dies with its parent (a killed service leaves no worker
+measuring).
 """
 
 from __future__ import annotations

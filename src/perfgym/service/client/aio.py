@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Sequence
-from typing import Any, TypeVar, Unpack
+from typing import Any, TypeVar
 
 import httpx
 
@@ -12,54 +12,42 @@ from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.pool import RunRequest
-from perfgym.service.client.base import ClientCore, ClientOptions, Exchange, Pause, Reply, event_of
+from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Run, Send, event_of
 from perfgym.service.client.wire import error_of
 from perfgym.service.models import JobView, JudgeRequest, Metrics, RewardSpec
 
 T = TypeVar("T")
 
 
-class AsyncServiceClient(ClientCore):
+class AsyncServiceClient(ClientCore[httpx.AsyncBaseTransport]):
     """For trainers that score rollouts inside an event loop; retries as `ServiceClient` does."""
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        **options: Unpack[ClientOptions],
-    ) -> None:
-        """options: token, retry_for_s (default 300 s), deadline_s (the service's default)."""
-        super().__init__(url, **options)
+    _http: httpx.AsyncClient
+
+    def _open(self, transport: httpx.AsyncBaseTransport | None) -> None:
         self._http = httpx.AsyncClient(base_url=self.url, headers=self.headers,
                                        transport=transport, timeout=self.timeout)  # fmt: skip
 
     async def _drive(self, exchange: Exchange[T]) -> T:
         """Do the exchange's steps, awaiting each, until it returns."""
-        reply: Reply = None
-        while True:
-            try:
-                step = exchange.send(reply)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
+        run = Run(exchange)
+        for step in run:
             if isinstance(step, Pause):
                 await asyncio.sleep(step.seconds)
-                reply = None
-                continue
-            try:
-                reply = await self._http.request(step.method, step.path, params=step.params,
-                                                 json=step.json)  # fmt: skip
-            except httpx.TransportError as exc:
-                reply = exc
+            else:
+                run.reply = await self._send(step)
+        return run.result
 
-    async def judge_many(
-        self,
-        candidates: Sequence[Candidate],
-        progress: Progress | None = None,
-        *,
-        reward: RewardSpec | None = None,
-        columns: dict[str, list[Any]] | None = None,
-    ) -> list[Verdict]:
+    async def _send(self, step: Send) -> Reply:
+        try:
+            return await self._http.request(step.method, step.path, params=step.params,
+                                    json=step.json)  # fmt: skip
+        except httpx.TransportError as exc:
+            return exc
+
+    async def judge_many(self, candidates: Sequence[Candidate], progress: Progress | None = None,
+                         *, reward: RewardSpec | None = None,
+                         columns: dict[str, list[Any]] | None = None) -> list[Verdict]:  # fmt: skip
         return await self._drive(self._judge_many(candidates, progress, reward, columns))
 
     async def judge_batch(self, request: JudgeRequest, progress: Progress | None = None) -> JobView:

@@ -14,7 +14,7 @@ import time
 import uuid
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypedDict, TypeVar, Unpack
+from typing import Any, Generic, TypeAlias, TypedDict, TypeVar, Unpack
 
 import httpx
 
@@ -37,6 +37,8 @@ from perfgym.service.models import ExecRequest, Health, JobView, JudgeRequest, M
 POLL_S = 20.0
 
 T = TypeVar("T")
+#: The transport a shell sends through: `httpx.BaseTransport` or `httpx.AsyncBaseTransport`.
+TransportT = TypeVar("TransportT", httpx.BaseTransport, httpx.AsyncBaseTransport)
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,33 @@ class ClientOptions(TypedDict, total=False):
     deadline_s: float | None
 
 
+class Run(Generic[T]):
+    """One exchange as a shell does it: iterate for its steps and set `reply` after each `Send`;
+    once the iteration ends, `result` is what the exchange returned."""
+
+    def __init__(self, exchange: Exchange[T]) -> None:
+        self._exchange = exchange
+        self.reply: Reply = None
+        self.result: T
+
+    def __iter__(self) -> Run[T]:
+        return self
+
+    def __next__(self) -> Step:
+        reply, self.reply = self.reply, None
+        try:
+            return self._exchange.send(reply)
+        except StopIteration as done:
+            self.result = done.value
+            raise StopIteration from None
+
+
 def event_of(line: str) -> dict[str, Any] | None:
     """One line of a job's NDJSON event stream (None for a blank keep-alive line)."""
     return json.loads(line) if line.strip() else None
 
 
-class ClientCore:
+class ClientCore(Generic[TransportT]):
     """Talks to `perfgym serve`.
 
     Every submission carries a job id chosen here, so a retry after a dropped connection, a
@@ -82,7 +105,10 @@ class ClientCore:
     retry_for_s: how long to keep retrying an unreachable or busy service before giving up.
     """
 
-    def __init__(self, url: str, **options: Unpack[ClientOptions]) -> None:
+    def __init__(
+        self, url: str, *, transport: TransportT | None = None, **options: Unpack[ClientOptions]
+    ) -> None:
+        """options: token, retry_for_s (default 300 s), deadline_s (the service's default)."""
         token = options.get("token")
         self.url = url.rstrip("/")
         self.retry_for_s = options.get("retry_for_s", 300.0)
@@ -90,6 +116,10 @@ class ClientCore:
         self.retried = 0
         self.headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.timeout = httpx.Timeout(POLL_S + 30.0, connect=10.0)
+        self._open(transport)
+
+    def _open(self, transport: TransportT | None) -> None:
+        """The shell's HTTP connection pool; the core alone opens none."""
 
     # -- plumbing ---------------------------------------------------------------------------------
     def _call(

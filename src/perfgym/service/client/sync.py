@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from typing import Any, TypeVar, Unpack
+from typing import Any, TypeVar
 
 import httpx
 
@@ -13,7 +13,7 @@ from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.pool import RunRequest
-from perfgym.service.client.base import ClientCore, ClientOptions, Exchange, Pause, Reply, event_of
+from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Run, Send, event_of
 from perfgym.service.client.wire import error_of
 from perfgym.service.models import Health, JobView, JudgeRequest, Metrics, RewardSpec
 from perfgym.tasks.task import Task
@@ -21,48 +21,36 @@ from perfgym.tasks.task import Task
 T = TypeVar("T")
 
 
-class ServiceClient(ClientCore):
+class ServiceClient(ClientCore[httpx.BaseTransport]):
     """Talks to `perfgym serve` with blocking I/O; everything but the I/O is `ClientCore`'s."""
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        transport: httpx.BaseTransport | None = None,
-        **options: Unpack[ClientOptions],
-    ) -> None:
-        """options: token, retry_for_s (default 300 s), deadline_s (the service's default)."""
-        super().__init__(url, **options)
+    _http: httpx.Client
+
+    def _open(self, transport: httpx.BaseTransport | None) -> None:
         self._http = httpx.Client(base_url=self.url, headers=self.headers, transport=transport,
                                   timeout=self.timeout)  # fmt: skip
 
     def _drive(self, exchange: Exchange[T]) -> T:
         """Do the exchange's steps until it returns."""
-        reply: Reply = None
-        while True:
-            try:
-                step = exchange.send(reply)
-            except StopIteration as done:
-                return done.value  # type: ignore[no-any-return]
+        run = Run(exchange)
+        for step in run:
             if isinstance(step, Pause):
                 time.sleep(step.seconds)
-                reply = None
-                continue
-            try:
-                reply = self._http.request(step.method, step.path, params=step.params,
-                                           json=step.json)  # fmt: skip
-            except httpx.TransportError as exc:
-                reply = exc
+            else:
+                run.reply = self._send(step)
+        return run.result
+
+    def _send(self, step: Send) -> Reply:
+        try:
+            return self._http.request(step.method, step.path, params=step.params,
+                                    json=step.json)  # fmt: skip
+        except httpx.TransportError as exc:
+            return exc
 
     # -- the judge interface ----------------------------------------------------------------------
-    def judge_many(
-        self,
-        candidates: Sequence[Candidate],
-        progress: Progress | None = None,
-        *,
-        reward: RewardSpec | None = None,
-        columns: dict[str, list[Any]] | None = None,
-    ) -> list[Verdict]:
+    def judge_many(self, candidates: Sequence[Candidate], progress: Progress | None = None,
+                   *, reward: RewardSpec | None = None,
+                   columns: dict[str, list[Any]] | None = None) -> list[Verdict]:  # fmt: skip
         """One verdict per candidate, in order (as `Judge.judge_many`)."""
         return self._drive(self._judge_many(candidates, progress, reward, columns))
 

@@ -13,8 +13,8 @@ from fastapi.responses import JSONResponse
 from perfgym.service.models import JobView
 from perfgym.service.server.errors import error
 from perfgym.service.server.intake import request_digest
-from perfgym.service.server.job_queue import NewItem
 from perfgym.service.server.runtime import ServiceRuntime
+from perfgym.service.workers.job_queue import NewItem
 
 #: Slack past a job's deadline before a waiting request answers with what it has.
 ANSWER_GRACE_S = 2.0

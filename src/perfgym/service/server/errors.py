@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 
 from perfgym.errors import ConfigError
 from perfgym.service.server.intake import UnknownTask, Unsupported
-from perfgym.service.server.job_queue import JobConflict, QueueFull
+from perfgym.service.workers.job_queue import JobConflict, QueueFull
 
 
 def error(status: int, message: str, **extra: Any) -> JSONResponse:

@@ -14,7 +14,7 @@ from perfgym.sandbox.view import program_env
 from perfgym.service.config import ServiceConfig
 from perfgym.service.models import ExecRequest, JudgeRequest
 from perfgym.service.rewarding import check_reward_request
-from perfgym.service.server.job_queue import NewItem
+from perfgym.service.workers.job_queue import NewItem
 from perfgym.store.keys import config_digest, task_digest, verdict_key
 from perfgym.store.result_store import ResultStore
 from perfgym.tasks.suite import Suite, load_suite

@@ -14,10 +14,10 @@ from perfgym.sandbox.view import PRIVATE_ENV
 from perfgym.service.config import ServiceConfig
 from perfgym.service.models import JobView
 from perfgym.service.server.intake import Intake
-from perfgym.service.server.job_queue import JobQueue
-from perfgym.service.server.stats import ServiceStats
 from perfgym.service.server.views import job_view
 from perfgym.service.workers.dispatcher import Dispatcher
+from perfgym.service.workers.job_queue import JobQueue
+from perfgym.service.workers.stats import ServiceStats
 from perfgym.store.result_store import ResultStore, StoreConfig
 
 

@@ -24,9 +24,9 @@ from perfgym.sandbox.pool import usable_cores
 from perfgym.service.config import ServiceConfig
 from perfgym.service.models import RewardSpec
 from perfgym.service.rewarding import job_rewards
-from perfgym.service.server.job_queue import JobQueue, Leased
-from perfgym.service.server.stats import ServiceStats
 from perfgym.service.workers import framing
+from perfgym.service.workers.job_queue import JobQueue, Leased
+from perfgym.service.workers.stats import ServiceStats
 from perfgym.store.result_store import ResultStore
 
 #: Counters a worker process reports of its warm Python workers (judge's and checkers').

@@ -43,7 +43,7 @@ from perfgym.sandbox.execution import Status  # noqa: E402
 from perfgym.service.client import ServiceClient  # noqa: E402
 from perfgym.service.config import ServiceConfig  # noqa: E402
 from perfgym.service.models import RewardSpec  # noqa: E402
-from perfgym.service.server import ServiceProcess  # noqa: E402
+from perfgym.service.server.process import ServiceProcess  # noqa: E402
 from perfgym.tasks import load_suite, materialize  # noqa: E402
 from perfgym.tasks.task import Task  # noqa: E402
 
@@ -157,7 +157,7 @@ def run_ray(cands: list[Candidate], judge) -> list[float | None]:  # type: ignor
 
 
 def run_service(cands: list[Candidate], client: ServiceClient) -> list[float | None]:
-    from perfgym.service.wire import judge_request
+    from perfgym.service.client import judge_request
 
     view = client.judge_batch(judge_request(cands, job_id=f"bench-{time.time_ns()}",
                                             reward=RewardSpec(name="rlpf")))  # fmt: skip

@@ -12,7 +12,7 @@ from cli_helpers import one_line_error, perfgym
 from typer.testing import CliRunner
 
 from perfgym.cli import app
-from perfgym.service.server import free_port
+from perfgym.service.server.process import free_port
 
 
 def test_serve_refuses_open_bind_without_token():

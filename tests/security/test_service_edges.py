@@ -18,9 +18,9 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from perfgym.service.app import create_app
 from perfgym.service.config import ServiceConfig
-from perfgym.service.server import ServiceProcess
+from perfgym.service.server.app import create_app
+from perfgym.service.server.process import ServiceProcess
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "service"))
 

@@ -21,7 +21,7 @@ from perfgym.judge.oracle import check
 from perfgym.sandbox.base import SandboxConfig
 from perfgym.sandbox.factory import make_sandbox
 from perfgym.service.config import ServiceConfig
-from perfgym.service.server import ServiceProcess
+from perfgym.service.server.process import ServiceProcess
 from perfgym.tasks import materialize, materialize_all
 from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestCase
 

@@ -8,7 +8,7 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from perfgym.service.config import ServiceConfig  # noqa: E402
-from perfgym.service.server import ServiceProcess  # noqa: E402
+from perfgym.service.server.process import ServiceProcess  # noqa: E402
 
 FAST_JUDGE = {"repeats": 1}
 

@@ -68,4 +68,4 @@ def cmdline(pid: int) -> str:
 
 
 def worker_pids(service_pid: int) -> list[int]:
-    return [p for p in children(service_pid) if "perfgym.service.worker_main" in cmdline(p)]
+    return [p for p in children(service_pid) if "perfgym.service.workers.worker_main" in cmdline(p)]

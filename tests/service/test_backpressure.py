@@ -8,7 +8,7 @@ from service_helpers import sleeper, task_json
 from small_tasks import sum_task
 
 from perfgym.service.config import ServiceConfig
-from perfgym.service.server import ServiceProcess
+from perfgym.service.server.process import ServiceProcess
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ from service_helpers import sleeper, task_json
 from small_tasks import SUM, sum_task
 
 from perfgym.errors import ConfigError
-from perfgym.service.app import create_app
 from perfgym.service.config import ServiceConfig
+from perfgym.service.server.app import create_app
 
 
 def _survivor(service) -> str:

@@ -8,14 +8,12 @@ import asyncio
 import pytest
 
 from perfgym.judge import Judge, JudgeConfig
+from perfgym.judge.backend import JudgeBackend
 from perfgym.sandbox.conformance import CHECKS, check_sandbox
-from perfgym.service.async_client import AsyncServiceClient
-from perfgym.service.backend import JudgeBackend
-from perfgym.service.client import ServiceClient
+from perfgym.service.client import AsyncServiceClient, ServiceClient, judge_request
 from perfgym.service.judge_conformance import candidates, check_judge, essence
 from perfgym.service.models import RewardSpec
 from perfgym.service.remote_sandbox import ServiceSandbox
-from perfgym.service.wire import judge_request
 
 QUICK = ["bad_inputs", "memory_bomb", "loopback_connect", "write_outside", "output_flood",
          "other_runs_invisible"]  # fmt: skip

@@ -18,10 +18,9 @@ import pytest
 from service_helpers import ADD, add_task, descendants, worker_pids
 
 from perfgym.judge import Candidate
-from perfgym.service.async_client import AsyncServiceClient
+from perfgym.service.client import AsyncServiceClient, judge_request
 from perfgym.service.config import ServiceConfig
-from perfgym.service.server import ServiceProcess
-from perfgym.service.wire import judge_request
+from perfgym.service.server.process import ServiceProcess
 
 JOBS = 5000
 CLIENTS = 8

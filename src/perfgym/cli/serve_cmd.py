@@ -49,7 +49,7 @@ def serve_(
     log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
 ) -> None:
     """Serve judge batches, rewards and raw sandbox runs (see docs/service.md)."""
-    from perfgym.service.server import serve
+    from perfgym.service.server.process import serve
 
     data = load_config(config)
     overrides = {"host": host, "port": port, "token": token, "state_dir": state_dir,

@@ -1,31 +1,14 @@
-"""`JudgeBackend`: the one judging interface, and `make_backend` for local, service and Ray."""
+"""`make_backend` (local, service or Ray) and `open_judge`, the judge `perfgym eval` uses."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
-
 from perfgym.errors import ConfigError
+from perfgym.judge.backend import JudgeBackend
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.judge import Candidate, Progress
-from perfgym.judge.verdict import Verdict
+
+__all__ = ["BACKENDS", "JudgeBackend", "make_backend", "open_judge"]
 
 BACKENDS = ("local", "service", "ray")
-
-
-@runtime_checkable
-class JudgeBackend(Protocol):
-    """What the local `Judge`, `ServiceClient`, `RayJudge` and `RecordingJudge` all offer."""
-
-    def judge_many(
-        self, candidates: Sequence[Candidate], progress: Progress | None = None
-    ) -> list[Verdict]:
-        """One verdict per candidate, in order."""
-        ...
-
-    def close(self) -> None:
-        """Release workers, connections and clusters this backend started."""
-        ...
 
 
 def make_backend(

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from perfgym.judge.backend import JudgeBackend
 from perfgym.judge.judge import Candidate
 from perfgym.judge.verdict import Stage, Verdict
 from perfgym.sandbox.conformance import ConformanceError
-from perfgym.service.backend import JudgeBackend
 from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestCase
 
 _SUM = "import sys\nd = sys.stdin.read().split()\nprint(sum(map(int, d[1:])))\n"

@@ -10,8 +10,9 @@ from perfgym.rewards import RewardOutput, get_reward
 from perfgym.service.models import RewardSpec
 
 
-def check_reward(spec: RewardSpec, columns: dict[str, list[Any]], n_items: int) -> None:
-    """At submission: the reward exists, takes these parameters, and has the columns it needs."""
+def check_reward_request(spec: RewardSpec, columns: dict[str, list[Any]], n_items: int) -> None:
+    """A judge request's reward, checked at submission: it exists, takes these parameters, and
+    has the columns it needs, one value per item."""
     reward = get_reward(spec.name, **spec.params)  # ConfigError names what is wrong
     for name, values in columns.items():
         if len(values) != n_items:

@@ -7,17 +7,14 @@ verdict is an error (`ReplayMissing`), never a silent re-run.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from perfgym.errors import PerfgymError
+from perfgym.judge.backend import JudgeBackend
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.store.keys import config_digest, task_digest, verdict_key
 from perfgym.store.result_store import ResultStore
-
-if TYPE_CHECKING:
-    from perfgym.service.backend import JudgeBackend
 
 
 class ReplayMissing(PerfgymError):

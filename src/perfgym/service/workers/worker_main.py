@@ -1,7 +1,8 @@
 """A service worker process: holds one local `Judge` on its share of the cores and answers leases.
 
-Started by the service as `python -m perfgym.service.worker_main FD PARENT_PID`; it talks over
-the inherited socket FD and dies with its parent (a killed service leaves no worker measuring).
+Started by the service as `python -m perfgym.service.workers.worker_main FD PARENT_PID`; it
+talks over the inherited socket FD and dies with its parent (a killed service leaves no worker
+measuring).
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.judge import Judge
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.pool import RunRequest, SandboxPool
-from perfgym.service import framing
 from perfgym.service.labels import Origin, qualified, restore, unique_candidates
+from perfgym.service.workers import framing
 from perfgym.tasks.task import Task
 
 _PR_SET_PDEATHSIG = 1

@@ -22,7 +22,7 @@ def serve(config: ServiceConfig, *, log_level: str = "warning") -> None:
     """Serve until interrupted (uvicorn, one process; the judging happens in worker processes)."""
     import uvicorn
 
-    from perfgym.service.app import create_app
+    from perfgym.service.server.app import create_app
 
     config.check_bind()
     app = create_app(config)
@@ -60,7 +60,7 @@ class ServiceProcess:
             env["PERFGYM_TOKEN"] = self.config.token
         cfg = self.config.model_dump(mode="json", exclude={"token"})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "perfgym.service.server", json.dumps(cfg)],
+            [sys.executable, "-m", "perfgym.service.server.process", json.dumps(cfg)],
             stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env, start_new_session=True,
         )  # fmt: skip
         self.wait_ready(timeout)

@@ -12,12 +12,12 @@ from pathlib import Path
 from perfgym.machine import fingerprint
 from perfgym.sandbox.view import PRIVATE_ENV
 from perfgym.service.config import ServiceConfig
-from perfgym.service.intake import Intake
-from perfgym.service.job_queue import JobQueue
 from perfgym.service.models import JobView
-from perfgym.service.stats import ServiceStats
-from perfgym.service.views import job_view
-from perfgym.service.workers import Dispatcher
+from perfgym.service.server.intake import Intake
+from perfgym.service.server.views import job_view
+from perfgym.service.workers.dispatcher import Dispatcher
+from perfgym.service.workers.job_queue import JobQueue
+from perfgym.service.workers.stats import ServiceStats
 from perfgym.store.result_store import ResultStore, StoreConfig
 
 

@@ -8,8 +8,8 @@ import sqlite3
 from perfgym.judge.verdict import Verdict
 from perfgym.rewards import RewardOutput
 from perfgym.sandbox.execution import Execution
-from perfgym.service.job_queue import TERMINAL
 from perfgym.service.models import ItemResult, JobView, RewardSpec
+from perfgym.service.workers.job_queue import TERMINAL
 
 
 def item_result(row: sqlite3.Row, reward: RewardOutput | None) -> ItemResult:

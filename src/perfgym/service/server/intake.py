@@ -12,9 +12,9 @@ from perfgym.judge.verdict import Stage, Verdict
 from perfgym.sandbox.request import check_name
 from perfgym.sandbox.view import program_env
 from perfgym.service.config import ServiceConfig
-from perfgym.service.job_queue import NewItem
 from perfgym.service.models import ExecRequest, JudgeRequest
-from perfgym.service.rewarding import check_reward
+from perfgym.service.rewarding import check_reward_request
+from perfgym.service.workers.job_queue import NewItem
 from perfgym.store.keys import config_digest, task_digest, verdict_key
 from perfgym.store.result_store import ResultStore
 from perfgym.tasks.suite import Suite, load_suite
@@ -116,7 +116,7 @@ class Intake:
             # An inline task is self-contained: a client may not point the service at host paths.
             inline[t.id] = t.model_copy(update={"root": None})
         if req.reward is not None:
-            check_reward(req.reward, req.columns, len(req.items))
+            check_reward_request(req.reward, req.columns, len(req.items))
         elif req.columns:
             raise ConfigError("columns are reward inputs: give a reward too")
         resolved: dict[tuple[str | None, str], tuple[Task, str]] = {}

@@ -21,12 +21,12 @@ from typing import Any
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.pool import usable_cores
-from perfgym.service import framing
 from perfgym.service.config import ServiceConfig
-from perfgym.service.job_queue import JobQueue, Leased
 from perfgym.service.models import RewardSpec
 from perfgym.service.rewarding import job_rewards
-from perfgym.service.stats import ServiceStats
+from perfgym.service.workers import framing
+from perfgym.service.workers.job_queue import JobQueue, Leased
+from perfgym.service.workers.stats import ServiceStats
 from perfgym.store.result_store import ResultStore
 
 #: Counters a worker process reports of its warm Python workers (judge's and checkers').
@@ -50,7 +50,7 @@ def core_shares(n_workers: int | None, timing_mode: bool) -> list[list[int]]:
 
 
 class WorkerProcess:
-    """One `perfgym.service.worker_main` process and what it is working on."""
+    """One `perfgym.service.workers.worker_main` process and what it is working on."""
 
     def __init__(self, wid: int, cores: list[int]) -> None:
         self.wid = wid
@@ -68,7 +68,7 @@ class WorkerProcess:
     def start(self, judge_json: dict[str, Any]) -> None:
         ours, theirs = socket.socketpair()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "perfgym.service.worker_main", str(theirs.fileno()),
+            [sys.executable, "-m", "perfgym.service.workers.worker_main", str(theirs.fileno()),
              str(os.getpid())],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,

@@ -1,0 +1,1 @@
+"""The HTTP side of `perfgym serve`: app, routes, the persistent queue, intake and guards."""

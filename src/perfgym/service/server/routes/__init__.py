@@ -1,0 +1,1 @@
+"""The service's HTTP routes, one router per concern: judging, jobs, health, statistics."""

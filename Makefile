@@ -6,6 +6,7 @@ lint:
 	ruff check src tests bench
 	ruff format --check src tests bench
 	mypy
+	lint-imports
 
 format:
 	ruff format src tests bench

@@ -1,0 +1,46 @@
+"""The import layers of DESIGN.md hold: `lint-imports` keeps every contract in pyproject.toml."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _lint_imports() -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("lint-imports")
+    if exe is None:
+        pytest.fail("lint-imports is not installed: `pip install -e .[test]` installs import-linter")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    return subprocess.run(
+        [exe, "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240
+    )
+
+
+def test_every_layer_contract_is_kept() -> None:
+    done = _lint_imports()
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "0 broken" in done.stdout, done.stdout[-4000:]
+
+
+def test_a_back_import_breaks_the_layers(tmp_path: Path) -> None:
+    """The guard is live: a sandbox module importing the judge makes `lint-imports` fail."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "src" / "perfgym", src / "perfgym")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (src / "perfgym" / "sandbox" / "_back_import.py").write_text(
+        '"""A deliberate layer violation."""\n\nimport perfgym.judge.verdict  # noqa: F401\n'
+    )
+    exe = shutil.which("lint-imports")
+    assert exe is not None
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(
+        [exe, "--no-cache"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode != 0
+    assert "perfgym.sandbox is not allowed to import perfgym.judge" in done.stdout

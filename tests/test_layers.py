@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 def _lint_imports() -> subprocess.CompletedProcess[str]:
     exe = shutil.which("lint-imports")
     if exe is None:
-        pytest.fail("lint-imports is not installed: `pip install -e .[test]` installs import-linter")
+        pytest.fail(
+            "lint-imports is not installed: `pip install -e .[test]` installs import-linter"
+        )
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     return subprocess.run(
         [exe, "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=240

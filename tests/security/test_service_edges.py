@@ -98,6 +98,15 @@ def test_network_run_is_refused_over_http(tmp_path):
     assert r.status_code == 422 and "run 1:" in r.json()["error"], r.text
 
 
+@pytest.mark.parametrize("field", [{"cpu": 0}, {"hide": ["/usr"]}])
+def test_a_client_cannot_pick_the_hosts_core_or_hidden_paths(tmp_path, field):
+    client = _client(tmp_path)
+    run = {"command": ["true"], **field}
+    r = client.post("/v1/executions", json={"requests": [run], "wait": False})
+    assert r.status_code == 422, r.text
+    assert "chosen by the service" in r.text
+
+
 def test_network_run_is_accepted_only_when_the_operator_opts_in(tmp_path):
     client = _client(tmp_path, allow_network=True)
     r = client.post("/v1/executions", json={"requests": [_NET_RUN], "wait": False})

@@ -77,6 +77,17 @@ class ExecRequest(_Submission):
     requests: list[RunRequest] = Field(min_length=1)
     pin: bool = Field(False, description="Timing mode: pin each run to a core of its own.")
 
+    @model_validator(mode="after")
+    def _no_host_fields(self) -> ExecRequest:
+        """`cpu` and `hide` name this host's cores and paths: the service picks them, not a
+        client (`pin` asks for a core of its own)."""
+        for i, r in enumerate(self.requests):
+            if r.cpu is not None or r.hide:
+                raise ValueError(
+                    f"requests[{i}]: 'cpu' and 'hide' are chosen by the service; use 'pin'"
+                )
+        return self
+
 
 class ItemResult(BaseModel):
     """Exactly one per submitted item."""

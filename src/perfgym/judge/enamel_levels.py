@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
+from perfgym.tasks.enamel_constants import LEVEL_WEIGHTS
 from perfgym.timing.estimators import finite_values
 
-ENAMEL_WEIGHTS: tuple[float, ...] = (0.0, 3.0, 3.0, 4.0)
+ENAMEL_WEIGHTS: tuple[float, ...] = LEVEL_WEIGHTS
 
 
 class EnamelSample(BaseModel):

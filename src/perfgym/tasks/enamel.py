@@ -16,13 +16,11 @@ from typing import Any
 
 from perfgym.tasks._data import data_file
 from perfgym.tasks._prompt import signature_of
+from perfgym.tasks.enamel_constants import ENAMEL_SEED, LEVEL_WEIGHTS, TESTS_PER_LEVEL
 from perfgym.tasks.generate import ENAMEL_KEY
 from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import Language, Oracle, Solution, Split, Task, TaskKind, TestCase
 
-ENAMEL_SEED = 998244353
-TESTS_PER_LEVEL = (8, 4, 4, 4)
-LEVEL_WEIGHTS = (0.0, 3.0, 3.0, 4.0)
 REPEATS = 6
 TIMEOUT_FACTOR = 2.0
 TOLERANCE_S = 0.01

@@ -82,8 +82,8 @@ def run_case(
 
 def program_text(stdout: bytes) -> str:
     """A program's output as the text its check compares, losslessly: bytes that are not UTF-8
-    become lone surrogates (PEP 383), so different outputs never compare equal, as they did when
-    each invalid byte became U+FFFD; valid UTF-8 reads exactly as before."""
+    become lone surrogates (PEP 383), so two different outputs never compare equal (replacing
+    each invalid byte by U+FFFD would make them equal); valid UTF-8 decodes as itself."""
     return stdout.decode("utf-8", "surrogateescape")
 
 
@@ -222,7 +222,7 @@ class CheckedRuns:
             rank = (self.order.get(case.id, len(self.order)), self._seq)
             if failure is not None:
                 held = self._failed.get(v.label)
-                if held is None or rank < held[0]:  # the first workload's failure, as before
+                if held is None or rank < held[0]:  # keep the failure of the earliest workload
                     self._failed[v.label] = (rank, res, failure)
             else:
                 self._first.setdefault((v.label, case.id), res)

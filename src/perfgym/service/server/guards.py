@@ -79,7 +79,7 @@ def bearer_guard(token: str | None) -> Any:
         if token is None:
             return
         # Compared as the raw header bytes: Starlette decodes headers as latin-1, and
-        # compare_digest refuses non-ASCII str (a TypeError, which was an HTTP 500).
+        # compare_digest refuses non-ASCII str (a TypeError that would surface as an HTTP 500).
         raw = b""
         for name, value in request.scope.get("headers", []):
             if name == b"authorization":

@@ -110,6 +110,36 @@ def ignores_sigterm(sb: Sandbox) -> None:
     _no_leftovers(tok)
 
 
+def cpu_limit_enforced(sb: Sandbox) -> None:
+    """A busy loop is stopped at its CPU limit, well before a long wall limit."""
+    t0 = time.monotonic()
+    ex, tok = _py(sb, "while True:\n    pass\n", Limits(wall_s=30, cpu_s=1))
+    _expect(ex.status is Status.TIMEOUT, "busy loop not stopped at its CPU limit", ex)
+    _expect("CPU time over" in ex.reason, f"stopped for another reason: {ex.reason!r}", ex)
+    _expect(time.monotonic() - t0 < 20, "CPU limit took far longer than the CPU limit")
+    _no_leftovers(tok)
+
+
+def process_clock_is_fine_grained(sb: Sandbox) -> None:
+    """The run's own CPU clock moves by less than a scheduler tick (harnesses time themselves
+    with clock()/process_time(): an armed RLIMIT_CPU would make it move only at ticks)."""
+    code = (
+        "import resource, time\n"
+        "deltas = []\n"
+        "for _ in range(20):\n"
+        "    a = time.process_time_ns()\n"
+        "    x = sum(range(2000))\n"
+        "    deltas.append(time.process_time_ns() - a)\n"
+        "soft, hard = resource.getrlimit(resource.RLIMIT_CPU)\n"
+        "print(sorted(deltas)[10], soft == resource.RLIM_INFINITY)\n"
+    )
+    ex, _ = _py(sb, code, Limits(wall_s=20))
+    _expect(ex.status is Status.OK, "clock probe failed", ex)
+    median_ns, unlimited = ex.stdout.decode().split()
+    _expect(unlimited == "True", "the run has an RLIMIT_CPU armed", ex)
+    _expect(0 < int(median_ns) < 1_000_000, f"process clock moved {median_ns} ns for ~50 us", ex)
+
+
 def sleeps_past_wall(sb: Sandbox) -> None:
     ex, tok = _py(sb, "import time\ntime.sleep(30)\n", Limits(wall_s=1.0))
     _expect(ex.status is Status.TIMEOUT, "idle sleeper not timed out", ex)
@@ -393,6 +423,8 @@ CHECKS: tuple[Check, ...] = tuple(
         memory_bomb,
         slow_memory_bomb,
         ignores_sigterm,
+        cpu_limit_enforced,
+        process_clock_is_fine_grained,
         sleeps_past_wall,
         double_fork_escape,
         loopback_connect,

@@ -96,7 +96,8 @@ def mechanisms(
         "memory_limit": "sampled tree RSS against the limit"
         + (f", and a {cg} hard limit of memory + disk quota (tmpfs files count)" if cg else ""),
         "process_limit": f"{cg} pids.max" if cg else "monitor: sampled thread count + RLIMIT_NPROC",
-        "cpu_limit": "RLIMIT_CPU per process + supervisor check of the tree's CPU time",
+        "cpu_limit": "supervisor check of the tree's CPU time (no RLIMIT_CPU, which would make "
+        "the process CPU clock tick-granular)",
         "isolation": "bubblewrap: private pid/net/ipc/uts/mount namespaces, read-only "
         "allow-list view, tmpfs work dir, uid nobody, no capabilities",
     }

@@ -76,9 +76,11 @@ def _child(spec: dict, fds: dict[str, int], back: Sched) -> None:
         os.closerange(3, err_fd)
         os.closerange(err_fd + 1, 65536)
         lim = spec["limits"]
-        cpu_s = int(lim["cpu_s"]) + 1
+        # No RLIMIT_CPU: the supervisor's own check of the tree's CPU enforces `cpu_s`. An
+        # armed RLIMIT_CPU makes the kernel read the process CPU clock (clock(),
+        # CLOCK_PROCESS_CPUTIME_ID) from the group's cputimer, which moves only at scheduler
+        # ticks: a harness timing itself with clock() would read 0 for work under a tick.
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
         fsize = int(lim["file_size_bytes"])
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         nofile = int(lim["open_files"])

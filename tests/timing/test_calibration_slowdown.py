@@ -13,9 +13,9 @@ the judge in the same cgroup, and its period makes short runs burst, so the slow
 is not the machine change an affine map models (measured here: R² 0.85-0.93)."""
 
 import pytest
-from helpers import busy, busy_share, ladder_task, require_quiet_machine
 from scipy.stats import spearmanr
 
+from helpers import busy, busy_share, ladder_task, require_quiet_machine
 from perfgym.judge import Candidate, Judge, JudgeConfig, TimingStatus
 from perfgym.sandbox.pool import usable_cores
 from perfgym.timing.calibration import fit_affine, fit_epochs, paired_durations

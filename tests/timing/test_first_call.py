@@ -5,8 +5,8 @@ run and the candidate gains nothing; the first-call check still reports the gap 
 that repeats calls in one process would have been fooled by."""
 
 import pytest
-from helpers import function_task
 
+from helpers import function_task
 from perfgym.judge import Candidate, Judge, JudgeConfig
 from perfgym.timing.compare import compare
 from perfgym.timing.first_call import FirstCallConfig

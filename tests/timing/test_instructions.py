@@ -4,8 +4,8 @@ through the judge for stdio and function tasks, and a program tampering with the
 import shutil
 
 import pytest
-from helpers import function_task, graded_task, loop_program
 
+from helpers import function_task, graded_task, loop_program
 from perfgym.judge import Candidate, Judge, JudgeConfig, TimingStatus
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.warm import WarmSandbox

@@ -137,3 +137,14 @@ def test_is_body():
     assert is_body("\n    return 1\n") and is_body("\treturn 1")
     assert not is_body("def f():\n    return 1\n") and not is_body("```python\nx\n```")
     assert not is_body("") and not is_body("Sure! Here it is.")
+
+
+def test_the_shipped_examples_read_without_a_problem(humaneval):
+    from pathlib import Path
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    core = load_suite("perfgym-core")
+    cands, problems = read_candidates(examples / "candidates-perfgym-core.jsonl", core)
+    assert problems == [] and len(cands) == 3 and cands[1].meta["finish_reason"] == "stop"
+    cands, problems = read_candidates(examples / "samples-humaneval-evalplus.jsonl", humaneval)
+    assert problems == [] and all(c.source is not None for c in cands)

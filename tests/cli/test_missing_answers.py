@@ -129,3 +129,18 @@ def test_every_bad_line_is_named_then_skip_bad_lines_judges_the_rest(tmp_path, s
     assert len(json.loads(p.stdout)["skipped_lines"]) == 3
     meta, verdicts = read_results(out)
     assert len(meta["skipped_lines"]) == 3 and [v.stage.value for v in verdicts] == ["OK"]
+
+
+def test_evalplus_samples_judge_as_evalplus_reads_them(tmp_path):
+    """The shipped evalplus file: a `completion` body continuing the prompt and a `solution`
+    (whole program) are both judged OK, where a bare body used to extract as NX NO_CODE."""
+    from pathlib import Path
+
+    samples = Path(__file__).resolve().parents[2] / "examples" / "samples-humaneval-evalplus.jsonl"
+    out = tmp_path / "o.jsonl"
+    p = perfgym("eval", "humaneval", "--candidates", samples, "--allow-missing", "--no-store",
+                "--no-report", "--repeats", "1", "--json", "-o", out)  # fmt: skip
+    assert p.returncode == 0, p.stderr[-3000:]
+    _, verdicts = read_results(out)
+    judged = {v.task_id: v.stage.value for v in verdicts if v.detail != "MISSING"}
+    assert judged == {"HumanEval/0": "OK", "HumanEval/2": "OK"}

@@ -261,7 +261,9 @@ def _judge_and_summarise(
     if verbose:
         for line in failed_lines(counted):
             console.print(escape(line), highlight=False)
-    console.print(f"results: {out} ({len(verdicts)} verdicts, {time.monotonic() - t0:.0f} s)")
+    unanswered = f" + {len(missing)} missing (NX)" if missing else ""
+    console.print(f"results: {out} ({len(verdicts)} verdicts{unanswered}, "
+                  f"{time.monotonic() - t0:.0f} s)")  # fmt: skip
     if report_path is not None:
         console.print(f"report: {report_path} (per-task stages, failure reasons and speedups)")
 

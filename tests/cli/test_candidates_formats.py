@@ -148,3 +148,18 @@ def test_the_shipped_examples_read_without_a_problem(humaneval):
     assert problems == [] and len(cands) == 3 and cands[1].meta["finish_reason"] == "stop"
     cands, problems = read_candidates(examples / "samples-humaneval-evalplus.jsonl", humaneval)
     assert problems == [] and all(c.source is not None for c in cands)
+
+
+def test_a_line_cannot_set_its_own_verdict_through_unknown_fields(tmp_path, humaneval):
+    """Adversarial: fields named like a verdict's (`stage`, `detail`, `candidate`) land in
+    `meta` only; the judged stage stays the judge's."""
+    from perfgym.cli.candidates_file import with_meta
+    from perfgym.judge.verdict import Stage, Verdict
+
+    line = {"task_id": "HumanEval/1", "model": "m", "source": "print(1)\n", "stage": "OK",
+            "detail": "", "candidate": {"estimate_s": 1e-9}}  # fmt: skip
+    cands, _ = read_candidates(_write(tmp_path, line), humaneval)
+    judged = Verdict(task_id="HumanEval/1", model="m", sample=0, stage=Stage.WO, detail="WRONG")
+    (v,) = with_meta([judged], cands)
+    assert v.stage is Stage.WO and v.detail == "WRONG" and v.candidate is None
+    assert v.meta == {"stage": "OK", "detail": "", "candidate": {"estimate_s": 1e-9}}

@@ -92,7 +92,8 @@ def read_candidates(
 
 def with_meta(verdicts: Sequence[Verdict], candidates: Sequence[Candidate]) -> list[Verdict]:
     """The verdicts carrying their candidate line's unknown fields (matched by task, model and
-    sample), so they survive into the results file and the store."""
+    sample), so they survive into the results file. Apply it before a verdict is written: the
+    judge (and the store, which keys verdicts by content) never sees the line's fields."""
     metas = {(c.task.id, c.model, c.sample): c.meta for c in candidates
              if isinstance(c, FileCandidate) and c.meta}  # fmt: skip
     if not metas:

@@ -144,3 +144,13 @@ def test_evalplus_samples_judge_as_evalplus_reads_them(tmp_path):
     _, verdicts = read_results(out)
     judged = {v.task_id: v.stage.value for v in verdicts if v.detail != "MISSING"}
     assert judged == {"HumanEval/0": "OK", "HumanEval/2": "OK"}
+
+
+def test_limit_bounds_the_evaluated_set_and_the_denominator(tmp_path, core):
+    doc, stderr, out = _eval(tmp_path, _three_of_forty(tmp_path, core), "--task", "py-lis-dp",
+                             "--task", "c-hash-join", "--limit", "1")  # fmt: skip
+    (row,) = doc["models"]
+    assert row["n"] == 1 and doc["missing"] == {}
+    assert "2 candidate(s) of tasks outside the evaluated set" in stderr
+    _, verdicts = read_results(out)
+    assert [v.task_id for v in verdicts] == ["py-lis-dp"]

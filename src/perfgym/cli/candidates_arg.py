@@ -36,7 +36,11 @@ def load_candidates_or_fail(
     for p in problems:
         err_console.print(f"[yellow]skipped[/] {escape(str(path))}: {escape(p)}", highlight=False)
     wanted = {t.id for t in tasks}
+    outside = sum(c.task.id not in wanted for c in cands)
     cands = [c for c in cands if c.task.id in wanted]
+    if outside:
+        err_console.print(f"note: {outside} candidate(s) of tasks outside the evaluated set "
+                          "(--task, --split, --limit) not judged", highlight=False)  # fmt: skip
     if not cands:
         fail(f"no usable candidates in {path} for the {len(tasks)} task(s) evaluated")
     kept = sorted({k for c in cands for k in c.meta})

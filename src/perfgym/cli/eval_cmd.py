@@ -191,7 +191,7 @@ def _judge_and_summarise(
     from perfgym.cli.candidates_arg import load_candidates_or_fail
     from perfgym.cli.candidates_file import with_meta
     from perfgym.cli.missing import missing_counts, missing_verdicts
-    from perfgym.cli.summary import failed_lines, failure_reasons
+    from perfgym.cli.summary import failure_reasons, print_failures, print_missing
     from perfgym.errors import PerfgymError
     from perfgym.judge import JudgeConfig
     from perfgym.metrics.summary import summarise_models
@@ -230,16 +230,18 @@ def _judge_and_summarise(
     except sqlite3.Error as exc:  # a store file that is not SQLite, or a locked one
         fail(f"result store {store}: {exc}")
     verdicts = with_meta(verdicts, cands)
+    # The results file holds what was scored, so the report and a replay agree with the table:
+    # the MISSING verdicts, unless --allow-missing (its header still counts them).
     counted = verdicts if allow_missing else verdicts + missing
     try:
-        write_results(out, verdicts + missing, suite=s.name, judge=config.model_dump(mode="json"),
+        write_results(out, counted, suite=s.name, judge=config.model_dump(mode="json"),
                       skipped_lines=problems, missing=missing_counts(missing),
                       allow_missing=allow_missing, seed=seed)  # fmt: skip
     except OSError as exc:
         kept = "" if no_store else f"; the verdicts are in the store {store}"
         fail(f"cannot write results {out}: {exc.strerror or exc}{kept}")
     rows = summarise_models(counted, seed=seed)
-    _print_missing(missing_counts(missing), len(tasks), allow_missing)
+    print_missing(missing_counts(missing), len(tasks), allow_missing)
     report_path = None if no_report else _write_report(out)
     if as_json:
         reused = {"judged": judge.judged, "replayed": judge.replayed} if isinstance(
@@ -253,36 +255,12 @@ def _judge_and_summarise(
         return
     if not quiet:
         console.print(summary_table(rows, f"perfgym eval {s.name}"))
-        reasons = failure_reasons(counted)
-        if reasons:
-            console.print("failures by stage (top per model):", highlight=False)
-        for model, line in reasons.items():
-            console.print(f"  {escape(model)}: {escape(line)}", highlight=False)
-    if verbose:
-        for line in failed_lines(counted):
-            console.print(escape(line), highlight=False)
-    unanswered = f" + {len(missing)} missing (NX)" if missing else ""
+        print_failures(counted, verbose=verbose)
+    unanswered = f" + {len(missing)} missing (NX)" if missing and not allow_missing else ""
     console.print(f"results: {out} ({len(verdicts)} verdicts{unanswered}, "
                   f"{time.monotonic() - t0:.0f} s)")  # fmt: skip
     if report_path is not None:
         console.print(f"report: {report_path} (per-task stages, failure reasons and speedups)")
-
-
-def _print_missing(missing: dict[str, int], n_tasks: int, allow_missing: bool) -> None:
-    """The warning (or, with --allow-missing, the note) naming how many tasks went unanswered."""
-    for model, n in missing.items():
-        if allow_missing:
-            err_console.print(
-                f"note: {escape(model)}: scored over the {n_tasks - n} answered tasks of "
-                f"{n_tasks} (--allow-missing); {n} unanswered left out of every denominator",
-                highlight=False,
-            )
-        else:
-            err_console.print(
-                f"[yellow]warning:[/] {escape(model)}: {n} of {n_tasks} tasks have no candidate "
-                "and count as NX (MISSING); --allow-missing scores only the answered ones",
-                highlight=False,
-            )
 
 
 def _write_report(results: Path) -> Path | None:

@@ -1,10 +1,14 @@
-"""The terminal summary's failure lines: why candidates failed, by stage, top few per model."""
+"""The terminal summary's extra lines: why candidates failed (by stage, top few per model) and
+how many tasks each model left unanswered."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
 
+from rich.markup import escape
+
+from perfgym.cli.output import console, err_console
 from perfgym.judge.verdict import Stage, Verdict
 
 #: How many (stage, detail) reasons each model's line names.
@@ -43,3 +47,32 @@ def failed_lines(verdicts: Sequence[Verdict]) -> list[str]:
         for v in verdicts
         if v.stage is not Stage.OK or v.infra_error
     ]
+
+
+def print_failures(verdicts: Sequence[Verdict], *, verbose: bool) -> None:
+    """The failure reasons per model under the table; with `verbose`, every failed verdict."""
+    reasons = failure_reasons(verdicts)
+    if reasons:
+        console.print("failures by stage (top per model):", highlight=False)
+    for model, line in reasons.items():
+        console.print(f"  {escape(model)}: {escape(line)}", highlight=False)
+    if verbose:
+        for line in failed_lines(verdicts):
+            console.print(escape(line), highlight=False)
+
+
+def print_missing(missing: dict[str, int], n_tasks: int, allow_missing: bool) -> None:
+    """The warning (or, with --allow-missing, the note) naming how many tasks went unanswered."""
+    for model, n in missing.items():
+        if allow_missing:
+            err_console.print(
+                f"note: {escape(model)}: scored over the {n_tasks - n} answered tasks of "
+                f"{n_tasks} (--allow-missing); {n} unanswered left out of every denominator",
+                highlight=False,
+            )
+        else:
+            err_console.print(
+                f"[yellow]warning:[/] {escape(model)}: {n} of {n_tasks} tasks have no candidate "
+                "and count as NX (MISSING); --allow-missing scores only the answered ones",
+                highlight=False,
+            )

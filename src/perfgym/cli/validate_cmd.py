@@ -44,8 +44,9 @@ def validate(
     min_speedup: float = typer.Option(1.0, "--min-speedup", help="Required baseline/reference."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Check that every task's baseline, reference and pool build and pass their own tests, and
-    that the reference is faster than the baseline with confidence."""
+    """Check that a suite's solutions pass and that its references are faster.
+
+    Baseline, reference and pool build and pass; the reference beats the baseline, with confidence."""
     from rich.progress import Progress
 
     from perfgym.cli.suite_arg import load_or_fail

@@ -1,4 +1,9 @@
-"""The `perfgym` command line: one module per command, all registered on `app`."""
+"""The `perfgym` command line: one module per command, all registered on `app`.
+
+Start-up stays light (`perfgym --help` well under a second): the command modules import only
+typer, rich and the CLI's own helpers at import time, and their judge, metrics, store, scipy,
+Ray or FastAPI inside the command functions.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,34 @@ import sys
 
 import typer
 
+from perfgym.cli.help_style import show_flags_bare
+
+show_flags_bare()
+
 app = typer.Typer(
     name="perfgym",
     help="Performance-feedback environment for code LLMs.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from perfgym import __version__
+
+        typer.echo(f"perfgym {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _main() -> None:
+def _main(
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
     """Performance-feedback environment for code LLMs."""
     # A model name or message holding a lone surrogate (from a JSON escape) or a file name that
     # is not UTF-8 is printed escaped, never an encoding traceback after the work is done.

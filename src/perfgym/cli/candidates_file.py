@@ -1,44 +1,31 @@
-"""Reading a candidates JSONL file: report broken lines, keep the rest."""
+"""Reading a candidates JSONL file: every broken line named, unknown fields kept as `meta`."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
-
+from perfgym.cli.candidates_formats import Format, LineError, Record, parse_record
 from perfgym.errors import ConfigError
-from perfgym.judge.judge import Candidate
+from perfgym.judge.candidate import Candidate
+from perfgym.judge.verdict import Verdict
 from perfgym.tasks.suite import Suite
 
 
-class CandidateLine(BaseModel):
-    """One line: `task_id`, `model`, and `completion` (raw model text) or `source`."""
+@dataclass
+class FileCandidate(Candidate):
+    """A candidate read from a file, with the line's fields perfgym does not read."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    task_id: str
-    model: str = "model"
-    completion: str | None = None
-    source: str | None = None
-    sample: int | None = None
-
-    @model_validator(mode="after")
-    def _one_text(self) -> CandidateLine:
-        if (self.completion is None) == (self.source is None):
-            raise ValueError("give exactly one of 'completion' or 'source'")
-        return self
+    meta: dict[str, Any] = field(default_factory=dict)
 
 
-def read_candidates(path: Path, suite: Suite) -> tuple[list[Candidate], list[str]]:
-    """(candidates, problems): every unusable line is named with its number and reason. A file
-    that is not UTF-8 is refused whole (ConfigError naming the line): it is the wrong file."""
+def _decode(path: Path) -> str:
+    data = path.read_bytes()
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        return [], [f"cannot read {path}: {exc.strerror}"]
-    try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         n = data.count(b"\n", 0, exc.start) + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -46,32 +33,71 @@ def read_candidates(path: Path, suite: Suite) -> tuple[list[Candidate], list[str
             f"{path}:{n}: not UTF-8 text (byte 0x{data[exc.start]:02x} at column {col}); "
             "a candidates file is JSON lines in UTF-8"
         ) from None
+
+
+def _records(raw: str, suite: Suite, fmt: Format) -> list[Record]:
+    try:
+        obj = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise LineError(f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except RecursionError:
+        raise LineError("JSON nested too deeply") from None
     known = {t.id: t for t in suite.tasks}
-    out: list[Candidate] = []
+    records = parse_record(obj, known, fmt)
+    for r in records:
+        if r.task_id not in known:
+            raise LineError(f"unknown task_id {r.task_id!r} in suite {suite.name}")
+    return records
+
+
+def read_candidates(
+    path: Path, suite: Suite, fmt: Format = "auto"
+) -> tuple[list[FileCandidate], list[str]]:
+    """(candidates, problems): every unusable line is named with its number and reason, and a
+    line repeating a (task, model, sample) already read is one. A file that is not UTF-8 is
+    refused whole (ConfigError naming the line): it is the wrong file."""
+    try:
+        text = _decode(path)
+    except OSError as exc:
+        return [], [f"cannot read {path}: {exc.strerror}"]
+    tasks = {t.id: t for t in suite.tasks}
+    out: list[FileCandidate] = []
     problems: list[str] = []
-    counts: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str, int], int] = {}
+    next_sample: dict[tuple[str, str], int] = {}
     for n, raw in enumerate(text.splitlines(), 1):
         if not raw.strip():
             continue
         try:
-            line = CandidateLine.model_validate(json.loads(raw))
-        except json.JSONDecodeError as exc:
-            problems.append(f"line {n}: not JSON ({exc.msg})")
+            records = _records(raw, suite, fmt)
+            for r in records:
+                key = (r.task_id, r.model)
+                sample = r.sample if r.sample is not None else next_sample.get(key, 0)
+                if (r.task_id, r.model, sample) in seen:
+                    first = seen[(r.task_id, r.model, sample)]
+                    raise LineError(f"duplicate of line {first}: task {r.task_id!r}, model "
+                                    f"{r.model!r}, sample {sample}")  # fmt: skip
+        except LineError as exc:
+            problems.append(f"line {n}: {exc}")
             continue
-        except RecursionError:
-            problems.append(f"line {n}: JSON nested too deeply")
-            continue
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(x) for x in err["loc"]) or "line"
-            problems.append(f"line {n}: {where}: {err['msg']}")
-            continue
-        task = known.get(line.task_id)
-        if task is None:
-            problems.append(f"line {n}: unknown task_id {line.task_id!r} in suite {suite.name}")
-            continue
-        key = (line.task_id, line.model)
-        sample = line.sample if line.sample is not None else counts.get(key, 0)
-        counts[key] = sample + 1
-        out.append(Candidate(task, line.completion, line.source, line.model, sample))
+        for r in records:
+            key = (r.task_id, r.model)
+            sample = r.sample if r.sample is not None else next_sample.get(key, 0)
+            seen[(r.task_id, r.model, sample)] = n
+            next_sample[key] = max(next_sample.get(key, 0), sample + 1)
+            out.append(FileCandidate(tasks[r.task_id], r.completion, r.source, r.model, sample,
+                                     meta=r.meta))  # fmt: skip
     return out, problems
+
+
+def with_meta(verdicts: Sequence[Verdict], candidates: Sequence[Candidate]) -> list[Verdict]:
+    """The verdicts carrying their candidate line's unknown fields (matched by task, model and
+    sample), so they survive into the results file. Apply it before a verdict is written: the
+    judge (and the store, which keys verdicts by content) never sees the line's fields."""
+    metas = {(c.task.id, c.model, c.sample): c.meta for c in candidates
+             if isinstance(c, FileCandidate) and c.meta}  # fmt: skip
+    if not metas:
+        return list(verdicts)
+    return [v.model_copy(update={"meta": metas[key]})
+            if (key := (v.task_id, v.model, v.sample)) in metas else v
+            for v in verdicts]  # fmt: skip

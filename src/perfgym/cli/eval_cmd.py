@@ -4,44 +4,54 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import sqlite3
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
-from pydantic import ValidationError
 from rich.markup import escape
-from rich.progress import Progress
-from rich.table import Table
 
 from perfgym.cli import app
-from perfgym.cli.candidates_file import read_candidates
-from perfgym.cli.enamel_eval import run_enamel
+from perfgym.cli.candidates_formats import FORMATS
+from perfgym.cli.options import SPLITS, refuse_conflicts, refuse_orphans, select_tasks
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
-from perfgym.cli.suite_arg import load_or_fail
-from perfgym.errors import PerfgymError
-from perfgym.judge import Candidate, JudgeConfig, Verdict
-from perfgym.judge.enamel_protocol import REPEATS as ENAMEL_REPEATS
-from perfgym.judge.enamel_protocol import is_enamel
-from perfgym.metrics.summary import ModelSummary, summarise_models
-from perfgym.service.backend import BACKENDS, open_judge
-from perfgym.store.replay import RecordingJudge
-from perfgym.store.results_file import write_results
-from perfgym.tasks.task import Task
+
+if TYPE_CHECKING:  # the command imports its judge, metrics and store when it runs: --help is fast
+    from rich.table import Table
+
+    from perfgym.judge import Candidate, Verdict
+    from perfgym.metrics.summary import ModelSummary
+    from perfgym.tasks.suite import Suite
+    from perfgym.tasks.task import Task
 
 #: `perfgym eval`'s measured runs per workload on the staged judge (RLPF's protocol uses 3).
 JUDGE_REPEATS = 3
+#: ENAMEL's own protocol's runs, written out for --help (a test keeps it equal to the protocol's).
+ENAMEL_REPEATS_SHOWN = 6
+#: The judge's backends, written out for --help (a test keeps them equal to `BACKENDS`).
+BACKENDS_SHOWN = ("local", "service", "ray")
 
 
 def resolve_repeats(repeats: int | None, *, enamel: bool) -> int:
     """The measured runs per workload: an explicit `--repeats` as given, else the protocol's."""
+    from perfgym.judge.enamel_protocol import REPEATS as ENAMEL_REPEATS
+
     if repeats is not None:
         return repeats
     return ENAMEL_REPEATS if enamel else JUDGE_REPEATS
 
 
+def run_enamel(*args: Any, **kwargs: Any) -> None:
+    """ENAMEL's protocol (cli/enamel_eval.py), imported when an ENAMEL run starts."""
+    from perfgym.cli.enamel_eval import run_enamel as run
+
+    run(*args, **kwargs)
+
+
 def own_solutions(tasks: list[Task], labels: list[str]) -> list[Candidate]:
     """The suite's own solutions as candidates, one model per label."""
+    from perfgym.judge import Candidate
+
     out = []
     for t in tasks:
         by_label = {s.label: s for s in t.solutions()}
@@ -53,6 +63,8 @@ def own_solutions(tasks: list[Task], labels: list[str]) -> list[Candidate]:
 
 
 def summary_table(rows: list[ModelSummary], title: str) -> Table:
+    from rich.table import Table
+
     t = Table(title=title)
     for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra", "CRR", "FBR", "RBR", "CGRE"):
         t.add_column(col)
@@ -65,39 +77,85 @@ def summary_table(rows: list[ModelSummary], title: str) -> Table:
 @app.command("eval")
 def eval_(
     suite: str = typer.Argument(..., help="Suite: a built-in name or a path."),
-    candidates: Path | None = typer.Option(None, "--candidates", help="JSONL of candidates."),
+    candidates: Path | None = typer.Option(
+        None, "--candidates", help="JSONL of candidates (perfgym, evalplus or lm-eval samples)."
+    ),
     solutions: list[str] = typer.Option(
         [],
         "--solutions",
         help="Judge the suite's own solutions with these labels (default: baseline and reference).",
     ),  # fmt: skip
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
-    out: Path | None = typer.Option(None, "--out", help="Results JSONL (default under results/)."),
+    split: str | None = typer.Option(
+        None, "--split", help=f"Only the tasks of this split ({', '.join(SPLITS)})."
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", help="Only the first N tasks (after --task and --split)."
+    ),
+    out: Path | None = typer.Option(
+        None, "-o", "--output", "--out", help="Results JSONL (default under results/)."
+    ),
     repeats: int | None = typer.Option(
         None,
         "--repeats",
         help=f"Measured runs per workload (default: the protocol's own, {JUDGE_REPEATS} for the "
-        f"staged judge as in RLPF, {ENAMEL_REPEATS} for ENAMEL's protocol).",
+        f"staged judge as in RLPF, {ENAMEL_REPEATS_SHOWN} for ENAMEL's protocol).",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the metrics' bootstrap CIs."),
+    fmt: str = typer.Option(
+        "auto", "--format", help=f"Candidates format: {', '.join(FORMATS)} (auto: per line)."
+    ),
+    allow_missing: bool = typer.Option(
+        False,
+        "--allow-missing",
+        help="Score only the tasks a model answered (default: a missing task counts as NX).",
+    ),
+    skip_bad_lines: bool = typer.Option(
+        False, "--skip-bad-lines", help="Judge the usable lines of a candidates file with bad ones."
     ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary on stdout."),
+    verbose: bool = typer.Option(False, "-v", "--verbose", help="List every failed candidate."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar and no table."),
     store: str = typer.Option("results/perfgym.sqlite", "--store", help="Result store (SQLite)."),
     no_store: bool = typer.Option(False, "--no-store", help="Do not record verdicts."),
     replay: bool = typer.Option(False, "--replay", help="Reuse stored verdicts; execute nothing."),
     replay_machine: str | None = typer.Option(
         None, "--replay-machine", help="Replay verdicts measured on this fingerprint ('*': any)."
     ),
-    backend: str = typer.Option("local", "--backend", help=f"Judge on: {', '.join(BACKENDS)}."),
+    backend: str = typer.Option(
+        "local", "--backend", help=f"Judge on: {', '.join(BACKENDS_SHOWN)}."
+    ),
     url: str | None = typer.Option(None, "--url", help="Service URL (--backend service)."),
     token: str | None = typer.Option(
         None, "--token", envvar="PERFGYM_TOKEN", help="Service token."
     ),
     address: str | None = typer.Option(None, "--address", help="Ray address (--backend ray)."),
-    report: bool = typer.Option(True, "--report/--no-report", help="Write the HTML report."),
+    no_report: bool = typer.Option(False, "--no-report", help="Do not write the HTML report."),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
+    from perfgym.cli.suite_arg import load_or_fail
+
+    given = {"--candidates": candidates is not None, "--solutions": bool(solutions),
+             "--replay": replay, "--no-store": no_store, "-v": verbose, "-q": quiet,
+             "--json": as_json, "--replay-machine": replay_machine is not None,
+             "--url": url is not None, "--address": address is not None,
+             "--backend service": backend == "service", "--backend ray": backend == "ray",
+             "--allow-missing": allow_missing, "--skip-bad-lines": skip_bad_lines,
+             "--format": fmt != "auto"}  # fmt: skip
+    refuse_conflicts(given, [
+        ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
+        ("--replay", "--no-store", "a replay reads its verdicts from the store"),
+        ("-v", "-q", "choose one"),
+    ])  # fmt: skip
+    refuse_orphans(given, [("--replay-machine", "--replay"), ("--url", "--backend service"),
+                           ("--address", "--backend ray"), ("--allow-missing", "--candidates"),
+                           ("--skip-bad-lines", "--candidates"), ("--format", "--candidates")])  # fmt: skip
     s, tasks = load_or_fail(suite, task)
+    tasks = select_tasks(tasks, split, limit, s.name)
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
+    from perfgym.judge.enamel_protocol import is_enamel
+
     enamel = candidates is None and bool(tasks) and all(is_enamel(t) for t in tasks)
     repeats = resolve_repeats(repeats, enamel=enamel)
     out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
@@ -108,23 +166,50 @@ def eval_(
     if enamel:
         run_enamel(tasks, solutions, out, repeats, as_json)
         return
+    _judge_and_summarise(
+        s, tasks, candidates, solutions, out, repeats, seed=seed, fmt=fmt,
+        allow_missing=allow_missing, skip_bad_lines=skip_bad_lines, as_json=as_json,
+        verbose=verbose, quiet=quiet, store=store, no_store=no_store, replay=replay,
+        replay_machine=replay_machine, backend=backend, url=url, token=token, address=address,
+        no_report=no_report,
+    )  # fmt: skip
+
+
+def _judge_and_summarise(
+    s: Suite, tasks: list[Task], candidates: Path | None, solutions: list[str], out: Path,
+    repeats: int, *, seed: int, fmt: str, allow_missing: bool, skip_bad_lines: bool,
+    as_json: bool, verbose: bool, quiet: bool, store: str, no_store: bool, replay: bool,
+    replay_machine: str | None, backend: str, url: str | None, token: str | None,
+    address: str | None, no_report: bool,
+) -> None:  # fmt: skip
+    """Read or gather the candidates, judge them, write the results and print the summary."""
+    import sqlite3
+
+    from pydantic import ValidationError
+    from rich.progress import Progress
+
+    from perfgym.cli.candidates_arg import load_candidates_or_fail
+    from perfgym.cli.candidates_file import with_meta
+    from perfgym.cli.missing import missing_counts, missing_verdicts
+    from perfgym.cli.summary import failure_reasons, print_failures, print_missing
+    from perfgym.errors import PerfgymError
+    from perfgym.judge import JudgeConfig
+    from perfgym.metrics.summary import summarise_models
+    from perfgym.service.backend import open_judge
+    from perfgym.store.replay import RecordingJudge
+    from perfgym.store.results_file import write_results
+
     problems: list[str] = []
+    cands: list[Candidate]
     if candidates is not None:
-        try:
-            cands, problems = read_candidates(candidates, s)
-        except PerfgymError as exc:
-            fail(str(exc))
-        wanted = {t.id for t in tasks}
-        cands = [c for c in cands if c.task.id in wanted]
-        for p in problems:
-            err_console.print(f"[yellow]skipped[/] {candidates}: {p}")
-        if not cands:
-            fail(f"no usable candidates in {candidates}")
+        file_cands, problems = load_candidates_or_fail(candidates, s, tasks, fmt, skip_bad_lines)
+        cands = list(file_cands)
     else:
         cands = own_solutions(tasks, solutions or ["baseline", "reference"])
         if not cands:
             fail(f"no solutions labelled {', '.join(solutions)} in {s.name}")
     cands = [dataclasses.replace(c, suite=s.name) for c in cands]  # the judge stamps it on verdicts
+    missing = missing_verdicts(tasks, cands, s.name) if candidates is not None else []
     try:
         config = JudgeConfig(repeats=repeats)
     except ValidationError as exc:
@@ -134,7 +219,8 @@ def eval_(
         judge = open_judge(config, backend=backend, url=url, token=token, address=address,
                            store=None if no_store else store, replay=replay,
                            replay_machine=replay_machine, run=str(out))  # fmt: skip
-        with contextlib.closing(judge), Progress(console=err_console, disable=as_json) as bar:
+        with contextlib.closing(judge), Progress(console=err_console,
+                                                 disable=as_json or quiet) as bar:  # fmt: skip
             job = bar.add_task(f"judging {len(cands)} candidates on {s.name}", total=len(cands))
             verdicts: list[Verdict] = judge.judge_many(
                 cands, progress=lambda done, total: bar.update(job, completed=done)
@@ -143,26 +229,38 @@ def eval_(
         fail(str(exc))
     except sqlite3.Error as exc:  # a store file that is not SQLite, or a locked one
         fail(f"result store {store}: {exc}")
+    verdicts = with_meta(verdicts, cands)
+    # The results file holds what was scored, so the report and a replay agree with the table:
+    # the MISSING verdicts, unless --allow-missing (its header still counts them).
+    counted = verdicts if allow_missing else verdicts + missing
     try:
-        write_results(out, verdicts, suite=s.name, judge=config.model_dump(mode="json"),
-                      skipped_lines=problems)  # fmt: skip
+        write_results(out, counted, suite=s.name, judge=config.model_dump(mode="json"),
+                      skipped_lines=problems, missing=missing_counts(missing),
+                      allow_missing=allow_missing, seed=seed)  # fmt: skip
     except OSError as exc:
         kept = "" if no_store else f"; the verdicts are in the store {store}"
         fail(f"cannot write results {out}: {exc.strerror or exc}{kept}")
-    rows = summarise_models(verdicts)
-    report_path = _write_report(out) if report else None
+    rows = summarise_models(counted, seed=seed)
+    print_missing(missing_counts(missing), len(tasks), allow_missing)
+    report_path = None if no_report else _write_report(out)
     if as_json:
         reused = {"judged": judge.judged, "replayed": judge.replayed} if isinstance(
             judge, RecordingJudge) else {}  # fmt: skip
         print_json({"suite": s.name, "results": str(out), "skipped_lines": problems,
+                    "missing": missing_counts(missing), "allow_missing": allow_missing,
                     "report": str(report_path) if report_path else None,
                     "elapsed_s": time.monotonic() - t0, **reused,
+                    "failures": failure_reasons(counted),
                     "models": [r.model_dump(mode="json") for r in rows]})  # fmt: skip
         return
-    console.print(summary_table(rows, f"perfgym eval {s.name}"))
-    console.print(f"results: {out} ({len(verdicts)} verdicts, {time.monotonic() - t0:.0f} s)")
+    if not quiet:
+        console.print(summary_table(rows, f"perfgym eval {s.name}"))
+        print_failures(counted, verbose=verbose)
+    unanswered = f" + {len(missing)} missing (NX)" if missing and not allow_missing else ""
+    console.print(f"results: {out} ({len(verdicts)} verdicts{unanswered}, "
+                  f"{time.monotonic() - t0:.0f} s)")  # fmt: skip
     if report_path is not None:
-        console.print(f"report: {report_path}")
+        console.print(f"report: {report_path} (per-task stages, failure reasons and speedups)")
 
 
 def _write_report(results: Path) -> Path | None:

@@ -28,10 +28,11 @@ def report(
     ),
     out: Path = typer.Option(Path("report.html"), "-o", "--out", help="The HTML file to write."),
     title: str = typer.Option("perfgym report", "--title", help="Page title."),
-    quiet: bool = typer.Option(False, "--quiet", help="No progress bar."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar."),
 ) -> None:
-    """Leaderboard with CIs, per-task table, reward staircase, speedups, failure stages,
-    transitions between runs, and simulator curves, in one HTML file."""
+    """Write one self-contained HTML report of results and simulations.
+
+    Leaderboard (CIs), tasks, reward staircase, speedups, failures, transitions, simulations."""
     try:
         from perfgym.report import write_report
         from perfgym.simulate.result import is_simulation_file

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from pydantic import ValidationError
-from rich.table import Table
 
 from perfgym.cli import app
 from perfgym.cli.output import console, fail, print_json
-from perfgym.errors import PerfgymError
-from perfgym.sandbox import Execution, Limits, SandboxConfig, make_sandbox
-from perfgym.tasks.suite import perfgym_core_candidates
-from perfgym.toolchains.cache import DEFAULT_ROOT
+
+if TYPE_CHECKING:  # the sandbox loads when the command runs: --help stays fast
+    from rich.table import Table
+
+    from perfgym.sandbox import Execution
 
 
 def execution_table(ex: Execution) -> Table:
+    from rich.table import Table
+
     t = Table(title=f"execution ({ex.backend})", show_header=False)
     t.add_column("field", style="bold")
     t.add_column("value")
@@ -63,6 +65,13 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the execution as JSON."),
 ) -> None:
     """Run CMD in the sandbox and print its execution and measurement."""
+    from pydantic import ValidationError
+
+    from perfgym.errors import PerfgymError
+    from perfgym.sandbox import Limits, SandboxConfig, make_sandbox
+    from perfgym.tasks.suite import perfgym_core_candidates
+    from perfgym.toolchains.cache import DEFAULT_ROOT
+
     try:
         limits = Limits(wall_s=wall, cpu_s=cpu, memory_mb=memory, max_processes=procs,
                         stdout_bytes=stdout_bytes, disk_bytes=disk, network=network)  # fmt: skip

@@ -5,16 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-import yaml
 
 from perfgym.cli import app
 from perfgym.cli.output import err_console, fail, one_line
-from perfgym.errors import PerfgymError
-from perfgym.service.config import ServiceConfig
 
 
 def load_config(path: Path | None) -> dict:
     """A ServiceConfig file (YAML or JSON); its fields are the ServiceConfig fields."""
+    import yaml
+
     if path is None:
         return {}
     try:
@@ -49,6 +48,8 @@ def serve_(
     log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
 ) -> None:
     """Serve judge batches, rewards and raw sandbox runs (see docs/service.md)."""
+    from perfgym.errors import PerfgymError
+    from perfgym.service.config import ServiceConfig
     from perfgym.service.server.process import serve
 
     data = load_config(config)

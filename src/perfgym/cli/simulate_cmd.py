@@ -3,34 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
-from pydantic import ValidationError
 from rich.markup import escape
-from rich.progress import Progress
-from rich.table import Table
 
 from perfgym.cli import app
 from perfgym.cli.output import console, err_console, fail, print_json
-from perfgym.cli.suite_arg import load_or_fail
-from perfgym.errors import ConfigError, PerfgymError
-from perfgym.judge import JudgeConfig
-from perfgym.judge.verdict import Stage
-from perfgym.simulate import (
-    RANKINGS,
-    Ladder,
-    Simulation,
-    SimulatorConfig,
-    build_ladder,
-    ladder_from_results,
-    measure_solutions,
-    parse_params,
-    parse_sweep,
-    sweep,
-    write_simulations,
-)
-from perfgym.store.results_file import write_results
-from perfgym.tasks.task import Task
+
+if TYPE_CHECKING:  # scipy and the simulator load when the command runs: --help stays fast
+    from rich.table import Table
+
+    from perfgym.simulate import Ladder, Simulation, SimulatorConfig
+    from perfgym.tasks.task import Task
+
+#: The simulator's rankings, written out for --help (a test keeps them equal to `RANKINGS`).
+RANKINGS_SHOWN = ("spearman", "spearman_smoothed", "diagonal", "steepness", "monotonicity")
 
 
 def one_line(exc: Exception) -> str:
@@ -45,6 +33,8 @@ def _num(x: float | None, fmt: str = ".3f") -> str:
 
 
 def diagnostics_table(sims: list[Simulation], title: str) -> Table:
+    from rich.table import Table
+
     t = Table(title=title)
     for col in ("#", "reward", "spearman [95% CI]", "ρ smoothed", "AUC", "steepness",
                 "variance", "|diag dev|", "diag bias", "monotone", "points"):  # fmt: skip
@@ -60,6 +50,8 @@ def diagnostics_table(sims: list[Simulation], title: str) -> Table:
 
 
 def staircase_table(sims: list[Simulation]) -> Table:
+    from rich.table import Table
+
     labels = [s.label for s in sims[0].staircase]
     t = Table(title="mean reward per rung (raw reward units)")
     t.add_column("reward")
@@ -72,6 +64,12 @@ def staircase_table(sims: list[Simulation]) -> Table:
 
 
 def _config(failures: str, signal: str, bins: int, window: int) -> SimulatorConfig:
+    from pydantic import ValidationError
+
+    from perfgym.errors import ConfigError
+    from perfgym.judge.verdict import Stage
+    from perfgym.simulate import SimulatorConfig
+
     names = [f.strip().upper() for f in failures.split(",") if f.strip()]
     try:
         stages = [Stage(n) for n in names]
@@ -97,7 +95,7 @@ def simulate_(
     failures: str = typer.Option("NX,NC,NR,WO", "--failures", help="Synthetic failing rungs."),
     bins: int = typer.Option(10, "--bins", help="Quality bins of the activation curve."),
     window: int = typer.Option(3, "--window", help="Bins in the smoothing moving average."),
-    rank_by: str = typer.Option("spearman", "--rank-by", help=", ".join(RANKINGS)),
+    rank_by: str = typer.Option("spearman", "--rank-by", help=", ".join(RANKINGS_SHOWN)),
     repeats: int = typer.Option(3, "--repeats", help="Measured runs per workload (fresh runs)."),
     save_results: Path | None = typer.Option(
         None, "--save-results", help="Keep a fresh measurement as a results file."
@@ -107,6 +105,19 @@ def simulate_(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output on stdout."),
 ) -> None:
     """Replay reward environments on the suite's solutions ordered by quality (DMC-Optim §E)."""
+    from rich.progress import Progress
+
+    from perfgym.cli.suite_arg import load_or_fail
+    from perfgym.errors import ConfigError, PerfgymError
+    from perfgym.simulate import (
+        RANKINGS,
+        ladder_from_results,
+        parse_params,
+        parse_sweep,
+        sweep,
+        write_simulations,
+    )
+
     s, tasks = load_or_fail(suite, task)
     quiet = as_json or not err_console.is_terminal
     try:
@@ -158,6 +169,12 @@ def _measure(
     quiet: bool,
 ) -> Ladder:
     """Judge the suite's own solutions now (with a progress bar) and build the ladder."""
+    from rich.progress import Progress
+
+    from perfgym.judge import JudgeConfig
+    from perfgym.simulate import build_ladder, measure_solutions
+    from perfgym.store.results_file import write_results
+
     jc = JudgeConfig(repeats=repeats)
     with Progress(console=err_console, transient=True, disable=quiet) as bar:
         job = bar.add_task(f"measuring the solutions of {len(tasks)} tasks", total=None)

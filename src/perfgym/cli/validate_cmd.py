@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import typer
-from rich.progress import Progress
-from rich.table import Table
 
 from perfgym.cli import app
 from perfgym.cli.output import console, print_json
-from perfgym.cli.suite_arg import load_or_fail
-from perfgym.judge import Judge, JudgeConfig
-from perfgym.judge.validate import TaskValidation, validate_suite
+
+if TYPE_CHECKING:  # the judge loads when the command runs: --help stays fast
+    from rich.table import Table
+
+    from perfgym.judge.validate import TaskValidation
 
 
 def validation_table(rows: list[TaskValidation], title: str) -> Table:
+    from rich.table import Table
+
     t = Table(title=title)
     for col in ("task", "lang", "family", "split", "solutions", "baseline s", "reference s",
                 "speedup", "p", "result"):  # fmt: skip
@@ -40,8 +44,15 @@ def validate(
     min_speedup: float = typer.Option(1.0, "--min-speedup", help="Required baseline/reference."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Check that every task's baseline, reference and pool build and pass their own tests, and
-    that the reference is faster than the baseline with confidence."""
+    """Check that a suite's solutions pass and that its references are faster.
+
+    Baseline, reference and pool build and pass; the reference beats the baseline, with confidence."""
+    from rich.progress import Progress
+
+    from perfgym.cli.suite_arg import load_or_fail
+    from perfgym.judge import Judge, JudgeConfig
+    from perfgym.judge.validate import validate_suite
+
     s, tasks = load_or_fail(suite, task)
     config = JudgeConfig(repeats=repeats)
     with Judge(config) as judge, Progress(console=console, transient=True, disable=as_json) as bar:

@@ -85,6 +85,11 @@ class Verdict(BaseModel):
     )
     config: dict[str, Any] = Field(default_factory=dict, description="Judge config used.")
     machine: str = ""
+    meta: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Fields of the candidate's input line that perfgym does not read, kept as "
+        "given (e.g. prompt, finish_reason).",
+    )
 
     @property
     def correct(self) -> bool:

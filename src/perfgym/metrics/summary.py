@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfgym.errors import PerfgymError
 from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import ResultsPolicy
+from perfgym.metrics.bootstrap import BootstrapConfig
 from perfgym.metrics.perfcodebench import PerfCodeBenchConfig, perfcodebench_table
 
 
@@ -33,12 +34,15 @@ class ModelSummary(BaseModel):
         return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def summarise_models(verdicts: list[Verdict]) -> list[ModelSummary]:
+def summarise_models(verdicts: list[Verdict], seed: int = 0) -> list[ModelSummary]:
+    """One row per model; `seed` seeds the bootstrap CIs (same seed, same intervals)."""
     by_model: dict[str, list[Verdict]] = {}
     for v in verdicts:
         by_model.setdefault(v.model, []).append(v)
     rows = []
-    config = PerfCodeBenchConfig(policy=ResultsPolicy(infra_errors="exclude"))
+    config = PerfCodeBenchConfig(
+        policy=ResultsPolicy(infra_errors="exclude"), bootstrap=BootstrapConfig(seed=seed)
+    )
     for model, vs in by_model.items():
         row = ModelSummary(
             model=model,

@@ -199,6 +199,10 @@ class ClientCore(Generic[TransportT]):
 
     # -- raw runs, health -------------------------------------------------------------------------
     def _run(self, request: RunRequest, pin: bool) -> Exchange[Execution]:
+        # This host's core and hidden paths mean nothing to the service (it pins and hides its
+        # own): a local core asks for a pinned run there.
+        pin = pin or request.cpu is not None
+        request = request.model_copy(update={"cpu": None, "hide": []})
         body = ExecRequest(job_id=uuid.uuid4().hex, requests=[request], pin=pin,
                            deadline_s=request.limits.wall_s * 3 + 60.0,
                            wait=False).model_dump(mode="json")  # fmt: skip

@@ -17,16 +17,18 @@ from rich.table import Table
 from perfgym.cli import app
 from perfgym.cli.candidates_file import read_candidates
 from perfgym.cli.enamel_eval import run_enamel
+from perfgym.cli.interrupted import stop_interrupted
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
 from perfgym.cli.suite_arg import load_or_fail
 from perfgym.errors import PerfgymError
-from perfgym.judge import Candidate, JudgeConfig, Verdict
+from perfgym.judge import Candidate, JudgeConfig
 from perfgym.judge.enamel_protocol import REPEATS as ENAMEL_REPEATS
 from perfgym.judge.enamel_protocol import is_enamel
 from perfgym.metrics.summary import ModelSummary, summarise_models
 from perfgym.service.backend import BACKENDS, open_judge
+from perfgym.store.checkpoint import EvalCheckpoint, ResumeFrom
 from perfgym.store.replay import RecordingJudge
-from perfgym.store.results_file import write_results
+from perfgym.store.stream import judge_streaming
 from perfgym.tasks.task import Task
 
 #: `perfgym eval`'s measured runs per workload on the staged judge (RLPF's protocol uses 3).
@@ -93,6 +95,11 @@ def eval_(
     ),
     address: str | None = typer.Option(None, "--address", help="Ray address (--backend ray)."),
     report: bool = typer.Option(True, "--report/--no-report", help="Write the HTML report."),
+    resume: bool = typer.Option(
+        True,
+        "--resume/--no-resume",
+        help="Reuse the verdicts of an interrupted run of the same command (default) or start over.",
+    ),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     s, tasks = load_or_fail(suite, task)
@@ -100,13 +107,15 @@ def eval_(
         fail(f"--repeats must be at least 1, got {repeats}")
     enamel = candidates is None and bool(tasks) and all(is_enamel(t) for t in tasks)
     repeats = resolve_repeats(repeats, enamel=enamel)
+    out_given = out is not None
     out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     # Before judging anything: a verdict judged is never lost to a path that cannot be written.
     check_writable(out, "results file")
     if not no_store:
         check_writable(Path(store), "result store")
     if enamel:
-        run_enamel(tasks, solutions, out, repeats, as_json)
+        run_enamel(tasks, solutions, out, repeats, as_json,
+                   resume=ResumeFrom(out_given, f"{s.name}-", resume))  # fmt: skip
         return
     problems: list[str] = []
     if candidates is not None:
@@ -131,22 +140,46 @@ def eval_(
         fail(f"invalid judge settings: {one_line(exc)}")
     t0 = time.monotonic()
     try:
+        checkpoint = EvalCheckpoint(
+            out, cands, config, resume=ResumeFrom(out_given, f"{s.name}-", resume and not replay),
+            store=None if no_store else store,
+            header_fields={"suite": s.name, "judge": config.model_dump(mode="json"),
+                           "skipped_lines": problems},
+        )  # fmt: skip
+    except PerfgymError as exc:
+        fail(str(exc))
+    except sqlite3.Error as exc:
+        fail(f"result store {store}: {exc}")
+    except OSError as exc:
+        fail(f"cannot write results {out}: {exc.strerror or exc}")
+    out = checkpoint.path
+    for line in [*checkpoint.notes, checkpoint.resume_line()]:
+        if line:
+            err_console.print(f"[yellow]{escape(line)}[/]")
+    try:
         judge = open_judge(config, backend=backend, url=url, token=token, address=address,
                            store=None if no_store else store, replay=replay,
                            replay_machine=replay_machine, run=str(out))  # fmt: skip
         with contextlib.closing(judge), Progress(console=err_console, disable=as_json) as bar:
-            job = bar.add_task(f"judging {len(cands)} candidates on {s.name}", total=len(cands))
-            verdicts: list[Verdict] = judge.judge_many(
-                cands, progress=lambda done, total: bar.update(job, completed=done)
-            )
+            job = bar.add_task(f"judging {len(cands)} candidates on {s.name}", total=len(cands),
+                               completed=checkpoint.reused)  # fmt: skip
+            judged = judge_streaming(
+                judge, checkpoint.todo_candidates, finished=checkpoint.finished,
+                progress=lambda done, total: bar.update(job, completed=checkpoint.reused + done),
+            )  # fmt: skip
+        verdicts = checkpoint.finish(judged)
+    except KeyboardInterrupt:
+        checkpoint.close()
+        kept = f"{out}" + ("" if no_store else f" and the store {store}")
+        stop_interrupted("verdicts", checkpoint.kept, len(cands), kept)
     except PerfgymError as exc:
+        checkpoint.close()
         fail(str(exc))
     except sqlite3.Error as exc:  # a store file that is not SQLite, or a locked one
+        checkpoint.close()
         fail(f"result store {store}: {exc}")
-    try:
-        write_results(out, verdicts, suite=s.name, judge=config.model_dump(mode="json"),
-                      skipped_lines=problems)  # fmt: skip
     except OSError as exc:
+        checkpoint.close()
         kept = "" if no_store else f"; the verdicts are in the store {store}"
         fail(f"cannot write results {out}: {exc.strerror or exc}{kept}")
     rows = summarise_models(verdicts)
@@ -155,12 +188,16 @@ def eval_(
         reused = {"judged": judge.judged, "replayed": judge.replayed} if isinstance(
             judge, RecordingJudge) else {}  # fmt: skip
         print_json({"suite": s.name, "results": str(out), "skipped_lines": problems,
+                    "reused": checkpoint.reused,
+                    "resumed_from": str(checkpoint.resumed_from or "") or None,
                     "report": str(report_path) if report_path else None,
                     "elapsed_s": time.monotonic() - t0, **reused,
                     "models": [r.model_dump(mode="json") for r in rows]})  # fmt: skip
         return
     console.print(summary_table(rows, f"perfgym eval {s.name}"))
-    console.print(f"results: {out} ({len(verdicts)} verdicts, {time.monotonic() - t0:.0f} s)")
+    reused_note = f", reused {checkpoint.reused} of {len(verdicts)}" if checkpoint.reused else ""
+    console.print(f"results: {out} ({len(verdicts)} verdicts{reused_note}, "
+                  f"{time.monotonic() - t0:.0f} s)")  # fmt: skip
     if report_path is not None:
         console.print(f"report: {report_path}")
 

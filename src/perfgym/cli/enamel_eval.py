@@ -49,7 +49,7 @@ def run_enamel(
     out = checkpoint.path
     for line in [*checkpoint.notes, checkpoint.resume_line()]:
         if line:
-            err_console.print(f"[yellow]{escape(line)}[/]")
+            err_console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
     scored = sum(t.metadata[ENAMEL_KEY].get("scored", True) for t in tasks)
     try:
         with PythonWorkerPool() as workers:

@@ -155,7 +155,7 @@ def eval_(
     out = checkpoint.path
     for line in [*checkpoint.notes, checkpoint.resume_line()]:
         if line:
-            err_console.print(f"[yellow]{escape(line)}[/]")
+            err_console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
     try:
         judge = open_judge(config, backend=backend, url=url, token=token, address=address,
                            store=None if no_store else store, replay=replay,

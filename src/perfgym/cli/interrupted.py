@@ -17,6 +17,7 @@ def stop_interrupted(what: str, kept: int, total: int, where: str) -> NoReturn:
     """Print `interrupted: kept K of N <what> in <where>; ...` and exit 130."""
     err_console.print(
         f"[yellow]interrupted:[/] kept {kept} of {total} {what} in {escape(where)}; "
-        "run the same command again to judge only the rest"
+        "run the same command again to judge only the rest",
+        soft_wrap=True,  # one line, however long the paths
     )
     raise typer.Exit(INTERRUPTED)

@@ -66,8 +66,11 @@ def _lines(path: Path) -> int:
 def _interrupt(args: list[str], out: Path, sig: int, after: int) -> subprocess.CompletedProcess:
     """Start `perfgym ARGS`, wait until `out` holds `after` verdict lines, send `sig`."""
     env = {**os.environ, "PYTHONIOENCODING": "utf-8:strict"}
+    # A shell starting jobs in the background ignores SIGINT for them, and the ignoring is
+    # inherited: the child gets the default back, as a terminal's foreground command has it.
     p = subprocess.Popen([sys.executable, "-m", "perfgym", *args], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+                         stderr=subprocess.PIPE, text=True, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     deadline = time.monotonic() + 120
     while _lines(out) < 1 + after and p.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -32,7 +32,7 @@ def test_an_explicit_repeats_is_honoured(repeats, enamel):
 @pytest.mark.parametrize(("given", "reaches"), [(["--repeats", "3"], 3), ([], ENAMEL_REPEATS)])
 def test_enamel_protocol_receives_the_resolved_repeats(tmp_path, monkeypatch, given, reaches):
     seen = []
-    monkeypatch.setattr(eval_cmd, "run_enamel", lambda tasks, labels, out, repeats, as_json:
+    monkeypatch.setattr(eval_cmd, "run_enamel", lambda tasks, labels, out, repeats, as_json, **_:
                         seen.append(repeats))  # fmt: skip
     out = tmp_path / "o.jsonl"
     args = ["eval", "enamel", "--task", "HumanEval/0", "--no-store", "--out", str(out), *given]

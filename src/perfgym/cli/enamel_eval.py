@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Any
@@ -11,16 +10,25 @@ from rich.markup import escape
 from rich.progress import Progress, TaskID
 from rich.table import Table
 
+from perfgym.cli.interrupted import stop_interrupted
 from perfgym.cli.output import console, err_console, fail, print_json
-from perfgym.judge.enamel_protocol import SOLUTION_ALIASES, evaluate
+from perfgym.errors import PerfgymError
+from perfgym.judge.enamel_protocol import SOLUTION_ALIASES, EnamelTrace, evaluate
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
 from perfgym.sandbox.pyworker import PythonWorkerPool
-from perfgym.store.results_file import header
+from perfgym.store.checkpoint import ResumeFrom
+from perfgym.store.enamel_checkpoint import EnamelCheckpoint
+from perfgym.tasks.generate import ENAMEL_KEY
 from perfgym.tasks.task import Task
 
 
 def run_enamel(
-    tasks: list[Task], labels: list[str], out: Path, repeats: int, as_json: bool
+    tasks: list[Task],
+    labels: list[str],
+    out: Path,
+    repeats: int,
+    as_json: bool,
+    resume: ResumeFrom | None = None,
 ) -> None:
     labels = labels or ["humaneval-canonical"]
     known = set(SOLUTION_ALIASES) | {s.label for s in tasks[0].solutions()}
@@ -31,30 +39,54 @@ def run_enamel(
         )
     rows: list[dict[str, Any]] = []
     t0 = time.monotonic()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with PythonWorkerPool() as workers, out.open("w") as f:
-        f.write(json.dumps(header(suite="enamel", protocol="enamel", repeats=repeats)) + "\n")
-        for label in labels:
-            with Progress(console=err_console, disable=as_json) as bar:
-                job = bar.add_task(f"ENAMEL {label}", total=None)
+    try:
+        checkpoint = EnamelCheckpoint(
+            out, tasks, labels, resume=resume or ResumeFrom(explicit=True, prefix=""),
+            header_fields={"suite": "enamel", "protocol": "enamel", "repeats": repeats},
+        )  # fmt: skip
+    except (OSError, PerfgymError) as exc:
+        fail(f"cannot write results {out}: {getattr(exc, 'strerror', None) or exc}")
+    out = checkpoint.path
+    for line in [*checkpoint.notes, checkpoint.resume_line()]:
+        if line:
+            err_console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
+    scored = sum(t.metadata[ENAMEL_KEY].get("scored", True) for t in tasks)
+    try:
+        with PythonWorkerPool() as workers:
+            for label in labels:
+                with Progress(console=err_console, disable=as_json) as bar:
+                    job = bar.add_task(f"ENAMEL {label}", total=None)
+                    before = checkpoint.reused_of(label)
 
-                def tick(done: int, total: int, job: TaskID = job, bar: Progress = bar) -> None:
-                    bar.update(job, completed=done, total=total)
+                    def tick(done: int, total: int, job: TaskID = job, bar: Progress = bar,
+                             before: int = before) -> None:  # fmt: skip
+                        bar.update(job, completed=before + done, total=before + total)
 
-                problems, traces = evaluate(tasks, label, workers, repeats, progress=tick)
-            for tr in traces:
-                f.write(tr.model_dump_json() + "\n")
-            excluded = [tr.stopped for tr in traces if tr.stopped.startswith("excluded")]
-            for why in excluded:
-                err_console.print(f"[yellow]{escape(why)}[/]")
-            eff = enamel_eff_at_k(problems, EnamelConfig(k=1))
-            pas = enamel_pass_at_k(problems, EnamelConfig(k=1))
-            rows.append({"solutions": label, "problems": len(problems), "excluded": excluded,
-                         "eff@1": [eff.value, eff.ci_low, eff.ci_high],
-                         "pass@1": [pas.value, pas.ci_low, pas.ci_high]})  # fmt: skip
+                    def keep(tr: EnamelTrace, label: str = label) -> None:
+                        checkpoint.finished(label, tr)
+
+                    evaluate(checkpoint.todo(label, tasks), label, workers, repeats,
+                             progress=tick, finished=keep)  # fmt: skip
+                problems, traces = checkpoint.results(label)
+                excluded = [tr.stopped for tr in traces if tr.stopped.startswith("excluded")]
+                for why in excluded:
+                    err_console.print(f"[yellow]{escape(why)}[/]")
+                eff = enamel_eff_at_k(problems, EnamelConfig(k=1))
+                pas = enamel_pass_at_k(problems, EnamelConfig(k=1))
+                rows.append({"solutions": label, "problems": len(problems), "excluded": excluded,
+                             "eff@1": [eff.value, eff.ci_low, eff.ci_high],
+                             "pass@1": [pas.value, pas.ci_low, pas.ci_high]})  # fmt: skip
+        checkpoint.finish()
+    except KeyboardInterrupt:
+        checkpoint.close()
+        stop_interrupted("problem results", checkpoint.kept, scored * len(labels), str(out))
+    except OSError as exc:
+        checkpoint.close()
+        fail(f"cannot write results {out}: {exc.strerror or exc}")
     elapsed = time.monotonic() - t0
     if as_json:
-        print_json({"suite": "enamel", "results": str(out), "elapsed_s": elapsed, "rows": rows})
+        print_json({"suite": "enamel", "results": str(out), "elapsed_s": elapsed,
+                    "reused": checkpoint.reused, "rows": rows})  # fmt: skip
         return
     t = Table(title="ENAMEL: eff@1 and pass@1 over the scored problems, 95% bootstrap CIs")
     for col in ("solutions", "problems", "eff@1", "pass@1"):
@@ -64,4 +96,5 @@ def run_enamel(
         t.add_row(r["solutions"], str(r["problems"]), f"{e[0]:.3f} [{e[1]:.3f}, {e[2]:.3f}]",
                   f"{p[0]:.3f} [{p[1]:.3f}, {p[2]:.3f}]")  # fmt: skip
     console.print(t)
-    console.print(f"results: {out} ({elapsed:.0f} s)")
+    reused = f", reused {checkpoint.reused} problem results" if checkpoint.reused else ""
+    console.print(f"results: {out} ({elapsed:.0f} s{reused})")

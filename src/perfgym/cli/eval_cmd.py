@@ -19,8 +19,9 @@ from perfgym.cli.output import check_writable, console, err_console, fail, one_l
 if TYPE_CHECKING:  # the command imports its judge, metrics and store when it runs: --help is fast
     from rich.table import Table
 
-    from perfgym.judge import Candidate, Verdict
+    from perfgym.judge import Candidate
     from perfgym.metrics.summary import ModelSummary
+    from perfgym.store.checkpoint import ResumeFrom
     from perfgym.tasks.suite import Suite
     from perfgym.tasks.task import Task
 
@@ -131,6 +132,11 @@ def eval_(
     ),
     address: str | None = typer.Option(None, "--address", help="Ray address (--backend ray)."),
     no_report: bool = typer.Option(False, "--no-report", help="Do not write the HTML report."),
+    resume: bool = typer.Option(
+        True,
+        "--resume/--no-resume",
+        help="Reuse the verdicts of an interrupted run of the same command (default) or start over.",
+    ),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     from perfgym.cli.suite_arg import load_or_fail
@@ -158,20 +164,24 @@ def eval_(
 
     enamel = candidates is None and bool(tasks) and all(is_enamel(t) for t in tasks)
     repeats = resolve_repeats(repeats, enamel=enamel)
+    out_given = out is not None
     out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     # Before judging anything: a verdict judged is never lost to a path that cannot be written.
     check_writable(out, "results file")
     if not no_store:
         check_writable(Path(store), "result store")
+    from perfgym.store.checkpoint import ResumeFrom
+
+    resume_from = ResumeFrom(out_given, f"{s.name}-", resume and not replay)
     if enamel:
-        run_enamel(tasks, solutions, out, repeats, as_json)
+        run_enamel(tasks, solutions, out, repeats, as_json, resume=resume_from)
         return
     _judge_and_summarise(
         s, tasks, candidates, solutions, out, repeats, seed=seed, fmt=fmt,
         allow_missing=allow_missing, skip_bad_lines=skip_bad_lines, as_json=as_json,
         verbose=verbose, quiet=quiet, store=store, no_store=no_store, replay=replay,
         replay_machine=replay_machine, backend=backend, url=url, token=token, address=address,
-        no_report=no_report,
+        no_report=no_report, resume_from=resume_from,
     )  # fmt: skip
 
 
@@ -180,7 +190,7 @@ def _judge_and_summarise(
     repeats: int, *, seed: int, fmt: str, allow_missing: bool, skip_bad_lines: bool,
     as_json: bool, verbose: bool, quiet: bool, store: str, no_store: bool, replay: bool,
     replay_machine: str | None, backend: str, url: str | None, token: str | None,
-    address: str | None, no_report: bool,
+    address: str | None, no_report: bool, resume_from: ResumeFrom,
 ) -> None:  # fmt: skip
     """Read or gather the candidates, judge them, write the results and print the summary."""
     import sqlite3
@@ -190,14 +200,16 @@ def _judge_and_summarise(
 
     from perfgym.cli.candidates_arg import load_candidates_or_fail
     from perfgym.cli.candidates_file import with_meta
+    from perfgym.cli.interrupted import stop_interrupted
     from perfgym.cli.missing import missing_counts, missing_verdicts
     from perfgym.cli.summary import failure_reasons, print_failures, print_missing
     from perfgym.errors import PerfgymError
     from perfgym.judge import JudgeConfig
     from perfgym.metrics.summary import summarise_models
     from perfgym.service.backend import open_judge
+    from perfgym.store.checkpoint import EvalCheckpoint
     from perfgym.store.replay import RecordingJudge
-    from perfgym.store.results_file import write_results
+    from perfgym.store.stream import judge_streaming
 
     problems: list[str] = []
     cands: list[Candidate]
@@ -216,30 +228,55 @@ def _judge_and_summarise(
         fail(f"invalid judge settings: {one_line(exc)}")
     t0 = time.monotonic()
     try:
+        checkpoint = EvalCheckpoint(
+            out, cands, config, resume=resume_from,
+            store=None if no_store else store,
+            header_fields={"suite": s.name, "judge": config.model_dump(mode="json"),
+                           "skipped_lines": problems, "missing": missing_counts(missing),
+                           "allow_missing": allow_missing, "seed": seed},
+        )  # fmt: skip
+    except PerfgymError as exc:
+        fail(str(exc))
+    except sqlite3.Error as exc:
+        fail(f"result store {store}: {exc}")
+    except OSError as exc:
+        fail(f"cannot write results {out}: {exc.strerror or exc}")
+    out = checkpoint.path
+    for line in [*checkpoint.notes, checkpoint.resume_line()]:
+        if line:
+            err_console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
+    try:
         judge = open_judge(config, backend=backend, url=url, token=token, address=address,
                            store=None if no_store else store, replay=replay,
                            replay_machine=replay_machine, run=str(out))  # fmt: skip
         with contextlib.closing(judge), Progress(console=err_console,
                                                  disable=as_json or quiet) as bar:  # fmt: skip
-            job = bar.add_task(f"judging {len(cands)} candidates on {s.name}", total=len(cands))
-            verdicts: list[Verdict] = judge.judge_many(
-                cands, progress=lambda done, total: bar.update(job, completed=done)
-            )
+            job = bar.add_task(f"judging {len(cands)} candidates on {s.name}", total=len(cands),
+                               completed=checkpoint.reused)  # fmt: skip
+            judged = judge_streaming(
+                judge, checkpoint.todo_candidates,
+                finished=lambda idx, vs: checkpoint.finished(idx, with_meta(vs, cands)),
+                progress=lambda done, total: bar.update(job, completed=checkpoint.reused + done),
+            )  # fmt: skip
+        # The results file holds what was scored, so the report and a replay agree with the
+        # table: the MISSING verdicts too, unless --allow-missing (its header still counts them).
+        verdicts = checkpoint.finish(with_meta(judged, cands),
+                                     extra=[] if allow_missing else missing)  # fmt: skip
+    except KeyboardInterrupt:
+        checkpoint.close()
+        kept = f"{out}" + ("" if no_store else f" and the store {store}")
+        stop_interrupted("verdicts", checkpoint.kept, len(cands), kept)
     except PerfgymError as exc:
+        checkpoint.close()
         fail(str(exc))
     except sqlite3.Error as exc:  # a store file that is not SQLite, or a locked one
+        checkpoint.close()
         fail(f"result store {store}: {exc}")
-    verdicts = with_meta(verdicts, cands)
-    # The results file holds what was scored, so the report and a replay agree with the table:
-    # the MISSING verdicts, unless --allow-missing (its header still counts them).
-    counted = verdicts if allow_missing else verdicts + missing
-    try:
-        write_results(out, counted, suite=s.name, judge=config.model_dump(mode="json"),
-                      skipped_lines=problems, missing=missing_counts(missing),
-                      allow_missing=allow_missing, seed=seed)  # fmt: skip
     except OSError as exc:
+        checkpoint.close()
         kept = "" if no_store else f"; the verdicts are in the store {store}"
         fail(f"cannot write results {out}: {exc.strerror or exc}{kept}")
+    counted = verdicts if allow_missing else verdicts + missing
     rows = summarise_models(counted, seed=seed)
     print_missing(missing_counts(missing), len(tasks), allow_missing)
     report_path = None if no_report else _write_report(out)
@@ -248,6 +285,8 @@ def _judge_and_summarise(
             judge, RecordingJudge) else {}  # fmt: skip
         print_json({"suite": s.name, "results": str(out), "skipped_lines": problems,
                     "missing": missing_counts(missing), "allow_missing": allow_missing,
+                    "reused": checkpoint.reused,
+                    "resumed_from": str(checkpoint.resumed_from or "") or None,
                     "report": str(report_path) if report_path else None,
                     "elapsed_s": time.monotonic() - t0, **reused,
                     "failures": failure_reasons(counted),
@@ -257,7 +296,8 @@ def _judge_and_summarise(
         console.print(summary_table(rows, f"perfgym eval {s.name}"))
         print_failures(counted, verbose=verbose)
     unanswered = f" + {len(missing)} missing (NX)" if missing and not allow_missing else ""
-    console.print(f"results: {out} ({len(verdicts)} verdicts{unanswered}, "
+    reused_note = f", reused {checkpoint.reused} of {len(verdicts)}" if checkpoint.reused else ""
+    console.print(f"results: {out} ({len(verdicts)} verdicts{unanswered}{reused_note}, "
                   f"{time.monotonic() - t0:.0f} s)")  # fmt: skip
     if report_path is not None:
         console.print(f"report: {report_path} (per-task stages, failure reasons and speedups)")

@@ -163,8 +163,10 @@ def evaluate(
     workers: PythonWorkerPool,
     repeats: int = REPEATS,
     progress: Callable[[int, int], None] | None = None,
+    finished: Callable[[EnamelTrace], None] | None = None,
 ) -> tuple[list[EnamelProblem], list[EnamelTrace]]:
-    """Evaluate the scored ENAMEL problems among `tasks` with the solution set `label`."""
+    """Evaluate the scored ENAMEL problems among `tasks` with the solution set `label`;
+    `finished` receives each problem's trace as soon as it is known (to write it at once)."""
     scored = [t for t in tasks if t.metadata[ENAMEL_KEY].get("scored", True)]
     problems, traces = [], []
     for i, task in enumerate(scored):
@@ -175,9 +177,13 @@ def evaluate(
             traces.append(EnamelTrace(task_id=task.id, solution=label, correct=False,
                                       level_times_s=[], reference_times_s=[], limit_s=0.0,
                                       stopped=f"excluded: {exc}"))  # fmt: skip
+            if finished is not None:
+                finished(traces[-1])
             continue
         problems.append(p)
         traces.append(tr)
+        if finished is not None:
+            finished(tr)
         if progress is not None:
             progress(i + 1, len(scored))
     return problems, traces

@@ -22,9 +22,11 @@ from perfgym.tasks.task import Task
 from perfgym.timing.drift import DriftMonitor
 from perfgym.toolchains import BuildCache, BuildCacheConfig
 
-__all__ = ["HARNESS_CASE", "Candidate", "Judge", "Progress"]
+__all__ = ["HARNESS_CASE", "Candidate", "Finished", "Judge", "Progress"]
 
 Progress = Callable[[int, int], None]
+#: Handed each task's verdicts as soon as they are ready: (indices into the batch, verdicts).
+Finished = Callable[[Sequence[int], Sequence[Verdict]], None]
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")
 
@@ -91,9 +93,13 @@ class Judge:
         return self.judge_many([Candidate(task, completion, source, model, sample, suite)])[0]
 
     def judge_many(
-        self, candidates: Sequence[Candidate], progress: Progress | None = None
+        self,
+        candidates: Sequence[Candidate],
+        progress: Progress | None = None,
+        finished: Finished | None = None,
     ) -> list[Verdict]:
-        """Judge every candidate; tasks are measured one at a time, candidates of a task together."""
+        """Judge every candidate; tasks are measured one at a time, candidates of a task together.
+        `finished` receives each task's verdicts as they are ready (to write them at once)."""
         by_task: dict[str, list[int]] = {}
         for i, c in enumerate(candidates):
             by_task.setdefault(c.task.id, []).append(i)
@@ -101,8 +107,11 @@ class Judge:
         done = 0
         for indices in by_task.values():
             group = [candidates[i] for i in indices]
-            for i, v in zip(indices, self._judge_task(group), strict=True):
+            judged = self._judge_task(group)
+            for i, v in zip(indices, judged, strict=True):
                 verdicts[i] = v
+            if finished is not None:
+                finished(indices, judged)
             done += len(indices)
             if progress is not None:
                 progress(done, len(candidates))

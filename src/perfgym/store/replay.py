@@ -1,4 +1,5 @@
-"""`RecordingJudge`: reuse stored verdicts, judge only what is missing, store what was judged.
+"""`RecordingJudge`: reuse stored verdicts, judge only what is missing, store what was judged
+(task by task, as the verdicts are ready).
 
 With no inner judge it is a pure replay: nothing can execute, and a candidate without a stored
 verdict is an error (`ReplayMissing`), never a silent re-run.
@@ -11,10 +12,11 @@ from collections.abc import Sequence
 from perfgym.errors import PerfgymError
 from perfgym.judge.backend import JudgeBackend
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.judge import Candidate, Progress
+from perfgym.judge.judge import Candidate, Finished, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.store.keys import config_digest, task_digest, verdict_key
 from perfgym.store.result_store import ResultStore
+from perfgym.store.stream import judge_streaming
 
 
 class ReplayMissing(PerfgymError):
@@ -71,8 +73,14 @@ class RecordingJudge:
         self._close_store = close_store
 
     def judge_many(
-        self, candidates: Sequence[Candidate], progress: Progress | None = None
+        self,
+        candidates: Sequence[Candidate],
+        progress: Progress | None = None,
+        finished: Finished | None = None,
     ) -> list[Verdict]:
+        """One verdict per candidate, in order. Each task's fresh verdicts are stored as soon as
+        the inner judge hands them out (so an interrupt keeps them); `finished` then receives
+        them, and receives the reused ones first, at once."""
         keys = candidate_keys(candidates, self.config)
         stored = self.store.get_verdicts(keys, machine=self.machine) if self.reuse else {}
         missing = [i for i, k in enumerate(keys) if k not in stored]
@@ -91,6 +99,9 @@ class RecordingJudge:
             for k, c in zip(keys, candidates, strict=True)
         ]
         self.replayed += len(candidates) - len(missing)
+        if finished is not None and len(missing) < len(candidates):
+            reused = [i for i, v in enumerate(out) if v is not None]
+            finished(reused, [v for v in out if v is not None])
         if missing:
             assert self.inner is not None
             done_before = len(candidates) - len(missing)
@@ -99,14 +110,22 @@ class RecordingJudge:
                 if progress is not None:
                     progress(done_before + done, len(candidates))
 
-            fresh = self.inner.judge_many([candidates[i] for i in missing], inner_progress)
-            # Infrastructure failures are not answers: never store them for reuse.
-            keep = [(keys[i], v) for i, v in zip(missing, fresh, strict=True) if not v.infra_error]
-            if keep:
-                self.store.put_verdicts(keep, run=self.run)
+            def inner_finished(sub: Sequence[int], fresh: Sequence[Verdict]) -> None:
+                at = [missing[j] for j in sub]
+                # Infrastructure failures are not answers: never store them for reuse.
+                keep = [(keys[i], v) for i, v in zip(at, fresh, strict=True) if not v.infra_error]
+                if keep:
+                    self.store.put_verdicts(keep, run=self.run)
+                for i, v in zip(at, fresh, strict=True):
+                    out[i] = v
+                self.judged += len(at)
+                if finished is not None:
+                    finished(at, fresh)
+
+            fresh = judge_streaming(self.inner, [candidates[i] for i in missing],
+                                    inner_progress, inner_finished)  # fmt: skip
             for i, v in zip(missing, fresh, strict=True):
-                out[i] = v
-            self.judged += len(missing)
+                out[i] = out[i] or v
         elif progress is not None:
             progress(len(candidates), len(candidates))
         return [v for v in out if v is not None]

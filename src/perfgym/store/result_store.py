@@ -128,9 +128,20 @@ class ResultStore:
         return len(rows)
 
     def get_verdicts(
-        self, keys: Sequence[str], *, machine: str | None = None, epoch: str | None = None
+        self,
+        keys: Sequence[str],
+        *,
+        machine: str | None = None,
+        epoch: str | None = None,
+        run: str | None = None,
+        problems: list[str] | None = None,
     ) -> dict[str, Verdict]:
-        """key -> stored verdict for every key found (the newest when `machine` is ANY_MACHINE)."""
+        """key -> stored verdict for every key found (the newest when `machine` is ANY_MACHINE).
+
+        run: only verdicts that run wrote (an interrupted run's, to resume it).
+        problems: where a stored verdict that no longer reads as one is noted (it is skipped,
+        as if missing); without it such a row is an error.
+        """
         machine = machine or self.machine
         epoch = epoch if epoch is not None else self.config.epoch
         found: dict[str, Verdict] = {}
@@ -143,11 +154,21 @@ class ResultStore:
             if machine != ANY_MACHINE:
                 sql += " AND machine = ?"
                 params.append(machine)
+            if run is not None:
+                sql += " AND run = ?"
+                params.append(_col(run))
             sql += " ORDER BY created"
             with self._lock:
                 rows = self._conn.execute(sql, params).fetchall()
             for row in rows:  # newest last, so it wins
-                found[row["key"]] = load_json(Verdict, row["verdict"])
+                try:
+                    found[row["key"]] = load_json(Verdict, row["verdict"])
+                except (ValueError, TypeError) as exc:
+                    if problems is None:
+                        raise
+                    found.pop(row["key"], None)
+                    why = (str(exc).splitlines() or [type(exc).__name__])[0]
+                    problems.append(f"stored verdict {row['key'][:12]} unreadable ({why})")
         return found
 
     def iter_verdicts(self, *, task_id: str | None = None) -> Iterator[StoredVerdict]:

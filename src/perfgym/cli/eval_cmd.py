@@ -18,6 +18,7 @@ from perfgym.cli import app
 from perfgym.cli.candidates_file import read_candidates
 from perfgym.cli.enamel_eval import run_enamel
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
+from perfgym.cli.published_cmd import published_candidates, run_published
 from perfgym.cli.suite_arg import load_or_fail
 from perfgym.errors import PerfgymError
 from perfgym.judge import Candidate, JudgeConfig, Verdict
@@ -93,9 +94,28 @@ def eval_(
     ),
     address: str | None = typer.Option(None, "--address", help="Ray address (--backend ray)."),
     report: bool = typer.Option(True, "--report/--no-report", help="Write the HTML report."),
+    published: bool = typer.Option(
+        False,
+        "--published",
+        help="PerfCodeBench: score its published eval_result.json files "
+        "(no execution) and print the RLPF table per model.",
+    ),  # fmt: skip
+    model: list[str] = typer.Option([], "--model", help="--published: only these models."),
+    candidates_from: str | None = typer.Option(
+        None, "--candidates-from", help="PerfCodeBench: judge this model's published sources."
+    ),
+    external: Path | None = typer.Option(
+        None,
+        "--external",
+        help="PerfCodeBench's external/ library folder "
+        "(default: $PERFGYM_PCB_EXTERNAL, else <root>/external).",
+    ),  # fmt: skip
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
-    s, tasks = load_or_fail(suite, task)
+    if published:
+        run_published(suite, model, task, as_json)
+        return
+    s, tasks = load_or_fail(suite, task, external)
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
     enamel = candidates is None and bool(tasks) and all(is_enamel(t) for t in tasks)
@@ -120,6 +140,8 @@ def eval_(
             err_console.print(f"[yellow]skipped[/] {candidates}: {p}")
         if not cands:
             fail(f"no usable candidates in {candidates}")
+    elif candidates_from is not None:
+        cands = published_candidates(s, tasks, candidates_from)
     else:
         cands = own_solutions(tasks, solutions or ["baseline", "reference"])
         if not cands:

@@ -3,6 +3,7 @@ per-task limits, and --task parsing only what it names."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -85,3 +86,22 @@ def test_unknown_sections_are_not_results_and_limits_come_from_the_task() -> Non
     assert py.baseline.stored is not None and py.baseline.stored.status == "ok"
     assert py.time_limit_s == 30  # instance.json's benchmark_timeout_sec
     assert cpp.time_limit_s == 60  # none there: the longest its result files record
+
+
+@pytest.mark.skipif(
+    not os.environ.get("PERFGYM_PERFCODEBENCH"),
+    reason="PERFGYM_PERFCODEBENCH (a PerfCodeBench checkout's executable_tasks/) is not set; "
+    "the published repository is not on this machine",
+)
+def test_real_repository_loads_every_task_or_reports_it() -> None:
+    """Every published task loads or is skipped with its reason; the counts are printed."""
+    path = Path(os.environ["PERFGYM_PERFCODEBENCH"])
+    suite = load_suite(path)
+    skipped = suite.metadata["skipped"]
+    dirs = [p for p in suite_root(path).iterdir() if p.is_dir() and not p.name.startswith(".")]
+    assert len(suite) + len(skipped) == len(dirs)
+    print(load_summary(Counter(t.language.value for t in suite.tasks), skipped))
+
+
+def suite_root(path: Path) -> Path:
+    return path / "executable_tasks" if (path / "executable_tasks").is_dir() else path

@@ -152,14 +152,17 @@ def published_candidates(suite: Suite, tasks: list[Task], model: str) -> list[Ca
     """`--candidates-from MODEL`: the model's published source of each task, as candidates.
 
     A task where the model produced no source is judged as an empty answer (NX), so that it
-    counts in every denominator as the published table does.
+    counts in every denominator as the published table does; a task where the model has no
+    directory is left out (the published table counts it NX).
     """
     out = []
     for t in tasks:
         found = {c.model: c for c in load_candidates(t)} if t.root is not None else {}
         c = found.get(model)
-        if c is not None or model in t.metadata.get("candidates", []):
-            out.append(Candidate(t, source=(c.source if c else None) or "", model=model))
+        if c is not None and c.source:
+            out.append(Candidate(t, source=c.source, model=model))
+        elif c is not None:  # the model answered nothing: an empty completion extracts to NX
+            out.append(Candidate(t, completion="", model=model))
     if not out:
         fail(f"no published candidate of model {model!r} in {suite.name}")
     return out

@@ -97,7 +97,8 @@ def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskVal
         # The comparison's ratio is Tr/Tb; the table's speedup is Tb/Tr.
         speedup = row.speedup or (1 / row.comparison.ratio if row.comparison.ratio else None)
         shown = f"speedup {speedup:.2f}x, " if speedup else ""
-        p = f"p = {row.comparison.p_value:.3g}"
+        pv = row.comparison.p_value
+        p = "no p-value" if pv is None else f"p = {pv:.3g}"
         if row.comparison.faster == "b":
             row.problems.append(f"reference significantly slower ({shown}{p})")
         elif row.comparison.faster != "a":

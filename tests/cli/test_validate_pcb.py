@@ -71,3 +71,30 @@ def test_candidates_from_agrees_with_the_published_status(tmp_path):
     for model, stages in results.items():
         want = "OK" if published[model]["candidate"]["status"] == "ok" else "NX"
         assert stages == {want: 1}, (model, stages)
+
+
+def test_interrupt_keeps_the_finished_rows(tmp_path):
+    """Ctrl-C during the second task: the first task's row is in --out and printed, exit 130."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "rows.jsonl"
+    tree = FIXTURES / "executable_tasks"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "perfgym", "validate", str(tree), "--task", "py_range_sums",
+         "--task", "java_distinct_count", "--repeats", "5", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and not (out.exists() and out.read_text().strip()):
+        time.sleep(0.2)
+    assert out.exists(), "the first task never finished"
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr[-3000:]
+    assert "interrupted after 1 of 2 tasks" in stderr
+    assert "py_range_sums" in stdout
+    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["task_id"] == "py_range_sums"

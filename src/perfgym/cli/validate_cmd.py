@@ -14,6 +14,7 @@ from perfgym.cli.output import check_writable, console, err_console, fail, print
 from perfgym.cli.suite_arg import load_or_fail
 from perfgym.judge import Judge, JudgeConfig
 from perfgym.judge.validate import TaskValidation, validate_task
+from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import Task
 
 
@@ -96,17 +97,19 @@ def validate(
                 bar.update(job, completed=len(rows))
     except KeyboardInterrupt:
         err_console.print(f"interrupted after {len(rows)} of {len(tasks)} tasks")
-        _print(s.name, rows, as_json)
+        _print(s, rows, as_json)
         raise typer.Exit(130) from None
-    raise typer.Exit(_print(s.name, rows, as_json))
+    raise typer.Exit(_print(s, rows, as_json))
 
 
-def _print(name: str, rows: list[TaskValidation], as_json: bool) -> int:
+def _print(suite: Suite, rows: list[TaskValidation], as_json: bool) -> int:
     """Print what was finished; the exit code (1 when a task failed)."""
+    name = suite.name
     bad = [r for r in rows if not r.ok and not r.skipped]
     if as_json:
         print_json({"suite": name, "tasks": [r.model_dump(mode="json") | {"ok": r.ok} for r in rows],
-                    "failed": [r.task_id for r in bad]})  # fmt: skip
+                    "failed": [r.task_id for r in bad],
+                    "not_loaded": suite.metadata.get("skipped", [])})  # fmt: skip
     else:
         console.print(validation_table(rows, f"perfgym validate {name}"))
         skipped = sum(1 for r in rows if r.skipped)

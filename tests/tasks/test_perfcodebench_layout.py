@@ -142,11 +142,17 @@ def _edit_instance(task_dir: Path, change: Callable[[dict[str, Any]], None]) -> 
 
 
 def _expect_error(task_dir: Path, *fragments: str) -> None:
+    """The task fails to load with a message naming the problem; the suite skips it, one entry
+    with that message, and loads the rest."""
     with pytest.raises(TaskFormatError) as info:
-        load_suite(task_dir.parent)
+        load_task(task_dir)
     message = str(info.value)
     for fragment in fragments:
         assert fragment in message, message
+    suite = load_suite(task_dir.parent)
+    assert task_dir.name not in suite.ids()
+    (entry,) = [e for e in suite.metadata["skipped"] if e["task"] == task_dir.name]
+    assert entry["kind"] == "failed" and entry["reason"] == message
 
 
 def test_malformed_instance_json(tmp_path: Path) -> None:

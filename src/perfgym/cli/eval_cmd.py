@@ -137,6 +137,22 @@ def eval_(
         "--resume/--no-resume",
         help="Reuse the verdicts of an interrupted run of the same command (default) or start over.",
     ),
+    published: bool = typer.Option(
+        False,
+        "--published",
+        help="PerfCodeBench: score its published eval_result.json files "
+        "(no execution) and print the RLPF table per model.",
+    ),  # fmt: skip
+    model: list[str] = typer.Option([], "--model", help="--published: only these models."),
+    candidates_from: str | None = typer.Option(
+        None, "--candidates-from", help="PerfCodeBench: judge this model's published sources."
+    ),
+    external: Path | None = typer.Option(
+        None,
+        "--external",
+        help="PerfCodeBench's external/ library folder "
+        "(default: $PERFGYM_PCB_EXTERNAL, else <root>/external).",
+    ),  # fmt: skip
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     from perfgym.cli.suite_arg import load_or_fail
@@ -147,16 +163,27 @@ def eval_(
              "--url": url is not None, "--address": address is not None,
              "--backend service": backend == "service", "--backend ray": backend == "ray",
              "--allow-missing": allow_missing, "--skip-bad-lines": skip_bad_lines,
-             "--format": fmt != "auto"}  # fmt: skip
+             "--format": fmt != "auto", "--published": published, "--model": bool(model),
+             "--candidates-from": candidates_from is not None}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
         ("--replay", "--no-store", "a replay reads its verdicts from the store"),
         ("-v", "-q", "choose one"),
+        ("--published", "--candidates", "--published scores the published results only"),
+        ("--published", "--solutions", "--published scores the published results only"),
+        ("--candidates-from", "--candidates", "judge one set of candidates"),
+        ("--candidates-from", "--solutions", "judge one set of candidates"),
     ])  # fmt: skip
     refuse_orphans(given, [("--replay-machine", "--replay"), ("--url", "--backend service"),
                            ("--address", "--backend ray"), ("--allow-missing", "--candidates"),
-                           ("--skip-bad-lines", "--candidates"), ("--format", "--candidates")])  # fmt: skip
-    s, tasks = load_or_fail(suite, task)
+                           ("--skip-bad-lines", "--candidates"), ("--format", "--candidates"),
+                           ("--model", "--published")])  # fmt: skip
+    if published:
+        from perfgym.cli.published_cmd import run_published
+
+        run_published(suite, model, task, as_json)
+        return
+    s, tasks = load_or_fail(suite, task, external)
     tasks = select_tasks(tasks, split, limit, s.name)
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
@@ -181,7 +208,7 @@ def eval_(
         allow_missing=allow_missing, skip_bad_lines=skip_bad_lines, as_json=as_json,
         verbose=verbose, quiet=quiet, store=store, no_store=no_store, replay=replay,
         replay_machine=replay_machine, backend=backend, url=url, token=token, address=address,
-        no_report=no_report, resume_from=resume_from,
+        no_report=no_report, resume_from=resume_from, candidates_from=candidates_from,
     )  # fmt: skip
 
 
@@ -190,7 +217,7 @@ def _judge_and_summarise(
     repeats: int, *, seed: int, fmt: str, allow_missing: bool, skip_bad_lines: bool,
     as_json: bool, verbose: bool, quiet: bool, store: str, no_store: bool, replay: bool,
     replay_machine: str | None, backend: str, url: str | None, token: str | None,
-    address: str | None, no_report: bool, resume_from: ResumeFrom,
+    address: str | None, no_report: bool, resume_from: ResumeFrom, candidates_from: str | None,
 ) -> None:  # fmt: skip
     """Read or gather the candidates, judge them, write the results and print the summary."""
     import sqlite3
@@ -216,6 +243,10 @@ def _judge_and_summarise(
     if candidates is not None:
         file_cands, problems = load_candidates_or_fail(candidates, s, tasks, fmt, skip_bad_lines)
         cands = list(file_cands)
+    elif candidates_from is not None:
+        from perfgym.cli.published_cmd import published_candidates
+
+        cands = published_candidates(s, tasks, candidates_from)
     else:
         cands = own_solutions(tasks, solutions or ["baseline", "reference"])
         if not cands:

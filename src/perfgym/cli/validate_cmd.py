@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
 from perfgym.cli import app
-from perfgym.cli.output import console, print_json
+from perfgym.cli.output import check_writable, console, err_console, fail, print_json
 
 if TYPE_CHECKING:  # the judge loads when the command runs: --help stays fast
     from rich.table import Table
 
+    from perfgym.judge import Judge
     from perfgym.judge.validate import TaskValidation
+    from perfgym.tasks.suite_model import Suite
+    from perfgym.tasks.task import Task
 
 
 def validation_table(rows: list[TaskValidation], title: str) -> Table:
@@ -25,7 +30,8 @@ def validation_table(rows: list[TaskValidation], title: str) -> Table:
     for r in rows:
         base = r.solutions[0].estimate_s if r.solutions else None
         ref = r.solutions[1].estimate_s if len(r.solutions) > 1 else None
-        sols = " ".join(f"{c.label}:{c.stage.value}" for c in r.solutions)
+        sols = " ".join(f"{c.label}:{c.detail if c.detail == 'TIMEOUT' else c.stage.value}"
+                        for c in r.solutions)  # fmt: skip
         p = r.comparison.p_value if r.comparison else None
         result = "[green]ok[/]" if r.ok else (f"[yellow]skipped: {r.skipped}[/]" if r.skipped
                                               else "[red]" + "; ".join(r.problems) + "[/]")  # fmt: skip
@@ -36,35 +42,87 @@ def validation_table(rows: list[TaskValidation], title: str) -> Table:
     return t
 
 
+def validate_one(judge: Judge, task: Task, min_speedup: float) -> TaskValidation:
+    """One task's row; a task that cannot be judged is a row saying why, never the end."""
+    from perfgym.judge.validate import TaskValidation, validate_task
+
+    try:
+        return validate_task(judge, task, min_speedup)
+    except Exception as exc:  # noqa: BLE001 - one task's failure must not lose the others' rows
+        return TaskValidation(task_id=task.id, language=task.language.value, family=task.family,
+                              split=task.split.value, solutions=[],
+                              problems=[f"could not be judged: {exc}"])  # fmt: skip
+
+
 @app.command("validate")
 def validate(
     suite: str = typer.Argument(..., help="Suite: a built-in name or a path."),
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     repeats: int = typer.Option(5, "--repeats", help="Measured runs per workload."),
     min_speedup: float = typer.Option(1.0, "--min-speedup", help="Required baseline/reference."),
+    time_limit: float | None = typer.Option(
+        None,
+        "--time-limit",
+        help="Per-run wall limit, seconds, for every task (default: the "
+        "task's own, e.g. PerfCodeBench's benchmark_timeout_sec, else 10).",
+    ),  # fmt: skip
+    external: Path | None = typer.Option(
+        None,
+        "--external",
+        help="PerfCodeBench's external/ library folder "
+        "(default: $PERFGYM_PCB_EXTERNAL, else <root>/external).",
+    ),  # fmt: skip
+    out: Path | None = typer.Option(
+        None, "--out", help="Also write each task's row as JSONL, as soon as it is done."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
-    """Check that a suite's solutions pass and that its references are faster.
-
-    Baseline, reference and pool build and pass; the reference beats the baseline, with confidence."""
+    """Check that every task's baseline, reference and pool build and pass their own tests, and
+    that the reference is faster than the baseline with confidence."""
     from rich.progress import Progress
 
     from perfgym.cli.suite_arg import load_or_fail
     from perfgym.judge import Judge, JudgeConfig
-    from perfgym.judge.validate import validate_suite
 
-    s, tasks = load_or_fail(suite, task)
-    config = JudgeConfig(repeats=repeats)
-    with Judge(config) as judge, Progress(console=console, transient=True, disable=as_json) as bar:
-        job = bar.add_task(f"validating {s.name}", total=len(tasks))
-        rows = validate_suite(judge, tasks, min_speedup,
-                              progress=lambda done, total: bar.update(job, completed=done))  # fmt: skip
+    s, tasks = load_or_fail(suite, task, external)
+    if time_limit is not None:
+        if not time_limit > 0:
+            fail(f"--time-limit must be positive, got {time_limit}")
+        tasks = [t.model_copy(update={"time_limit_s": time_limit}) for t in tasks]
+    if out is not None:
+        check_writable(out, "validation results")
+    config = JudgeConfig(repeats=repeats, **({"time_limit_s": time_limit} if time_limit else {}))
+    rows: list[TaskValidation] = []
+    try:
+        with Judge(config) as judge, Progress(console=console, transient=True,
+                                              disable=as_json) as bar:  # fmt: skip
+            job = bar.add_task(f"validating {s.name}", total=len(tasks))
+            for t in tasks:
+                rows.append(validate_one(judge, t, min_speedup))
+                if out is not None:
+                    with out.open("a", encoding="utf-8") as f:
+                        f.write(
+                            json.dumps(rows[-1].model_dump(mode="json") | {"ok": rows[-1].ok})
+                            + "\n"
+                        )
+                bar.update(job, completed=len(rows))
+    except KeyboardInterrupt:
+        err_console.print(f"interrupted after {len(rows)} of {len(tasks)} tasks")
+        _print(s, rows, as_json)
+        raise typer.Exit(130) from None
+    raise typer.Exit(_print(s, rows, as_json))
+
+
+def _print(suite: Suite, rows: list[TaskValidation], as_json: bool) -> int:
+    """Print what was finished; the exit code (1 when a task failed)."""
+    name = suite.name
     bad = [r for r in rows if not r.ok and not r.skipped]
     if as_json:
-        print_json({"suite": s.name, "tasks": [r.model_dump(mode="json") | {"ok": r.ok} for r in rows],
-                    "failed": [r.task_id for r in bad]})  # fmt: skip
+        print_json({"suite": name, "tasks": [r.model_dump(mode="json") | {"ok": r.ok} for r in rows],
+                    "failed": [r.task_id for r in bad],
+                    "not_loaded": suite.metadata.get("skipped", [])})  # fmt: skip
     else:
-        console.print(validation_table(rows, f"perfgym validate {s.name}"))
+        console.print(validation_table(rows, f"perfgym validate {name}"))
         skipped = sum(1 for r in rows if r.skipped)
         console.print(f"{len(rows) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped")
-    raise typer.Exit(1 if bad else 0)
+    return 1 if bad else 0

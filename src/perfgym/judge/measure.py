@@ -25,6 +25,9 @@ from perfgym.timing.first_call import first_call_check
 from perfgym.timing.summary import cv, estimate, estimate_ci, relative_half_width
 
 RunFn = Callable[[Variant, TestCase, int | None], Outcome]
+#: A harness time below this (0, or under clock()'s 1 µs tick) measured nothing: the
+#: measurement falls back to the sandbox's own clock, flagged `harness_below_resolution`.
+HARNESS_RESOLUTION_S = 1e-6
 Item = tuple[int, int, Variant, TestCase]  # (round, position in round, variant, workload)
 
 
@@ -127,7 +130,12 @@ def measure(
         done = target
         if done < cap and not _converged(runs, config, clock):
             target = done + 1  # one more interleaved round for everyone
-    timings = {label: summarise(items_, config, clock) for label, items_ in runs.items()}
+    fallback = clock == "harness" and _harness_below_resolution(runs)
+    used = config.clock if fallback else clock
+    timings = {label: summarise(items_, config, used) for label, items_ in runs.items()}
+    if fallback:
+        for t in timings.values():
+            t.flags.append("harness_below_resolution")
     if drifting and monitor is not None:
         monitor.used()
         post = monitor.check()
@@ -137,6 +145,18 @@ def measure(
     if config.first_call is not None and workers is not None and task is not None:
         _first_calls(timings, variants, workloads, config, task, workers, limits, clock)
     return timings
+
+
+def _harness_below_resolution(runs: dict[str, list[tuple[int, TestCase, Outcome]]]) -> bool:
+    """Some successful run's harness reported a duration its clock cannot resolve. Then every
+    variant of this measurement is timed by the sandbox's clock, so they stay comparable."""
+    return any(
+        out.status is Status.OK
+        and out.reported_s is not None
+        and out.reported_s < HARNESS_RESOLUTION_S
+        for items in runs.values()
+        for _r, _w, out in items
+    )
 
 
 def _converged(
@@ -178,11 +198,7 @@ def summarise(
             if flag in HIDING_FLAGS:
                 hiding[flag] = hiding.get(flag, 0) + 1
         d = duration_of(out, clock)
-        if (
-            out.status is not Status.OK
-            or d is None
-            or (clock == "harness" and out.harness_ok is False)
-        ):
+        if out.status is not Status.OK or d is None or out.harness_ok is False:
             failed.append(f"{w.id}: {out.status.value} {out.message}".strip())
             continue
         per_w.setdefault(w.id, []).append(d)

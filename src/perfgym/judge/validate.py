@@ -7,8 +7,9 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.errors import ConfigError
 from perfgym.judge.judge import Candidate, Judge
-from perfgym.judge.verdict import Stage, Verdict
+from perfgym.judge.verdict import Stage, Timing, Verdict
 from perfgym.tasks.task import Task
 from perfgym.timing.compare import Comparison, compare
 from perfgym.timing.filterability import duration_filterability
@@ -86,19 +87,43 @@ def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskVal
         return row
     bt, rt = base.candidate, ref.candidate
     if bt and rt and bt.ok and rt.ok:
-        row.comparison = compare(rt.samples_s, bt.samples_s)
+        try:
+            row.comparison = compare(rt.samples_s, bt.samples_s)
+        except ConfigError as exc:  # a duration no clock could give: say so, keep the row
+            row.problems.append(f"baseline and reference not comparable: {exc}")
+            return row
         if bt.estimate_s and rt.estimate_s:
             row.speedup = bt.estimate_s / rt.estimate_s
-        if row.comparison.faster != "a":
-            row.problems.append(
-                f"reference not significantly faster (ratio {row.comparison.ratio:.2f}, "
-                f"p={row.comparison.p_value})"
-            )
+        # The comparison's ratio is Tr/Tb; the table's speedup is Tb/Tr.
+        speedup = row.speedup or (1 / row.comparison.ratio if row.comparison.ratio else None)
+        shown = f"speedup {speedup:.2f}x, " if speedup else ""
+        pv = row.comparison.p_value
+        p = "no p-value" if pv is None else f"p = {pv:.3g}"
+        if row.comparison.faster == "b":
+            row.problems.append(f"reference significantly slower ({shown}{p})")
+        elif row.comparison.faster != "a":
+            row.problems.append(f"reference not significantly faster ({shown}{p})")
         elif row.speedup is not None and row.speedup < min_speedup:
             row.problems.append(f"speedup {row.speedup:.2f}x below the required {min_speedup:g}x")
     elif not row.problems:
-        row.problems.append("baseline or reference timing unavailable")
+        row.problems.append(
+            "; ".join(
+                _timing_problem(label, t)
+                for label, t in (("baseline", bt), ("reference", rt))
+                if t is None or not t.ok
+            )  # fmt: skip
+        )
     return row
+
+
+def _timing_problem(label: str, timing: Timing | None) -> str:
+    """'baseline TIMEOUT (...)' when a timed run hit its limit, else why the timing is missing."""
+    if timing is None:
+        return f"{label} timing unavailable"
+    why = timing.status_reason or timing.status.value
+    if "timeout" in why.lower():
+        return f"{label} TIMEOUT ({why})"
+    return f"{label} timing unavailable ({why})"
 
 
 def validate_suite(

@@ -163,7 +163,7 @@ def _prepare_harness(
         root=H_ROOT,
     )
     v.binds = [
-        Bind(host_path=str(root_host), sandbox_path=H_ROOT),
+        *_root_binds(root_host, task.metadata.get("external")),
         Bind(host_path=str(variant_host), sandbox_path=H_VARIANT),
         Bind(host_path=str(build_host), sandbox_path=H_BUILD),
     ]
@@ -184,6 +184,19 @@ def _prepare_harness(
     return v
 
 
+def _root_binds(root_host: Path, external: str | None) -> list[Bind]:
+    """The benchmark root at H_ROOT; with PerfCodeBench's external/ folder located elsewhere,
+    the root's entries one by one and that folder as H_ROOT/external (a bind cannot create
+    its mount point inside the read-only root), so the published recipes run unchanged."""
+    if not external or Path(external) == root_host / "external":
+        return [Bind(host_path=str(root_host), sandbox_path=H_ROOT)]
+    entries = sorted(p for p in root_host.iterdir() if p.name != "external")
+    return [
+        *(Bind(host_path=str(p), sandbox_path=f"{H_ROOT}/{p.name}") for p in entries),
+        Bind(host_path=str(external), sandbox_path=f"{H_ROOT}/external"),
+    ]
+
+
 def _build_harness(
     v: Variant, steps: list[str], marker: Path, build_host: Path, sandbox: Sandbox
 ) -> bool:
@@ -194,7 +207,7 @@ def _build_harness(
     writable = Bind(host_path=str(build_host), sandbox_path=H_BUILD, writable=True)
     env = {"GOCACHE": "/tmp/gocache"}
     ex = sandbox.run(
-        ["sh", "-c", script], binds=[*v.binds[:2], writable], limits=BUILD_LIMITS, env=env
+        ["sh", "-c", script], binds=[*v.binds[:-1], writable], limits=BUILD_LIMITS, env=env
     )
     v.build_log = (ex.stderr_text + ex.stdout_text)[:_LOG_CAP]
     v.build_measurement = ex.measurement

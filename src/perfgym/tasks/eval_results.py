@@ -3,8 +3,10 @@
 A candidate directory `executable_tasks/<task>/candidate/<model>/` holds a model's solution
 file and/or `eval_result.json`, whose `baseline`, `reference` and `candidate` sections record
 how each variant fared (`status` ok/error/timeout/missing_candidate, `median_elapsed_ns`,
-`all_elapsed_ns`, `runs`, `all_ok`, ...). When the solution file is absent, the source is
-recovered from the result's `model_output_solution_source`.
+`all_elapsed_ns`, `runs`, `all_ok`, ...). In a missing_candidate file the runner measured
+nothing, and the baseline and reference sections say `unknown`: "not reported", never a result
+(`PublishedCandidate.baseline`/`.reference` are then None). When the solution file is absent,
+the source is recovered from the result's `model_output_solution_source`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from perfgym.errors import TaskFormatError
 from perfgym.tasks.task import StoredMeasurement, Task
 
 EVAL_RESULT_FILE = "eval_result.json"
-STATUSES = frozenset({"ok", "error", "timeout", "missing_candidate"})
+#: A section the published runner did not measure (missing_candidate files): not a result.
+UNKNOWN = "unknown"
+STATUSES = frozenset({"ok", "error", "timeout", "missing_candidate", UNKNOWN})
 #: Model alias of a candidate stored directly as `candidate/<solution_filename>` (older layout).
 LEGACY_MODEL = "default"
 
@@ -106,11 +110,12 @@ def read_candidate(
     sections: dict[str, StoredMeasurement | None] = {}
     for name in ("baseline", "reference", "candidate"):
         where = f"{result_path.relative_to(task_dir.parent)}#{name}"
-        sections[name] = (
+        stored = (
             stored_measurement(result[name], task_id=task_id, where=where)
             if name in result
             else None
         )
+        sections[name] = None if stored is not None and stored.status == UNKNOWN else stored
     candidate_section = result.get("candidate")
     error = candidate_section.get("error") if isinstance(candidate_section, dict) else None
     return PublishedCandidate(

@@ -10,12 +10,16 @@
 
 Each task becomes a HARNESS task. Published results become `StoredMeasurement`s on the
 baseline and reference; the candidates themselves are read by `load_candidates(task)`.
+A task that cannot load (malformed files) or cannot build here (an absent `external/`
+library, see perfcodebench_external.py) is skipped and listed in the suite's
+`metadata["skipped"]`, one entry each with its language and reason; the rest of the suite loads.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +30,18 @@ from perfgym.tasks._errors import describe
 from perfgym.tasks.eval_results import (
     EVAL_RESULT_FILE,
     LEGACY_MODEL,
+    UNKNOWN,
     candidate_dirs,
     load_candidates,
     read_eval_result,
     stored_measurement,
 )
 from perfgym.tasks.languages import known_names, language_from_filename, language_from_name
+from perfgym.tasks.perfcodebench_external import (
+    include_dirs,
+    locate_external,
+    missing_external,
+)
 from perfgym.tasks.placeholders import check_placeholders, expand_placeholders
 from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import (
@@ -53,8 +63,12 @@ METADATA_FIELDS = ("language", "domain", "license", "source_name", "source_url",
 INTERFACE_FILES = ("harness/interface.h", "harness/interface.hpp", "harness/interface.txt")
 _VERSION_SUFFIX = re.compile(r"_v\d+$")
 
-__all__ = ["Instance", "family_of", "is_executable_tasks_dir", "load_candidates",
-           "load_perfcodebench", "load_task"]  # fmt: skip
+__all__ = ["Instance", "UnsupportedTask", "family_of", "is_executable_tasks_dir",
+           "load_candidates", "load_perfcodebench", "load_task", "read_instance"]  # fmt: skip
+
+
+class UnsupportedTask(TaskFormatError):
+    """A well-formed task this machine cannot build (an external library is absent)."""
 
 
 class RunEntry(BaseModel):
@@ -79,6 +93,9 @@ class Instance(BaseModel):
     solution_filename: str = DEFAULT_SOLUTION_FILENAME
     build: BuildSpec
     run: RunEntry | None = None
+    benchmark_timeout_sec: float | None = Field(
+        default=None, gt=0, description="The task's own run limit; becomes Task.time_limit_s."
+    )
     language: str | None = None
     domain: Any = None
     license: Any = None
@@ -103,26 +120,60 @@ def family_of(task_id: str) -> str:
     return _VERSION_SUFFIX.sub("", task_id)
 
 
-def load_perfcodebench(path: Path, name: str | None = None) -> Suite:
-    """Every task directory under an `executable_tasks/` directory."""
+def load_perfcodebench(
+    path: Path,
+    name: str | None = None,
+    *,
+    external: str | Path | None = None,
+    only: Sequence[str] | None = None,
+) -> Suite:
+    """Every task directory under an `executable_tasks/` directory that loads here.
+
+    `external` locates the `external/` library folder (see perfcodebench_external.py); `only`
+    names the task directories to read (no other is parsed; an absent one is a ConfigError).
+    A task that fails to load is skipped and recorded in `metadata["skipped"]`.
+    """
     path = path.resolve()
     dirs = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not dirs:
         raise ConfigError(f"no task directories in {path}")
-    tasks = [load_task(d) for d in dirs]
+    if only is not None:
+        by_name = {d.name: d for d in dirs}
+        absent = [t for t in only if t not in by_name]
+        if absent:
+            raise ConfigError(f"no task directory {', '.join(map(repr, absent))} in {path}")
+        dirs = [by_name[t] for t in dict.fromkeys(only)]
+    located = locate_external(path.parent, external)
+    tasks: list[Task] = []
+    skipped: list[dict[str, str]] = []
+    for d in dirs:
+        try:
+            tasks.append(load_task(d, external=located))
+        except TaskFormatError as exc:
+            kind = "unsupported" if isinstance(exc, UnsupportedTask) else "failed"
+            skipped.append({"task": d.name, "language": language_guess(d), "kind": kind,
+                            "reason": str(exc)})  # fmt: skip
     default = path.parent.name if path.name == "executable_tasks" else path.name
     return Suite(
         name=name or default,
         tasks=tasks,
         source=str(path),
-        metadata={"format": "perfcodebench", "root": str(path.parent)},
+        metadata={
+            "format": "perfcodebench",
+            "root": str(path.parent),
+            "external": None if located is None else str(located),
+            "skipped": skipped,
+        },
     )
 
 
-def load_task(task_dir: Path) -> Task:
-    """One `executable_tasks/<task_id>/` directory."""
+def load_task(task_dir: Path, *, external: Path | None = None) -> Task:
+    """One `executable_tasks/<task_id>/` directory; `external`: the located library folder.
+
+    TaskFormatError when malformed; UnsupportedTask when it needs an absent external library.
+    """
     task_dir = task_dir.resolve()
-    instance = _instance(task_dir)
+    instance = read_instance(task_dir)
     task_id = instance.task_id
     if task_id != task_dir.name:
         raise TaskFormatError(
@@ -137,16 +188,20 @@ def load_task(task_dir: Path) -> Task:
     language = _language(instance)
     if not (task_dir / "harness").is_dir():
         raise TaskFormatError(f"task {task_id!r}: missing harness directory {task_dir / 'harness'}")
-    baseline_stored, reference_stored, models = _published(task_dir, task_id)
+    baseline_stored, reference_stored, models, timeouts = _published(task_dir, task_id)
     baseline = _solution(task_dir, "baseline", filename, baseline_stored)
     reference = _solution(task_dir, "reference", filename, reference_stored)
-    _check_build(instance, task_dir)
+    _check_build(instance, task_dir, external)
     metadata: dict[str, Any] = {
         key: getattr(instance, key) for key in METADATA_FIELDS if getattr(instance, key) is not None
     }
     if (task_dir / "candidate" / filename).is_file():
         models.append(LEGACY_MODEL)
     metadata["candidates"] = models
+    if external is not None:
+        metadata["external"] = str(external)
+    # The task's own limit; an older task without one takes the longest its results record.
+    limit = instance.benchmark_timeout_sec or (max(timeouts) if timeouts else None)
     return Task(
         id=task_id,
         family=family_of(task_id),
@@ -168,12 +223,14 @@ def load_task(task_dir: Path) -> Task:
         ),
         # The published task directories carry no split: they load as evaluation tasks.
         split=Split.TEST,
+        time_limit_s=limit,
         root=task_dir,
         metadata=metadata,
     )
 
 
-def _instance(task_dir: Path) -> Instance:
+def read_instance(task_dir: Path) -> Instance:
+    """`<task_dir>/instance.json`, validated; TaskFormatError naming the task otherwise."""
     path = task_dir / INSTANCE_FILE
     label = f"task {task_dir.name!r}"
     if not path.is_file():
@@ -208,8 +265,9 @@ def _language(instance: Instance) -> Language:
     return language
 
 
-def _check_build(instance: Instance, task_dir: Path) -> None:
-    """Placeholders valid, the recipe complete, and the files it names present."""
+def _check_build(instance: Instance, task_dir: Path, external: Path | None = None) -> None:
+    """Placeholders valid, the recipe complete, the files it names present, and every external
+    file, `-I` directory and quoted include it needs found (else UnsupportedTask)."""
     task_id, build = instance.task_id, instance.build
     fields = {
         "build.cxxflags": build.cxxflags,
@@ -224,21 +282,63 @@ def _check_build(instance: Instance, task_dir: Path) -> None:
         raise TaskFormatError(f"task {task_id!r}: build.sources is empty")
     if build.command is not None and not build.command:
         raise TaskFormatError(f"task {task_id!r}: build.command is empty")
-    # Input files must exist for the baseline and the reference; build outputs cannot be checked.
-    for field in ("build.sources", "build.copy_sources_to_build"):
-        for text in fields[field]:
-            if "{build_dir}" in text:
-                continue
-            for variant in ("baseline", "reference"):
-                (expanded,) = expand_placeholders(
-                    [text], task_dir=task_dir, variant_dir=task_dir / variant, build_dir="."
-                )
-                # Relative paths are relative to the benchmark root, where commands run.
-                resolved = task_dir.parent.parent / expanded
-                if not resolved.is_file():
+    root = task_dir.parent.parent
+    inputs: list[Path] = []
+    dirs: list[Path] = []
+    sources: list[Path] = sorted(p for p in (task_dir / "harness").rglob("*") if p.is_file())
+    for variant in ("baseline", "reference"):
+        variant_dir = task_dir / variant
+
+        def expand(texts: list[str], variant_dir: Path = variant_dir) -> list[str]:
+            # Relative paths are relative to the benchmark root, where commands run.
+            return expand_placeholders(texts, task_dir=task_dir, variant_dir=variant_dir,
+                                       build_dir="{build_dir}", root=root)  # fmt: skip
+
+        sources.append(variant_dir / instance.solution_filename)
+        flags = expand(build.cxxflags + (build.command or []))
+        dirs += [root / d for d in include_dirs(flags) if "{build_dir}" not in d]
+        # Input files must exist for the baseline and the reference; build outputs cannot.
+        for field in ("build.sources", "build.copy_sources_to_build"):
+            for text in expand(fields[field]):
+                if "{build_dir}" in text:
+                    continue
+                resolved = root / text
+                if resolved.is_relative_to(root / "external"):
+                    inputs.append(resolved)  # checked against the located folder below
+                elif not resolved.is_file():
                     raise TaskFormatError(
                         f"task {task_id!r}: {field}: missing file {resolved} (for the {variant})"
                     )
+                else:
+                    sources.append(resolved)
+    copied = [Path(t).name for t in build.copy_sources_to_build]
+    why = missing_external(root=root, external=external, paths=inputs,
+                           dirs=list(dict.fromkeys(dirs)), sources=sources,
+                           provided=copied)  # fmt: skip
+    if why is not None:
+        raise UnsupportedTask(f"task {task_id!r}: {why}")
+
+
+def language_guess(task_dir: Path) -> str:
+    """The language of a task that did not load, for the per-language counts ('?' if unknown)."""
+    try:
+        data = json.loads((task_dir / INSTANCE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if isinstance(data, dict):
+        named = data.get("language")
+        if isinstance(named, str) and (lang := language_from_name(named)) is not None:
+            return lang.value
+        filename = data.get("solution_filename", DEFAULT_SOLUTION_FILENAME)
+        if isinstance(filename, str) and (lang := language_from_filename(filename)) is not None:
+            return lang.value
+    for candidate in ("baseline", "reference"):
+        for f in (
+            sorted((task_dir / candidate).glob("*")) if (task_dir / candidate).is_dir() else []
+        ):
+            if (lang := language_from_filename(f.name)) is not None:
+                return lang.value
+    return "?"
 
 
 def _solution(
@@ -260,28 +360,36 @@ def _interface(task_dir: Path) -> str:
 
 def _published(
     task_dir: Path, task_id: str
-) -> tuple[StoredMeasurement | None, StoredMeasurement | None, list[str]]:
-    """Stored baseline and reference results and the candidate model names.
+) -> tuple[StoredMeasurement | None, StoredMeasurement | None, list[str], list[float]]:
+    """Stored baseline and reference results, the candidate model names, recorded limits.
 
-    Every model's eval_result.json repeats the baseline and reference measurements (the
-    published runner caches them). The first result, by model name, whose section has status
-    ok is taken; failing that, the first section found, so that a failure is kept, not hidden.
+    Each model's eval_result.json records the baseline and reference as that model's run saw
+    them, and the files of one task can disagree (one run's baseline timed out, another's
+    did not). For the task's own stored figures the first section by model name with status
+    ok is taken; failing that, the first reported one, so that a failure is kept, not hidden.
+    A section with status `unknown` (a missing_candidate run never measured them) is not a
+    result and is ignored. The published table (`perfcodebench_published`) instead uses each
+    model's own file.
     """
     models = [d.name for d in candidate_dirs(task_dir)]
     chosen: dict[str, StoredMeasurement | None] = {"baseline": None, "reference": None}
+    timeouts: list[float] = []
     for model in models:
         path = task_dir / "candidate" / model / EVAL_RESULT_FILE
         if not path.is_file():
             continue
         result = read_eval_result(path, task_id)
+        limit = result.get("benchmark_timeout_sec")
+        if isinstance(limit, int | float) and not isinstance(limit, bool) and limit > 0:
+            timeouts.append(float(limit))
         for name in chosen:
             current = chosen[name]
             if name not in result or (current is not None and current.status == "ok"):
                 continue
             where = f"{path.relative_to(task_dir.parent)}#{name}"
             stored = stored_measurement(result[name], task_id=task_id, where=where)
+            if stored.status == UNKNOWN:
+                continue
             if current is None or stored.status == "ok":
                 chosen[name] = stored
-        if all(s is not None and s.status == "ok" for s in chosen.values()):
-            break
-    return chosen["baseline"], chosen["reference"], models
+    return chosen["baseline"], chosen["reference"], models, timeouts

@@ -40,8 +40,15 @@ BUILTINS: dict[str, str] = {
 }
 
 
-def load_suite(spec: str | Path) -> Suite:
-    """Load a suite from a built-in name or a path (see the module docstring)."""
+def load_suite(
+    spec: str | Path, *, external: str | Path | None = None, tasks: Sequence[str] | None = None
+) -> Suite:
+    """Load a suite from a built-in name or a path (see the module docstring).
+
+    PerfCodeBench only: `external` locates the `external/` library folder (else
+    $PERFGYM_PCB_EXTERNAL, else `<root>/external`), and `tasks` names the only task directories
+    parsed. Other formats ignore both (callers select tasks after loading).
+    """
     if isinstance(spec, str) and spec in BUILTINS:
         return _builtin_loader(spec)()
     path = Path(spec).expanduser()
@@ -50,17 +57,16 @@ def load_suite(spec: str | Path) -> Suite:
             return native.load_jsonl(path)
         raise ConfigError(f"cannot load a suite from file {path}: only a tasks .jsonl file is")
     if path.is_dir():
-        return _load_directory(path)
+        return _load_directory(path, external, tasks)
     raise ConfigError(
         f"unknown suite {str(spec)!r}: not a built-in ({', '.join(BUILTINS)}) and no such path"
     )
 
 
-def _load_directory(path: Path) -> Suite:
-    if perfcodebench.is_executable_tasks_dir(path):
-        return perfcodebench.load_perfcodebench(path)
-    if perfcodebench.is_executable_tasks_dir(path / "executable_tasks"):
-        return perfcodebench.load_perfcodebench(path / "executable_tasks")
+def _load_directory(path: Path, external: str | Path | None, tasks: Sequence[str] | None) -> Suite:
+    for pcb in (path, path / "executable_tasks"):
+        if perfcodebench.is_executable_tasks_dir(pcb):
+            return perfcodebench.load_perfcodebench(pcb, external=external, only=tasks)
     task_dirs = native.task_dirs(path)
     if not task_dirs and (path / "tasks.jsonl").is_file():
         return native.load_jsonl(path / "tasks.jsonl")

@@ -64,6 +64,13 @@ class Timing(BaseModel):
     harness_elapsed_ns: list[int] = Field(
         default_factory=list, description="Self-reported elapsed_ns (kept, cross-checked)."
     )
+    noise_band: float | None = Field(
+        None,
+        ge=0,
+        description="The task's A/A noise band on this clock: two single runs of one program "
+        "land within a ratio of 1 + noise_band of each other (`timing.noise_band`). Set by "
+        "the judge when its rounds are too few for a test; speed decisions then use it.",
+    )
     status: TimingStatus = TimingStatus.OK
     status_reason: str = ""
     flags: list[str] = Field(

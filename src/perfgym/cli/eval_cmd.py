@@ -23,7 +23,7 @@ from perfgym.errors import PerfgymError
 from perfgym.judge import Candidate, JudgeConfig, Verdict
 from perfgym.judge.enamel_protocol import REPEATS as ENAMEL_REPEATS
 from perfgym.judge.enamel_protocol import is_enamel
-from perfgym.metrics.summary import ModelSummary, summarise_models
+from perfgym.metrics.summary import HEADLINE, ModelSummary, summarise_models
 from perfgym.service.backend import BACKENDS, open_judge
 from perfgym.store.replay import RecordingJudge
 from perfgym.store.results_file import write_results
@@ -54,11 +54,12 @@ def own_solutions(tasks: list[Task], labels: list[str]) -> list[Candidate]:
 
 def summary_table(rows: list[ModelSummary], title: str) -> Table:
     t = Table(title=title)
-    for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra", "CRR", "FBR", "RBR", "CGRE"):
+    for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra",
+                *(k.upper().replace("_STRICT", " strict") for k in HEADLINE)):  # fmt: skip
         t.add_column(col)
     for r in rows:
         t.add_row(r.model, str(r.n), *(str(r.stages.get(s, 0)) for s in ("NX", "NC", "NR", "WO", "OK")),
-                  str(r.infra_errors), *(r.cell(k) for k in ("crr", "fbr", "rbr", "cgre")))  # fmt: skip
+                  str(r.infra_errors), *(r.cell(k) for k in HEADLINE))  # fmt: skip
     return t
 
 

@@ -10,6 +10,10 @@ from perfgym.errors import PerfgymError
 from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import ResultsPolicy
 from perfgym.metrics.perfcodebench import PerfCodeBenchConfig, perfcodebench_table
+from perfgym.timing.decision import Decision
+
+#: The headline columns: the significant decisions, then the paper's strict rule beside them.
+HEADLINE = ("crr", "fbr", "fbr_strict", "rbr", "rbr_strict", "cgre", "cgre_strict")
 
 
 class ModelSummary(BaseModel):
@@ -33,12 +37,16 @@ class ModelSummary(BaseModel):
         return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def summarise_models(verdicts: list[Verdict]) -> list[ModelSummary]:
+def summarise_models(
+    verdicts: list[Verdict], decision: Decision = "significant"
+) -> list[ModelSummary]:
+    """Per model: stage counts and `HEADLINE` (fbr, rbr, cgre under `decision`; the `_strict`
+    columns always under the paper's rule)."""
     by_model: dict[str, list[Verdict]] = {}
     for v in verdicts:
         by_model.setdefault(v.model, []).append(v)
     rows = []
-    config = PerfCodeBenchConfig(policy=ResultsPolicy(infra_errors="exclude"))
+    config = PerfCodeBenchConfig(policy=ResultsPolicy(infra_errors="exclude"), decision=decision)
     for model, vs in by_model.items():
         row = ModelSummary(
             model=model,
@@ -48,7 +56,7 @@ def summarise_models(verdicts: list[Verdict]) -> list[ModelSummary]:
         )
         try:
             table = perfcodebench_table(vs, config)
-            for name in ("crr", "fbr", "rbr", "cgre"):
+            for name in HEADLINE:
                 m = getattr(table, name)
                 row.metrics[name] = (m.value, m.ci_low, m.ci_high)
         except PerfgymError as exc:

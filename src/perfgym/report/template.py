@@ -20,7 +20,7 @@ td { padding: 4px 9px; border-bottom: 1px solid #d8d8d8; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .ci { color: #666666; font-size: 11px; }
 td.ref { background: #b7e4b9; } td.fast { background: #def2d3; } td.slow { background: #f4f0c8; }
-td.fail { background: #f6d0cc; } td.infra { background: #dddddd; }
+td.fail { background: #f6d0cc; } td.infra { background: #dddddd; } td.same { background: #e4e9f2; }
 img.chart { display: block; max-width: 100%; margin: 6px 0 4px 0; border: 1px solid #e4e4e4; }
 nav a { margin-right: 14px; }
 .error { color: #a0241b; }
@@ -132,8 +132,11 @@ resampling tasks ({{ replicates }} replicates).</p>
 {% endfor %}
 </table>
 <p class="note">Cells: speedup Tb/Tc of a correct result; green = reaches the reference,
-light green = faster than the baseline, yellow = correct but not faster, red = failed
-(stage and cause), grey = sandbox failure.</p>
+light green = faster than the baseline, blue-grey = level with the baseline (within noise, or
+its own source), yellow = slower than the baseline, red = failed (stage and cause), grey =
+sandbox failure. Faster, level and slower are the comparison's significant decisions (paired
+by round, with the equivalence margin), not the estimates' order; the leaderboard's "strict"
+columns count the estimates' order, as the paper does.</p>
 {% endfor %}
 
 {% if simulations %}

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.timing.compare import compare, timing_margin
 from perfgym.timing.result import Timing
+from perfgym.timing.summary import Estimator, estimate_ci
 
 Decision = Literal["significant", "strict"]
 Outcome = Literal["faster", "tie", "slower"]
@@ -66,6 +67,11 @@ def _usable(t: Timing | float | None) -> Timing | None:
     if not t.ok or t.estimate_s is None or not t.estimate_s > 0 or not math.isfinite(t.estimate_s):
         return None
     return t
+
+
+def _estimator(t: Timing) -> Estimator:
+    known: tuple[Estimator, ...] = ("median", "hodges_lehmann", "minimum", "mean")
+    return next((e for e in known if e == t.estimator), "median")
 
 
 def _by_band(ratio: float, band: float) -> Outcome:
@@ -115,8 +121,9 @@ def speed_call(
         return call(_by_band(estimate_ratio, margin), estimate_ratio, "exact")
     if not xa or not xb:
         sampled, fixed, sign = (tb, ta.estimate_s, -1) if not xa else (ta, tb.estimate_s, 1)
-        if sampled.ci_s is not None:
-            lo, hi = (x / fixed for x in sampled.ci_s)
+        ci = sampled.ci_s or estimate_ci(sampled.samples_s, _estimator(sampled))
+        if ci is not None:
+            lo, hi = (x / fixed for x in ci)
             if sign < 0:  # the sampled side is B: A/B's interval is the inverse
                 lo, hi = 1.0 / hi, 1.0 / lo
             outcome = "tie"

@@ -19,7 +19,10 @@ BASE = [1.00, 1.04, 0.97, 1.02, 0.99]
 @pytest.mark.parametrize("name", ["rlpf", "rlpf_no_rbr", "runtime_only"])
 def test_noise_earns_no_speed_credit_by_default_and_strict_says_so(name: str) -> None:
     v = ok(None, candidate=sampled(NOISE), baseline=sampled(BASE), reference=sampled([0.25] * 5))
-    default, strict = get_reward(name).score([v])[0], get_reward(name, decision="strict").score([v])[0]
+    default, strict = (
+        get_reward(name).score([v])[0],
+        get_reward(name, decision="strict").score([v])[0],
+    )
     assert "baseline tie (paired-t)" in default.decision
     assert strict.decision.startswith("strict: baseline faster (strict)")
     assert strict.value is not None and default.value is not None

@@ -97,8 +97,12 @@ def test_aa_noise_band_is_the_prediction_interval_of_one_more_round() -> None:
 
 @pytest.mark.parametrize(
     ("a", "b"),
-    [([1.0, 1.0], [1.0, 1.0]), ([1.0] * 3, [1.0] * 4), ([1.0, 0.0, 1.0], [1.0] * 3),
-     ([1.0, float("nan"), 1.0], [1.0] * 3)],  # fmt: skip
+    [
+        ([1.0, 1.0], [1.0, 1.0]),
+        ([1.0] * 3, [1.0] * 4),
+        ([1.0, 0.0, 1.0], [1.0] * 3),
+        ([1.0, float("nan"), 1.0], [1.0] * 3),
+    ],  # fmt: skip
 )
 def test_aa_noise_band_refuses_malformed_rounds(a: list[float], b: list[float]) -> None:
     with pytest.raises(ConfigError):

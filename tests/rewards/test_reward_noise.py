@@ -62,7 +62,8 @@ def test_the_baseline_text_scores_the_same_ten_times_and_padding_pays_nothing(
         verdict = single_run_judge.judge(task, source=text, model="copy", sample=k)
         assert verdict.correct, verdict.reason
         assert verdict.same_source == ["baseline"]
-        assert verdict.candidate is not None and verdict.candidate.noise_band is not None
+        assert verdict.baseline is not None and verdict.baseline.noise_band is not None
+        assert verdict.reference is not None and verdict.reference.noise_band is not None
         outs.append(reward.score([verdict])[0])
     assert len({o.value for o in outs}) == 1, [o.value for o in outs]
     assert outs[0].value == pytest.approx(0.15)  # the correctness floor: no speed credit

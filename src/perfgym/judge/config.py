@@ -44,8 +44,9 @@ class JudgeConfig(BaseModel):
         ge=0,
         le=100,
         description="With repeats < 3 (too few rounds for a test): interleaved rounds of the "
-        "A/A measurement (the baseline against its own copy) that sets each task's noise band, "
-        "once per task per judge; speed decisions then need a ratio outside that band. "
+        "A/A measurement (the baseline and the reference each against its own copy) that sets "
+        "their noise bands, once per task per judge; speed decisions then need a ratio "
+        "outside the band of the role compared with. "
         "0: no band, and such differences are never decided.",
     )
     target_rel_ci: float = Field(

@@ -1,9 +1,13 @@
-"""`NoiseBands`: each task's A/A noise band, measured once per judge when its measurements have
-too few rounds for a test (repeats < 3, RLPF's training setting), and stamped on the timings.
+"""`NoiseBands`: each task's A/A noise bands, measured once per judge when its measurements have
+too few rounds for a test (repeats < 3, RLPF's training setting), and stamped on the baseline's
+and the reference's timings.
 
-The A/A measurement is the baseline against a copy of itself, `JudgeConfig.noise_rounds`
-interleaved rounds of the task's workloads, pinned as every measurement is: it costs
-2 × noise_rounds × workloads runs, once per task (and clock) for the judge's lifetime."""
+The A/A measurement is the baseline and the reference each against a copy of itself,
+`JudgeConfig.noise_rounds` interleaved rounds of the task's workloads, pinned as every
+measurement is: it costs 4 × noise_rounds × workloads runs, once per task (and clock) for the
+judge's lifetime. Each role gets its own band because a run's relative noise depends on its
+length (a reference ten times faster is relatively noisier); a candidate is compared against
+a role with that role's band, which is the noise of runs as long as the ones it ties with."""
 
 from __future__ import annotations
 
@@ -25,45 +29,52 @@ def needs_band(config: JudgeConfig) -> bool:
     return config.repeats < MIN_TESTED_ROUNDS and config.noise_rounds >= MIN_AA_ROUNDS
 
 
+Bands = dict[str, float]
+
+
 class NoiseBands:
-    """Task id and clock -> the band (None: the baseline could not be measured twice)."""
+    """Task id and clock -> role ('baseline', 'reference') -> band (absent: not measurable)."""
 
     def __init__(self) -> None:
-        self._bands: dict[tuple[str, str], float | None] = {}
+        self._bands: dict[tuple[str, str], Bands] = {}
         self._lock = threading.Lock()
 
-    def of(self, plan: TaskPlan, refs: References, config: JudgeConfig) -> float | None:
+    def of(self, plan: TaskPlan, refs: References, config: JudgeConfig) -> Bands:
         key = (plan.task.id, plan.clock)
         with self._lock:
             if key in self._bands:
                 return self._bands[key]
-        band = self._measure(plan, refs, config)
+        bands = self._measure(plan, refs, config)
         with self._lock:
-            self._bands[key] = band
-        return band
+            self._bands[key] = bands
+        return bands
 
     @staticmethod
-    def _measure(plan: TaskPlan, refs: References, config: JudgeConfig) -> float | None:
-        base = refs.baseline
-        if base is None or not base.ready:
-            return None
-        twin = dataclasses.replace(base, label="baseline-aa")
+    def _measure(plan: TaskPlan, refs: References, config: JudgeConfig) -> Bands:
+        pairs = [(role, v, dataclasses.replace(v, label=f"{role}-aa"))
+                 for role, v in refs.items() if v is not None and v.ready]  # fmt: skip
+        if not pairs:
+            return {}
         aa = config.model_copy(update={"repeats": config.noise_rounds, "max_repeats": None,
                                        "warmup": 0, "first_call": None})  # fmt: skip
-        timings = measure([base, twin], plan.workloads or plan.tests, aa, plan.runner(),
-                          plan.clock, task=plan.task, sandbox=plan.sandbox,
-                          limits=plan.limits)  # fmt: skip
-        a, b = timings.get("baseline-aa"), timings.get("baseline")
-        if a is None or b is None or not a.ok or not b.ok:
-            return None
-        if len(a.samples_s) != len(b.samples_s) or len(a.samples_s) < MIN_AA_ROUNDS:
-            return None
-        return aa_noise_band(a.samples_s, b.samples_s)
+        variants = [x for _role, v, twin in pairs for x in (v, twin)]
+        timings = measure(variants, plan.workloads or plan.tests, aa, plan.runner(), plan.clock,
+                          task=plan.task, sandbox=plan.sandbox, limits=plan.limits)  # fmt: skip
+        bands: Bands = {}
+        for role, v, twin in pairs:
+            a, b = timings.get(twin.label), timings.get(v.label)
+            if a is None or b is None or not a.ok or not b.ok:
+                continue
+            if len(a.samples_s) != len(b.samples_s) or len(a.samples_s) < MIN_AA_ROUNDS:
+                continue
+            bands[role] = aa_noise_band(a.samples_s, b.samples_s)
+        return bands
 
 
-def stamp(timings: dict[str, Timing], band: float | None) -> None:
-    """Every timing of the task's measurement carries the band its decisions will use."""
-    if band is None:
-        return
-    for t in timings.values():
-        t.noise_band = band
+def stamp(timings: dict[str, Timing], bands: Bands) -> None:
+    """The baseline's and the reference's timings carry their bands; decisions against them
+    use the band of the role compared with."""
+    for role, band in bands.items():
+        t = timings.get(role)
+        if t is not None:
+            t.noise_band = band

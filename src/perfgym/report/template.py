@@ -79,7 +79,8 @@ resampling tasks ({{ replicates }} replicates).</p>
 {% endfor %}
 </table>
 <p class="note">Each cell: results on that rung, then their mean RLPF reward (Eqs. 1–7, αF = 0.16,
-αR = 0.10). Unscored: correct results lacking a usable duration.</p>
+αR = 0.10; faster and reference-level by the significant decision, so noise earns no bonus).
+Unscored: correct results lacking a usable duration.</p>
 
 <h3>Speedup distribution (RLPF Table 13)</h3>
 <img class="chart" alt="speedup distribution" src="data:image/png;base64,{{ charts[s.suite].speedups }}">

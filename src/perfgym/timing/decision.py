@@ -12,7 +12,8 @@ shows it. In order:
                   Timing): the other side's estimate CI must clear it by the margin
     exact         neither has samples: the estimates, beyond the margin
     noise-band    too few rounds for a test (repeats 1-2, RLPF's training setting): the ratio
-                  must leave the task's A/A noise band (`Timing.noise_band`), never narrower
+                  must leave the A/A noise band of the side that has one (`Timing.noise_band`,
+                  the baseline's or the reference's; the wider if both), never narrower
                   than the margin
     untestable    too few rounds and no noise band: a tie (no bonus is paid for a difference
                   nothing can tell from noise)

@@ -67,9 +67,10 @@ class Timing(BaseModel):
     noise_band: float | None = Field(
         None,
         ge=0,
-        description="The task's A/A noise band on this clock: two single runs of one program "
-        "land within a ratio of 1 + noise_band of each other (`timing.noise_band`). Set by "
-        "the judge when its rounds are too few for a test; speed decisions then use it.",
+        description="The A/A noise band of this program on this clock: two single runs of it "
+        "land within a ratio of 1 + noise_band of each other (`timing.noise_band`). Set on the "
+        "baseline's and reference's timings by the judge when its rounds are too few for a "
+        "test; speed decisions against them then use it.",
     )
     status: TimingStatus = TimingStatus.OK
     status_reason: str = ""

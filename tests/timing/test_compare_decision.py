@@ -112,3 +112,10 @@ def test_aa_noise_band_refuses_malformed_rounds(a: list[float], b: list[float]) 
 def test_a_negative_noise_band_is_refused() -> None:
     with pytest.raises(ValueError):
         Timing(estimate_s=1.0, noise_band=-0.1)
+
+
+def test_instruction_counts_of_one_round_are_exact() -> None:
+    a = Timing(estimate_s=990.0, samples_s=[990.0], clock="instructions")
+    b = Timing(estimate_s=1000.0, samples_s=[1000.0], clock="instructions")
+    call = speed_call(a, b)
+    assert call is not None and call.faster and call.how == "exact"  # margin 0 for counts

@@ -10,7 +10,8 @@ shows it. In order:
     mann-whitney  both have >= 4 samples but different rounds: the unpaired `compare`
     fixed         one side is a given duration (no samples: stored, a column, a hand-made
                   Timing): the other side's estimate CI must clear it by the margin
-    exact         neither has samples: the estimates, beyond the margin
+    exact         neither has samples, or instruction counts (deterministic) with too few
+                  rounds for the test: the estimates, beyond the clock's margin
     noise-band    too few rounds for a test (repeats 1-2, RLPF's training setting): the ratio
                   must leave the A/A noise band of the side that has one (`Timing.noise_band`,
                   the baseline's or the reference's; the wider if both), never narrower
@@ -118,7 +119,7 @@ def speed_call(
         c = compare(xa, xb, alpha=alpha, paired=paired, margin=margin)
         outcome = {"a": "faster", "b": "slower"}.get(c.faster, "tie")  # type: ignore[assignment]
         return call(outcome, c.ratio, c.method)
-    if not xa and not xb:
+    if (not xa and not xb) or clock == "instructions":  # counts: one round is exact
         return call(_by_band(estimate_ratio, margin), estimate_ratio, "exact")
     if not xa or not xb:
         sampled, fixed, sign = (tb, ta.estimate_s, -1) if not xa else (ta, tb.estimate_s, 1)

@@ -17,12 +17,16 @@ def timing(
     workloads: dict[str, float] | None = None,
     **extra: Any,
 ) -> Timing | None:
-    """A measured timing with the given estimate (None -> no timing at all)."""
+    """A timing with the given estimate (None -> no timing at all).
+
+    A given duration, exact: no samples, so the significant decision compares the estimates
+    beyond the equivalence margin (`speed_call`'s "exact" rule) and the paper's hand-computed
+    figures hold wherever two durations are more than 3 % apart."""
     if seconds is None and not workloads:
         return None
     if seconds is None and workloads:
         seconds = sum(workloads.values())
-    return Timing(estimate_s=seconds, samples_s=[seconds], per_workload_s=workloads or {}, **extra)
+    return Timing(estimate_s=seconds, per_workload_s=workloads or {}, **extra)
 
 
 def make_verdict(

@@ -47,7 +47,18 @@ def test_components_are_logged() -> None:
     ],
 )
 def test_edge_durations(tc: float, expected: float) -> None:
-    assert get_reward("rlpf")([ok(tc)]) == pytest.approx([expected], abs=1e-12)
+    # The paper's rule on the estimates (1 % faster counts); the default decides by statistics.
+    assert get_reward("rlpf", decision="strict")([ok(tc)]) == pytest.approx([expected], abs=1e-12)
+
+
+def test_a_difference_within_the_margin_pays_no_bonus_by_default() -> None:
+    # 1 % faster than the baseline, 1 % slower than the reference: inside the 3 % margin, a
+    # tie with each under the significant rule, so no FBR bonus and RBR (level) still paid.
+    out = get_reward("rlpf").score([ok(0.99)])[0]
+    assert out.value == pytest.approx(0.15) and out.components["fbr"] is False
+    assert out.decision.startswith("significant: baseline tie (exact)")
+    level = get_reward("rlpf").score([ok(0.2525)])[0]
+    assert level.components["rbr"] is True and level.components["cgre"] == 1.0
 
 
 @pytest.mark.parametrize(

@@ -66,12 +66,15 @@ def own_solutions(tasks: list[Task], labels: list[str]) -> list[Candidate]:
 def summary_table(rows: list[ModelSummary], title: str) -> Table:
     from rich.table import Table
 
+    from perfgym.metrics.summary import HEADLINE
+
     t = Table(title=title)
-    for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra", "CRR", "FBR", "RBR", "CGRE"):
+    for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra",
+                *(k.upper().replace("_STRICT", " strict") for k in HEADLINE)):  # fmt: skip
         t.add_column(col)
     for r in rows:
         t.add_row(r.model, str(r.n), *(str(r.stages.get(s, 0)) for s in ("NX", "NC", "NR", "WO", "OK")),
-                  str(r.infra_errors), *(r.cell(k) for k in ("crr", "fbr", "rbr", "cgre")))  # fmt: skip
+                  str(r.infra_errors), *(r.cell(k) for k in HEADLINE))  # fmt: skip
     return t
 
 

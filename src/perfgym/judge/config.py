@@ -39,6 +39,16 @@ class JudgeConfig(BaseModel):
         "variant's CI half-width is within `target_rel_ci` of its estimate, up to this many "
         "rounds. None: exactly `repeats` rounds.",
     )
+    noise_rounds: int = Field(
+        5,
+        ge=0,
+        le=100,
+        description="With repeats < 3 (too few rounds for a test): interleaved rounds of the "
+        "A/A measurement (the baseline and the reference each against its own copy) that sets "
+        "their noise bands, once per task per judge; speed decisions then need a ratio "
+        "outside the band of the role compared with. "
+        "0: no band, and such differences are never decided.",
+    )
     target_rel_ci: float = Field(
         0.03, gt=0, le=1, description="Early stopping: wanted CI half-width / estimate."
     )

@@ -11,6 +11,7 @@ from perfgym.judge import stages
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.measure import lanes_of
+from perfgym.judge.noise_bands import NoiseBands, needs_band, stamp
 from perfgym.judge.plan import HARNESS_CASE, plan_task
 from perfgym.judge.references import ExpectedOutputs, ReferenceCache
 from perfgym.judge.verdict import Verdict
@@ -54,6 +55,7 @@ class Judge:
         self._expected = ExpectedOutputs(self._references)
         self._lock = threading.Lock()
         self._monitor: DriftMonitor | None = None
+        self._bands = NoiseBands()
 
     # -- lifecycle ------------------------------------------------------------------------------
     @property
@@ -133,6 +135,8 @@ class Judge:
             if checks is not None:
                 run = checks
         timings = stages.measure_all(plan, entries, refs, run, self.config, lambda: self.monitor)
+        if timings and needs_band(self.config):
+            stamp(timings, self._bands.of(plan, refs, self.config))
         ref_timings = stages.reference_timings(refs, timings, self.config)
         return [
             stages.verdict_of(plan, stages.settle(e, checks, plan.workloads, timings),

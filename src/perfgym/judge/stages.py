@@ -13,6 +13,7 @@ from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, References
 from perfgym.judge.runner import CheckedRuns, Expected, RunFn, judge_outcome
+from perfgym.judge.same_source import same_source_roles
 from perfgym.judge.variant import built, extracted
 from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
 from perfgym.machine import fingerprint
@@ -154,6 +155,7 @@ def verdict_of(
         reference=refs.get("reference"),
         config=config.model_dump(mode="json"),
         machine=fingerprint(),
+        same_source=same_source_roles(plan.task, v.source),
     )
     if verdict.candidate is not None:
         verdict.flags += verdict.candidate.flags

@@ -83,6 +83,11 @@ class Verdict(BaseModel):
     flags: list[str] = Field(
         default_factory=list, description="Suspicions, e.g. 'harness_timer_mismatch'."
     )
+    same_source: list[str] = Field(
+        default_factory=list,
+        description="The roles ('baseline', 'reference') whose normalised source equals the "
+        "candidate's (`perfgym.judge.same_source`): a tie with them by construction.",
+    )
     config: dict[str, Any] = Field(default_factory=dict, description="Judge config used.")
     machine: str = ""
     meta: dict[str, Any] = Field(

@@ -13,6 +13,15 @@ Gap/FBR = (FBR − RBR)/FBR over the **faster-than-baseline** tasks. Per task, S
 "correct and not faster" and Gap is "faster and not reference-level" (Table 8's wording); when
 the reference is faster than the baseline these equal CRR − FBR and FBR − RBR exactly.
 
+Decisions (docs/metrics.md "Which rule decides faster"): `PerfCodeBenchConfig.decision`
+"significant" (the default) reads 1[Tc < Tb] as "the comparison says the candidate is faster"
+and 1[Tc ≤ Tr] as "not slower than the reference" (`perfgym.timing.decision.speed_call`:
+paired by round, with the equivalence margin, the task's noise band when rounds are too few,
+a tie by construction for the baseline's or reference's own source); CGRE counts no gain the
+comparison does not see (0 unless faster; 1 when level with the reference). The table also
+carries `fbr_strict`, `rbr_strict` and `cgre_strict`: the paper's rule on the estimates, for
+comparison with published figures.
+
 Edge cases perfgym defines (the paper does not): when Tb ≤ Tr the gap is empty and CGRE is
 the limit of Eq. 3 as Tr rises to Tb, i.e. 1[Tc < Tb] (= FBR), the same rule as the RLPF
 reward's default `degenerate_gap="step"`. A correct result whose
@@ -33,9 +42,10 @@ from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import ResultsPolicy, checked_duration, group_results, no_context
 from perfgym.metrics.bootstrap import BootstrapConfig, bootstrap_ci
 from perfgym.metrics.result import MetricResult
+from perfgym.timing.decision import Decision, speed_call
 
 # Column order of the per-task table every statistic below reads.
-_C, _F, _R, _G, _GE, _SLOW, _GAP = range(7)
+_C, _F, _R, _G, _GE, _SLOW, _GAP, _FS, _RS, _GS = range(10)
 _WITHIN = {_C: "correct tasks", _F: "faster-than-baseline tasks"}
 
 
@@ -46,6 +56,18 @@ class PerfCodeBenchConfig(BaseModel):
 
     cgre_threshold: float = Field(
         default=0.8, description="CGRE≥x counts tasks closing ≥ x of the gap."
+    )
+    decision: Decision = Field(
+        default="significant",
+        description="What counts as faster / reference-level in fbr, rbr, cgre, slow, gap: "
+        "'significant' (the comparison's decision) or 'strict' (Tc < Tb, Tc <= Tr on the "
+        "estimates, as RLPF). fbr_strict, rbr_strict and cgre_strict are always strict.",
+    )
+    same_source_ties: bool = Field(
+        default=True,
+        description="'significant': a candidate whose normalised source is the baseline's "
+        "(reference's) ties with it by construction (Verdict.same_source). False: the "
+        "statistics alone decide (to measure them).",
     )
     policy: ResultsPolicy = Field(default_factory=lambda: ResultsPolicy())
     bootstrap: BootstrapConfig = Field(default_factory=lambda: BootstrapConfig())
@@ -80,22 +102,38 @@ def cgre(tc: float, tb: float, tr: float) -> float:
     return float(min(1.0, max(0.0, (tb - tc) / (tb - tr))))
 
 
-def sample_outcome(v: Verdict) -> SampleOutcome:
-    """FBR, RBR, CGRE and speedup of one verdict (Eqs. 1–3)."""
+def sample_outcome(
+    v: Verdict, decision: Decision = "significant", *, same_source_ties: bool = True
+) -> SampleOutcome:
+    """FBR, RBR, CGRE and speedup of one verdict (Eqs. 1–3) under `decision`."""
     if not v.correct:
         return SampleOutcome(correct=False, fbr=False, rbr=False, cgre=0.0)
     where = f"task {v.task_id!r} sample {v.sample}"
     tc = checked_duration(v.candidate, f"{where} candidate")
     tb = checked_duration(v.baseline, f"{where} baseline")
     tr = checked_duration(v.reference, f"{where} reference")
-    fbr = tc is not None and tb is not None and tc < tb
-    rbr = tc is not None and tr is not None and tc <= tr
-    gap = cgre(tc, tb, tr) if tc is not None and tb is not None and tr is not None else 0.0
     speedup = tb / tc if tc is not None and tb is not None else None
     missing = tc is None or tb is None or tr is None
-    return SampleOutcome(
-        correct=True, fbr=fbr, rbr=rbr, cgre=gap, speedup=speedup, timing_missing=missing
+    if decision == "strict":
+        fbr = tc is not None and tb is not None and tc < tb
+        rbr = tc is not None and tr is not None and tc <= tr
+        gap = cgre(tc, tb, tr) if tc is not None and tb is not None and tr is not None else 0.0
+        return SampleOutcome(correct=True, fbr=fbr, rbr=rbr, cgre=gap, speedup=speedup,
+                             timing_missing=missing)  # fmt: skip
+    same = set(v.same_source) if same_source_ties else set()
+    vs_base = (
+        speed_call(v.candidate, v.baseline, same_source="baseline" in same) if tc and tb else None
     )
+    vs_ref = (
+        speed_call(v.candidate, v.reference, same_source="reference" in same) if tc and tr else None
+    )
+    fbr = vs_base is not None and vs_base.faster
+    rbr = vs_ref is not None and vs_ref.at_least_as_fast
+    gap = 0.0
+    if fbr and tc is not None and tb is not None and tr is not None:
+        gap = 1.0 if rbr else cgre(tc, tb, tr)  # a shortfall within noise closes the gap
+    return SampleOutcome(correct=True, fbr=fbr, rbr=rbr, cgre=gap, speedup=speedup,
+                         timing_missing=missing)  # fmt: skip
 
 
 class PerfCodeBenchTable(BaseModel):
@@ -112,6 +150,9 @@ class PerfCodeBenchTable(BaseModel):
     gap_over_fbr: MetricResult
     cgre: MetricResult
     cgre_at_least: MetricResult
+    fbr_strict: MetricResult
+    rbr_strict: MetricResult
+    cgre_strict: MetricResult
     n_tasks: int
 
     def rows(self) -> list[MetricResult]:
@@ -125,6 +166,9 @@ class PerfCodeBenchTable(BaseModel):
             self.cgre_at_least,
             self.slow,
             self.gap,
+            self.fbr_strict,
+            self.rbr_strict,
+            self.cgre_strict,
         ]
 
 
@@ -143,19 +187,24 @@ def _mean(col: int) -> Callable[[np.ndarray], float]:
 def task_table(
     results: Sequence[Verdict], config: PerfCodeBenchConfig
 ) -> tuple[list[str], np.ndarray, list[str]]:
-    """Per-task rows [correct, fbr, rbr, cgre, cgre≥x, slow, gap] (means over samples)."""
+    """Per-task rows [correct, fbr, rbr, cgre, cgre≥x, slow, gap] under `config.decision`,
+    then [fbr, rbr, cgre] under the strict rule (means over samples)."""
     grouped = group_results(results, "PerfCodeBench table", config.policy)
     ids = list(grouped.tasks)
-    rows = np.zeros((len(ids), 7))
+    rows = np.zeros((len(ids), 10))
     missing: list[str] = []
     unnested: list[str] = []
     for r, tid in enumerate(ids):
-        outs = [sample_outcome(v) for v in grouped.tasks[tid]]
-        for o in outs:
+        vs = grouped.tasks[tid]
+        outs = [sample_outcome(v, config.decision, same_source_ties=config.same_source_ties)
+                for v in vs]  # fmt: skip
+        for o, v in zip(outs, vs, strict=True):
             row = [o.correct, o.fbr, o.rbr, o.cgre, o.correct and o.cgre >= config.cgre_threshold]
             slow = o.correct and not o.fbr
             gap = o.fbr and not o.rbr
-            rows[r] += np.array([*row, slow, gap], dtype=float) / len(outs)
+            st = o if config.decision == "strict" else sample_outcome(v, "strict")
+            strict = [st.fbr, st.rbr, st.cgre]
+            rows[r] += np.array([*row, slow, gap, *strict], dtype=float) / len(outs)
             if o.timing_missing:
                 missing.append(tid)
             if o.rbr and not o.fbr:
@@ -220,6 +269,9 @@ def perfcodebench_table(
         gap_over_fbr=make("gap/fbr", _GAP, within=_F),
         cgre=make("cgre", _G),
         cgre_at_least=make(f"cgre>={x:g}", _GE),
+        fbr_strict=make("fbr_strict", _FS),
+        rbr_strict=make("rbr_strict", _RS),
+        cgre_strict=make("cgre_strict", _GS),
         n_tasks=len(ids),
     )
 
@@ -235,6 +287,9 @@ COLUMNS = {
     "gap/fbr": "gap_over_fbr",
     "cgre": "cgre",
     "cgre>=x": "cgre_at_least",
+    "fbr_strict": "fbr_strict",
+    "rbr_strict": "rbr_strict",
+    "cgre_strict": "cgre_strict",
 }
 
 

@@ -1,6 +1,7 @@
 """Speedup distribution of faster-than-baseline results (RLPF Table 13).
 
-Speedup is Tb/Tc of a correct result that beats the baseline (FBR). Table 13 counts, among
+Speedup is Tb/Tc of a correct result that beats the baseline (FBR, by default the
+comparison's significant decision; `decision="strict"`: Tc < Tb). Table 13 counts, among
 RLPF's 142 FBR outputs, how many reach each threshold (≥ 1.05×, 1.2×, 1.5×, 2×, 5×, 10×, 20×,
 50×); the text adds the median (4.77×). The unit is one result, so with several samples per
 task each faster sample counts.
@@ -17,6 +18,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import ResultsPolicy, group_results
 from perfgym.metrics.perfcodebench import sample_outcome
+from perfgym.timing.decision import Decision
 
 RLPF_THRESHOLDS: tuple[float, ...] = (1.05, 1.2, 1.5, 2.0, 5.0, 10.0, 20.0, 50.0)
 
@@ -41,8 +43,10 @@ def speedup_distribution(
     results: Sequence[Verdict],
     thresholds: Sequence[float] = RLPF_THRESHOLDS,
     policy: ResultsPolicy | None = None,
+    decision: Decision = "significant",
 ) -> SpeedupDistribution:
-    """Counts of FBR results with Tb/Tc at or above each threshold (RLPF Table 13)."""
+    """Counts of FBR results with Tb/Tc at or above each threshold (RLPF Table 13); FBR under
+    `decision` (see `perfcodebench`)."""
     ths = [float(t) for t in thresholds]
     if not ths or any(not np.isfinite(t) or t <= 0 for t in ths):
         raise ConfigError(f"speedup thresholds must be finite and > 0, got {list(thresholds)}")
@@ -50,7 +54,7 @@ def speedup_distribution(
     speeds: dict[str, float] = {}
     for tid, vs in grouped.tasks.items():
         for v in vs:
-            o = sample_outcome(v)
+            o = sample_outcome(v, decision)
             if o.fbr and o.speedup is not None:
                 speeds[f"{tid}#{v.sample}"] = o.speedup
     values = np.array(list(speeds.values()), dtype=float)

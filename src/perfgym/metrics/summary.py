@@ -11,6 +11,10 @@ from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import ResultsPolicy
 from perfgym.metrics.bootstrap import BootstrapConfig
 from perfgym.metrics.perfcodebench import PerfCodeBenchConfig, perfcodebench_table
+from perfgym.timing.decision import Decision
+
+#: The headline columns: the significant decisions, then the paper's strict rule beside them.
+HEADLINE = ("crr", "fbr", "fbr_strict", "rbr", "rbr_strict", "cgre", "cgre_strict")
 
 
 class ModelSummary(BaseModel):
@@ -34,14 +38,19 @@ class ModelSummary(BaseModel):
         return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
 
 
-def summarise_models(verdicts: list[Verdict], seed: int = 0) -> list[ModelSummary]:
-    """One row per model; `seed` seeds the bootstrap CIs (same seed, same intervals)."""
+def summarise_models(
+    verdicts: list[Verdict], decision: Decision = "significant", seed: int = 0
+) -> list[ModelSummary]:
+    """Per model: stage counts and `HEADLINE` (fbr, rbr, cgre under `decision`; the `_strict`
+    columns always under the paper's rule); `seed` seeds the bootstrap CIs."""
     by_model: dict[str, list[Verdict]] = {}
     for v in verdicts:
         by_model.setdefault(v.model, []).append(v)
     rows = []
     config = PerfCodeBenchConfig(
-        policy=ResultsPolicy(infra_errors="exclude"), bootstrap=BootstrapConfig(seed=seed)
+        policy=ResultsPolicy(infra_errors="exclude"),
+        bootstrap=BootstrapConfig(seed=seed),
+        decision=decision,
     )
     for model, vs in by_model.items():
         row = ModelSummary(
@@ -52,7 +61,7 @@ def summarise_models(verdicts: list[Verdict], seed: int = 0) -> list[ModelSummar
         )
         try:
             table = perfcodebench_table(vs, config)
-            for name in ("crr", "fbr", "rbr", "cgre"):
+            for name in HEADLINE:
                 m = getattr(table, name)
                 row.metrics[name] = (m.value, m.ci_low, m.ci_high)
         except PerfgymError as exc:

@@ -4,7 +4,8 @@ For a reference run A (e.g. the base model) and a run B (e.g. RLPF), counted ove
 both ran, one result per task:
 
     fail→correct   A not correct, B correct
-    notfast→FBR    A not faster than baseline, B faster (FBR as in `perfcodebench`)
+    notfast→FBR    A not faster than baseline, B faster (FBR as in `perfcodebench`, under
+                   `decision`: the comparison's significant one by default)
     notref→RBR     A not reference-level, B reference-level
     lost correct   A correct, B not correct
 
@@ -22,6 +23,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Verdict
 from perfgym.metrics._inputs import ResultsPolicy, group_results
 from perfgym.metrics.perfcodebench import SampleOutcome, sample_outcome
+from perfgym.timing.decision import Decision
 
 
 class Transitions(BaseModel):
@@ -50,6 +52,7 @@ def transitions(
     before: Sequence[Verdict],
     after: Sequence[Verdict],
     policy: ResultsPolicy | None = None,
+    decision: Decision = "significant",
 ) -> Transitions:
     """Count outcome transitions from `before` (run A) to `after` (run B).
 
@@ -69,8 +72,8 @@ def transitions(
             f"B: {only_b[:5]}); compare runs on the same task set"
         )
     ids = sorted(a.tasks)
-    oa = {t: sample_outcome(a.tasks[t][0]) for t in ids}
-    ob = {t: sample_outcome(b.tasks[t][0]) for t in ids}
+    oa = {t: sample_outcome(a.tasks[t][0], decision) for t in ids}
+    ob = {t: sample_outcome(b.tasks[t][0], decision) for t in ids}
     sets: dict[str, list[str]] = {
         "fail_to_correct": [t for t in ids if not oa[t].correct and ob[t].correct],
         "notfast_to_fbr": [t for t in ids if not oa[t].fbr and ob[t].fbr],

@@ -21,8 +21,10 @@ from perfgym.metrics import (
     speedup_distribution,
     transitions,
 )
+from perfgym.metrics.perfcodebench import SampleOutcome
 from perfgym.report.runs import Run
 from perfgym.rewards import RUNGS, get_reward
+from perfgym.timing.decision import speed_call
 
 #: Sandbox failures are neither right nor wrong: the report leaves them out and says so.
 POLICY = ResultsPolicy(infra_errors="exclude")
@@ -50,7 +52,7 @@ class TaskCell:
     """One run's outcome on one task, as shown in the per-task table."""
 
     text: str
-    css: str  # ref | fast | slow | fail | infra
+    css: str  # ref | fast | same | slow | fail | infra
     title: str = ""
 
 
@@ -116,20 +118,44 @@ def _cell(vs: list[Verdict]) -> TaskCell:
     speeds = [o.speedup for _, o in outs if o.speedup is not None]
     best = max(speeds) if speeds else None
     correct = sum(o.correct for _, o in outs)
-    css = "fail"
-    if any(o.rbr for _, o in outs):
-        css = "ref"
-    elif any(o.fbr for _, o in outs):
-        css = "fast"
-    elif correct:
-        css = "slow"
+    css = cell_class(outs)
     if len(scored) == 1:
         v = scored[0]
         text = f"{best:.2f}×" if v.correct and best is not None else (
             "OK" if v.correct else f"{v.stage.value} {v.detail}".strip())  # fmt: skip
-        return TaskCell(text, css, v.reason[:300])
+        return TaskCell(text, css, v.reason[:300] or _decided(v))
     head = f"{correct}/{len(scored)} OK"
     return TaskCell(head + (f", best {best:.2f}×" if best is not None else ""), css)
+
+
+def cell_class(outs: Sequence[tuple[Verdict, SampleOutcome]]) -> str:
+    """The colour of a task's cell: its best sample's rung, by the significant decisions.
+
+    ref: reaches the reference; fast: faster than the baseline; same: correct and level with
+    the baseline (within noise, or the baseline's own source); slow: significantly slower;
+    fail: no correct sample."""
+    if any(o.rbr for _, o in outs):
+        return "ref"
+    if any(o.fbr for _, o in outs):
+        return "fast"
+    correct = [v for v, o in outs if o.correct]
+    if not correct:
+        return "fail"
+    if any(_vs_baseline(v) == "tie" for v in correct):
+        return "same"
+    return "slow"
+
+
+def _vs_baseline(v: Verdict) -> str | None:
+    call = speed_call(v.candidate, v.baseline, same_source="baseline" in v.same_source)
+    return None if call is None else call.outcome
+
+
+def _decided(v: Verdict) -> str:
+    call = speed_call(v.candidate, v.baseline, same_source="baseline" in v.same_source)
+    if call is None:
+        return ""
+    return f"vs baseline: {call.outcome} ({call.how}, ratio {call.ratio:.3f})"
 
 
 def staircase(runs: Sequence[Run]) -> Staircase:

@@ -20,7 +20,7 @@ td { padding: 4px 9px; border-bottom: 1px solid #d8d8d8; vertical-align: top; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .ci { color: #666666; font-size: 11px; }
 td.ref { background: #b7e4b9; } td.fast { background: #def2d3; } td.slow { background: #f4f0c8; }
-td.fail { background: #f6d0cc; } td.infra { background: #dddddd; }
+td.fail { background: #f6d0cc; } td.infra { background: #dddddd; } td.same { background: #e4e9f2; }
 img.chart { display: block; max-width: 100%; margin: 6px 0 4px 0; border: 1px solid #e4e4e4; }
 nav a { margin-right: 14px; }
 .error { color: #a0241b; }
@@ -79,7 +79,8 @@ resampling tasks ({{ replicates }} replicates).</p>
 {% endfor %}
 </table>
 <p class="note">Each cell: results on that rung, then their mean RLPF reward (Eqs. 1–7, αF = 0.16,
-αR = 0.10). Unscored: correct results lacking a usable duration.</p>
+αR = 0.10; faster and reference-level by the significant decision, so noise earns no bonus).
+Unscored: correct results lacking a usable duration.</p>
 
 <h3>Speedup distribution (RLPF Table 13)</h3>
 <img class="chart" alt="speedup distribution" src="data:image/png;base64,{{ charts[s.suite].speedups }}">
@@ -132,8 +133,11 @@ resampling tasks ({{ replicates }} replicates).</p>
 {% endfor %}
 </table>
 <p class="note">Cells: speedup Tb/Tc of a correct result; green = reaches the reference,
-light green = faster than the baseline, yellow = correct but not faster, red = failed
-(stage and cause), grey = sandbox failure.</p>
+light green = faster than the baseline, blue-grey = level with the baseline (within noise, or
+its own source), yellow = slower than the baseline, red = failed (stage and cause), grey =
+sandbox failure. Faster, level and slower are the comparison's significant decisions (paired
+by round, with the equivalence margin), not the estimates' order; the leaderboard's "strict"
+columns count the estimates' order, as the paper does.</p>
 {% endfor %}
 
 {% if simulations %}

@@ -35,6 +35,12 @@ class RewardOutput(BaseModel):
     reason: str = Field(
         default="", description="Why the value is None, or which special rule applied."
     )
+    decision: str = Field(
+        default="",
+        description="How the speed claims were decided: the rule ('significant' or 'strict') "
+        "and, per comparison, how and what it found, e.g. 'significant: baseline tie "
+        "(same-source), reference slower (paired-t)'. Empty where no speed claim was made.",
+    )
 
 
 class Reward:

@@ -8,10 +8,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage, Verdict
 from perfgym.rewards._base import Reward, RewardOutput, make_config
 from perfgym.rewards._durations import role_durations, seconds_or_reason
 from perfgym.rewards._registry import register_reward
+from perfgym.rewards._speed import decided
+from perfgym.timing.decision import DECISIONS, Decision
 from perfgym.timing.result import is_positive_seconds
 
 
@@ -60,12 +63,15 @@ def rlvr() -> Reward:
 
 
 @register_reward("runtime_only")
-def runtime_only() -> Reward:
+def runtime_only(decision: Decision = "significant") -> Reward:
     """RLPF's runtime-only baseline (paper 000, Fig. 1 'speedup reward'): R = clip(1 − Tc/Tb, 0, 1).
 
     Failures score 0 (Fig. 1: 'fail R=0'); a correct program no faster than the baseline also
     scores 0. Tc, Tb: the verdict's candidate and baseline estimates (column `baseline_s`
     replaces Tb). Missing or degraded timing of a correct program, or an infra error: None.
+    `decision="significant"` (the default): a candidate the comparison does not find faster
+    (`perfgym.timing.decision.speed_call`) scores 0, so noise earns nothing; "strict": the
+    formula on the estimates.
 
     >>> from perfgym.judge.verdict import Stage, Timing, Verdict
     >>> v = Verdict(task_id="t", stage=Stage.OK, candidate=Timing(estimate_s=0.25),
@@ -73,6 +79,9 @@ def runtime_only() -> Reward:
     >>> runtime_only()([v])
     [0.75]
     """
+
+    if decision not in DECISIONS:
+        raise ConfigError(f"runtime_only: decision must be one of {DECISIONS}, got {decision!r}")
 
     def one(v: Verdict, overrides: dict[str, float | None]) -> RewardOutput:
         gated = _gate(v) or _hid(v)
@@ -82,8 +91,12 @@ def runtime_only() -> Reward:
         if not times:
             return RewardOutput(value=None, stage=v.stage, reason=f"timing missing: {why}")
         ratio = times["candidate"] / times["baseline"]
+        calls = decided(v, decision, overrides, ("baseline",))
         value = min(1.0, max(0.0, 1.0 - ratio))
-        return RewardOutput(value=value, stage=v.stage, components={"tc_over_tb": ratio})
+        if decision == "significant" and not calls.faster("baseline"):
+            value = 0.0
+        return RewardOutput(value=value, stage=v.stage, components={"tc_over_tb": ratio},
+                            decision=calls.text)  # fmt: skip
 
     def score(
         verdicts: Sequence[Verdict], columns: Mapping[str, Sequence[Any]]

@@ -13,6 +13,9 @@ TB, TR = 1.0, 0.25
 
 WORKLOADS = ("w1", "w2")
 
+CANONICAL_NOISE_BAND = 0.05
+"""The canonical timings' A/A noise band: every rung's Tc lies well outside it."""
+
 # Tc per rung: WO is fast on purpose (speed must never lift a wrong answer above a correct one).
 _RUNG_TC = {"WO": 0.1, "correct": 1.2, "faster": 0.6, "reference": 0.2}
 
@@ -23,6 +26,8 @@ def timing(total: float, **extra: Any) -> Timing:
     fields: dict[str, Any] = {
         "estimate_s": total,
         "samples_s": [total],
+        # One round, as RLPF trains: the judge then stamps the task's A/A noise band.
+        "noise_band": CANONICAL_NOISE_BAND,
         "per_workload_s": dict.fromkeys(WORKLOADS, share),
         "peak_rss_mb": 64.0 * total,
         "memory_integral_mb_s": 64.0 * total * total,

@@ -11,6 +11,8 @@ from perfgym.judge.verdict import Stage, Verdict
 from perfgym.rewards._base import Relation, Reward, RewardOutput, make_config
 from perfgym.rewards._durations import role_durations
 from perfgym.rewards._registry import derive_reward, register_reward
+from perfgym.rewards._speed import decided
+from perfgym.timing.decision import Decision
 
 
 class RlpfConfig(BaseModel):
@@ -37,6 +39,13 @@ class RlpfConfig(BaseModel):
         default="step",
         description="Tb <= Tr: 'step' sets CGRE = FBR (the limit of Eq. 3 as Tr -> Tb from "
         "below); 'none' scores the verdict None.",
+    )
+    decision: Decision = Field(
+        default="significant",
+        description="How FBR and RBR are decided: 'significant' (perfgym's comparison: paired "
+        "by round, with the equivalence margin, the task's noise band when rounds are too few, "
+        "a tie for the baseline's own source; CGRE counts no gain within noise) or 'strict' "
+        "(the paper's Tc < Tb, Tc <= Tr on the estimates, noise and all).",
     )
     on_missing_timing: Literal["none", "floor"] = Field(
         default="none",
@@ -94,18 +103,22 @@ def score_rlpf(
             )
         return RewardOutput(value=None, stage=verdict.stage, reason=f"timing missing: {why}")
     tc, tb, tr = times["candidate"], times["baseline"], times["reference"]
-    fbr = tc < tb  # Eq. 1
-    rbr = tc <= tr  # Eq. 2
+    calls = decided(verdict, cfg.decision, overrides, ("baseline", "reference"))
+    fbr = calls.faster("baseline")  # Eq. 1 (strict: Tc < Tb)
+    rbr = calls.level_or_better("reference")  # Eq. 2 (strict: Tc <= Tr)
     reason = ""
     if tb > tr:
         cgre = min(1.0, max(0.0, (tb - tc) / (tb - tr)))  # Eq. 3
+        if cfg.decision == "significant":
+            cgre = 0.0 if not fbr else (1.0 if rbr else cgre)  # no gain within noise
     elif cfg.degenerate_gap == "step":
         cgre = float(fbr)
         reason = "degenerate gap (Tb <= Tr): CGRE = FBR"
     else:
         return RewardOutput(
-            value=None, stage=verdict.stage, reason="degenerate gap (Tb <= Tr): no gap to close"
-        )
+            value=None, stage=verdict.stage, reason="degenerate gap (Tb <= Tr): no gap to close",
+            decision=calls.text,
+        )  # fmt: skip
     r_succ = cgre + cfg.alpha_f * fbr + cfg.alpha_r * rbr  # Eq. 4
     return RewardOutput(
         value=max(floor, r_succ),  # Eq. 6, correct branch
@@ -121,6 +134,7 @@ def score_rlpf(
             "tr_s": tr,
         },
         reason=reason,
+        decision=calls.text,
     )
 
 
@@ -166,6 +180,7 @@ def rlpf(
     failure_value: float = 0.0,
     degenerate_gap: Literal["step", "none"] = "step",
     on_missing_timing: Literal["none", "floor"] = "none",
+    decision: Decision = "significant",
 ) -> Reward:
     """RLPF's staged reward, paper 000 Eqs. 1–7.
 
@@ -177,6 +192,12 @@ def rlpf(
     Tb / Tr with stored durations (e.g. a model-generated reference, as in RLPF's GPT-5.4 run).
     Tb <= Tr: CGRE = FBR (see `degenerate_gap`). Missing or degraded timing of a correct
     program: None (see `on_missing_timing`). An infrastructure error: None.
+
+    `decision="significant"` (the default) reads [Tc < Tb] as "the comparison says faster" and
+    [Tc <= Tr] as "not slower than the reference" (`perfgym.timing.decision.speed_call`), so
+    noise pays no bonus: the baseline's own text ties with it by construction, and CGRE is 0
+    unless faster and 1 when level with the reference. `decision="strict"`: the paper's rule
+    on the estimates. Each output's `decision` says which rule decided and how.
 
     >>> from perfgym.judge.verdict import Stage, Timing, Verdict
     >>> v = Verdict(task_id="t", stage=Stage.OK, candidate=Timing(estimate_s=0.5),

@@ -4,6 +4,8 @@
     estimators     Hodges–Lehmann and the finite-input check estimators share
     summary        estimators (median, Hodges–Lehmann, minimum), CV, robust CV, the estimate's CI
     compare        compare(a, b): ratio, CI, test, margin, decision; faster_than(strict|significant)
+    decision       speed_call(a, b, decision): faster / tie / slower, the rule behind every claim
+    noise_band     aa_noise_band: a task's A/A band, the decision's fallback with too few rounds
     drift          fixed probe programs, their noise bands, DriftMonitor
     first_call     first call vs repeated calls in one process (caching signature)
     instructions   deterministic mode: instruction counts via hardware counters or Valgrind
@@ -40,10 +42,12 @@ if TYPE_CHECKING:
         fit_epochs,
         paired_durations,
     )
+    from perfgym.timing.decision import DECISIONS, Decision, SpeedCall, speed_call
     from perfgym.timing.drift import DriftCheck, DriftConfig, DriftMonitor, ProbeReport
     from perfgym.timing.estimators import hodges_lehmann
     from perfgym.timing.filterability import Filterability, duration_filterability
     from perfgym.timing.first_call import FirstCallConfig, FirstCallReport, first_call_check
+    from perfgym.timing.noise_band import aa_noise_band
     from perfgym.timing.result import Timing, TimingStatus
     from perfgym.timing.summary import cv, estimate, estimate_ci, relative_half_width, robust_cv
 
@@ -57,6 +61,8 @@ _EXPORTS = exports_of(
             "fit_epochs",
             "paired_durations",
         ),
+        "perfgym.timing.decision": ("DECISIONS", "Decision", "SpeedCall", "speed_call"),
+        "perfgym.timing.noise_band": ("aa_noise_band",),
         "perfgym.timing.drift": ("DriftCheck", "DriftConfig", "DriftMonitor", "ProbeReport"),
         "perfgym.timing.estimators": ("hodges_lehmann",),
         "perfgym.timing.filterability": ("Filterability", "duration_filterability"),
@@ -74,9 +80,11 @@ _EXPORTS = exports_of(
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
 
 __all__ = [
+    "DECISIONS",
     "DEFAULT_MARGIN",
     "AffineMap",
     "Comparison",
+    "Decision",
     "DriftCheck",
     "DriftConfig",
     "DriftMonitor",
@@ -86,8 +94,10 @@ __all__ = [
     "FirstCallConfig",
     "FirstCallReport",
     "ProbeReport",
+    "SpeedCall",
     "Timing",
     "TimingStatus",
+    "aa_noise_band",
     "calibrate_stored",
     "compare",
     "compare_timings",
@@ -103,5 +113,6 @@ __all__ = [
     "paired_durations",
     "relative_half_width",
     "robust_cv",
+    "speed_call",
     "timing_margin",
 ]

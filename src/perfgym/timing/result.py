@@ -64,6 +64,14 @@ class Timing(BaseModel):
     harness_elapsed_ns: list[int] = Field(
         default_factory=list, description="Self-reported elapsed_ns (kept, cross-checked)."
     )
+    noise_band: float | None = Field(
+        None,
+        ge=0,
+        description="The A/A noise band of this program on this clock: two single runs of it "
+        "land within a ratio of 1 + noise_band of each other (`timing.noise_band`). Set on the "
+        "baseline's and reference's timings by the judge when its rounds are too few for a "
+        "test; speed decisions against them then use it.",
+    )
     status: TimingStatus = TimingStatus.OK
     status_reason: str = ""
     flags: list[str] = Field(

@@ -1,0 +1,123 @@
+"""Normalised sources: two programs that differ only in comments and layout are the same
+program, so a candidate that is the baseline (or the reference) padded with comments or blank
+lines is a tie with it by construction, never faster or slower.
+
+The rule, per language:
+
+    python        the token stream (`tokenize`), without comments and blank lines; the
+                  layout inside a line is free, indentation (INDENT/DEDENT) still counts,
+                  string literals (docstrings too) count exactly
+    C family      (c, cpp, cuda, java, go, javascript, rust) `//` and `/* */` comments
+                  removed outside string literals, every run of whitespace made one space,
+                  and a space beside punctuation dropped unless it separates two punctuation
+                  marks (`i++ + j` stays apart from `i + ++j`)
+    anything else line endings, trailing whitespace and blank lines ignored; the rule the
+                  other two fall back to when a source does not tokenize
+
+A false tie needs two programs that differ only inside what the rule reads as a comment.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+from perfgym.tasks.task import Language, Task
+
+_C_FAMILY = {Language.C, Language.CPP, Language.CUDA, Language.JAVA, Language.GO,
+             Language.JAVASCRIPT, Language.RUST}  # fmt: skip
+_SKIPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING}
+
+
+def _lines(source: str) -> str:
+    lines = (line.rstrip() for line in source.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    return "\n".join(line for line in lines if line)
+
+
+def _python(source: str) -> str:
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type in _SKIPPED:
+            continue
+        # Indentation's width is layout; its structure is in the INDENT/DEDENT tokens.
+        text = (
+            "" if tok.type in (tokenize.INDENT, tokenize.DEDENT, tokenize.NEWLINE) else tok.string
+        )
+        out.append(f"{tok.type}:{text}")
+    return "\x00".join(out)
+
+
+def _strip_c_comments(source: str, quotes: str) -> list[tuple[bool, str]]:
+    """(is a literal, text) pieces with the comments gone (each a space)."""
+    pieces: list[tuple[bool, str]] = []
+    code: list[str] = []
+    i, n = 0, len(source)
+    while i < n:
+        ch = source[i]
+        if source.startswith("//", i):
+            j = source.find("\n", i)
+            i = n if j < 0 else j
+            code.append(" ")
+        elif source.startswith("/*", i):
+            j = source.find("*/", i + 2)
+            if j < 0:
+                raise ValueError("unterminated comment")
+            i = j + 2
+            code.append(" ")
+        elif ch in quotes:
+            j = i + 1
+            while j < n and source[j] != ch:
+                j += 2 if source[j] == "\\" else 1
+            if j >= n:
+                raise ValueError("unterminated literal")
+            pieces += [(False, "".join(code)), (True, source[i : j + 1])]
+            code = []
+            i = j + 1
+        else:
+            code.append(ch)
+            i += 1
+    pieces.append((False, "".join(code)))
+    return pieces
+
+
+_SPACES = re.compile(r"\s+")
+# A space with punctuation on one side and a word character (or an edge) on the other.
+_LOOSE = re.compile(r"(?<=[^\w\s]) (?=[\w])|(?<=[\w]) (?=[^\w\s])|^ | $")
+
+
+def _c_family(source: str, language: Language) -> str:
+    quotes = '"`' if language is Language.RUST else "\"'`"  # Rust's ' opens lifetimes too
+    parts = []
+    for literal, text in _strip_c_comments(source, quotes):
+        parts.append(text if literal else _LOOSE.sub("", _SPACES.sub(" ", text)))
+    return "\x00".join(parts)
+
+
+def normalised(source: str, language: Language | str) -> str:
+    """`source` under its language's rule (the module docstring); equal for the same program."""
+    lang = Language(language) if not isinstance(language, Language) else language
+    try:
+        if lang is Language.PYTHON:
+            return _python(source)
+        if lang in _C_FAMILY:
+            return _c_family(source, lang)
+    except (SyntaxError, tokenize.TokenError, ValueError, IndentationError):
+        pass
+    return _lines(source)
+
+
+def same_source_roles(task: Task, source: str | None) -> list[str]:
+    """The roles ('baseline', 'reference') whose normalised source equals `source`'s."""
+    if source is None:
+        return []
+    mine = normalised(source, task.language)
+    roles = []
+    for role, sol in (("baseline", task.baseline), ("reference", task.reference)):
+        if (
+            sol is not None
+            and sol.source is not None
+            and normalised(sol.source, task.language) == mine
+        ):
+            roles.append(role)
+    return roles

@@ -1,0 +1,38 @@
+"""A task's noise band: how far apart two single runs of one program land on this machine,
+from an A/A measurement of the baseline against its own copy (the decision's fallback when a
+measurement has too few rounds for a test)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from perfgym.errors import ConfigError
+
+#: Rounds an A/A measurement needs before its spread means anything (a t quantile with 2 df).
+MIN_AA_ROUNDS = 3
+
+
+def aa_noise_band(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> float:
+    """The relative band r (ratio within [1/(1+r), 1+r]) that a new single-round ratio of two
+    copies of one program falls in with probability `level`.
+
+    `a[i]`, `b[i]` are round i of the copy and the program, measured interleaved. With
+    d_i = log(a_i / b_i) over n rounds, the band is the prediction interval of one more d:
+    exp(|mean d| + t_{n-1, (1+level)/2} · sd(d) · sqrt(1 + 1/n)) − 1. The mean is kept in,
+    because two copies on this kind of machine differ systematically by a few per cent.
+    """
+    if len(a) != len(b):
+        raise ConfigError(f"aa_noise_band: {len(a)} vs {len(b)} rounds")
+    if len(a) < MIN_AA_ROUNDS:
+        raise ConfigError(f"aa_noise_band: needs at least {MIN_AA_ROUNDS} rounds, got {len(a)}")
+    if any(not (math.isfinite(x) and x > 0) for x in [*a, *b]):
+        raise ConfigError("aa_noise_band: a duration is not finite and positive")
+    d = [math.log(x / y) for x, y in zip(a, b, strict=True)]
+    n = len(d)
+    mean = sum(d) / n
+    sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+    from scipy.stats import t  # scipy loads where a band is computed
+
+    half = abs(mean) + float(t.ppf((1 + level) / 2, n - 1)) * sd * math.sqrt(1 + 1 / n)
+    return math.exp(half) - 1.0

@@ -70,6 +70,33 @@ class JudgeConfig(BaseModel):
     time_limit_s: float = Field(
         10.0, gt=0, description="Per-run wall limit unless the task sets one."
     )
+    test_time_factor: float | None = Field(
+        4.0,
+        gt=0,
+        description="Correctness tests: a run's wall limit is max(test_time_floor_s, this x the "
+        "slower of the reference's and the baseline's measured wall time on that test), at most "
+        "the task's limit (evalplus's rule: max(min_time_limit, gt_time_limit_factor x ground "
+        "truth time), factor 4). Workloads keep the task's limit. None: tests get the task's limit.",
+    )
+    test_time_floor_s: float = Field(
+        1.0,
+        gt=0,
+        description="Smallest wall limit of a correctness test under test_time_factor: it "
+        "absorbs start-up and a loaded machine on tests that take milliseconds.",
+    )
+    reuse_references: bool = Field(
+        False,
+        description="Reuse the baseline's and reference's timings of a task across calls of one "
+        "Judge while the drift probes show the machine unchanged since they were measured "
+        "(needs `drift`); the candidates are then measured alone. Their rounds are not paired "
+        "with the candidate's (the reused timings carry the flag 'reused_timing'). See "
+        "docs/judge.md.",
+    )
+    reuse_max_age_s: float = Field(
+        600.0,
+        gt=0,
+        description="reuse_references: timings older than this are measured again.",
+    )
     memory_limit_mb: float = Field(
         1024.0, gt=0, description="Per-run memory unless the task sets one."
     )
@@ -125,6 +152,11 @@ class JudgeConfig(BaseModel):
     def _cap(self) -> JudgeConfig:
         if self.max_repeats is not None and self.max_repeats < self.repeats:
             raise ValueError(f"max_repeats ({self.max_repeats}) < repeats ({self.repeats})")
+        if self.reuse_references and self.drift is None:
+            raise ValueError(
+                "reuse_references needs drift probes (drift={}): they are what says the machine "
+                "is unchanged since the reused timings were measured"
+            )
         return self
 
     @classmethod
@@ -145,7 +177,7 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
         "clock": "cpu",
         "drift": {},
     },
-    "training": {"repeats": 5, "clock": "cpu", "drift": {}},
+    "training": {"repeats": 5, "clock": "cpu", "drift": {}, "reuse_references": True},
     "naive": {
         "repeats": 1,
         "interleave": False,

@@ -122,3 +122,12 @@ def test_a_limit_is_never_above_the_task_limit(judge):
     (v,) = judge.judge_many([Candidate(task, source=LOOP, model="loop")])
     assert (v.stage, v.detail) == (Stage.NR, "TIMEOUT")
     assert "test limit" not in v.reason  # 4 x 1 s > 1.5 s: the task's limit applies
+
+
+@pytest.mark.parametrize("bad", [{"test_time_factor": 0}, {"test_time_factor": -4},
+                                 {"test_time_floor_s": 0}, {"test_time_factor": "fast"}])  # fmt: skip
+def test_malformed_limits_are_refused(bad):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        JudgeConfig(**bad)

@@ -86,11 +86,19 @@ class JudgeConfig(BaseModel):
     )
     reuse_references: bool = Field(
         False,
-        description="Reuse the baseline's and reference's timings of a task across calls of one "
-        "Judge while the drift probes show the machine unchanged since they were measured "
-        "(needs `drift`); the candidates are then measured alone. Their rounds are not paired "
-        "with the candidate's (the reused timings carry the flag 'reused_timing'). See "
-        "docs/judge.md.",
+        description="Reuse the baseline's timing of a task across calls of one Judge while the "
+        "drift probes show the machine unchanged since it was measured (needs `drift`) and the "
+        "reference, measured afresh with the candidates, agrees with its kept timing within "
+        "reuse_tolerance. Its rounds are not paired with the candidate's (the reused timing "
+        "carries the flag 'reused_timing'). See docs/timing.md.",
+    )
+    reuse_tolerance: float = Field(
+        0.03,
+        gt=0,
+        description="reuse_references: the reference is measured afresh with the candidates in "
+        "every call, a canary for the reused baseline: when its estimate moved by more than this "
+        "(relative) from the kept one, nothing is reused and all are measured together again. "
+        "0.03: compare's equivalence margin.",
     )
     reuse_max_age_s: float = Field(
         600.0,

@@ -1,6 +1,7 @@
-"""`ReusedTimings`: a task's baseline and reference timings kept across calls of one `Judge`
-while the drift probes show the machine unchanged, so a GRPO batch (the same task judged call
-after call) measures only its candidates."""
+"""`ReusedTimings`: a task's baseline timing kept across calls of one `Judge` while the drift
+probes show the machine unchanged and the reference, measured afresh beside the candidates,
+agrees with its kept timing, so a GRPO batch (the same task judged call after call) does not
+pay for its slow baseline on every call."""
 
 from __future__ import annotations
 
@@ -29,11 +30,12 @@ class _Kept:
 
 
 class ReusedTimings:
-    """Each task's own solutions' timings, from the last measurement that held them, reusable
-    while (a) `config.reuse_references` is on, (b) a drift check now, and the one closing the
-    candidates' measurement, are both within the probes' band of the check that closed the kept
-    measurement, and (c) they are younger than `config.reuse_max_age_s`. A check that moved
-    drops them: the next measurement holds every variant again, interleaved."""
+    """Each task's own solutions' timings, from the last measurement that held them all; the
+    baseline's is reused while (a) `config.reuse_references` is on, (b) a drift check now, and
+    the one closing the candidates' measurement, are both within the probes' band of the check
+    that closed the kept measurement, (c) the reference measured with the candidates agrees with
+    its kept timing (`agrees`), and (d) they are younger than `config.reuse_max_age_s`. Any of
+    these failing drops them: that call measures every variant again, interleaved."""
 
     def __init__(self, config: JudgeConfig) -> None:
         self.config = config
@@ -73,6 +75,31 @@ class ReusedTimings:
             self.drop(key)
             return False
         return True
+
+    def agrees(
+        self,
+        plan: TaskPlan,
+        own: Mapping[str, Variant],
+        fresh: Mapping[str, Timing],
+        kept: Mapping[str, Timing],
+    ) -> bool:
+        """Does the reference measured now agree with its kept timing within
+        `config.reuse_tolerance`? It is the canary of the kept baseline: a program of the same
+        task, measured in the same way, is a finer probe of what moved than the drift probes
+        (False drops the kept timings)."""
+        now, then = fresh.get("reference"), kept.get("reference")
+        ok = (now is not None and then is not None and now.ok and then.ok
+              and now.estimate_s is not None and then.estimate_s is not None
+              and then.estimate_s > 0)  # fmt: skip
+        if ok:
+            assert now is not None and then is not None
+            assert now.estimate_s is not None and then.estimate_s is not None
+            ratio = now.estimate_s / then.estimate_s
+            tol = 1 + self.config.reuse_tolerance
+            ok = 1 / tol <= ratio <= tol
+        if not ok:
+            self.drop(_key(plan, own))
+        return ok
 
     def keep(
         self,

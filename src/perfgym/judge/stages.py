@@ -99,8 +99,9 @@ def measure_all(
     interleaved batch on this machine; each variant's `Timing` by label. `monitor`: the drift
     monitor, asked for (and so started) only when something is measured. `reused`: where it
     holds the baseline's and reference's timings and the machine is unchanged since they were
-    measured (config.reuse_references), the candidates are measured alone and those join them;
-    when the machine moved during that measurement, everything is measured again together."""
+    measured (config.reuse_references), the candidates are measured with the reference alone,
+    and the kept baseline joins them when the fresh reference agrees with its kept timing;
+    when it does not, or the machine moved meanwhile, everything is measured again together."""
     candidates = [e.variant for e in entries if e.going]
     own = {
         label: v
@@ -118,10 +119,11 @@ def measure_all(
                        workers=workers)  # fmt: skip
 
     kept = reused.usable(plan, own, drift) if reused is not None else None
-    if kept is not None and reused is not None and drift is not None:
-        timings = measured(candidates) if candidates else {}
-        if not candidates or reused.confirm(plan, own, drift):
-            return {**timings, **kept}
+    canary = own.get("reference")
+    if kept is not None and reused is not None and drift is not None and canary is not None:
+        timings = measured([*candidates, canary])
+        if reused.confirm(plan, own, drift) and reused.agrees(plan, own, timings, kept):
+            return {**{k: t for k, t in kept.items() if k != canary.label}, **timings}
     timings = measured(candidates + list(own.values()))
     if reused is not None:
         reused.keep(plan, own, timings, drift)

@@ -99,8 +99,9 @@ def measure_all(
     interleaved batch on this machine; each variant's `Timing` by label. `monitor`: the drift
     monitor, asked for (and so started) only when something is measured. `reused`: where it
     holds the baseline's and reference's timings and the machine is unchanged since they were
-    measured (config.reuse_references), the candidates are measured with the reference alone,
-    and the kept baseline joins them when the fresh reference agrees with its kept timing;
+    measured (config.reuse_references), the reference is measured alone, then (when it agrees
+    with its kept timing) the candidates with it, and the kept baseline joins them when the
+    reference measured with them agrees too;
     when it does not, or the machine moved meanwhile, everything is measured again together."""
     candidates = [e.variant for e in entries if e.going]
     own = {
@@ -113,14 +114,22 @@ def measure_all(
     workers = plan.workers if plan.task.kind is TaskKind.FUNCTION else None
     drift = monitor()
 
-    def measured(variants: list[Variant]) -> dict[str, Timing]:
+    def measured(variants: list[Variant], bracketed: bool = True) -> dict[str, Timing]:
         return measure(variants, plan.workloads or plan.tests, config, run, plan.clock,
-                       task=plan.task, sandbox=plan.sandbox, limits=plan.limits, monitor=drift,
-                       workers=workers)  # fmt: skip
+                       task=plan.task, sandbox=plan.sandbox, limits=plan.limits,
+                       monitor=drift if bracketed else None, workers=workers)  # fmt: skip
 
     kept = reused.usable(plan, own, drift) if reused is not None else None
     canary = own.get("reference")
-    if kept is not None and reused is not None and drift is not None and canary is not None:
+    # The reference alone first (cheap): where it moved, one full measurement follows and no
+    # candidate is measured twice. Then the candidates with it, paired by round.
+    if (
+        kept is not None
+        and reused is not None
+        and drift is not None
+        and canary is not None
+        and reused.agrees(plan, own, measured([canary], bracketed=False), kept)
+    ):
         timings = measured([*candidates, canary])
         if reused.confirm(plan, own, drift) and reused.agrees(plan, own, timings, kept):
             return {**{k: t for k, t in kept.items() if k != canary.label}, **timings}

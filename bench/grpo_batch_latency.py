@@ -8,8 +8,10 @@ unique per call, and one `while True: pass`), judged through the reward path (`J
               reference measured on every call;
   no-reuse    this checkout, correctness tests under max(floor, k x the own solutions' time),
               the baseline and reference measured on every call;
-  reuse       this checkout with `reuse_references` (the training protocol): the baseline and
-              reference measured once, reused while the drift probes show the machine unchanged.
+  reuse       this checkout with `reuse_references` (the training protocol): the baseline
+              measured once, reused while the drift probes show the machine unchanged and the
+              reference (measured alone first, then beside the candidates) agrees with its kept
+              timing.
 All three use the training protocol (5 interleaved rounds, CPU clock, drift probes). The calls
 are interleaved (one call of each worker per round, in a rotating order), so the load others
 put on a shared machine hits all alike. Prints per-call seconds, the median ratios

@@ -23,7 +23,7 @@ from perfgym.service.judge_conformance import check_judge, essence  # noqa: E402
 from perfgym.service.ray_backend import RayJudge, RaySandbox, describe  # noqa: E402
 
 pytestmark = pytest.mark.slow
-CONFIG = JudgeConfig(repeats=1)
+CONFIG = JudgeConfig(repeats=1, test_time_factor=None)  # a sleeping candidate is the slow job
 
 
 @pytest.fixture(scope="module")

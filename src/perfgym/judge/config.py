@@ -80,6 +80,41 @@ class JudgeConfig(BaseModel):
     time_limit_s: float = Field(
         10.0, gt=0, description="Per-run wall limit unless the task sets one."
     )
+    test_time_factor: float | None = Field(
+        4.0,
+        gt=0,
+        description="Correctness tests: a run's wall limit is max(test_time_floor_s, this x the "
+        "slower of the reference's and the baseline's measured wall time on that test), at most "
+        "the task's limit (evalplus's rule: max(min_time_limit, gt_time_limit_factor x ground "
+        "truth time), factor 4). Workloads keep the task's limit. None: tests get the task's limit.",
+    )
+    test_time_floor_s: float = Field(
+        1.0,
+        gt=0,
+        description="Smallest wall limit of a correctness test under test_time_factor: it "
+        "absorbs start-up and a loaded machine on tests that take milliseconds.",
+    )
+    reuse_references: bool = Field(
+        False,
+        description="Reuse the baseline's timing of a task across calls of one Judge while the "
+        "drift probes show the machine unchanged since it was measured (needs `drift`) and the "
+        "reference, measured afresh with the candidates, agrees with its kept timing within "
+        "reuse_tolerance. Its rounds are not paired with the candidate's (the reused timing "
+        "carries the flag 'reused_timing'). See docs/timing.md.",
+    )
+    reuse_tolerance: float = Field(
+        0.03,
+        gt=0,
+        description="reuse_references: the reference is measured afresh with the candidates in "
+        "every call, a canary for the reused baseline: when its estimate moved by more than this "
+        "(relative) from the kept one, nothing is reused and all are measured together again. "
+        "0.03: compare's equivalence margin.",
+    )
+    reuse_max_age_s: float = Field(
+        600.0,
+        gt=0,
+        description="reuse_references: timings older than this are measured again.",
+    )
     memory_limit_mb: float = Field(
         1024.0, gt=0, description="Per-run memory unless the task sets one."
     )
@@ -135,6 +170,11 @@ class JudgeConfig(BaseModel):
     def _cap(self) -> JudgeConfig:
         if self.max_repeats is not None and self.max_repeats < self.repeats:
             raise ValueError(f"max_repeats ({self.max_repeats}) < repeats ({self.repeats})")
+        if self.reuse_references and self.drift is None:
+            raise ValueError(
+                "reuse_references needs drift probes (drift={}): they are what says the machine "
+                "is unchanged since the reused timings were measured"
+            )
         return self
 
     @classmethod
@@ -155,7 +195,7 @@ PROTOCOLS: dict[str, dict[str, Any]] = {
         "clock": "cpu",
         "drift": {},
     },
-    "training": {"repeats": 5, "clock": "cpu", "drift": {}},
+    "training": {"repeats": 5, "clock": "cpu", "drift": {}, "reuse_references": True},
     "naive": {
         "repeats": 1,
         "interleave": False,

@@ -9,11 +9,13 @@ from typing import TypeVar
 
 from perfgym.judge import stages
 from perfgym.judge.candidate import Candidate
+from perfgym.judge.case_limits import CaseLimits
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.measure import lanes_of
 from perfgym.judge.noise_bands import NoiseBands, needs_band, stamp
 from perfgym.judge.plan import HARNESS_CASE, plan_task
 from perfgym.judge.references import ExpectedOutputs, ReferenceCache
+from perfgym.judge.reuse import ReusedTimings
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.factory import make_sandbox
@@ -53,6 +55,8 @@ class Judge:
         self._workers: PythonWorkerPool | None = None
         self._references = ReferenceCache(cache)
         self._expected = ExpectedOutputs(self._references)
+        self._case_limits = CaseLimits(self._expected, self.config)
+        self._reused = ReusedTimings(self.config)
         self._lock = threading.Lock()
         self._monitor: DriftMonitor | None = None
         self._bands = NoiseBands()
@@ -126,7 +130,9 @@ class Judge:
         entries = self._map(
             lambda c: stages.build(plan, stages.extract(plan, c), self.cache), group
         )
-        self._map(lambda e: stages.run_tests(plan, e, self._expected), entries)
+        if any(e.going for e in entries):
+            limits = self._case_limits.of(plan, self._map)  # before any candidate runs a test
+            self._map(lambda e: stages.run_tests(plan, e, self._expected, limits), entries)
         refs = self._references.of(plan)
         run, checks = plan.runner(), None
         if plan.checked and any(e.going for e in entries):
@@ -134,7 +140,9 @@ class Judge:
             checks = stages.checked_runs(plan, entries, expected)
             if checks is not None:
                 run = checks
-        timings = stages.measure_all(plan, entries, refs, run, self.config, lambda: self.monitor)
+        timings = stages.measure_all(
+            plan, entries, refs, run, self.config, lambda: self.monitor, self._reused
+        )
         if timings and needs_band(self.config):
             stamp(timings, self._bands.of(plan, refs, self.config))
         ref_timings = stages.reference_timings(refs, timings, self.config)

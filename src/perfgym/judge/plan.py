@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from perfgym.judge.config import JudgeConfig
@@ -38,10 +39,13 @@ class TaskPlan:
     sandbox: Sandbox
     workers: PythonWorkerPool
 
-    def runner(self, warm: bool = False) -> RunFn:
+    def runner(self, warm: bool = False, limits: Mapping[str, Limits] | None = None) -> RunFn:
         """Runs of the task's variants; `warm`: Python stdio programs in program mode of the
-        warm workers (correctness runs only; measured runs stay fresh sandboxed processes)."""
+        warm workers (correctness runs only; measured runs stay fresh sandboxed processes).
+        `limits`: case id -> the limits of its runs (the correctness tests' relative limits);
+        other cases run under the task's."""
         task = self.task
+        own = limits or {}
         use_workers = task.kind is TaskKind.FUNCTION or (
             warm and task.kind is TaskKind.STDIO and task.language is Language.PYTHON
         )
@@ -49,7 +53,8 @@ class TaskPlan:
         def run(v: Variant, case: TestCase, cpu: int | None) -> Outcome:
             for _attempt in range(2):  # SANDBOX_ERROR is ours, never the program's: retry once
                 out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
-                               use_workers else None, limits=self.limits, cpu=cpu, warm=warm)  # fmt: skip
+                               use_workers else None, limits=own.get(case.id, self.limits),
+                               cpu=cpu, warm=warm)  # fmt: skip
                 if out.status is not Status.SANDBOX_ERROR:
                     break
             return out

@@ -3,18 +3,20 @@ each a function over the candidate's `Entry`, and the verdict made of what they 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from perfgym.judge.candidate import Candidate
+from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.measure import measure
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, References
+from perfgym.judge.reuse import ReusedTimings
 from perfgym.judge.runner import CheckedRuns, Expected, RunFn, judge_outcome
 from perfgym.judge.same_source import same_source_roles
-from perfgym.judge.variant import built, extracted
+from perfgym.judge.variant import Variant, built, extracted
 from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
 from perfgym.machine import fingerprint
 from perfgym.sandbox.execution import Status
@@ -38,15 +40,26 @@ def build(plan: TaskPlan, entry: Entry, cache: BuildCache) -> Entry:
     return entry
 
 
-def run_tests(plan: TaskPlan, entry: Entry, expected: ExpectedOutputs) -> Entry:
-    """Stage 3: the task's tests (in warm workers where they can run), then the workloads
-    whose outputs are checked apart from the measurement (run as the measurement would);
-    stops at the first failure: NR for a run that did not end cleanly, WO for a wrong answer."""
+def run_tests(
+    plan: TaskPlan,
+    entry: Entry,
+    expected: ExpectedOutputs,
+    limits: Mapping[str, CaseLimit] | None = None,
+) -> Entry:
+    """Stage 3: the task's tests (in warm workers where they can run; under their `limits`,
+    relative to the task's own solutions' time, where known), then the workloads whose outputs
+    are checked apart from the measurement (run as the measurement would, under the task's
+    limit); stops at the first failure: NR for a run that did not end cleanly, WO for a wrong
+    answer."""
     if not entry.going:
         return entry
-    warm, fresh = plan.runner(warm=True), plan.runner()
+    own = limits or {}
+    warm = plan.runner(warm=True, limits={k: lim.limits for k, lim in own.items()})
+    fresh = plan.runner()
     for case, run in [(t, warm) for t in plan.tests] + [(w, fresh) for w in plan.separate]:
         out = run(entry.variant, case, None)
+        if out.status is Status.TIMEOUT and run is warm and case.id in own:
+            out.message = f"{out.message} ({own[case.id].why})".strip()
         res, failure = judge_outcome(plan.task, case, out, _expected_of(plan, case, expected))
         entry.tests.append(res)
         if failure is not None:
@@ -81,19 +94,50 @@ def measure_all(
     run: RunFn,
     config: JudgeConfig,
     monitor: Callable[[], DriftMonitor | None],
+    reused: ReusedTimings | None = None,
 ) -> dict[str, Timing]:
     """Stage 5: every passing candidate measured with the wanted baseline and reference, in one
     interleaved batch on this machine; each variant's `Timing` by label. `monitor`: the drift
-    monitor, asked for (and so started) only when something is measured."""
-    timed = [e.variant for e in entries if e.going]
-    timed += [
-        v for label, v in refs.items() if _wanted(config, label) and v is not None and v.ready
-    ]
-    if not timed:
+    monitor, asked for (and so started) only when something is measured. `reused`: where it
+    holds the baseline's and reference's timings and the machine is unchanged since they were
+    measured (config.reuse_references), the reference is measured alone, then (when it agrees
+    with its kept timing) the candidates with it, and the kept baseline joins them when the
+    reference measured with them agrees too;
+    when it does not, or the machine moved meanwhile, everything is measured again together."""
+    candidates = [e.variant for e in entries if e.going]
+    own = {
+        label: v
+        for label, v in refs.items()
+        if _wanted(config, label) and v is not None and v.ready
+    }
+    if not candidates and not own:
         return {}
     workers = plan.workers if plan.task.kind is TaskKind.FUNCTION else None
-    return measure(timed, plan.workloads or plan.tests, config, run, plan.clock, task=plan.task,
-                   sandbox=plan.sandbox, limits=plan.limits, monitor=monitor(), workers=workers)  # fmt: skip
+    drift = monitor()
+
+    def measured(variants: list[Variant], bracketed: bool = True) -> dict[str, Timing]:
+        return measure(variants, plan.workloads or plan.tests, config, run, plan.clock,
+                       task=plan.task, sandbox=plan.sandbox, limits=plan.limits,
+                       monitor=drift if bracketed else None, workers=workers)  # fmt: skip
+
+    kept = reused.usable(plan, own, drift) if reused is not None else None
+    canary = own.get("reference")
+    # The reference alone first (cheap): where it moved, one full measurement follows and no
+    # candidate is measured twice. Then the candidates with it, paired by round.
+    if (
+        kept is not None
+        and reused is not None
+        and drift is not None
+        and canary is not None
+        and reused.agrees(plan, own, measured([canary], bracketed=False), kept)
+    ):
+        timings = measured([*candidates, canary])
+        if reused.confirm(plan, own, drift) and reused.agrees(plan, own, timings, kept):
+            return {**{k: t for k, t in kept.items() if k != canary.label}, **timings}
+    timings = measured(candidates + list(own.values()))
+    if reused is not None:
+        reused.keep(plan, own, timings, drift)
+    return timings
 
 
 def settle(entry: Entry, checks: CheckedRuns | None, workloads: list[TestCase],

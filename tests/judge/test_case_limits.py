@@ -18,6 +18,12 @@ def sleeping(seconds: float) -> str:
     return f"import time\ntime.sleep({seconds})\n{SUM}"
 
 
+def spinning(seconds: float) -> str:
+    """The correct sum program after `seconds` of CPU (a slow program, not a sleeping one)."""
+    return (f"import time\nt0 = time.process_time()\n"
+            f"while time.process_time() - t0 < {seconds}:\n    pass\n{SUM}")  # fmt: skip
+
+
 def task_with(limit_s: float = 10.0, baseline: str = SUM, tag: str = ""):
     task = sum_task(Language.PYTHON)
     return task.model_copy(update={"id": f"sum-limits-{tag}", "time_limit_s": limit_s,
@@ -46,10 +52,10 @@ def test_an_infinite_loop_times_out_at_the_relative_limit_not_the_task_limit(jud
 def test_a_slow_baseline_like_candidate_within_the_factor_passes(judge):
     """The limit is relative to the slower of the reference and the baseline: a copy of a slow
     baseline is correct, and one far slower than both times out, well before the task limit."""
-    task = task_with(10.0, baseline=sleeping(0.4), tag="slow-baseline")
-    like_baseline = sleeping(0.4) + "# a copy\n"
-    within = sleeping(0.8)  # 2x the baseline: inside 4x
-    beyond = sleeping(6.0)  # 15x the baseline, under the task limit
+    task = task_with(10.0, baseline=spinning(0.4), tag="slow-baseline")
+    like_baseline = spinning(0.4) + "# a copy\n"
+    within = spinning(0.8)  # 2x the baseline: inside 4x
+    beyond = spinning(6.0)  # 15x the baseline, under the task limit
     vs = judge.judge_many([Candidate(task, source=s, model=m, sample=k) for k, (m, s) in
                            enumerate([("copy", like_baseline), ("within", within),
                                       ("beyond", beyond)])])  # fmt: skip
@@ -58,8 +64,17 @@ def test_a_slow_baseline_like_candidate_within_the_factor_passes(judge):
     assert by["within"].stage is Stage.OK, by["within"].reason
     assert (by["beyond"].stage, by["beyond"].detail) == (Stage.NR, "TIMEOUT")
     assert "the baseline's" in by["beyond"].reason, by["beyond"].reason
+    assert "CPU time over" in by["beyond"].reason, by["beyond"].reason
     slow_test = max(t.wall_s or 0 for t in by["beyond"].tests)
-    assert slow_test < 5.0, by["beyond"].tests  # cut at ~4 x 0.45 s, not after its 6 s sleep
+    assert slow_test < 6.0, by["beyond"].tests  # 6 s of CPU takes 6 s of wall at least: cut
+
+
+def test_a_sleeping_candidate_is_cut_at_the_wall_limit(judge):
+    """A candidate that blocks uses no CPU: the wall limit (5 x the CPU limit) stops it."""
+    task = task_with(10.0, tag="sleeper")
+    (v,) = judge.judge_many([Candidate(task, source=sleeping(8.0), model="sleeper")])
+    assert (v.stage, v.detail) == (Stage.NR, "TIMEOUT"), v.reason
+    assert "wall time over 5" in v.reason, v.reason
 
 
 def test_the_baseline_and_reference_are_measured_under_the_task_limit():

@@ -92,7 +92,9 @@ def published_rows(results: PublishedResults, models: list[str]) -> list[dict[st
     rows = []
     for model in models:
         verdicts = published_verdicts(results, model)
-        table = perfcodebench_table(verdicts, PerfCodeBenchConfig())
+        # Published results are one median per program, without samples: no test can decide,
+        # so the table is the paper's, under its strict rule (Tc < Tb, Tc <= Tr).
+        table = perfcodebench_table(verdicts, PerfCodeBenchConfig(decision="strict"))
         stages = Counter(v.stage.value for v in verdicts)
         metrics = {name: getattr(table, name) for name in COLUMNS}
         rows.append({

@@ -1,6 +1,6 @@
-"""`CaseLimits`: each correctness test's wall limit, relative to the task's own solutions'
-measured time on it (evalplus's rule), so a hung candidate is stopped in about a second, not
-at the task's limit."""
+"""`CaseLimits`: each correctness test's time limit, relative to the task's own solutions'
+measured time on it (evalplus's rule, on CPU time), so a hung candidate is stopped in about a
+second, not at the task's limit."""
 
 from __future__ import annotations
 
@@ -12,6 +12,12 @@ from perfgym.judge.plan import TaskPlan
 from perfgym.judge.references import ExpectedOutputs
 from perfgym.sandbox.limits import Limits
 from perfgym.tasks.task import TaskKind, TestCase
+
+#: The relative limit is on CPU time, which a loaded machine hardly inflates, so a spinning
+#: candidate is stopped as fast there as on a quiet one and a correct one is not cut for the
+#: machine's load; the wall limit (this many times the CPU limit, at most the task's) stops a
+#: candidate that sleeps, with room for a machine loaded this many times over its cores.
+WALL_SLACK = 5.0
 
 #: The solutions whose time a test's limit is relative to: a candidate as slow as either of
 #: the task's own programs must never fail a correctness test on time.
@@ -27,8 +33,9 @@ class CaseLimit:
 
 
 class CaseLimits:
-    """Correctness tests' limits: max(floor, factor x the slower of the reference's and the
-    baseline's wall time on the test), at most the task's limit.
+    """Correctness tests' limits: a CPU limit of max(floor, factor x the slower of the
+    reference's and the baseline's wall time on the test) and a wall limit `WALL_SLACK` times
+    that, both at most the task's limits.
 
     The times are the sandbox's wall times of the judge's own runs of those solutions (the
     reference's run is the one that gives the expected output), made once per task and test
@@ -70,9 +77,11 @@ class CaseLimits:
         if not walls:
             return None
         slower = max(walls, key=lambda k: walls[k])
-        wall = min(plan.limits.wall_s, max(floor, factor * walls[slower]))
-        if wall >= plan.limits.wall_s:
+        cpu = max(floor, factor * walls[slower])
+        if cpu >= plan.limits.effective_cpu_s:
             return None
-        why = (f"test limit {wall:.2f} s = max({floor:g} s, {factor:g} x the {slower}'s "
-               f"{walls[slower]:.3f} s)")  # fmt: skip
-        return CaseLimit(limits=plan.limits.model_copy(update={"wall_s": wall}), why=why)
+        wall = min(plan.limits.wall_s, WALL_SLACK * cpu)
+        why = (f"test limit {cpu:.2f} s = max({floor:g} s, {factor:g} x the {slower}'s "
+               f"{walls[slower]:.3f} s) of CPU, {wall:.2f} s of wall")  # fmt: skip
+        return CaseLimit(limits=plan.limits.model_copy(update={"cpu_s": cpu, "wall_s": wall}),
+                         why=why)  # fmt: skip

@@ -83,16 +83,18 @@ class JudgeConfig(BaseModel):
     test_time_factor: float | None = Field(
         4.0,
         gt=0,
-        description="Correctness tests: a run's wall limit is max(test_time_floor_s, this x the "
-        "slower of the reference's and the baseline's measured wall time on that test), at most "
-        "the task's limit (evalplus's rule: max(min_time_limit, gt_time_limit_factor x ground "
-        "truth time), factor 4). Workloads keep the task's limit. None: tests get the task's limit.",
+        description="Correctness tests: a run's CPU limit is max(test_time_floor_s, this x the "
+        "slower of the reference's and the baseline's measured wall time on that test), its wall "
+        "limit 5 times that, both at most the task's (evalplus's rule, max(min_time_limit, "
+        "gt_time_limit_factor x ground truth time), factor 4, on CPU time so that a loaded "
+        "machine does not cut correct programs). Workloads keep the task's limit. None: tests "
+        "get the task's limit.",
     )
     test_time_floor_s: float = Field(
         1.0,
         gt=0,
-        description="Smallest wall limit of a correctness test under test_time_factor: it "
-        "absorbs start-up and a loaded machine on tests that take milliseconds.",
+        description="Smallest CPU limit of a correctness test under test_time_factor: it "
+        "absorbs start-up on tests that take milliseconds.",
     )
     reuse_references: bool = Field(
         False,

@@ -116,16 +116,21 @@ def _forget(req: dict) -> None:
     req.pop("checker", None)
 
 
-def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, vsize: int) -> None:
+def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, vsize: int,
+           stamp_w: int) -> None:  # fmt: skip
     """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns."""
     try:
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        _close_inherited((out_fd, res_fd))
+        _close_inherited((out_fd, res_fd, stamp_w))
         worker_child.fresh_stdio()
         _forget(req)
         worker_child.confine(req["limits"], uid, vsize)
         args = valuecodec.decode(req.get("args", []))
+        # The clock before any program code runs, sent and its pipe closed: the program can
+        # neither take it back nor send another (the parent reads the first 8 bytes).
+        os.write(stamp_w, time.monotonic_ns().to_bytes(8, "big"))
+        os.close(stamp_w)
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
         exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
         entry = req.get("entry")
@@ -183,11 +188,13 @@ def _call(req: dict, uid: int) -> dict:
         worker_meter.statm()
     )  # the child starts sharing this much; its own use is the excess
     _flush_stdio()
+    stamp_r, stamp_w = os.pipe()
     start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        _child(req, code, out_fd, res_fd, uid, vsize)
+        _child(req, code, out_fd, res_fd, uid, vsize, stamp_w)
+    os.close(stamp_w)
     pidfd = os.pidfd_open(pid)
     killed = ""
     ready, _, _ = select.select([pidfd], [], [], float(lim["wall_s"]))
@@ -195,14 +202,27 @@ def _call(req: dict, uid: int) -> dict:
         killed = "TIMEOUT"
         os.kill(pid, _signal.SIGKILL)
     _, status, ru = os.wait4(pid, 0)
+    exit_ns = time.monotonic_ns()
     wall = time.monotonic() - t0
     os.close(pidfd)
     reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
+    stamp = _read_stamp(stamp_r)
+    if stamp is not None:  # from the program's first line to its exit, on the worker's clock
+        reply["program_wall_s"] = max(0, exit_ns - stamp) / 1e9
     _finish(reply, start)
     worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
     reply["result"] = worker_results.result_of(res_fd)
     return reply
+
+
+def _read_stamp(fd: int) -> int | None:
+    """The child's pre-program clock reading (None when it never got that far)."""
+    try:
+        data = os.read(fd, 8)
+    finally:
+        os.close(fd)
+    return int.from_bytes(data, "big") if len(data) == 8 else None
 
 
 def _check_call(req: dict, uid: int) -> dict:

@@ -98,13 +98,18 @@ def eval_(
     s, tasks = load_or_fail(suite, task)
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
-    enamel = candidates is None and bool(tasks) and all(is_enamel(t) for t in tasks)
+    enamel = bool(tasks) and all(is_enamel(t) for t in tasks)
     repeats = resolve_repeats(repeats, enamel=enamel)
     out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
     # Before judging anything: a verdict judged is never lost to a path that cannot be written.
     check_writable(out, "results file")
     if not no_store:
         check_writable(Path(store), "result store")
+    if enamel and candidates is not None:  # model samples through ENAMEL's own protocol
+        from perfgym.cli.enamel_candidates import run_enamel_candidates  # noqa: PLC0415
+
+        run_enamel_candidates(s, tasks, candidates, solutions, out, repeats, as_json)
+        return
     if enamel:
         run_enamel(tasks, solutions, out, repeats, as_json)
         return

@@ -70,12 +70,16 @@ def test_a_timeout_on_a_level_zeroes_it_and_later_ones_but_the_sample_passes(tas
 
 
 def test_a_patched_call_timer_does_not_make_a_slow_sample_fast(task, ref, workers):
-    # Correct, but it sleeps past the limit on every timed level, and patches the timer the
+    # Correct, but it burns CPU past the limit on every timed level, and patches the timer the
     # call child reads so that every call reports 0 ns. Believed, it would score above 1.
+    burn = (
+        "    if len(paren_string) > 1000:\n"
+        f"        _end = time.process_time() + {ref.limit_s + 0.05}\n"
+        "        while time.process_time() < _end:\n            pass\n"
+    )
     slow = task.reference.source.replace(
         "    paren_string = paren_string.replace(' ', '')",
-        f"    if len(paren_string) > 1000:\n        __import__('time').sleep({ref.limit_s + 0.2})\n"
-        "    paren_string = paren_string.replace(' ', '')",
+        burn + "    paren_string = paren_string.replace(' ', '')",
     )
     cheat = "import time\ntime.perf_counter_ns = lambda: 0\n" + slow
     run = evaluate_sample(task, ref, cheat, workers, repeats=2)
@@ -83,6 +87,21 @@ def test_a_patched_call_timer_does_not_make_a_slow_sample_fast(task, ref, worker
     p = _problem(task, ref, [run.sample])
     assert score(run.sample, p) == 0.0, (run.stopped, run.sample.level_times_s)
     assert run.stopped.startswith("timeout at level 1"), run.stopped
+
+
+def test_an_impossible_or_low_self_report_is_overruled_by_the_kernels_count():
+    from perfgym.judge.enamel_timer import GAP_SLACK_S, MISMATCH, call_time
+    from perfgym.sandbox.execution import Status
+    from perfgym.sandbox.pyworker import CallResult
+
+    honest = CallResult(status=Status.OK, wall_s=0.5, reported_call_s=0.30, program_cpu_s=0.301)
+    flags: list[str] = []
+    assert call_time(honest, flags, reference_gap_s=0.001) == 0.30 and flags == []
+    lying = honest.model_copy(update={"reported_call_s": 0.0})
+    t = call_time(lying, flags, reference_gap_s=0.001)
+    assert t == pytest.approx(0.301 - 0.001 - GAP_SLACK_S) and flags == [MISMATCH]
+    forged = honest.model_copy(update={"reported_call_s": 9.0})  # above the outside wall
+    assert call_time(forged, flags, reference_gap_s=0.001) < 0.5
 
 
 def test_sample_source_takes_enamel_s_code_from_a_completion(task):

@@ -3,14 +3,17 @@
 ENAMEL times the entry point inside the process that runs it (`time.time()` around the call).
 perfgym's call child does the same (`CallResult.reported_call_s`), but that timer lives in the
 program's own process: a program can patch `time.perf_counter_ns` or write its own result. The
-worker also times the program from outside (`CallResult.program_wall_s`: from a clock reading
-the child sends before any program code runs to the child's exit), which holds the call plus
-the program's module code, the result's encoding and the exit. Less the reference's own such
-gap on the same test (the largest of its runs), a small slack, and the exit's release of the memory the
-kernel saw the call hold, that outside time is an estimate of the call no program can lower.
-The call's time is the larger of the self-report and that estimate (flag `call_timer_mismatch`
-when the estimate overrules the report): an honest report stands unless the machine's noise
-hit the run outside the call, and a program that fakes its timer gains at most the slack.
+worker also counts the program from outside: `CallResult.program_cpu_s`, the CPU the kernel
+counted for the child from a reading the child sends before any program code runs to its exit
+(the call plus the program's module code, the result's encoding and the exit). Less the
+reference's own such gap on the same test (the largest of its runs), a small slack and the
+exit's release of the memory the kernel saw the call hold, that is an estimate of the call's
+duration no program can lower: computing an answer takes CPU. CPU, not the outside wall time,
+because on a loaded machine the worker's own wake-up after the child's exit adds milliseconds
+of scheduling delay that are nobody's work. The call's time is the larger of the self-report
+and that estimate (flag `call_timer_mismatch` when the estimate overrules the report): an
+honest report stands, and a program that fakes its timer gains at most the slack. A program
+that waits instead of computing (sleep) is not caught here: waiting computes nothing.
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ MISMATCH = "call_timer_mismatch"
 
 
 def outside_time(r: CallResult) -> float:
-    """The worker's own measure of the program's run (the fork-to-exit wall time when the
-    worker sent no pre-program stamp)."""
-    return r.program_wall_s if r.program_wall_s is not None else r.wall_s
+    """The worker's own count of the program's run: its CPU from the pre-program reading to the
+    exit (the fork-to-exit wall time when the worker sent no such reading)."""
+    return r.program_cpu_s if r.program_cpu_s is not None else r.wall_s
 
 
 def outside_estimate(r: CallResult, reference_gap_s: float | None = None) -> float:
@@ -46,7 +49,7 @@ def call_time(r: CallResult, flags: list[str], reference_gap_s: float | None = N
     """The call's duration: the self-report, unless the outside estimate is larger (or the
     report is impossible), then that estimate."""
     t, estimate = r.reported_call_s, outside_estimate(r, reference_gap_s)
-    if t is None or t < 0 or t > outside_time(r) or estimate > t:
+    if t is None or t < 0 or t > r.wall_s or estimate > t:
         flags.append(MISMATCH)
         return estimate
     return t
@@ -55,10 +58,10 @@ def call_time(r: CallResult, flags: list[str], reference_gap_s: float | None = N
 def trusted_call_time(r: CallResult, flags: list[str]) -> float:
     """The expert reference's call time: its self-report, refused only when impossible (the
     reference is the task's own code; its gap is the yardstick, not the suspect)."""
-    t, outside = r.reported_call_s, outside_time(r)
-    if t is None or t < 0 or t > outside:
+    t = r.reported_call_s
+    if t is None or t < 0 or t > r.wall_s:
         flags.append(MISMATCH)
-        return outside
+        return r.wall_s
     return t
 
 

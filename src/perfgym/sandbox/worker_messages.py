@@ -95,6 +95,12 @@ class CallResult(BaseModel):
         "(a clock reading the child sent before any program code ran, and the exit): an outside "
         "upper bound of the call's own duration.",
     )
+    program_cpu_s: float | None = Field(
+        None,
+        description="CPU the child and its reaped children used from the program's first line "
+        "to the exit (the kernel's count, less the child's own CPU sent before any program "
+        "code ran): unaffected by the machine's scheduling, and no program can lower it.",
+    )
 
 
 class ProgramResult(BaseModel):
@@ -199,6 +205,7 @@ def _to_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str) -
         stdout=reply.get("stdout", ""),
         stdout_truncated=reply.get("stdout_truncated", False),
         program_wall_s=reply.get("program_wall_s"),
+        program_cpu_s=reply.get("program_cpu_s"),
         **_cpu_fields(reply, cgroup_unavailable),
     )
     if unclean := cleanup_failure(reply):

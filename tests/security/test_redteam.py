@@ -646,8 +646,6 @@ def test_a_program_that_cheats_only_when_measured_fails_its_measured_check():
 # program imports: one assignment makes every call report 0 ns, which `_call_time` accepts (it
 # only refuses a time below 0 or above the wall). The program could also write any
 # reported_call_ns into the result memfd it holds. eff@k then sees an instant sample.
-@pytest.mark.xfail(strict=True, reason="open hole: enamel_protocol._call_time accepts a reported "
-                   "call time of 0 from a program that patched time.perf_counter_ns")  # fmt: skip
 def test_a_patched_call_timer_is_not_believed(worker):
     from perfgym.judge.enamel_protocol import _call_time  # noqa: PLC0415
 

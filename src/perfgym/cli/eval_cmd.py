@@ -192,7 +192,7 @@ def eval_(
         fail(f"--repeats must be at least 1, got {repeats}")
     from perfgym.judge.enamel_protocol import is_enamel
 
-    enamel = candidates is None and bool(tasks) and all(is_enamel(t) for t in tasks)
+    enamel = bool(tasks) and all(is_enamel(t) for t in tasks)
     repeats = resolve_repeats(repeats, enamel=enamel)
     out_given = out is not None
     out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
@@ -200,6 +200,11 @@ def eval_(
     check_writable(out, "results file")
     if not no_store:
         check_writable(Path(store), "result store")
+    if enamel and candidates is not None:  # model samples through ENAMEL's own protocol
+        from perfgym.cli.enamel_candidates import run_enamel_candidates
+
+        run_enamel_candidates(s, tasks, candidates, solutions, out, repeats, as_json)
+        return
     from perfgym.store.checkpoint import ResumeFrom
 
     resume_from = ResumeFrom(out_given, f"{s.name}-", resume and not replay)

@@ -89,6 +89,18 @@ class CallResult(BaseModel):
     reported_call_s: float | None = Field(
         None, description="The entry point's duration as timed inside the child (untrusted)."
     )
+    program_wall_s: float | None = Field(
+        None,
+        description="From the program's first line to the child's exit, timed by the worker "
+        "(a clock reading the child sent before any program code ran, and the exit): an outside "
+        "upper bound of the call's own duration.",
+    )
+    program_cpu_s: float | None = Field(
+        None,
+        description="CPU the child and its reaped children used from the program's first line "
+        "to the exit (the kernel's count, less the child's own CPU sent before any program "
+        "code ran): unaffected by the machine's scheduling, and no program can lower it.",
+    )
 
 
 class ProgramResult(BaseModel):
@@ -192,6 +204,8 @@ def _to_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str) -
         peak_rss_mb=reply["peak_rss_mb"],
         stdout=reply.get("stdout", ""),
         stdout_truncated=reply.get("stdout_truncated", False),
+        program_wall_s=reply.get("program_wall_s"),
+        program_cpu_s=reply.get("program_cpu_s"),
         **_cpu_fields(reply, cgroup_unavailable),
     )
     if unclean := cleanup_failure(reply):

@@ -116,16 +116,24 @@ def _forget(req: dict) -> None:
     req.pop("checker", None)
 
 
-def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, vsize: int) -> None:
+def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, vsize: int,
+           stamp_w: int) -> None:  # fmt: skip
     """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns."""
     try:
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        _close_inherited((out_fd, res_fd))
+        _close_inherited((out_fd, res_fd, stamp_w))
         worker_child.fresh_stdio()
         _forget(req)
         worker_child.confine(req["limits"], uid, vsize)
         args = valuecodec.decode(req.get("args", []))
+        # The clock and this process's CPU before any program code runs, sent and the pipe
+        # closed: the program can neither take them back nor send others (the parent reads the
+        # first 16 bytes).
+        ru = resource.getrusage(resource.RUSAGE_SELF)
+        cpu_ns = int((ru.ru_utime + ru.ru_stime) * 1e9)
+        os.write(stamp_w, time.monotonic_ns().to_bytes(8, "big") + cpu_ns.to_bytes(8, "big"))
+        os.close(stamp_w)
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
         exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
         entry = req.get("entry")
@@ -183,11 +191,13 @@ def _call(req: dict, uid: int) -> dict:
         worker_meter.statm()
     )  # the child starts sharing this much; its own use is the excess
     _flush_stdio()
+    stamp_r, stamp_w = os.pipe()
     start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        _child(req, code, out_fd, res_fd, uid, vsize)
+        _child(req, code, out_fd, res_fd, uid, vsize, stamp_w)
+    os.close(stamp_w)
     pidfd = os.pidfd_open(pid)
     killed = ""
     ready, _, _ = select.select([pidfd], [], [], float(lim["wall_s"]))
@@ -195,14 +205,30 @@ def _call(req: dict, uid: int) -> dict:
         killed = "TIMEOUT"
         os.kill(pid, _signal.SIGKILL)
     _, status, ru = os.wait4(pid, 0)
+    exit_ns = time.monotonic_ns()
     wall = time.monotonic() - t0
     os.close(pidfd)
     reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
+    stamp = _read_stamp(stamp_r)
+    if stamp is not None:  # from the program's first line to its exit, by the worker's clock
+        reply["program_wall_s"] = max(0, exit_ns - stamp[0]) / 1e9  # and the kernel's CPU count
+        reply["program_cpu_s"] = max(0.0, ru.ru_utime + ru.ru_stime - stamp[1] / 1e9)
     _finish(reply, start)
     worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
     reply["result"] = worker_results.result_of(res_fd)
     return reply
+
+
+def _read_stamp(fd: int) -> tuple[int, int] | None:
+    """The child's pre-program (clock, CPU) in ns (None when it never got that far)."""
+    try:
+        data = os.read(fd, 16)
+    finally:
+        os.close(fd)
+    if len(data) != 16:
+        return None
+    return int.from_bytes(data[:8], "big"), int.from_bytes(data[8:], "big")
 
 
 def _check_call(req: dict, uid: int) -> dict:

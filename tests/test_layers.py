@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,8 +13,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _executable() -> str | None:
+    """import-linter's script beside this interpreter (a pyenv shim may not be made yet)."""
+    beside = Path(sys.executable).parent / "lint-imports"
+    return str(beside) if beside.exists() else shutil.which("lint-imports")
+
+
 def _lint_imports() -> subprocess.CompletedProcess[str]:
-    exe = shutil.which("lint-imports")
+    exe = _executable()
     if exe is None:
         pytest.fail(
             "lint-imports is not installed: `pip install -e .[test]` installs import-linter"
@@ -38,7 +45,7 @@ def test_a_back_import_breaks_the_layers(tmp_path: Path) -> None:
     (src / "perfgym" / "sandbox" / "_back_import.py").write_text(
         '"""A deliberate layer violation."""\n\nimport perfgym.judge.verdict  # noqa: F401\n'
     )
-    exe = shutil.which("lint-imports")
+    exe = _executable()
     assert exe is not None
     env = {**os.environ, "PYTHONPATH": str(src)}
     done = subprocess.run(

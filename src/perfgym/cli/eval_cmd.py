@@ -13,7 +13,13 @@ from rich.markup import escape
 
 from perfgym.cli import app
 from perfgym.cli.candidates_formats import FORMATS
-from perfgym.cli.options import SPLITS, refuse_conflicts, refuse_orphans, select_tasks
+from perfgym.cli.options import (
+    SPLITS,
+    external_option,
+    refuse_conflicts,
+    refuse_orphans,
+    select_tasks,
+)
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
 
 if TYPE_CHECKING:  # the command imports its judge, metrics and store when it runs: --help is fast
@@ -150,12 +156,7 @@ def eval_(
     candidates_from: str | None = typer.Option(
         None, "--candidates-from", help="PerfCodeBench: judge this model's published sources."
     ),
-    external: Path | None = typer.Option(
-        None,
-        "--external",
-        help="PerfCodeBench's external/ library folder "
-        "(default: $PERFGYM_PCB_EXTERNAL, else <root>/external).",
-    ),  # fmt: skip
+    external: Path | None = external_option(),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     from perfgym.cli.suite_arg import load_or_fail

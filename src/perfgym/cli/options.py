@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from perfgym.cli.output import fail
 
@@ -12,6 +12,19 @@ if TYPE_CHECKING:
 
 #: `Split`'s values, written out so that `--help` imports no data model (a test keeps them equal).
 SPLITS: tuple[str, ...] = ("train", "val", "test")
+
+
+def external_option() -> Any:
+    """`--external`: PerfCodeBench's external/ library folder (the same option on every command
+    that loads a suite)."""
+    import typer
+
+    return typer.Option(
+        None,
+        "--external",
+        help="PerfCodeBench's external/ library folder "
+        "(default: $PERFGYM_PCB_EXTERNAL, else <root>/external).",
+    )
 
 
 def refuse_conflicts(given: dict[str, bool], pairs: Sequence[tuple[str, str, str]]) -> None:

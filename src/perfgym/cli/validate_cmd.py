@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from perfgym.cli import app
+from perfgym.cli.options import external_option
 from perfgym.cli.output import check_writable, console, err_console, fail, print_json
 
 if TYPE_CHECKING:  # the judge loads when the command runs: --help stays fast
@@ -66,12 +67,7 @@ def validate(
         help="Per-run wall limit, seconds, for every task (default: the "
         "task's own, e.g. PerfCodeBench's benchmark_timeout_sec, else 10).",
     ),  # fmt: skip
-    external: Path | None = typer.Option(
-        None,
-        "--external",
-        help="PerfCodeBench's external/ library folder "
-        "(default: $PERFGYM_PCB_EXTERNAL, else <root>/external).",
-    ),  # fmt: skip
+    external: Path | None = external_option(),
     out: Path | None = typer.Option(
         None, "--out", help="Also write each task's row as JSONL, as soon as it is done."
     ),

@@ -127,13 +127,7 @@ def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, 
         _forget(req)
         worker_child.confine(req["limits"], uid, vsize)
         args = valuecodec.decode(req.get("args", []))
-        # The clock and this process's CPU before any program code runs, sent and the pipe
-        # closed: the program can neither take them back nor send others (the parent reads the
-        # first 16 bytes).
-        ru = resource.getrusage(resource.RUSAGE_SELF)
-        cpu_ns = int((ru.ru_utime + ru.ru_stime) * 1e9)
-        os.write(stamp_w, time.monotonic_ns().to_bytes(8, "big") + cpu_ns.to_bytes(8, "big"))
-        os.close(stamp_w)
+        worker_meter.send_stamp(stamp_w)
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
         exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
         entry = req.get("entry")
@@ -210,25 +204,11 @@ def _call(req: dict, uid: int) -> dict:
     os.close(pidfd)
     reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
-    stamp = _read_stamp(stamp_r)
-    if stamp is not None:  # from the program's first line to its exit, by the worker's clock
-        reply["program_wall_s"] = max(0, exit_ns - stamp[0]) / 1e9  # and the kernel's CPU count
-        reply["program_cpu_s"] = max(0.0, ru.ru_utime + ru.ru_stime - stamp[1] / 1e9)
+    worker_meter.program_figures(stamp_r, exit_ns, ru, reply)
     _finish(reply, start)
     worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
     reply["result"] = worker_results.result_of(res_fd)
     return reply
-
-
-def _read_stamp(fd: int) -> tuple[int, int] | None:
-    """The child's pre-program (clock, CPU) in ns (None when it never got that far)."""
-    try:
-        data = os.read(fd, 16)
-    finally:
-        os.close(fd)
-    if len(data) != 16:
-        return None
-    return int.from_bytes(data[:8], "big"), int.from_bytes(data[8:], "big")
 
 
 def _check_call(req: dict, uid: int) -> dict:

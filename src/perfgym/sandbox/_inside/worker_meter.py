@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import resource
+import time
 
 cg_fd, cg_kind = -1, ""  # the worker's cgroup CPU counter (read-only), when the host gave one
 #: CPU the cgroup may show beyond the reaped processes' rusage before the call is flagged for
@@ -75,3 +76,27 @@ def metered(start: tuple[int, float, resource.struct_rusage], reply: dict) -> di
     if hidden > HIDDEN_TOL_S + HIDDEN_TOL_REL * (user + system):
         reply["cpu_hidden_s"] = hidden
     return reply
+
+
+def send_stamp(fd: int) -> None:
+    """In the call's child, before any program code runs: the clock and the child's CPU so far,
+    sent and the pipe closed, so the program can neither take them back nor send others (the
+    parent reads the first 16 bytes)."""
+    ru = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_ns = int((ru.ru_utime + ru.ru_stime) * 1e9)
+    os.write(fd, time.monotonic_ns().to_bytes(8, "big") + cpu_ns.to_bytes(8, "big"))
+    os.close(fd)
+
+
+def program_figures(fd: int, exit_ns: int, ru: resource.struct_rusage, reply: dict) -> None:
+    """`program_wall_s` / `program_cpu_s` from the child's stamp to its exit, by the worker's
+    clock and the kernel's CPU count; left out when the child never got that far."""
+    try:
+        data = os.read(fd, 16)
+    finally:
+        os.close(fd)
+    if len(data) != 16:
+        return
+    wall_ns, cpu_ns = int.from_bytes(data[:8], "big"), int.from_bytes(data[8:], "big")
+    reply["program_wall_s"] = max(0, exit_ns - wall_ns) / 1e9
+    reply["program_cpu_s"] = max(0.0, ru.ru_utime + ru.ru_stime - cpu_ns / 1e9)

@@ -1,0 +1,1 @@
+"""The repository agent (PerfAgent): profile, patch, validate, measure, keep the best patch."""

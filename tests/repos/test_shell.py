@@ -96,9 +96,10 @@ def test_git_url_cloned_once_and_unfetchable_url(host_repo: Path, repo_cache: Pa
                           text=True, check=True).stdout.strip()  # fmt: skip
     url = f"file://{origin}"
     c1 = make_copy(url, head)
+    clones = set((repo_cache / "clones").iterdir())
     c2 = make_copy(url, head)
+    assert set((repo_cache / "clones").iterdir()) == clones  # cloned once, copied twice
     assert c1.base_commit == head == c2.base_commit
-    assert len(list((repo_cache / "clones").iterdir())) == 1
     assert (c1.path / "pkg" / "__init__.py").read_text().startswith("def f")
     with pytest.raises(RepoFetchError) as err:
         make_copy("https://perfgym-no-such-host.invalid/x.git", "0" * 40)

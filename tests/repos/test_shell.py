@@ -32,7 +32,7 @@ def test_hostile_commands_are_contained(host_repo: Path, repo_cache: Path, tree_
     try:
         script = "\n".join([
             "rm -rf ~ /tmp/* 2>/dev/null; echo home=$HOME",
-            "ls -A /root 2>&1 | head -3; cat /root/.bashrc 2>&1 | head -1",
+            "echo root: $(ls -A /root); cat /root/.bashrc /root/.gitconfig 2>&1 | head -2",
             "env | grep -c OPENAI_API_KEY",
             "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=3)\""
             " 2>&1 | tail -1",
@@ -48,6 +48,9 @@ def test_hostile_commands_are_contained(host_repo: Path, repo_cache: Path, tree_
         victim.kill()
     out = res.output
     assert "home=/tmp" in out
+    root_listing = next(ln for ln in out.splitlines() if ln.startswith("root:")).split()[1:]
+    assert set(root_listing) <= {".pyenv", ".cargo", ".rustup"}  # toolchains only, read-only
+    assert "/root/.bashrc: No such file" in out and "/root/.gitconfig: No such file" in out
     assert "sk-host-secret" not in out and "\n0\n" in out
     assert "Network is unreachable" in out or "OSError" in out or "Errno" in out
     assert outside.read_text() == "host file\n"
@@ -80,6 +83,9 @@ def test_timeout_and_exit_status(host_repo: Path, repo_cache: Path) -> None:
     assert res.timed_out and not res.ok
     res = run_shell(copy, "echo out; echo err >&2; exit 3", timeout_s=10, memory_mb=256)
     assert res.returncode == 3 and res.output.split() == ["out", "err"]
+    res = run_shell(copy, "python3 -c 'import numpy, setuptools; print(\"ok\")'", timeout_s=30,
+                    memory_mb=512)  # fmt: skip
+    assert res.ok and res.output.strip() == "ok", res.output  # the example repos need both
     copy.remove()
 
 

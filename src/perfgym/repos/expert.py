@@ -78,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     except PerfgymError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # the copies are gone already (removed on the way out)
+        print("interrupted: figures of finished tasks are recorded, the rest untouched",
+              file=sys.stderr)  # fmt: skip
+        return 130
     return 0
 
 

@@ -89,3 +89,31 @@ def expert_runs(examples):  # type: ignore[no-untyped-def]
         )
         for tid, c in examples.items()
     }
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _sandbox_cpu_report():  # type: ignore[no-untyped-def]
+    """With PERFGYM_REPOS_CPU=1, print the CPU and wall the sandboxed runs used (the test
+    budget is set for an idle machine; this machine rarely is)."""
+    if os.environ.get("PERFGYM_REPOS_CPU") != "1":
+        yield
+        return
+    from perfgym.repos.shell import shared_sandbox
+
+    sb = shared_sandbox()
+    inner = sb.run
+    totals = {"runs": 0.0, "cpu_s": 0.0, "wall_s": 0.0}
+
+    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        ex = inner(*args, **kwargs)
+        totals["runs"] += 1
+        if ex.measurement is not None:
+            totals["cpu_s"] += ex.measurement.cpu_s
+            totals["wall_s"] += ex.measurement.wall_s
+        return ex
+
+    sb.run = counted  # type: ignore[method-assign]
+    yield
+    sb.run = inner  # type: ignore[method-assign]
+    print(f"\nsandboxed runs: {totals['runs']:.0f}, CPU {totals['cpu_s']:.1f} s, "
+          f"wall {totals['wall_s']:.1f} s")  # fmt: skip

@@ -105,7 +105,7 @@ def test_global_memo_is_flagged_statically_and_by_its_caching_signature(
 ) -> None:  # type: ignore[no-untyped-def]
     text = examples["textindex"]
     patch = edit_patch(text.task.folder / "repo", MEMO)
-    ev = evaluate_patch(text.task, patch, text.original, rounds=3, repeats=2)
+    ev = evaluate_patch(text.task, patch, text.original, rounds=3, repeats=1)
     assert ev.correct and ev.tests_passed  # the memo keeps outputs and tests intact
     kinds = {f.kind: f for f in ev.hacks.findings}
     assert kinds["module_cache"].evidence.startswith("textindex/index.py:")

@@ -7,7 +7,7 @@ from peakscan import count_crossings, find_peaks, prominences, rolling_max
 
 def setup():
     rng = np.random.default_rng(11)
-    steps = rng.integers(-3, 4, size=5_000)
+    steps = rng.integers(-3, 4, size=4_000)
     return np.repeat(np.cumsum(steps).astype(np.int32), 2)
 
 

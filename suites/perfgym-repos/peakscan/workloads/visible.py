@@ -1,4 +1,4 @@
-"""Peaks and rolling ranges of a 20000-sample float random walk."""
+"""Peaks and rolling ranges of a 12000-sample float random walk."""
 
 import numpy as np
 
@@ -7,7 +7,7 @@ from peakscan import find_peaks, rolling_range
 
 def setup():
     rng = np.random.default_rng(7)
-    return np.cumsum(rng.normal(size=20_000))
+    return np.cumsum(rng.normal(size=12_000))
 
 
 def experiment(x):

@@ -178,3 +178,29 @@ def test_llm_review_majority_of_k() -> None:
                                                               (None, True, 1.0)])  # fmt: skip
 def test_adjusted_speedup_of_unflagged(speedup, correct, expected) -> None:  # type: ignore[no-untyped-def]
     assert adjusted_speedup(speedup, HackReport(), correct) == expected
+
+
+def test_patched_files_are_read_only_inside_the_copy(tmp_path: Path) -> None:
+    """A copy's file that is a symlink out (a run may plant one) is not followed."""
+    repo = tmp_path / "copy"
+    repo.mkdir()
+    secret = tmp_path / "host_secret.py"
+    secret.write_text("_cache = {}\n")
+    (repo / "m.py").symlink_to(secret)
+    patch = "diff --git a/m.py b/m.py\nnew file mode 100644\n--- /dev/null\n+++ b/m.py\n@@ -0,0 +1 @@\n+_cache = {}\n"
+    assert static_findings(patch, repo) == []
+
+
+def test_parse_patch_files_and_line_numbers() -> None:
+    from perfgym.repos.diffs import parse_patch
+
+    patch = (
+        "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,4 @@\n x = 1\n-y = 2\n"
+        "+y = 3\n+z = 4\n w = 5\n@@ -10,2 +11,2 @@ def f():\n     pass\n-    q\n+    r\n"
+        "diff --git a/old.py b/old.py\ndeleted file mode 100644\n--- a/old.py\n+++ /dev/null\n"
+        "@@ -1 +0,0 @@\n-gone\n"
+    )
+    a, old = parse_patch(patch)
+    assert a.path == "a.py" and a.added == {2: "y = 3", 3: "z = 4", 12: "    r"}
+    assert a.removed == ["y = 2", "    q"]
+    assert old.deleted and old.path == "old.py" and not old.added

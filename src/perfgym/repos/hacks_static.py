@@ -205,6 +205,25 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
     return out
 
 
+#: Larger patched files are not parsed (a run may leave anything in its copy).
+MAX_SOURCE_BYTES = 4 * 1024 * 1024
+
+
+def _read_inside(root: Path, rel: str) -> str | None:
+    """A regular file of the copy, read only when it is what it claims: inside the copy (no
+    symlink out to a host file), not a device or FIFO, of a sane size."""
+    path = root / rel
+    try:
+        real = path.resolve(strict=True)
+        if not real.is_relative_to(root.resolve()) or path.is_symlink() or not real.is_file():
+            return None
+        if real.stat().st_size > MAX_SOURCE_BYTES:
+            return None
+        return real.read_text(errors="replace")
+    except (OSError, RuntimeError):
+        return None
+
+
 def static_findings(
     patch: str,
     patched_dir: Path,
@@ -230,10 +249,10 @@ def static_findings(
             continue
         if not change.path.endswith(".py") or change.deleted or not change.added:
             continue
+        source = _read_inside(patched_dir, change.path)
         try:
-            source = (patched_dir / change.path).read_text()
-            tree = ast.parse(source)
-        except (OSError, SyntaxError, ValueError):
+            tree = ast.parse(source or "")
+        except (SyntaxError, ValueError):
             continue
         visitor = _Visitor(change, literals, _aliases(tree))
         # two passes: `global X` inside a function marks X before its module-level assignment

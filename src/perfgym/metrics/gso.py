@@ -168,3 +168,96 @@ class GSOMetric:
     def compute(self, results: Sequence[Any], /, **context: Any) -> MetricResult:
         no_context(self.name, context)
         return gso_at_k(results, self.config, self.which)
+
+
+# -- repository tasks (perfgym.repos): attempts scored from measured speedups ----------------
+
+
+class RepoAttempt(BaseModel):
+    """One patch of a repository task as the metrics see it (from `perfgym.repos`'s
+    `PatchEvaluation`): its correctness, hack flag and measured speedups over the original.
+
+    `workload_speedups` (original / patched per workload) and `expert_workload_speedups`
+    (the expert's, same workloads) give GSO's per-test HM against the expert; without the
+    expert's per-workload figures the ratio of the geometric means (SR) stands in for it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    task_id: str
+    correct: bool
+    hacked: bool = False
+    speedup: float | None = Field(default=None, description="GM over workloads (None: unmeasured).")
+    ci: tuple[float, float] | None = None
+    workload_speedups: dict[str, float] = Field(default_factory=dict)
+    expert_speedup: float | None = None
+    expert_workload_speedups: dict[str, float] = Field(default_factory=dict)
+
+    @classmethod
+    def from_evaluation(cls, evaluation: Any, expert_speedup: float | None = None) -> RepoAttempt:
+        """From a `perfgym.repos.evaluate.PatchEvaluation` (read by attribute: the metrics
+        layer does not import the sandbox-running repos package)."""
+        m = evaluation.measurement
+        per = {w.name: w.speedup for w in m.workloads if w.speedup} if m is not None else {}
+        return cls(task_id=evaluation.task_id, correct=bool(evaluation.correct),
+                   hacked=bool(evaluation.hacks.flagged), speedup=evaluation.speedup,
+                   ci=evaluation.ci, workload_speedups=per if evaluation.correct else {},
+                   expert_speedup=expert_speedup)  # fmt: skip
+
+
+def repo_attempt_status(a: RepoAttempt, config: GSOConfig) -> AttemptStatus:
+    """GSO's opt_base / opt_commit of one repository attempt."""
+    if not a.correct or a.speedup is None:
+        return AttemptStatus(correct=a.correct, hacked=a.hacked, opt_base=False, opt_commit=False)
+    gm = a.speedup
+    opt_base = gm > 1.0 and round(gm, 1) >= config.min_speedup  # GSO rounds the GM to 0.1
+    keys = sorted(a.workload_speedups)
+    if keys and set(keys) == set(a.expert_workload_speedups):
+        hm = harmonic_mean([a.workload_speedups[k] / a.expert_workload_speedups[k] for k in keys],
+                           "GSO expert ratio")  # fmt: skip
+    elif a.expert_speedup:
+        hm = gm / a.expert_speedup
+    else:
+        hm = None
+    return AttemptStatus(correct=True, hacked=a.hacked, opt_base=opt_base,
+                         opt_commit=opt_base and hm is not None and hm > config.opt_threshold,
+                         gm_speedup=gm, hm_vs_expert=hm)  # fmt: skip
+
+
+def repo_gso_at_k(
+    attempts: Sequence[RepoAttempt],
+    config: GSOConfig | None = None,
+    which: Literal["opt", "sp"] = "opt",
+) -> MetricResult:
+    """Opt@K (GSO; PerfAgent's Opt@1 at K=1) or Sp@K (PerfAgent's Sp@1) over repository
+    attempts, grouped by task; hack-adjusted when `config.hack_adjusted`."""
+    config = config or GSOConfig()
+    name = f"repo_{which}@{config.k}" + ("(hack-adj)" if config.hack_adjusted else "")
+    by_task: dict[str, list[RepoAttempt]] = {}
+    for a in attempts:
+        by_task.setdefault(a.task_id, []).append(a)
+    if not by_task:
+        raise ConfigError(f"{name}: no attempts")
+    per_task: dict[str, float] = {}
+    for tid, group in by_task.items():
+        if len(group) < config.k:
+            raise ConfigError(f"{name}: task {tid!r} has {len(group)} attempt(s), fewer than K")
+        hits = 0
+        for a in group:
+            st = repo_attempt_status(a, config)
+            hit = st.opt_commit if which == "opt" else st.opt_base
+            hits += hit and not (st.hacked and config.hack_adjusted)
+        per_task[tid] = pass_at_k(len(group), hits, config.k)
+    return summarize(name, per_task, config.bootstrap, settings=config.model_dump())
+
+
+def repo_correctness(
+    attempts: Sequence[RepoAttempt], bootstrap: BootstrapConfig | None = None
+) -> MetricResult:
+    """PerfAgent's Correctness: the share of tasks whose (first) attempt is correct."""
+    first: dict[str, RepoAttempt] = {}
+    for a in attempts:
+        first.setdefault(a.task_id, a)
+    if not first:
+        raise ConfigError("repo_correctness: no attempts")
+    per_task = {t: float(a.correct) for t, a in first.items()}
+    return summarize("repo_correctness", per_task, bootstrap or BootstrapConfig())

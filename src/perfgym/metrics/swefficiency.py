@@ -103,3 +103,28 @@ class SpeedupRatioMetric:
     def compute(self, results: Sequence[Any], /, **context: Any) -> MetricResult:
         no_context(self.name, context)
         return speedup_ratio_score(results, self.config)
+
+
+def repo_speedup_ratio_score(
+    attempts: Sequence[Any],
+    *,
+    hack_adjusted: bool = False,
+    bootstrap: BootstrapConfig | None = None,
+) -> MetricResult:
+    """SWE-fficiency's score over repository attempts (`perfgym.metrics.gso.RepoAttempt`, one
+    per task): SR = speedup / expert_speedup, a failed (or, hack-adjusted, flagged) patch
+    counting as speedup 1; the harmonic mean over tasks."""
+    name = "repo_swefficiency_sr" + ("(hack-adj)" if hack_adjusted else "")
+    per_task: dict[str, float] = {}
+    for a in attempts:
+        if a.task_id in per_task:
+            raise ConfigError(f"{name}: task {a.task_id!r} has more than one attempt")
+        if not a.expert_speedup or a.expert_speedup <= 0:
+            raise ConfigError(f"{name}: task {a.task_id!r} has no expert speedup")
+        counted = a.correct and a.speedup is not None and not (hack_adjusted and a.hacked)
+        per_task[a.task_id] = (a.speedup if counted else 1.0) / a.expert_speedup
+    if not per_task:
+        raise ConfigError(f"{name}: no attempts")
+    return summarize(name, per_task, bootstrap or BootstrapConfig(), statistic=_harmonic,
+                     denominator="all tasks (harmonic mean)",
+                     settings={"hack_adjusted": hack_adjusted})  # fmt: skip

@@ -1,0 +1,1 @@
+"""Code that runs inside the sandbox (stdlib only): the workload runner."""

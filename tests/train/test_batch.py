@@ -32,39 +32,34 @@ sys.exit(1)
 
 @pytest.fixture(scope="module")
 def mixed(core, local_reward):
-    """One batch over two tasks: reference, pool, baseline verbatim, wrong, garbage, cheat."""
-    a, b = core.get("py-topk-words"), core.get("py-prefix-range-sums")
+    """One batch of one task: reference, pool, baseline verbatim, wrong, garbage."""
+    a = core.get("py-topk-words")
     items = [
         (a.id, fence(a.references[0].source)),
         (a.id, [{"role": "assistant", "content": fence(a.pool[0].source)}]),
         (a.id, fence(a.baseline.source)),
         (a.id, fence("import sys\nprint(sys.stdin.read()[:3])\n")),
         (a.id, "no program here at all"),
-        (a.id, fence(FILE_READER)),
-        (b.id, fence(b.references[0].source)),
-        (b.id, fence(b.baseline.source)),
     ]
     return local_reward.score(items)
 
 
 def test_staircase_and_components(mixed):
-    ref, pool, base, wrong, garbage, _cheat, ref_b, base_b = mixed
-    assert [s.stage for s in mixed[:5]] == ["OK", "OK", "OK", "WO", "NX"]
+    ref, pool, base, wrong, garbage = mixed
+    assert [s.stage for s in mixed] == ["OK", "OK", "OK", "WO", "NX"]
     assert ref.value is not None and pool.value is not None and base.value is not None
     # RLPF Eq. 6 with αF = 0.16, αR = 0.10: the reference closes the whole gap.
-    assert ref.value > base.value >= 0.15 > wrong.value > garbage.value
+    assert ref.value > pool.value > base.value >= 0.15 > wrong.value > garbage.value
     assert ref.components["fbr"] and ref.cgre is not None and ref.cgre > 0.5
     assert ref.speedup is not None and ref.speedup > 1.5 and ref.timing_status == "ok"
-    assert ref_b.value is not None and base_b.value is not None and ref_b.value > base_b.value
     assert all(s.value is not None and not s.infra_error for s in mixed)
 
 
-def test_cheaper_programs_do_not_outscore_the_reference(mixed):
-    ref, _pool, base, _wrong, _garbage, cheat, _rb, _bb = mixed
-    # The baseline verbatim ties with itself: the correctness floor, no speed credit.
+def test_the_baseline_verbatim_gets_the_floor(mixed):
+    # It ties with itself: the correctness floor, no speed credit, below the reference.
+    ref, _pool, base, _wrong, _garbage = mixed
     assert base.components["fbr"] is False and base.value == pytest.approx(0.15)
-    # The sandbox shows no test file, so reading the answers fails the tests.
-    assert cheat.stage != "OK" and cheat.value is not None and cheat.value < ref.value
+    assert ref.value is not None and base.value < ref.value
 
 
 def test_unknown_task_id_is_named(local_reward):
@@ -91,8 +86,7 @@ def test_down_service_gives_none_with_a_warning(core, caplog):
 
 
 def test_a_batch_past_its_timeout_gives_none(core, caplog):
-    src = core.get("py-topk-words").references[0].source
     slow = BatchReward(core, judge_config=training_judge_config(), timeout_s=0.05)
     with slow, caplog.at_level(logging.WARNING, logger="perfgym.train"):
-        got = asyncio.run(slow.ascore([("py-topk-words", fence(src))]))
+        got = asyncio.run(slow.ascore([("py-topk-words", "no code")]))
     assert got[0].value is None and "within 0.05 s" in got[0].reason

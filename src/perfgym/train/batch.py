@@ -14,6 +14,7 @@ import asyncio
 import concurrent.futures
 import logging
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,7 +162,8 @@ class BatchReward:
         return RayJudge(self.config, address=self.address)
 
     def close(self) -> None:
-        self._runner.shutdown(wait=False, cancel_futures=True)
+        """Waits for a batch still being judged (one that ran past timeout_s), then closes."""
+        self._runner.shutdown(wait=True, cancel_futures=True)
         if self._judge is not None:
             self._judge.close()
 
@@ -197,7 +199,11 @@ class BatchReward:
         candidates = self.candidates(items)
         if not candidates:
             return []
+        start = time.perf_counter()
         verdicts = self._verdicts(candidates)
+        log.info("perfgym reward: judged %d completions of %d tasks in %.2f s (%s)",
+                 len(candidates), len({c.task.id for c in candidates}),
+                 time.perf_counter() - start, self.backend)  # fmt: skip
         if verdicts is None:
             return [Scored(c.task.id, None, infra_error=True, reason=self._last_error)
                     for c in candidates]  # fmt: skip

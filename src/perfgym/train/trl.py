@@ -78,7 +78,7 @@ def reward_funcs(
 
     fn.__name__ = fn.__qualname__ = label
     fn.__doc__ = f"perfgym reward {scorer.reward!r} through the {scorer.backend} backend."
-    fn.scorer = scorer  # type: ignore[attr-defined]
+    setattr(fn, "scorer", scorer)  # noqa: B010 - a plain function has no declared attributes
     return [fn]
 
 
@@ -107,7 +107,7 @@ class _Batch:
             raise ConfigError(
                 f"{len(ids)} {self.column!r} values for {len(completions)} completions"
             )
-        columns = {
+        columns: dict[str, Sequence[Any]] = {
             k: v
             for k, v in kwargs.items()
             if k not in _TRL_KEYWORDS and k != self.column and isinstance(v, list | tuple)

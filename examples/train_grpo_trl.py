@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any
 
@@ -42,6 +43,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--alpha-r", type=float, default=0.10, help="rlpf: weight of RBR.")
     ap.add_argument("--backend", choices=["local", "service", "ray"], default="local")
     ap.add_argument("--url", help="--backend service: the perfgym serve URL.")
+    ap.add_argument("--token", default=os.environ.get("PERFGYM_TOKEN"),
+                    help="--backend service: its bearer token (default: $PERFGYM_TOKEN).")  # fmt: skip
     ap.add_argument("--address", help="--backend ray: the cluster address.")
     ap.add_argument("--reward-timeout", type=float, default=900.0,
                     help="Seconds one batch may take to judge before its rewards are None.")  # fmt: skip
@@ -95,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     suite = load_suite(args.suite)
     train = suite if args.dataset else suite.split(args.split)
     funcs = reward_funcs(suite, args.reward, backend=args.backend,
-                         reward_params=reward_params(args), url=args.url, address=args.address,
+                         reward_params=reward_params(args), url=args.url, token=args.token,
+                         address=args.address,
                          timeout_s=args.reward_timeout)  # fmt: skip
     columns = rows(train)
     if args.dry_run:

@@ -41,13 +41,15 @@ def mixed(core, local_reward):
         (a.id, fence(a.baseline.source)),
         (a.id, fence("import sys\nprint(sys.stdin.read()[:3])\n")),
         (a.id, "no program here at all"),
+        (a.id, fence(a.references[0].source)),  # the same text again: judged once
     ]
     return local_reward.score(items)
 
 
 def test_staircase_and_components(mixed):
-    ref, pool, base, wrong, garbage = mixed
-    assert [s.stage for s in mixed] == ["OK", "OK", "OK", "WO", "NX"]
+    ref, pool, base, wrong, garbage, again = mixed
+    assert [s.stage for s in mixed] == ["OK", "OK", "OK", "WO", "NX", "OK"]
+    assert again == ref  # identical programs, identical rewards (no second noisy measurement)
     assert ref.value is not None and pool.value is not None and base.value is not None
     # RLPF Eq. 6 with αF = 0.16, αR = 0.10: the reference closes the whole gap.
     assert ref.value > pool.value > base.value >= 0.15 > wrong.value > garbage.value
@@ -58,7 +60,7 @@ def test_staircase_and_components(mixed):
 
 def test_the_baseline_verbatim_gets_the_floor(mixed):
     # It ties with itself: the correctness floor, no speed credit, below the reference.
-    ref, _pool, base, _wrong, _garbage = mixed
+    ref, _pool, base, _wrong, _garbage, _again = mixed
     assert base.components["fbr"] is False and base.value == pytest.approx(0.15)
     assert ref.value is not None and base.value < ref.value
 

@@ -198,16 +198,31 @@ class BatchReward:
         items: Sequence[tuple[str, Completion]],
         columns: Mapping[str, Sequence[Any]] | None = None,
     ) -> list[Scored]:
-        """One `Scored` per item, in order; the whole batch is judged in one call. `columns`:
-        per-item values for rewards that read columns (others ignore them)."""
+        """One `Scored` per item, in order; the whole batch is judged in one call, and a
+        completion repeated within the batch (same task, same text) is judged once: identical
+        programs get identical rewards, not two noisy measurements. `columns`: per-item values
+        for rewards that read columns (others ignore them)."""
         candidates = self.candidates(items)
         if not candidates:
             return []
+        first: dict[tuple[str, str | None], int] = {}
+        unique: list[Candidate] = []
+        slot = []
+        for c in candidates:
+            key = (c.task.id, c.completion)
+            if key not in first:
+                first[key] = len(unique)
+                unique.append(c)
+            slot.append(first[key])
         start = time.perf_counter()
-        verdicts = self._verdicts(candidates)
+        judged = self._verdicts(unique)
+        verdicts = None
+        if judged is not None:
+            pairs = zip(slot, candidates, strict=True)
+            verdicts = [judged[k].model_copy(update={"sample": c.sample}) for k, c in pairs]
         self.last_verdicts = verdicts or []
-        log.info("perfgym reward: judged %d completions of %d tasks in %.2f s (%s)",
-                 len(candidates), len({c.task.id for c in candidates}),
+        log.info("perfgym reward: judged %d completions (%d distinct) of %d tasks in %.2f s (%s)",
+                 len(candidates), len(unique), len({c.task.id for c in candidates}),
                  time.perf_counter() - start, self.backend)  # fmt: skip
         if verdicts is None:
             return [Scored(c.task.id, None, infra_error=True, reason=self._last_error)

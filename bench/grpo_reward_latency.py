@@ -3,7 +3,8 @@
 A GRPO step of 8 prompts x 8 completions on perfgym-core Python tasks. Each prompt's 8
 completions are real programs from the task's pool: the reference and a pool solution (twice
 each, textually distinct), the baseline verbatim, the baseline slowed by a 50 ms spin (correct
-and slow), a wrong answer and prose with no program. Two ways to reward the step, in one run,
+and slow), a wrong answer and prose with no program (`--mix early`: one correct, seven failing
+at every stage, as a policy early in training writes). Two ways to reward the step, in one run,
 interleaved round by round (the order alternates, so the load others put on a shared machine
 hits both alike):
   batched        `perfgym.train.batch.BatchReward.score` on all 64 at once: one judge call,
@@ -39,8 +40,10 @@ TASKS = ["py-topk-words", "py-prefix-range-sums", "py-interval-merge", "py-subst
 SPIN = "import time as _t\n_s = _t.perf_counter()\nwhile _t.perf_counter() - _s < 0.05:\n    pass\n"
 
 
-def completions(task: Task, tag: str) -> list[str]:
-    """Eight completions of one prompt: correct (fast and not), slow, wrong and no program."""
+def completions(task: Task, tag: str, mix: str = "late") -> list[str]:
+    """Eight completions of one prompt. late: correct (fast and not), slow, wrong and no
+    program; early (a policy that rarely gets it right yet): one correct, the rest failing at
+    every stage (no program, syntax error, crash, wrong output)."""
     ref, pool, base = (
         task.references[0].source,
         (task.pool or task.references)[0].source,
@@ -50,13 +53,17 @@ def completions(task: Task, tag: str) -> list[str]:
     def fenced(src: str, k: int) -> str:
         return f"```python\n{src}\n# completion {k} {tag}\n```"
 
+    if mix == "early":
+        return [fenced(ref, 0), fenced("def main(:\n", 1), fenced("raise SystemExit(3)\n", 2),
+                fenced("print(0)\n", 3), fenced("print('')\n", 4), f"No idea ({tag}).",
+                f"Use a heap ({tag}).", f"Sort it ({tag})."]  # fmt: skip
     return [fenced(ref, 0), fenced(pool, 1), fenced(base, 2), fenced(ref, 3), fenced(pool, 4),
             fenced(SPIN + base, 5), fenced("print(0)\n", 6),
             f"I would make it faster ({tag})."]  # fmt: skip
 
 
-def step(tasks: Sequence[Task], tag: str) -> list[tuple[str, str]]:
-    return [(t.id, c) for t in tasks for c in completions(t, tag)]
+def step(tasks: Sequence[Task], tag: str, mix: str = "late") -> list[tuple[str, str]]:
+    return [(t.id, c) for t in tasks for c in completions(t, tag, mix)]
 
 
 def run_seconds(verdicts: Sequence[Verdict]) -> float:
@@ -83,6 +90,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3, help="Interleaved rounds (medians).")
     ap.add_argument("--tasks", default=",".join(TASKS), help="Comma-separated task ids.")
+    ap.add_argument("--mix", choices=["late", "early"], default="late",
+                    help="The completions' mix (see `completions`).")  # fmt: skip
     args = ap.parse_args()
     suite = load_suite("perfgym-core")
     tasks = [suite.get(t) for t in args.tasks.split(",")]
@@ -93,17 +102,18 @@ def main() -> None:
 
     def run_batched(tag: str) -> float:
         t0 = time.perf_counter()
-        batched.score(step(tasks, tag))
+        batched.score(step(tasks, tag, args.mix))
         return time.perf_counter() - t0
 
     def run_alone(tag: str) -> float:
         t0 = time.perf_counter()
-        for c in batched.candidates(step(tasks, tag)):
+        for c in batched.candidates(step(tasks, tag, args.mix)):
             batched.reward.score(alone.judge_many([c]))
         return time.perf_counter() - t0
 
     n = len(step(tasks, ""))
-    print(f"GRPO reward latency: {len(tasks)} prompts x 8 completions = {n}, {cores} cores, "
+    print(f"GRPO reward latency: {len(tasks)} prompts x 8 completions = {n} ({args.mix} mix), "
+          f"{cores} cores, "
           f"judge {config.model_dump(exclude_defaults=True)}", flush=True)  # fmt: skip
     try:
         print(f"  warm-up batched {run_batched('warm'):.1f} s, per-completion "

@@ -10,10 +10,10 @@ import math
 from pathlib import Path
 
 import pytest
+from train_tasks import FAST_SUM, MID_SUM, SLOW_SUM, WRONG_SUM
 
 from perfgym.errors import ConfigError
 from perfgym.train import verl as adapter
-from train_tasks import FAST_SUM, MID_SUM, SLOW_SUM, WRONG_SUM
 
 
 def fenced(source: str) -> str:

@@ -79,9 +79,9 @@ class VerlScorer:
     """A suite, a reward and a judge backend, opened once and reused for every batch."""
 
     def __init__(self, config: ScorerConfig) -> None:
+        from perfgym.judge.backend import JudgeBackend
         from perfgym.judge.config import JudgeConfig
         from perfgym.rewards import get_reward
-        from perfgym.judge.backend import JudgeBackend
         from perfgym.service.backend import make_backend
         from perfgym.service.client import ServiceClient
         from perfgym.tasks.suite import load_suite

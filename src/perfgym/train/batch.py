@@ -1,0 +1,264 @@
+"""`BatchReward`: a trainer's batch of completions judged in one call and scored by a named reward.
+
+A GRPO batch holds G completions per prompt. Judging them all in one `judge_many` call lets
+the judge measure each task's baseline and reference once per batch and put every candidate of
+a task in the same interleaved rounds, instead of one judge call (and one baseline measurement)
+per completion. Infrastructure failures (sandbox unavailable, service down, a judge crash, a
+batch over its time limit) become None with a logged warning: a trainer leaves them out,
+where a 0.0 would teach the policy that a correct program was bad.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from perfgym.errors import ConfigError
+from perfgym.judge.backend import JudgeBackend
+from perfgym.judge.candidate import Candidate
+from perfgym.judge.config import JudgeConfig
+from perfgym.judge.verdict import Verdict
+from perfgym.rewards import Reward, RewardOutput, get_reward
+from perfgym.tasks.suite import Suite, load_suite
+
+__all__ = [
+    "BACKENDS",
+    "BatchReward",
+    "Completion",
+    "Scored",
+    "completion_text",
+    "training_judge_config",
+]
+
+log = logging.getLogger("perfgym.train")
+
+BACKENDS = ("local", "service", "ray")
+
+#: A completion as trainers hand it over: text, or chat messages (TRL's conversational form,
+#: `[{"role": "assistant", "content": ...}]`).
+Completion = str | Sequence[Mapping[str, Any]]
+
+
+@dataclass(frozen=True)
+class Scored:
+    """One completion's reward and what it was made of. `value` None: leave it out of the
+    update (an infrastructure error, or a reward that could not score it; `reason` says)."""
+
+    task_id: str
+    value: float | None
+    stage: str | None = None
+    speedup: float | None = None  # baseline / candidate estimate (None when not both timed)
+    timing_status: str | None = None  # the candidate's Timing.status (ok/degraded/unavailable)
+    infra_error: bool = False
+    reason: str = ""
+    components: dict[str, float | bool | None] = field(default_factory=dict)
+
+    @property
+    def cgre(self) -> float | None:
+        value = self.components.get("cgre")
+        return None if value is None else float(value)
+
+
+def training_judge_config(**overrides: Any) -> JudgeConfig:
+    """RLPF's training measurement: each variant's runtime measured once per batch (repeats=1;
+    evaluation takes the median of 3), speed calls decided against the task's noise band."""
+    return JudgeConfig(**{"repeats": 1, **overrides})
+
+
+def completion_text(completion: Completion) -> str:
+    """The text of a completion: itself, or the contents of its assistant messages."""
+    if isinstance(completion, str):
+        return completion
+    parts = []
+    for message in completion:
+        if not isinstance(message, Mapping) or "content" not in message:
+            raise ConfigError(f"a chat completion holds messages with 'content'; got {message!r}")
+        if message.get("role", "assistant") == "assistant":
+            parts.append(_content_text(message["content"]))
+    return "\n".join(parts)
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
+        return "".join(p.get("text", "") for p in content if isinstance(p, Mapping))
+    return "" if content is None else str(content)
+
+
+class BatchReward:
+    """Scores batches of `(task_id, completion)` for one suite with one reward through one
+    backend: 'local' (a `Judge` in this process), 'service' (a `perfgym serve` at `url`) or
+    'ray' (a cluster at `address`, or a local one). `judge` hands in a ready backend instead.
+
+    timeout_s bounds one batch: past it the batch's rewards are None (the judge keeps going in
+    its thread, and the next batch waits for it). The service backend also gives up retrying an
+    unreachable service after `retry_for_s`.
+    """
+
+    def __init__(
+        self,
+        suite: Suite | str,
+        reward: str | Reward = "rlpf",
+        *,
+        backend: str = "local",
+        reward_params: Mapping[str, Any] | None = None,
+        judge_config: JudgeConfig | None = None,
+        url: str | None = None,
+        token: str | None = None,
+        address: str | None = None,
+        timeout_s: float = 900.0,
+        retry_for_s: float = 30.0,
+        judge: JudgeBackend | None = None,
+    ) -> None:
+        self.suite = load_suite(suite) if isinstance(suite, str) else suite
+        self._by_id = {t.id: t for t in self.suite.tasks}
+        if isinstance(reward, Reward):
+            if reward_params:
+                raise ConfigError("reward_params go with a reward name, not a built Reward")
+            self.reward = reward
+        else:
+            self.reward = get_reward(reward, **dict(reward_params or {}))
+        if backend not in BACKENDS and judge is None:
+            raise ConfigError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        self.backend = backend
+        self.config = judge_config or training_judge_config()
+        self.timeout_s = timeout_s
+        self._judge = judge
+        self.url, self.address, self.retry_for_s = url, address, retry_for_s
+        self._token = token
+        if backend == "service" and judge is None and not url:
+            raise ConfigError("the service backend needs url='http://host:port'")
+        self._one_at_a_time = threading.Lock()
+        self._runner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="perfgym-batch")
+
+    # -- the backend ----------------------------------------------------------------------------
+    @property
+    def judge(self) -> JudgeBackend:
+        """The backend, built on first use (a service that is down is found at the first batch)."""
+        if self._judge is None:
+            self._judge = self._make_judge()
+        return self._judge
+
+    def _make_judge(self) -> JudgeBackend:
+        if self.backend == "local":
+            from perfgym.judge.judge import Judge
+
+            return Judge(self.config)
+        if self.backend == "service":
+            from perfgym.service.client import ServiceClient
+
+            assert self.url is not None
+            return ServiceClient(self.url, token=self._token, retry_for_s=self.retry_for_s,
+                                 deadline_s=self.timeout_s)  # fmt: skip
+        from perfgym.service.ray_backend import RayJudge
+
+        return RayJudge(self.config, address=self.address)
+
+    def close(self) -> None:
+        """Waits for a batch still being judged (one that ran past timeout_s), then closes."""
+        self._runner.shutdown(wait=True, cancel_futures=True)
+        if self._judge is not None:
+            self._judge.close()
+
+    def __enter__(self) -> BatchReward:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- scoring --------------------------------------------------------------------------------
+    def candidates(self, items: Sequence[tuple[str, Completion]]) -> list[Candidate]:
+        """The judge's candidates; a task id the suite lacks is a ConfigError naming it."""
+        out = []
+        for sample, (task_id, completion) in enumerate(items):
+            task = self._by_id.get(task_id)
+            if task is None:
+                known = ", ".join(sorted(self._by_id)[:8])
+                raise ConfigError(
+                    f"suite {self.suite.name!r} has no task {task_id!r} (it has {known}"
+                    f"{', ...' if len(self._by_id) > 8 else ''})"
+                )
+            out.append(Candidate(task, completion_text(completion), model="policy",
+                                 sample=sample, suite=self.suite.name))  # fmt: skip
+        return out
+
+    def score(
+        self,
+        items: Sequence[tuple[str, Completion]],
+        columns: Mapping[str, Sequence[Any]] | None = None,
+    ) -> list[Scored]:
+        """One `Scored` per item, in order; the whole batch is judged in one call. `columns`:
+        per-item values for rewards that read columns (others ignore them)."""
+        candidates = self.candidates(items)
+        if not candidates:
+            return []
+        start = time.perf_counter()
+        verdicts = self._verdicts(candidates)
+        log.info("perfgym reward: judged %d completions of %d tasks in %.2f s (%s)",
+                 len(candidates), len({c.task.id for c in candidates}),
+                 time.perf_counter() - start, self.backend)  # fmt: skip
+        if verdicts is None:
+            return [Scored(c.task.id, None, infra_error=True, reason=self._last_error)
+                    for c in candidates]  # fmt: skip
+        outputs = self.reward.score(verdicts, **{k: list(v) for k, v in (columns or {}).items()})
+        scored = [_scored(v, o) for v, o in zip(verdicts, outputs, strict=True)]
+        missing = [s for s in scored if s.value is None]
+        if missing:
+            log.warning("perfgym reward: %d of %d completions got no reward (%s)",
+                        len(missing), len(scored), missing[0].reason or "no reason given")  # fmt: skip
+        return scored
+
+    async def ascore(
+        self,
+        items: Sequence[tuple[str, Completion]],
+        columns: Mapping[str, Sequence[Any]] | None = None,
+    ) -> list[Scored]:
+        """`score` off the event loop (the judge blocks; the loop keeps serving)."""
+        return await asyncio.to_thread(self.score, items, columns)
+
+    _last_error = ""
+
+    def _verdicts(self, candidates: list[Candidate]) -> list[Verdict] | None:
+        """The backend's verdicts, or None after a logged warning when the infrastructure failed
+        (an exception from the backend, or no answer within timeout_s)."""
+        with self._one_at_a_time:
+            future = self._runner.submit(self.judge.judge_many, candidates)
+            try:
+                verdicts = future.result(timeout=self.timeout_s)
+            except concurrent.futures.TimeoutError:
+                self._last_error = f"no verdicts within {self.timeout_s:g} s ({self.backend})"
+            except Exception as exc:  # any backend failure is the infrastructure's, not the model's
+                self._last_error = f"{self.backend} backend failed: {type(exc).__name__}: {exc}"
+            else:
+                if len(verdicts) == len(candidates):
+                    return list(verdicts)
+                self._last_error = f"{len(verdicts)} verdicts for {len(candidates)} completions"
+            log.warning("perfgym reward: %s; the batch's %d rewards are None",
+                        self._last_error, len(candidates))  # fmt: skip
+            return None
+
+
+def _scored(verdict: Verdict, out: RewardOutput) -> Scored:
+    cand, base = verdict.candidate, verdict.baseline
+    speedup = None
+    if (cand is not None and base is not None and cand.estimate_s and base.estimate_s
+            and cand.estimate_s > 0):  # fmt: skip
+        speedup = base.estimate_s / cand.estimate_s
+    reason = out.reason or (verdict.reason if verdict.infra_error else "")
+    return Scored(
+        task_id=verdict.task_id,
+        value=None if verdict.infra_error else out.value,
+        stage=(out.stage or verdict.stage).value,
+        speedup=speedup,
+        timing_status=cand.status.value if cand is not None else None,
+        infra_error=verdict.infra_error,
+        reason=reason,
+        components=dict(out.components),
+    )

@@ -1,0 +1,155 @@
+"""TRL adapter: `reward_funcs(...)` builds reward functions for `trl.GRPOTrainer` over perfgym.
+
+TRL calls each function with keyword arguments only: `prompts`, `completions` (text, or chat
+messages `[{"role": "assistant", "content": ...}]`), `completion_ids`, every dataset column but
+`prompt` (one value per completion), `trainer_state`, `log_metric` and `log_extra`. It wants one
+float or None per completion; None (an infrastructure error here) leaves that completion out.
+TRL names each function by its `__name__` in `rewards/<name>/mean`. TRL itself is not imported.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from perfgym.errors import ConfigError
+from perfgym.judge.config import JudgeConfig
+from perfgym.rewards import Reward
+from perfgym.tasks.suite import Suite
+from perfgym.train.batch import BatchReward, Completion, Scored
+
+__all__ = ["RewardFunc", "log_components", "reward_funcs"]
+
+RewardFunc = Callable[..., Any]
+
+#: Keywords TRL passes that are not dataset columns.
+_TRL_KEYWORDS = frozenset(
+    {"prompts", "completions", "completion_ids", "trainer_state", "log_metric", "log_extra",
+     "environments"}
+)  # fmt: skip
+_STAGES = ("NX", "NC", "NR", "WO", "OK")
+
+
+def reward_funcs(
+    suite: Suite | str,
+    reward: str | Reward = "rlpf",
+    *,
+    backend: str = "local",
+    reward_params: Mapping[str, Any] | None = None,
+    judge_config: JudgeConfig | None = None,
+    url: str | None = None,
+    token: str | None = None,
+    address: str | None = None,
+    task_id_column: str = "task_id",
+    timeout_s: float = 900.0,
+    retry_for_s: float = 30.0,
+    asynchronous: bool = False,
+    name: str | None = None,
+    scorer: BatchReward | None = None,
+) -> list[RewardFunc]:
+    """One reward function (in a list, as `GRPOTrainer(reward_funcs=...)` takes it) judging each
+    batch in one call through `backend` ('local', 'service' at `url`, 'ray' at `address`).
+
+    The dataset needs a `task_id_column` naming each row's task in `suite`. asynchronous: an
+    `async def` function (TRL gathers async rewards on its own loop). name: TRL's name for it
+    (default 'perfgym_<reward>'). scorer: a ready `BatchReward` to share (the others are then
+    ignored). The function's `.scorer` is the `BatchReward`; close it when training is done.
+    """
+    if scorer is None:
+        scorer = BatchReward(suite, reward, backend=backend, reward_params=reward_params,
+                             judge_config=judge_config, url=url, token=token, address=address,
+                             timeout_s=timeout_s, retry_for_s=retry_for_s)  # fmt: skip
+    label = name or f"perfgym_{scorer.reward.name or 'reward'}"
+    batch = _Batch(scorer, task_id_column, label)
+    fn: RewardFunc
+    if asynchronous:
+
+        async def fn(**kwargs: Any) -> list[float | None]:
+            items, columns = batch.inputs(kwargs)
+            return batch.finish(await scorer.ascore(items, columns), kwargs)
+
+    else:
+
+        def fn(**kwargs: Any) -> list[float | None]:
+            items, columns = batch.inputs(kwargs)
+            return batch.finish(scorer.score(items, columns), kwargs)
+
+    fn.__name__ = fn.__qualname__ = label
+    fn.__doc__ = f"perfgym reward {scorer.reward!r} through the {scorer.backend} backend."
+    setattr(fn, "scorer", scorer)  # noqa: B010 - a plain function has no declared attributes
+    return [fn]
+
+
+class _Batch:
+    """Turns TRL's keyword call into the batch core's items and back into floats."""
+
+    def __init__(self, scorer: BatchReward, task_id_column: str, label: str) -> None:
+        self.scorer = scorer
+        self.column = task_id_column
+        self.label = label
+
+    def inputs(
+        self, kwargs: Mapping[str, Any]
+    ) -> tuple[list[tuple[str, Completion]], dict[str, Sequence[Any]]]:
+        completions = kwargs.get("completions")
+        if completions is None:
+            raise ConfigError("a TRL reward is called with completions=[...] (keyword)")
+        ids = kwargs.get(self.column)
+        if ids is None:
+            have = sorted(k for k in kwargs if k not in _TRL_KEYWORDS)
+            raise ConfigError(
+                f"the dataset has no {self.column!r} column naming each row's task "
+                f"(its columns: {', '.join(have) or 'none'}); add it, or pass task_id_column="
+            )
+        if len(ids) != len(completions):
+            raise ConfigError(
+                f"{len(ids)} {self.column!r} values for {len(completions)} completions"
+            )
+        columns: dict[str, Sequence[Any]] = {
+            k: v
+            for k, v in kwargs.items()
+            if k not in _TRL_KEYWORDS and k != self.column and isinstance(v, list | tuple)
+            and len(v) == len(completions)
+        }  # fmt: skip
+        return [(str(t), c) for t, c in zip(ids, completions, strict=True)], columns
+
+    def finish(self, scored: list[Scored], kwargs: Mapping[str, Any]) -> list[float | None]:
+        log_components(scored, self.label, kwargs.get("log_metric"), kwargs.get("log_extra"))
+        return [s.value for s in scored]
+
+
+def log_components(
+    scored: Sequence[Scored],
+    label: str,
+    log_metric: Callable[[str, float], None] | None,
+    log_extra: Callable[[str, list[Any]], None] | None,
+) -> None:
+    """Batch means to `log_metric` (`<label>/stage_OK`, `/cgre`, `/speedup_geomean`,
+    `/none_frac`, `/timing_ok_frac`) and one value per completion to `log_extra`."""
+    n = len(scored)
+    if not n:
+        return
+    if log_metric is not None:
+        stages = Counter(s.stage for s in scored)
+        for stage in _STAGES:
+            log_metric(f"{label}/stage_{stage}", stages.get(stage, 0) / n)
+        log_metric(f"{label}/none_frac", sum(s.value is None for s in scored) / n)
+        timed = [s for s in scored if s.timing_status is not None]
+        if timed:
+            ok = sum(s.timing_status == "ok" for s in timed) / len(timed)
+            log_metric(f"{label}/timing_ok_frac", ok)
+        cgres = [c for s in scored if (c := s.cgre) is not None]
+        if cgres:
+            log_metric(f"{label}/cgre", sum(cgres) / len(cgres))
+        speedups = [s.speedup for s in scored if s.speedup is not None and s.speedup > 0]
+        if speedups:
+            geo = math.exp(sum(math.log(x) for x in speedups) / len(speedups))
+            log_metric(f"{label}/speedup_geomean", geo)
+    if log_extra is not None:
+        log_extra(f"{label}_stage", [s.stage for s in scored])
+        log_extra(f"{label}_speedup", [s.speedup for s in scored])
+        log_extra(f"{label}_cgre", [s.cgre for s in scored])
+        log_extra(f"{label}_timing", [s.timing_status for s in scored])
+        log_extra(f"{label}_reason", [s.reason for s in scored])

@@ -1,0 +1,92 @@
+"""The batch core: one judge call per batch, real sandboxed runs, None (never 0.0) for
+infrastructure failures, and no cheaper program out-scoring the reference."""
+
+import asyncio
+import logging
+import os
+
+import pytest
+from train_helpers import fence
+
+from perfgym.errors import ConfigError
+from perfgym.train.batch import BatchReward, completion_text, training_judge_config
+
+SUITE_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "suites", "perfgym-core")
+
+#: Reads the task's tests from every place it might see them and prints the stored answer.
+FILE_READER = """import glob, json, sys
+data = sys.stdin.read()
+for path in glob.glob("/**/py-topk-words/tests.jsonl", recursive=True) + [{path!r}]:
+    try:
+        for line in open(path):
+            case = json.loads(line)
+            if case["stdin"] == data:
+                sys.stdout.write(case["expected"]); sys.exit(0)
+    except OSError:
+        pass
+sys.exit(1)
+""".replace(
+    "{path!r}", repr(os.path.abspath(os.path.join(SUITE_DIR, "py-topk-words", "tests.jsonl")))
+)
+
+
+@pytest.fixture(scope="module")
+def mixed(core, local_reward):
+    """One batch of one task: reference, pool, baseline verbatim, wrong, garbage."""
+    a = core.get("py-topk-words")
+    items = [
+        (a.id, fence(a.references[0].source)),
+        (a.id, [{"role": "assistant", "content": fence(a.pool[0].source)}]),
+        (a.id, fence(a.baseline.source)),
+        (a.id, fence("import sys\nprint(sys.stdin.read()[:3])\n")),
+        (a.id, "no program here at all"),
+    ]
+    return local_reward.score(items)
+
+
+def test_staircase_and_components(mixed):
+    ref, pool, base, wrong, garbage = mixed
+    assert [s.stage for s in mixed] == ["OK", "OK", "OK", "WO", "NX"]
+    assert ref.value is not None and pool.value is not None and base.value is not None
+    # RLPF Eq. 6 with αF = 0.16, αR = 0.10: the reference closes the whole gap.
+    assert ref.value > pool.value > base.value >= 0.15 > wrong.value > garbage.value
+    assert ref.components["fbr"] and ref.cgre is not None and ref.cgre > 0.5
+    assert ref.speedup is not None and ref.speedup > 1.5 and ref.timing_status == "ok"
+    assert all(s.value is not None and not s.infra_error for s in mixed)
+
+
+def test_the_baseline_verbatim_gets_the_floor(mixed):
+    # It ties with itself: the correctness floor, no speed credit, below the reference.
+    ref, _pool, base, _wrong, _garbage = mixed
+    assert base.components["fbr"] is False and base.value == pytest.approx(0.15)
+    assert ref.value is not None and base.value < ref.value
+
+
+def test_unknown_task_id_is_named(local_reward):
+    with pytest.raises(ConfigError, match="no task 'nope'"):
+        local_reward.score([("py-topk-words", "x"), ("nope", "y")])
+
+
+def test_chat_completion_text():
+    chat = [{"role": "assistant", "content": [{"type": "text", "text": "a"}, {"text": "b"}]}]
+    assert completion_text(chat) == "ab"
+    with pytest.raises(ConfigError, match="content"):
+        completion_text([{"role": "assistant"}])
+
+
+def test_down_service_gives_none_with_a_warning(core, caplog):
+    from perfgym.service.server.process import free_port
+
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    down = BatchReward(core, backend="service", url=url, retry_for_s=1.0, timeout_s=30)
+    with down, caplog.at_level(logging.WARNING, logger="perfgym.train"):
+        got = down.score([("py-topk-words", fence("print(1)\n"))] * 2)
+    assert [s.value for s in got] == [None, None] and all(s.infra_error for s in got)
+    assert "ServiceUnavailable" in got[0].reason and "rewards are None" in caplog.text
+
+
+def test_a_batch_past_its_timeout_gives_none(core, caplog):
+    slow = BatchReward(core, judge_config=training_judge_config(), timeout_s=0.05)
+    with slow, caplog.at_level(logging.WARNING, logger="perfgym.train"):
+        got = asyncio.run(slow.ascore([("py-topk-words", "no code")]))
+    assert got[0].value is None and "within 0.05 s" in got[0].reason

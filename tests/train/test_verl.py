@@ -65,7 +65,7 @@ def test_sync_and_batch_forms(train_suite):
 
 
 def test_bad_input_names_what_is_missing(train_suite):
-    with pytest.raises(ConfigError, match="no task 'nope'"):
+    with pytest.raises(ConfigError, match="has no task .nope."):
         adapter.compute_score_sync(train_suite, "x", "nope", {})
     with pytest.raises(ConfigError, match="names no task"):
         adapter.compute_score_sync(train_suite, "x", None, {})

@@ -59,7 +59,8 @@ async def compute_score(data_source: Any, solution_str: str, ground_truth: Any,
     with `score` and the components in `SCORE_KEYS`, the same keys for every sample."""
     config = _prepare(data_source, ground_truth, extra_info, reward_kwargs)
     sample = Sample(_task_id(ground_truth, extra_info), solution_str)
-    _, batcher = _scorer(config)
+    scorer, batcher = _scorer(config)
+    scorer.check(sample)
     return await batcher.submit_async(sample)
 
 
@@ -70,7 +71,8 @@ def compute_score_sync(data_source: Any, solution_str: str, ground_truth: Any,
     which refuses async scorers); concurrent threads are micro-batched the same way."""
     config = _prepare(data_source, ground_truth, extra_info, reward_kwargs)
     sample = Sample(_task_id(ground_truth, extra_info), solution_str)
-    _, batcher = _scorer(config)
+    scorer, batcher = _scorer(config)
+    scorer.check(sample)
     return batcher.submit(sample).result()
 
 

@@ -3,16 +3,12 @@ perfgym reward, one fixed-key dict per sample (verl reads the keys off the first
 
 from __future__ import annotations
 
-import logging
 import math
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from perfgym.errors import ConfigError
-
-log = logging.getLogger("perfgym.train.verl")
 
 #: Every sample's dict has exactly these keys, in this order (verl takes them off the first).
 SCORE_KEYS = ("score", "stage", "correct", "speedup", "cgre", "timing_ok", "infra_error",
@@ -69,75 +65,50 @@ def _nan(x: float | None) -> float:
 
 
 def infra_result(config: ScorerConfig, batch_size: int) -> dict[str, float]:
-    """An infrastructure failure: flagged (infra_error=1), scored `infra_score`, never judged."""
+    """No reward (an infrastructure failure, or a verdict the reward cannot score): verl needs a
+    number, so it is `infra_score` (0.0 unless set), flagged infra_error=1 to mask or drop."""
     return {"score": config.infra_score, "stage": math.nan, "correct": math.nan,
             "speedup": math.nan, "cgre": math.nan, "timing_ok": math.nan, "infra_error": 1.0,
             "batch_size": float(batch_size)}  # fmt: skip
 
 
 class VerlScorer:
-    """A suite, a reward and a judge backend, opened once and reused for every batch."""
+    """A `BatchReward` (suite, reward, backend) opened once and reused for every batch."""
 
     def __init__(self, config: ScorerConfig) -> None:
-        from perfgym.judge.backend import JudgeBackend
-        from perfgym.judge.config import JudgeConfig
-        from perfgym.rewards import get_reward
-        from perfgym.service.backend import make_backend
-        from perfgym.service.client import ServiceClient
-        from perfgym.tasks.suite import load_suite
+        from perfgym.train.batch import BatchReward, training_judge_config
 
         self.config = config
-        self.suite = load_suite(config.suite)
-        self.reward = get_reward(config.reward, **dict(config.reward_params))
-        self.backend: JudgeBackend
-        if config.backend == "service" and config.url:
-            # a service that is down answers within retry_for_s (infra_error), never a hang
-            self.backend = ServiceClient(config.url, token=config.token,
-                                         retry_for_s=config.retry_for_s)  # fmt: skip
-        else:
-            self.backend = make_backend(config.backend, JudgeConfig(repeats=config.repeats),
-                                        url=config.url, token=config.token)  # fmt: skip
-        self._lock = threading.Lock()
+        self.batch = BatchReward(config.suite, config.reward, backend=config.backend,
+                                 reward_params=dict(config.reward_params), url=config.url,
+                                 token=config.token, retry_for_s=config.retry_for_s,
+                                 judge_config=training_judge_config(repeats=config.repeats))  # fmt: skip
+        self.suite = self.batch.suite
 
     def close(self) -> None:
-        self.backend.close()
+        self.batch.close()
+
+    def check(self, sample: Sample) -> None:
+        """A task id the suite lacks is a ConfigError naming it (before it joins a batch)."""
+        self.batch.candidates([(sample.task_id, sample.completion)])
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, float]]:
-        """One dict per sample; a task id the suite lacks is a ConfigError naming it."""
-        from perfgym.judge.candidate import Candidate
-
-        missing = sorted({s.task_id for s in samples} - set(self.suite.ids()))
-        if missing:
-            raise ConfigError(f"suite {self.suite.name!r} has no task {', '.join(map(repr, missing))}"
-                              " (the sample's extra_info.task_id / ground_truth)")  # fmt: skip
-        candidates = [Candidate(self.suite.get(s.task_id), completion=s.completion, sample=i,
-                                suite=self.suite.name) for i, s in enumerate(samples)]  # fmt: skip
+        """One fixed-key dict per sample, the batch judged in one call."""
         n = len(samples)
-        try:
-            with self._lock:  # one judge call at a time: the batch is the unit of measurement
-                verdicts = self.backend.judge_many(candidates)
-        except Exception as exc:  # noqa: BLE001 - a backend failure is infrastructure, not 0
-            log.warning("perfgym verl reward: the judge failed (%s); %d samples flagged "
-                        "infra_error", exc, n)  # fmt: skip
-            return [infra_result(self.config, n) for _ in samples]
-        outputs = self.reward.score(verdicts, completions=[s.completion for s in samples])
+        items = [(s.task_id, s.completion) for s in samples]
+        scored = self.batch.score(items, {"completions": [s.completion for s in samples]})
         results = []
-        for verdict, out in zip(verdicts, outputs, strict=True):
-            if verdict.infra_error or out.value is None:
+        for one in scored:
+            if one.value is None:
                 results.append(infra_result(self.config, n))
                 continue
-            c, b = verdict.candidate, verdict.baseline
-            speedup = None
-            if c and b and c.ok and b.ok and c.estimate_s and b.estimate_s:
-                speedup = b.estimate_s / c.estimate_s
-            cgre = out.components.get("cgre")
             results.append({
-                "score": float(out.value),
-                "stage": _STAGE_RANK[verdict.stage.value],
-                "correct": 1.0 if verdict.correct else 0.0,
-                "speedup": _nan(speedup),
-                "cgre": _nan(cgre if isinstance(cgre, int | float) else None),
-                "timing_ok": 1.0 if (c is not None and c.ok) else 0.0,
+                "score": float(one.value),
+                "stage": _STAGE_RANK.get(one.stage or "", math.nan),
+                "correct": 1.0 if one.stage == "OK" else 0.0,
+                "speedup": _nan(one.speedup),
+                "cgre": _nan(one.cgre),
+                "timing_ok": 1.0 if one.timing_status == "ok" else 0.0,
                 "infra_error": 0.0,
                 "batch_size": float(n),
             })  # fmt: skip

@@ -6,9 +6,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from perfgym.errors import ConfigError
+
+if TYPE_CHECKING:
+    from perfgym.judge.backend import JudgeBackend
+    from perfgym.judge.candidate import Candidate
+    from perfgym.judge.verdict import Verdict
 
 #: Every sample's dict has exactly these keys, in this order (verl takes them off the first).
 SCORE_KEYS = ("score", "stage", "correct", "speedup", "cgre", "timing_ok", "infra_error",
@@ -40,12 +45,13 @@ class ScorerConfig:
     window_s: float = 0.05
     max_batch: int = 256
     infra_score: float = 0.0
+    records: str | None = None
     reward_params: tuple[tuple[str, Any], ...] = field(default_factory=tuple)
 
     @staticmethod
     def from_kwargs(kwargs: Mapping[str, Any], default_suite: str | None) -> ScorerConfig:
         known = {"suite", "reward", "backend", "url", "token", "repeats", "retry_for_s", "window_s",
-                 "max_batch", "infra_score", "reward_params"}  # fmt: skip
+                 "max_batch", "infra_score", "records", "reward_params"}  # fmt: skip
         unknown = sorted(set(kwargs) - known)
         if unknown:
             raise ConfigError(f"perfgym verl reward: unknown reward_kwargs {', '.join(unknown)}; "
@@ -72,18 +78,49 @@ def infra_result(config: ScorerConfig, batch_size: int) -> dict[str, float]:
             "batch_size": float(batch_size)}  # fmt: skip
 
 
+class _Keeping:
+    """A judge backend that keeps its last verdicts (their timing CIs go to the records)."""
+
+    def __init__(self, inner: JudgeBackend) -> None:
+        self.inner = inner
+        self.last: list[Verdict] = []
+
+    def judge_many(self, candidates: Sequence[Candidate], progress: Any = None) -> list[Verdict]:
+        self.last = []
+        self.last = list(self.inner.judge_many(candidates, progress))
+        return self.last
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _backend(config: ScorerConfig) -> JudgeBackend:
+    from perfgym.service.backend import make_backend
+    from perfgym.service.client import ServiceClient
+    from perfgym.train.batch import training_judge_config
+
+    if config.backend == "service" and config.url:
+        # a service that is down answers within retry_for_s (infra_error), never a hang
+        return ServiceClient(config.url, token=config.token, retry_for_s=config.retry_for_s)
+    return make_backend(config.backend, training_judge_config(repeats=config.repeats),
+                        url=config.url, token=config.token)  # fmt: skip
+
+
 class VerlScorer:
-    """A `BatchReward` (suite, reward, backend) opened once and reused for every batch."""
+    """A `BatchReward` (suite, reward, backend) opened once and reused for every batch; with
+    `records`, every batch is appended to perfgym's reward records (for diagnostics)."""
 
     def __init__(self, config: ScorerConfig) -> None:
-        from perfgym.train.batch import BatchReward, training_judge_config
+        from perfgym.train.batch import BatchReward
+        from perfgym.train.diagnostics_records import RewardRecords
 
         self.config = config
+        self.judge = _Keeping(_backend(config))
         self.batch = BatchReward(config.suite, config.reward, backend=config.backend,
-                                 reward_params=dict(config.reward_params), url=config.url,
-                                 token=config.token, retry_for_s=config.retry_for_s,
-                                 judge_config=training_judge_config(repeats=config.repeats))  # fmt: skip
+                                 reward_params=dict(config.reward_params), judge=self.judge)  # fmt: skip
         self.suite = self.batch.suite
+        self.records = RewardRecords(config.records, reward=config.reward,
+                                     suite=config.suite) if config.records else None  # fmt: skip
 
     def close(self) -> None:
         self.batch.close()
@@ -112,4 +149,21 @@ class VerlScorer:
                 "infra_error": 0.0,
                 "batch_size": float(n),
             })  # fmt: skip
+        if self.records is not None:
+            self._record(scored)
         return results
+
+    def _record(self, scored: Sequence[Any]) -> None:
+        from perfgym.train.diagnostics import speedup_noise
+
+        verdicts = self.judge.last if len(self.judge.last) == len(scored) else [None] * len(scored)
+        rows = []
+        for one, v in zip(scored, verdicts, strict=True):
+            noise = None
+            if v is not None and v.candidate is not None and v.baseline is not None:
+                noise = speedup_noise(v.candidate.model_dump(), v.baseline.model_dump())
+            rows.append({"group": one.task_id, "reward": one.value, "stage": one.stage,
+                         "speedup": one.speedup, "speedup_noise": noise,
+                         "infra_error": one.infra_error})  # fmt: skip
+        assert self.records is not None
+        self.records.append(rows)

@@ -67,8 +67,9 @@ class Scored:
 
 def training_judge_config(**overrides: Any) -> JudgeConfig:
     """RLPF's training measurement: each variant's runtime measured once per batch (repeats=1;
-    evaluation takes the median of 3), speed calls decided against the task's noise band."""
-    return JudgeConfig(**{"repeats": 1, **overrides})
+    evaluation takes the median of 3), speed calls decided against the task's noise band, on
+    the CPU clock (as perfgym's 'training' protocol: steadier than wall time on a busy box)."""
+    return JudgeConfig(**{"repeats": 1, "clock": "cpu", **overrides})
 
 
 def completion_text(completion: Completion) -> str:
@@ -135,6 +136,8 @@ class BatchReward:
         self._token = token
         if backend == "service" and judge is None and not url:
             raise ConfigError("the service backend needs url='http://host:port'")
+        #: The last batch's verdicts (empty after an infrastructure failure), for diagnostics.
+        self.last_verdicts: list[Verdict] = []
         self._one_at_a_time = threading.Lock()
         self._runner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="perfgym-batch")
 
@@ -201,6 +204,7 @@ class BatchReward:
             return []
         start = time.perf_counter()
         verdicts = self._verdicts(candidates)
+        self.last_verdicts = verdicts or []
         log.info("perfgym reward: judged %d completions of %d tasks in %.2f s (%s)",
                  len(candidates), len({c.task.id for c in candidates}),
                  time.perf_counter() - start, self.backend)  # fmt: skip

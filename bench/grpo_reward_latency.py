@@ -1,0 +1,132 @@
+"""GRPO reward latency: perfgym's batched reward against one judge call per completion.
+
+A GRPO step of 8 prompts x 8 completions on perfgym-core Python tasks. Each prompt's 8
+completions are real programs from the task's pool: the reference and a pool solution (twice
+each, textually distinct), the baseline verbatim, the baseline slowed by a 50 ms spin (correct
+and slow), a wrong answer and prose with no program. Two ways to reward the step, in one run,
+interleaved round by round (the order alternates, so the load others put on a shared machine
+hits both alike):
+  batched        `perfgym.train.batch.BatchReward.score` on all 64 at once: one judge call,
+                 each task's baseline and reference measured once, beside all its candidates;
+  per-completion one judge call per completion (the pattern of verl's reward loop calling a
+                 sandbox service per sample): each call measures its own baseline and reference.
+Both use one long-lived local `Judge` each with the same configuration (RLPF's training
+measurement: one timed run per variant), warmed by one untimed step first.
+
+Prints per-round seconds, then the median ratio per-completion / batched (target >= 3x) and the
+batched step's wall time against its floor: the sum of the run times the step measured
+(correctness tests and timed runs, the shared baseline and reference counted once per task)
+(CPU seconds) divided by the cores the judge runs on (target <= 1.25x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+from collections.abc import Sequence
+
+from perfgym.judge.judge import Judge
+from perfgym.judge.verdict import Timing, Verdict
+from perfgym.sandbox.pool import usable_cores
+from perfgym.tasks.suite import load_suite
+from perfgym.tasks.task import Task
+from perfgym.train.batch import BatchReward, training_judge_config
+
+TASKS = ["py-topk-words", "py-prefix-range-sums", "py-interval-merge", "py-substring-count",
+         "py-lis-dp", "py-hash-join", "py-bfs-grid", "py-record-decode"]  # fmt: skip
+SPIN = "import time as _t\n_s = _t.perf_counter()\nwhile _t.perf_counter() - _s < 0.05:\n    pass\n"
+
+
+def completions(task: Task, tag: str) -> list[str]:
+    """Eight completions of one prompt: correct (fast and not), slow, wrong and no program."""
+    ref, pool, base = (
+        task.references[0].source,
+        (task.pool or task.references)[0].source,
+        task.baseline.source,
+    )
+
+    def fenced(src: str, k: int) -> str:
+        return f"```python\n{src}\n# completion {k} {tag}\n```"
+
+    return [fenced(ref, 0), fenced(pool, 1), fenced(base, 2), fenced(ref, 3), fenced(pool, 4),
+            fenced(SPIN + base, 5), fenced("print(0)\n", 6),
+            f"I would make it faster ({tag})."]  # fmt: skip
+
+
+def step(tasks: Sequence[Task], tag: str) -> list[tuple[str, str]]:
+    return [(t.id, c) for t in tasks for c in completions(t, tag)]
+
+
+def run_seconds(verdicts: Sequence[Verdict]) -> float:
+    """CPU seconds of every run the step measured: each candidate's tests and timed runs, and
+    each task's baseline and reference timed runs once (shared by its candidates). CPU, not
+    wall: on a shared machine a run's wall time counts the time others held its core."""
+    total = 0.0
+    shared: dict[str, float] = {}
+    for v in verdicts:
+        total += sum(t.cpu_s if t.cpu_s is not None else (t.wall_s or 0.0) for t in v.tests)
+        if v.candidate is not None:
+            total += _timed(v.candidate)
+        roles = [x for x in (v.baseline, v.reference) if x is not None]
+        shared.setdefault(v.task_id, sum(_timed(x) for x in roles))
+    return total + sum(shared.values())
+
+
+def _timed(timing: Timing) -> float:
+    # The judge's clock is the CPU clock (training_judge_config): CPU seconds per timed run.
+    return float(sum(timing.samples_s))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3, help="Interleaved rounds (medians).")
+    ap.add_argument("--tasks", default=",".join(TASKS), help="Comma-separated task ids.")
+    args = ap.parse_args()
+    suite = load_suite("perfgym-core")
+    tasks = [suite.get(t) for t in args.tasks.split(",")]
+    cores = len(usable_cores())
+    config = training_judge_config()
+    batched = BatchReward(suite, "rlpf", judge_config=config)
+    alone = Judge(config)
+
+    def run_batched(tag: str) -> float:
+        t0 = time.perf_counter()
+        batched.score(step(tasks, tag))
+        return time.perf_counter() - t0
+
+    def run_alone(tag: str) -> float:
+        t0 = time.perf_counter()
+        for c in batched.candidates(step(tasks, tag)):
+            batched.reward.score(alone.judge_many([c]))
+        return time.perf_counter() - t0
+
+    n = len(step(tasks, ""))
+    print(f"GRPO reward latency: {len(tasks)} prompts x 8 completions = {n}, {cores} cores, "
+          f"judge {config.model_dump(exclude_defaults=True)}", flush=True)  # fmt: skip
+    try:
+        print(f"  warm-up batched {run_batched('warm'):.1f} s, per-completion "
+              f"{run_alone('warm'):.1f} s", flush=True)  # fmt: skip
+        rows = []
+        for r in range(args.rounds):
+            first, second = (run_batched, run_alone) if r % 2 == 0 else (run_alone, run_batched)
+            a = first(f"round {r}")
+            b = second(f"round {r}")
+            t_batch, t_alone = (a, b) if first is run_batched else (b, a)
+            floor = run_seconds(batched.last_verdicts) / cores
+            rows.append((t_batch, t_alone, floor))
+            print(f"  round {r + 1}: batched {t_batch:6.1f} s  per-completion {t_alone:6.1f} s  "
+                  f"floor {floor:5.1f} s  load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+    finally:
+        batched.close()
+        alone.close()
+    speedup = statistics.median(al / ba for ba, al, _ in rows)
+    over_floor = statistics.median(ba / fl for ba, _, fl in rows)
+    print(f"per-completion / batched: {speedup:.2f}x (target >= 3x), median over "
+          f"{len(rows)} rounds")  # fmt: skip
+    print(f"batched / floor (run seconds / {cores} cores): {over_floor:.2f}x (target <= 1.25x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -143,3 +143,41 @@ def test_verl_naive_reward_manager_drives_the_adapter(train_suite):
     assert scores[2] >= scores[1] > scores[0] > scores[3] > scores[4]
     rm = manager.assemble_rm_scores(data, scores)
     assert rm.shape == responses.shape and float(rm.sum()) == pytest.approx(sum(scores), rel=1e-5)
+
+
+def test_example_config_kwargs_are_the_adapters():
+    import yaml
+
+    from perfgym.train.verl_score import ScorerConfig
+
+    doc = yaml.safe_load((Path(__file__).parents[2] / "examples/verl_grpo.yaml").read_text())
+    fn = doc["reward"]["custom_reward_function"]
+    assert fn["name"] == "compute_score" and doc["reward"]["reward_manager"]["name"] == "naive"
+    config = ScorerConfig.from_kwargs(fn["reward_kwargs"], None)
+    assert config.suite == "perfgym-core" and dict(config.reward_params)["alpha_f"] == 0.16
+
+
+def test_micro_batcher_windows_caps_and_failures():
+    import threading
+
+    from perfgym.train.verl_batcher import MicroBatcher
+
+    seen: list[list[int]] = []
+    b = MicroBatcher(lambda xs: (seen.append(list(xs)), [x * 2 for x in xs])[1],
+                     window_s=0.5, max_batch=3)  # fmt: skip
+    futures = [b.submit(i) for i in range(7)]  # 3 + 3 at once (full), 1 after the window
+    assert [f.result(timeout=10) for f in futures] == [0, 2, 4, 6, 8, 10, 12]
+    assert sorted(map(len, seen)) == [1, 3, 3]
+
+    def boom(xs: list[int]) -> list[int]:
+        raise RuntimeError("judge down")
+
+    bad = MicroBatcher(boom, window_s=0.01)
+    with pytest.raises(RuntimeError, match="judge down"):
+        bad.submit(1).result(timeout=10)
+    short = MicroBatcher(lambda xs: xs[:1], window_s=0.01)
+    f1, f2 = short.submit(1), short.submit(2)
+    with pytest.raises(RuntimeError, match="1 results for 2 items"):
+        f1.result(timeout=10)
+    assert isinstance(f2.exception(timeout=10), RuntimeError)
+    assert threading.active_count() < 50

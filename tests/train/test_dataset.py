@@ -125,3 +125,13 @@ def test_cli_writes_and_refuses(train_suite, judged, tmp_path):
                               str(tmp_path)])  # fmt: skip
     assert bad.exit_code == 2 and "not 'perfgym-core'" in bad.output
     assert len(bad.output.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("command", ["grpo", "sft", "dpo"])
+def test_dataset_commands_have_help_and_flags_as_flags(command):
+    from typer.testing import CliRunner
+
+    from perfgym.cli import app
+
+    text = CliRunner().invoke(app, ["dataset", command, "-h"], terminal_width=200).output
+    assert "Usage:" in text and "--out" in text and "/--no-" not in text and "<bool>" not in text

@@ -82,7 +82,7 @@ def grpo(suite: str = typer.Argument(..., help="A built-in suite name or a path.
 @dataset_app.command("sft")
 def sft(suite: str = typer.Argument(..., help="A built-in suite name or a path."),
         results: list[Path] = typer.Option([], "--results", help="Judged results JSONL (repeatable)."),
-        pool: bool = typer.Option(True, "--pool/--no-pool", help="Use the suite's graded pools."),
+        no_pool: bool = typer.Option(False, "--no-pool", help="Leave out the suite's graded pools."),
         split: str = _SPLIT, out: Path = _OUT) -> None:  # fmt: skip
     """Afterburner SFT: a slower correct solution in the prompt, a faster one as the answer."""
     from perfgym.errors import PerfgymError
@@ -90,8 +90,8 @@ def sft(suite: str = typer.Argument(..., help="A built-in suite name or a path."
 
     s = _suite(suite)
     try:
-        rows = sft_rows(s, _entries(s, results, pool, _split(split)))
-        _write(rows, out, f"sft-{split}", kind="sft", suite=s.name, split=split, pool=pool,
+        rows = sft_rows(s, _entries(s, results, not no_pool, _split(split)))
+        _write(rows, out, f"sft-{split}", kind="sft", suite=s.name, split=split, pool=not no_pool,
                results=[str(p) for p in results])  # fmt: skip
     except PerfgymError as exc:
         fail(str(exc))

@@ -6,9 +6,10 @@ import logging
 import os
 
 import pytest
-from train_helpers import fence
+from train_helpers import ADD, add_task, fence
 
 from perfgym.errors import ConfigError
+from perfgym.tasks.suite_model import Suite
 from perfgym.train.batch import BatchReward, completion_text, training_judge_config
 
 SUITE_DIR = os.path.join(os.path.dirname(__file__), "..", "..", "suites", "perfgym-core")
@@ -85,8 +86,10 @@ def test_down_service_gives_none_with_a_warning(core, caplog):
     assert "ServiceUnavailable" in got[0].reason and "rewards are None" in caplog.text
 
 
-def test_a_batch_past_its_timeout_gives_none(core, caplog):
-    slow = BatchReward(core, judge_config=training_judge_config(), timeout_s=0.05)
+def test_a_batch_past_its_timeout_gives_none(caplog):
+    # A one-function task (cheap to finish: close() waits for the batch still being judged).
+    tiny = Suite(name="tiny", tasks=[add_task()], source="test")
+    slow = BatchReward(tiny, judge_config=training_judge_config(), timeout_s=0.05)
     with slow, caplog.at_level(logging.WARNING, logger="perfgym.train"):
-        got = asyncio.run(slow.ascore([("py-topk-words", "no code")]))
+        got = asyncio.run(slow.ascore([("add", fence(ADD))]))
     assert got[0].value is None and "within 0.05 s" in got[0].reason

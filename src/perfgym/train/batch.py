@@ -138,6 +138,7 @@ class BatchReward:
             raise ConfigError("the service backend needs url='http://host:port'")
         #: The last batch's verdicts (empty after an infrastructure failure), for diagnostics.
         self.last_verdicts: list[Verdict] = []
+        self._last_error = ""
         self._one_at_a_time = threading.Lock()
         self._runner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="perfgym-batch")
 
@@ -226,8 +227,6 @@ class BatchReward:
     ) -> list[Scored]:
         """`score` off the event loop (the judge blocks; the loop keeps serving)."""
         return await asyncio.to_thread(self.score, items, columns)
-
-    _last_error = ""
 
     def _verdicts(self, candidates: list[Candidate]) -> list[Verdict] | None:
         """The backend's verdicts, or None after a logged warning when the infrastructure failed

@@ -83,3 +83,11 @@ def reward_service(tmp_path_factory):
     cfg = ServiceConfig(port=0, state_dir=str(state), judge=judge)
     with ServiceProcess(cfg, log=state / "service.log") as svc:
         yield svc
+
+
+@pytest.fixture(scope="session")
+def train_suite(tmp_path_factory):
+    """Path of a small tasks.jsonl suite (sum-a, sum-b train; sum-c test): see train_tasks."""
+    from train_tasks import write_suite
+
+    return str(write_suite(tmp_path_factory.mktemp("train-suite")))

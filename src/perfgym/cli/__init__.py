@@ -48,6 +48,7 @@ def _main(
             stream.reconfigure(errors="backslashreplace")
 
 
+import perfgym.cli.dataset_cmd  # noqa: E402,F401  (registers `perfgym dataset`)
 from perfgym.cli import eval_cmd, report_cmd, run_cmd, serve_cmd, simulate_cmd, validate_cmd  # noqa: E402,F401  (register the commands)
 
 __all__ = ["app"]

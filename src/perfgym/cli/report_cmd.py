@@ -24,7 +24,9 @@ def one_line(exc: Exception) -> str:
 @app.command("report")
 def report(
     inputs: list[Path] = typer.Argument(
-        ..., help="Results files (perfgym eval) and/or simulation files (perfgym simulate --out)."
+        ...,
+        help="Results files (perfgym eval), simulation files (perfgym simulate --out) and "
+        "training logs (TRL's trainer_state.json, perfgym reward records).",
     ),
     out: Path = typer.Option(Path("report.html"), "-o", "--out", help="The HTML file to write."),
     title: str = typer.Option("perfgym report", "--title", help="Page title."),
@@ -51,8 +53,12 @@ def report(
             fail(f"{p}: not UTF-8 text (byte {exc.start}); results files are JSON lines in UTF-8")
         except OSError as exc:
             fail(f"cannot read {p}: {plain_line(exc)}")
-    results = [p for p in inputs if p not in sims]
+    from perfgym.train.diagnostics import diagnose, is_training_log
+
+    logs = [p for p in inputs if p not in sims and is_training_log(p)]
+    results = [p for p in inputs if p not in sims and p not in logs]
     try:
+        training = [diagnose(p) for p in logs]
         with Progress(console=err_console, disable=quiet or not err_console.is_terminal,
                       transient=True) as bar:  # fmt: skip
             job = bar.add_task("report", total=None)
@@ -60,9 +66,10 @@ def report(
             def step(what: str, done: int, total: int) -> None:
                 bar.update(job, description=what, completed=done, total=total)
 
-            path = write_report(results, out, sims, title=title, progress=step)
+            path = write_report(results, out, sims, title=title, progress=step, training=training)
     except PerfgymError as exc:
         fail(one_line(exc))
     except OSError as exc:
         fail(f"cannot write report {out}: {exc.strerror or exc}")
-    console.print(f"report: {path} ({len(results)} results file(s), {len(sims)} simulation(s))")
+    console.print(f"report: {path} ({len(results)} results file(s), {len(sims)} simulation(s), "
+                  f"{len(logs)} training log(s))")  # fmt: skip

@@ -18,6 +18,7 @@ from perfgym.report import charts
 from perfgym.report.runs import ResultsFile, read_file, split_runs
 from perfgym.report.sections import POLICY, SuiteSection, suite_section
 from perfgym.report.template import CSS, TEMPLATE
+from perfgym.report.training_section import training_html
 from perfgym.simulate.result import SimulationFile, read_simulations
 
 #: (header, attribute of PerfCodeBenchTable) in RLPF Table 1's order, then Table 8's; each
@@ -80,11 +81,12 @@ def render_report(
     title: str = "perfgym report",
     bootstrap: BootstrapConfig | None = None,
     progress: Progress | None = None,
+    training: Sequence[Any] = (),
 ) -> str:
     """The report's HTML text (see `write_report`)."""
     paths = [Path(p) for p in results_paths]
     sim_paths = [Path(p) for p in simulations or []]
-    if not paths and not sim_paths:
+    if not paths and not sim_paths and not training:
         raise ConfigError("nothing to report: give results files and/or simulation files")
     steps = len(paths) + len(sim_paths) + 2
     done = 0
@@ -142,6 +144,7 @@ def render_report(
             thresholds=[f"{t:g}" for t in RLPF_THRESHOLDS],
             stage_names=["NX", "NC", "NR", "WO", "OK"],
             simulations=blocks,
+            training=training_html(training),
         )
     )
 
@@ -154,6 +157,7 @@ def write_report(
     title: str = "perfgym report",
     bootstrap: BootstrapConfig | None = None,
     progress: Progress | None = None,
+    training: Sequence[Any] = (),
 ) -> Path:
     """Write ONE self-contained HTML report of results files (and simulation JSON files).
 
@@ -165,7 +169,7 @@ def write_report(
     as the work advances.
     """
     html = render_report(results_paths, simulations, title=title, bootstrap=bootstrap,
-                         progress=progress)  # fmt: skip
+                         progress=progress, training=training)  # fmt: skip
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")

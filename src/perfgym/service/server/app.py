@@ -13,7 +13,7 @@ from perfgym import __version__
 from perfgym.service.config import ServiceConfig
 from perfgym.service.server.errors import install_error_handlers
 from perfgym.service.server.guards import BodyLimit, bearer_guard
-from perfgym.service.server.routes import health, jobs, judge, stats
+from perfgym.service.server.routes import health, jobs, judge, run_code, stats
 from perfgym.service.server.runtime import ServiceRuntime
 
 
@@ -43,6 +43,6 @@ def create_app(config: ServiceConfig) -> FastAPI:
     app.state.runtime = runtime
     app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
     install_error_handlers(app)
-    for routes in (judge, jobs, health, stats):
+    for routes in (judge, jobs, health, stats, run_code):
         app.include_router(routes.router)
     return app

@@ -118,7 +118,8 @@ def measure_all(
     def measured(variants: list[Variant], bracketed: bool = True) -> dict[str, Timing]:
         return measure(variants, plan.workloads or plan.tests, config, run, plan.clock,
                        task=plan.task, sandbox=plan.sandbox, limits=plan.limits,
-                       monitor=drift if bracketed else None, workers=workers)  # fmt: skip
+                       monitor=drift if bracketed else None, workers=workers,
+                       cores=plan.cores)  # fmt: skip
 
     kept = reused.usable(plan, own, drift) if reused is not None else None
     canary = own.get("reference")

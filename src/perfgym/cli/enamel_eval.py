@@ -77,9 +77,9 @@ def run_enamel(
                              "eff@1": [eff.value, eff.ci_low, eff.ci_high],
                              "pass@1": [pas.value, pas.ci_low, pas.ci_high]})  # fmt: skip
         checkpoint.finish()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         checkpoint.close()
-        stop_interrupted("problem results", checkpoint.kept, scored * len(labels), str(out))
+        stop_interrupted("problem results", checkpoint.kept, scored * len(labels), str(out), exc)
     except OSError as exc:
         checkpoint.close()
         fail(f"cannot write results {out}: {exc.strerror or exc}")

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from perfgym.cli import app
-from perfgym.cli.options import external_option
-from perfgym.cli.output import check_writable, console, err_console, fail, print_json
+from perfgym.cli.options import external_option, time_limit_of, time_limit_option, with_time_limit
+from perfgym.cli.output import check_writable, console, err_console, print_json
 
 if TYPE_CHECKING:  # the judge loads when the command runs: --help stays fast
     from rich.table import Table
@@ -61,12 +61,7 @@ def validate(
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     repeats: int = typer.Option(5, "--repeats", help="Measured runs per workload."),
     min_speedup: float = typer.Option(1.0, "--min-speedup", help="Required baseline/reference."),
-    time_limit: float | None = typer.Option(
-        None,
-        "--time-limit",
-        help="Per-run wall limit, seconds, for every task (default: the "
-        "task's own, e.g. PerfCodeBench's benchmark_timeout_sec, else 10).",
-    ),  # fmt: skip
+    time_limit: str | None = time_limit_option(),
     external: Path | None = external_option(),
     out: Path | None = typer.Option(
         None, "--out", help="Also write each task's row as JSONL, as soon as it is done."
@@ -77,17 +72,17 @@ def validate(
     that the reference is faster than the baseline with confidence."""
     from rich.progress import Progress
 
+    from perfgym.cli.interrupted import exit_code, said, stop_on_sigterm
     from perfgym.cli.suite_arg import load_or_fail
     from perfgym.judge import Judge, JudgeConfig
 
+    stop_on_sigterm()
+    seconds = time_limit_of(time_limit)
     s, tasks = load_or_fail(suite, task, external)
-    if time_limit is not None:
-        if not time_limit > 0:
-            fail(f"--time-limit must be positive, got {time_limit}")
-        tasks = [t.model_copy(update={"time_limit_s": time_limit}) for t in tasks]
+    tasks = with_time_limit(tasks, seconds)
     if out is not None:
         check_writable(out, "validation results")
-    config = JudgeConfig(repeats=repeats, **({"time_limit_s": time_limit} if time_limit else {}))
+    config = JudgeConfig(repeats=repeats, **({"time_limit_s": seconds} if seconds else {}))
     rows: list[TaskValidation] = []
     try:
         with Judge(config) as judge, Progress(console=console, transient=True,
@@ -102,10 +97,12 @@ def validate(
                             + "\n"
                         )
                 bar.update(job, completed=len(rows))
-    except KeyboardInterrupt:
-        err_console.print(f"interrupted after {len(rows)} of {len(tasks)} tasks")
+    except KeyboardInterrupt as exc:
+        kept = f"; each finished row is in {out}" if out is not None else ""
+        err_console.print(f"{said(exc)} after {len(rows)} of {len(tasks)} tasks{kept}",
+                          soft_wrap=True)  # fmt: skip
         _print(s, rows, as_json)
-        raise typer.Exit(130) from None
+        raise typer.Exit(exit_code(exc)) from None
     raise typer.Exit(_print(s, rows, as_json))
 
 

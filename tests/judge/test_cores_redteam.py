@@ -71,7 +71,7 @@ def one_core_task():
 )
 def test_threads_in_a_one_core_task_do_not_beat_the_serial_baseline(one_core_task, config):
     two_threads = load_suite(str(THREADS)).get("cpp_two_threads").baseline.source
-    with Judge(JudgeConfig(repeats=5, measure_reference=False, **config)) as judge:
+    with Judge(JudgeConfig(repeats=3, measure_reference=False, **config)) as judge:
         (v,) = judge.judge_many([Candidate(one_core_task, source=two_threads, model="threads")])
     assert v.stage is Stage.OK, v.reason
     assert v.candidate.cores == 1 and v.baseline.cores == 1

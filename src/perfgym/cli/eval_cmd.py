@@ -163,10 +163,7 @@ def eval_(
     time_limit: str | None = time_limit_option(),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
-    from perfgym.cli.interrupted import stop_on_sigterm
     from perfgym.cli.suite_arg import load_or_fail
-
-    stop_on_sigterm()
 
     given = {"--candidates": candidates is not None, "--solutions": bool(solutions),
              "--replay": replay, "--no-store": no_store, "-v": verbose, "-q": quiet,
@@ -252,7 +249,7 @@ def _judge_and_summarise(
 
     from perfgym.cli.candidates_arg import load_candidates_or_fail
     from perfgym.cli.candidates_file import with_meta
-    from perfgym.cli.interrupted import stop_interrupted
+    from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
     from perfgym.cli.missing import missing_counts, missing_verdicts
     from perfgym.cli.summary import failure_reasons, print_failures, print_missing
     from perfgym.errors import PerfgymError
@@ -302,6 +299,7 @@ def _judge_and_summarise(
     for line in [*checkpoint.notes, checkpoint.resume_line()]:
         if line:
             err_console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
+    restore = stop_on_sigterm()
     try:
         judge = open_judge(config, backend=backend, url=url, token=token, address=address,
                            store=None if no_store else store, replay=replay,
@@ -333,6 +331,8 @@ def _judge_and_summarise(
         checkpoint.close()
         kept = "" if no_store else f"; the verdicts are in the store {store}"
         fail(f"cannot write results {out}: {exc.strerror or exc}{kept}")
+    finally:
+        restore()
     counted = verdicts if allow_missing else verdicts + missing
     rows = summarise_models(counted, seed=seed)
     print_missing(missing_counts(missing), len(tasks), allow_missing)

@@ -1,14 +1,17 @@
 """Stopping on Ctrl-C or SIGTERM: one line saying what was kept and how to resume, exit 130
 (SIGINT) or 143 (SIGTERM), no traceback.
 
-A long command calls `stop_on_sigterm()` first: SIGTERM (what `kill`, a job scheduler or a
-container runtime sends) then interrupts the command as Ctrl-C does, so the same handlers
-write what finished, close the store and say so; only the exit code and the word differ.
+Around its judging, a long command calls `stop_on_sigterm()`: SIGTERM (what `kill`, a job
+scheduler or a container runtime sends) then interrupts the command as Ctrl-C does, so the same
+handlers write what finished, close the store and say so; only the exit code and the word
+differ. Before and after that (loading, printing) SIGTERM keeps its default: nothing is lost,
+and a shell reports 143 all the same.
 """
 
 from __future__ import annotations
 
 import signal
+from collections.abc import Callable
 from types import FrameType
 from typing import NoReturn
 
@@ -31,13 +34,20 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise Terminated()
 
 
-def stop_on_sigterm() -> None:
+def stop_on_sigterm() -> Callable[[], None]:
     """From now on SIGTERM interrupts this process as Ctrl-C does (raising `Terminated` in the
-    main thread). Only from the main thread (signal handlers live there); elsewhere nothing."""
+    main thread); returns what puts the previous handler back (call it when the work that
+    keeps its results on an interrupt is over). Outside the main thread (signal handlers live
+    there) nothing changes."""
     try:
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        before = signal.signal(signal.SIGTERM, _on_sigterm)
     except ValueError:  # not the main thread (an embedding caller): SIGTERM keeps its default
-        pass
+        return lambda: None
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, before)
+
+    return restore
 
 
 def exit_code(exc: BaseException | None = None) -> int:

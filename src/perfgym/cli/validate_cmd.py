@@ -76,7 +76,6 @@ def validate(
     from perfgym.cli.suite_arg import load_or_fail
     from perfgym.judge import Judge, JudgeConfig
 
-    stop_on_sigterm()
     seconds = time_limit_of(time_limit)
     s, tasks = load_or_fail(suite, task, external)
     tasks = with_time_limit(tasks, seconds)
@@ -84,6 +83,7 @@ def validate(
         check_writable(out, "validation results")
     config = JudgeConfig(repeats=repeats, **({"time_limit_s": seconds} if seconds else {}))
     rows: list[TaskValidation] = []
+    restore = stop_on_sigterm()
     try:
         with Judge(config) as judge, Progress(console=console, transient=True,
                                               disable=as_json) as bar:  # fmt: skip
@@ -103,6 +103,8 @@ def validate(
                           soft_wrap=True)  # fmt: skip
         _print(s, rows, as_json)
         raise typer.Exit(exit_code(exc)) from None
+    finally:
+        restore()
     raise typer.Exit(_print(s, rows, as_json))
 
 

@@ -36,11 +36,20 @@ def validation_table(rows: list[TaskValidation], title: str) -> Table:
         p = r.comparison.p_value if r.comparison else None
         result = "[green]ok[/]" if r.ok else (f"[yellow]skipped: {r.skipped}[/]" if r.skipped
                                               else "[red]" + "; ".join(r.problems) + "[/]")  # fmt: skip
-        t.add_row(r.task_id, r.language, r.family, r.split, sols,
+        t.add_row(r.task_id, r.language + _cores(r), r.family, r.split, sols,
                   f"{base:.4f}" if base else "-", f"{ref:.4f}" if ref else "-",
                   f"{r.speedup:.2f}x" if r.speedup else "-", f"{p:.3g}" if p is not None else "-",
                   result)  # fmt: skip
     return t
+
+
+def _cores(row: TaskValidation) -> str:
+    """' (2 cores)' beside a multi-core task's language, ' (1 of 4 cores)' where capped."""
+    if row.cores_wanted <= 1:
+        return ""
+    if row.cores is not None and row.cores < row.cores_wanted:
+        return f" ({row.cores} of {row.cores_wanted} cores)"
+    return f" ({row.cores_wanted} cores)"
 
 
 def validate_one(judge: Judge, task: Task, min_speedup: float) -> TaskValidation:

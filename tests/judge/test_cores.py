@@ -144,3 +144,39 @@ def test_two_threads_on_two_reserved_cores_use_more_cpu_than_wall(suite, judge):
             pytest.skip(f"best CPU/wall {parallel:.2f} on two cores at load {load:.1f}: the "
                         "other core was busy with other work")  # fmt: skip
     assert parallel > 1.3
+
+
+PROBE = (
+    "import os\n"
+    "try:\n    os.sched_setaffinity(0, set(range(os.cpu_count())))\nexcept OSError:\n    pass\n"
+    "print(sorted(os.sched_getaffinity(0)), os.environ.get('OMP_NUM_THREADS'),"
+    " os.environ.get('GOMAXPROCS'))\n"
+)
+
+
+@TWO_CORES
+@pytest.mark.parametrize("backend", ["warm", "warm-fork", "bwrap"])
+def test_every_backend_pins_a_run_to_its_core_set(backend):
+    """Seen from inside: the set's cores and no other (widening is cut down), the thread
+    variables set to its size unless the caller sets them, the set recorded."""
+    from perfgym.sandbox.base import SandboxConfig
+    from perfgym.sandbox.factory import make_sandbox
+
+    config = SandboxConfig(exec_stub=backend != "warm-fork")
+    pair = usable_cores()[:2]
+    with make_sandbox("bwrap" if backend == "bwrap" else "warm", config) as sb:
+        ex = sb.run(["python3", "-c", PROBE], cpu=pair, env={"GOMAXPROCS": "7"},
+                    limits=Limits(wall_s=20))  # fmt: skip
+    # both cores and no other; OMP_NUM_THREADS the set's size, the caller's GOMAXPROCS kept
+    assert ex.stdout_text.split() == [f"[{pair[0]},", f"{pair[1]}]", "2", "7"], ex
+    assert ex.measurement.cores == pair
+    assert f"cores {pair[0]},{pair[1]}" in ex.measurement.mechanisms["core"]
+
+
+@pytest.mark.parametrize("cpu", [[], [0, 0], [-1], [True], "0", 1.0])
+def test_a_malformed_core_set_is_refused(cpu):
+    from perfgym.errors import ConfigError
+    from perfgym.sandbox.run_request import check_pin
+
+    with pytest.raises(ConfigError):
+        check_pin(cpu)

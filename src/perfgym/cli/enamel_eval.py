@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from perfgym.cli.interrupted import stop_interrupted
+from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
 from perfgym.cli.output import console, err_console, fail, print_json
 from perfgym.errors import PerfgymError
 from perfgym.judge.enamel_protocol import SOLUTION_ALIASES, EnamelTrace, evaluate
@@ -51,6 +51,7 @@ def run_enamel(
         if line:
             err_console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
     scored = sum(t.metadata[ENAMEL_KEY].get("scored", True) for t in tasks)
+    restore = stop_on_sigterm()
     try:
         with PythonWorkerPool() as workers:
             for label in labels:
@@ -77,12 +78,14 @@ def run_enamel(
                              "eff@1": [eff.value, eff.ci_low, eff.ci_high],
                              "pass@1": [pas.value, pas.ci_low, pas.ci_high]})  # fmt: skip
         checkpoint.finish()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         checkpoint.close()
-        stop_interrupted("problem results", checkpoint.kept, scored * len(labels), str(out))
+        stop_interrupted("problem results", checkpoint.kept, scored * len(labels), str(out), exc)
     except OSError as exc:
         checkpoint.close()
         fail(f"cannot write results {out}: {exc.strerror or exc}")
+    finally:
+        restore()
     elapsed = time.monotonic() - t0
     if as_json:
         print_json({"suite": "enamel", "results": str(out), "elapsed_s": elapsed,

@@ -19,6 +19,9 @@ from perfgym.cli.options import (
     refuse_conflicts,
     refuse_orphans,
     select_tasks,
+    time_limit_of,
+    time_limit_option,
+    with_time_limit,
 )
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
 
@@ -157,6 +160,7 @@ def eval_(
         None, "--candidates-from", help="PerfCodeBench: judge this model's published sources."
     ),
     external: Path | None = external_option(),
+    time_limit: str | None = time_limit_option(),
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     from perfgym.cli.suite_arg import load_or_fail
@@ -168,7 +172,8 @@ def eval_(
              "--backend service": backend == "service", "--backend ray": backend == "ray",
              "--allow-missing": allow_missing, "--skip-bad-lines": skip_bad_lines,
              "--format": fmt != "auto", "--published": published, "--model": bool(model),
-             "--candidates-from": candidates_from is not None}  # fmt: skip
+             "--candidates-from": candidates_from is not None,
+             "--time-limit": time_limit is not None}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
         ("--replay", "--no-store", "a replay reads its verdicts from the store"),
@@ -177,7 +182,10 @@ def eval_(
         ("--published", "--solutions", "--published scores the published results only"),
         ("--candidates-from", "--candidates", "judge one set of candidates"),
         ("--candidates-from", "--solutions", "judge one set of candidates"),
+        ("--time-limit", "--published", "--published runs nothing"),
+        ("--time-limit", "--replay", "a replay runs nothing"),
     ])  # fmt: skip
+    seconds = time_limit_of(time_limit)
     refuse_orphans(given, [("--replay-machine", "--replay"), ("--url", "--backend service"),
                            ("--address", "--backend ray"), ("--allow-missing", "--candidates"),
                            ("--skip-bad-lines", "--candidates"), ("--format", "--candidates"),
@@ -188,12 +196,15 @@ def eval_(
         run_published(suite, model, task, as_json)
         return
     s, tasks = load_or_fail(suite, task, external)
-    tasks = select_tasks(tasks, split, limit, s.name)
+    tasks = with_time_limit(select_tasks(tasks, split, limit, s.name), seconds)
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
     from perfgym.judge.enamel_protocol import is_enamel
 
     enamel = bool(tasks) and all(is_enamel(t) for t in tasks)
+    if enamel and seconds is not None:
+        fail("--time-limit does not apply to ENAMEL's protocol: its limits come from each "
+             "problem's reference (timeout_factor x its time)")  # fmt: skip
     repeats = resolve_repeats(repeats, enamel=enamel)
     out_given = out is not None
     out = out or Path("results") / f"{s.name}-{time.strftime('%Y%m%d-%H%M%S')}.jsonl"
@@ -218,6 +229,7 @@ def eval_(
         verbose=verbose, quiet=quiet, store=store, no_store=no_store, replay=replay,
         replay_machine=replay_machine, backend=backend, url=url, token=token, address=address,
         no_report=no_report, resume_from=resume_from, candidates_from=candidates_from,
+        time_limit_s=seconds,
     )  # fmt: skip
 
 
@@ -227,6 +239,7 @@ def _judge_and_summarise(
     as_json: bool, verbose: bool, quiet: bool, store: str, no_store: bool, replay: bool,
     replay_machine: str | None, backend: str, url: str | None, token: str | None,
     address: str | None, no_report: bool, resume_from: ResumeFrom, candidates_from: str | None,
+    time_limit_s: float | None = None,
 ) -> None:  # fmt: skip
     """Read or gather the candidates, judge them, write the results and print the summary."""
     import sqlite3
@@ -236,7 +249,7 @@ def _judge_and_summarise(
 
     from perfgym.cli.candidates_arg import load_candidates_or_fail
     from perfgym.cli.candidates_file import with_meta
-    from perfgym.cli.interrupted import stop_interrupted
+    from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
     from perfgym.cli.missing import missing_counts, missing_verdicts
     from perfgym.cli.summary import failure_reasons, print_failures, print_missing
     from perfgym.errors import PerfgymError
@@ -263,7 +276,8 @@ def _judge_and_summarise(
     cands = [dataclasses.replace(c, suite=s.name) for c in cands]  # the judge stamps it on verdicts
     missing = missing_verdicts(tasks, cands, s.name) if candidates is not None else []
     try:
-        config = JudgeConfig(repeats=repeats)
+        limit = {"time_limit_s": time_limit_s} if time_limit_s is not None else {}
+        config = JudgeConfig(repeats=repeats, **limit)
     except ValidationError as exc:
         fail(f"invalid judge settings: {one_line(exc)}")
     t0 = time.monotonic()
@@ -285,6 +299,7 @@ def _judge_and_summarise(
     for line in [*checkpoint.notes, checkpoint.resume_line()]:
         if line:
             err_console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
+    restore = stop_on_sigterm()
     try:
         judge = open_judge(config, backend=backend, url=url, token=token, address=address,
                            store=None if no_store else store, replay=replay,
@@ -302,10 +317,10 @@ def _judge_and_summarise(
         # table: the MISSING verdicts too, unless --allow-missing (its header still counts them).
         verdicts = checkpoint.finish(with_meta(judged, cands),
                                      extra=[] if allow_missing else missing)  # fmt: skip
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         checkpoint.close()
         kept = f"{out}" + ("" if no_store else f" and the store {store}")
-        stop_interrupted("verdicts", checkpoint.kept, len(cands), kept)
+        stop_interrupted("verdicts", checkpoint.kept, len(cands), kept, exc)
     except PerfgymError as exc:
         checkpoint.close()
         fail(str(exc))
@@ -316,6 +331,8 @@ def _judge_and_summarise(
         checkpoint.close()
         kept = "" if no_store else f"; the verdicts are in the store {store}"
         fail(f"cannot write results {out}: {exc.strerror or exc}{kept}")
+    finally:
+        restore()
     counted = verdicts if allow_missing else verdicts + missing
     rows = summarise_models(counted, seed=seed)
     print_missing(missing_counts(missing), len(tasks), allow_missing)

@@ -1,7 +1,9 @@
-"""Checks shared by the commands' options: conflicting options and the task selection."""
+"""Options and checks shared by the commands: conflicting options, the task selection, the
+per-run time limit."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +14,8 @@ if TYPE_CHECKING:
 
 #: `Split`'s values, written out so that `--help` imports no data model (a test keeps them equal).
 SPLITS: tuple[str, ...] = ("train", "val", "test")
+#: The longest per-run limit `--time-limit` takes (a day; more is a typo, not a benchmark).
+MAX_TIME_LIMIT_S = 86400.0
 
 
 def external_option() -> Any:
@@ -25,6 +29,41 @@ def external_option() -> Any:
         help="PerfCodeBench's external/ library folder "
         "(default: $PERFGYM_PCB_EXTERNAL, else <root>/external).",
     )
+
+
+def time_limit_option() -> Any:
+    """`--time-limit SECONDS`: every task's per-run wall limit (the same option on every command
+    that judges). Read as text so that any bad value is one line (`time_limit_of`)."""
+    import typer
+
+    return typer.Option(
+        None,
+        "--time-limit",
+        metavar="SECONDS",
+        help="Per-run wall limit, seconds, for every task (default: the task's own, e.g. "
+        "PerfCodeBench's benchmark_timeout_sec, else 10).",
+    )
+
+
+def time_limit_of(text: str | None) -> float | None:
+    """`--time-limit`'s value in seconds (None when not given); exit 2 with one line unless it
+    is a finite number above 0 and at most `MAX_TIME_LIMIT_S`."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        fail(f"--time-limit must be a number of seconds, got {text!r}")
+    if not math.isfinite(value) or not 0 < value <= MAX_TIME_LIMIT_S:
+        fail(f"--time-limit must be above 0 and at most {MAX_TIME_LIMIT_S:g} s, got {text}")
+    return value
+
+
+def with_time_limit(tasks: list[Task], seconds: float | None) -> list[Task]:
+    """`tasks` with `seconds` as every task's own limit (as given when None)."""
+    if seconds is None:
+        return tasks
+    return [t.model_copy(update={"time_limit_s": seconds}) for t in tasks]
 
 
 def refuse_conflicts(given: dict[str, bool], pairs: Sequence[tuple[str, str, str]]) -> None:

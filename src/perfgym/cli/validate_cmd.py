@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 import typer
 
 from perfgym.cli import app
-from perfgym.cli.options import external_option
-from perfgym.cli.output import check_writable, console, err_console, fail, print_json
+from perfgym.cli.options import external_option, time_limit_of, time_limit_option, with_time_limit
+from perfgym.cli.output import check_writable, console, err_console, print_json
 
 if TYPE_CHECKING:  # the judge loads when the command runs: --help stays fast
     from rich.table import Table
@@ -36,11 +36,20 @@ def validation_table(rows: list[TaskValidation], title: str) -> Table:
         p = r.comparison.p_value if r.comparison else None
         result = "[green]ok[/]" if r.ok else (f"[yellow]skipped: {r.skipped}[/]" if r.skipped
                                               else "[red]" + "; ".join(r.problems) + "[/]")  # fmt: skip
-        t.add_row(r.task_id, r.language, r.family, r.split, sols,
+        t.add_row(r.task_id, r.language + _cores(r), r.family, r.split, sols,
                   f"{base:.4f}" if base else "-", f"{ref:.4f}" if ref else "-",
                   f"{r.speedup:.2f}x" if r.speedup else "-", f"{p:.3g}" if p is not None else "-",
                   result)  # fmt: skip
     return t
+
+
+def _cores(row: TaskValidation) -> str:
+    """' (2 cores)' beside a multi-core task's language, ' (1 of 4 cores)' where capped."""
+    if row.cores_wanted <= 1:
+        return ""
+    if row.cores is not None and row.cores < row.cores_wanted:
+        return f" ({row.cores} of {row.cores_wanted} cores)"
+    return f" ({row.cores_wanted} cores)"
 
 
 def validate_one(judge: Judge, task: Task, min_speedup: float) -> TaskValidation:
@@ -61,12 +70,7 @@ def validate(
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     repeats: int = typer.Option(5, "--repeats", help="Measured runs per workload."),
     min_speedup: float = typer.Option(1.0, "--min-speedup", help="Required baseline/reference."),
-    time_limit: float | None = typer.Option(
-        None,
-        "--time-limit",
-        help="Per-run wall limit, seconds, for every task (default: the "
-        "task's own, e.g. PerfCodeBench's benchmark_timeout_sec, else 10).",
-    ),  # fmt: skip
+    time_limit: str | None = time_limit_option(),
     external: Path | None = external_option(),
     out: Path | None = typer.Option(
         None, "--out", help="Also write each task's row as JSONL, as soon as it is done."
@@ -77,18 +81,18 @@ def validate(
     that the reference is faster than the baseline with confidence."""
     from rich.progress import Progress
 
+    from perfgym.cli.interrupted import exit_code, said, stop_on_sigterm
     from perfgym.cli.suite_arg import load_or_fail
     from perfgym.judge import Judge, JudgeConfig
 
+    seconds = time_limit_of(time_limit)
     s, tasks = load_or_fail(suite, task, external)
-    if time_limit is not None:
-        if not time_limit > 0:
-            fail(f"--time-limit must be positive, got {time_limit}")
-        tasks = [t.model_copy(update={"time_limit_s": time_limit}) for t in tasks]
+    tasks = with_time_limit(tasks, seconds)
     if out is not None:
         check_writable(out, "validation results")
-    config = JudgeConfig(repeats=repeats, **({"time_limit_s": time_limit} if time_limit else {}))
+    config = JudgeConfig(repeats=repeats, **({"time_limit_s": seconds} if seconds else {}))
     rows: list[TaskValidation] = []
+    restore = stop_on_sigterm()
     try:
         with Judge(config) as judge, Progress(console=console, transient=True,
                                               disable=as_json) as bar:  # fmt: skip
@@ -102,10 +106,14 @@ def validate(
                             + "\n"
                         )
                 bar.update(job, completed=len(rows))
-    except KeyboardInterrupt:
-        err_console.print(f"interrupted after {len(rows)} of {len(tasks)} tasks")
+    except KeyboardInterrupt as exc:
+        kept = f"; each finished row is in {out}" if out is not None else ""
+        err_console.print(f"{said(exc)} after {len(rows)} of {len(tasks)} tasks{kept}",
+                          soft_wrap=True)  # fmt: skip
         _print(s, rows, as_json)
-        raise typer.Exit(130) from None
+        raise typer.Exit(exit_code(exc)) from None
+    finally:
+        restore()
     raise typer.Exit(_print(s, rows, as_json))
 
 

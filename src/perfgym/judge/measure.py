@@ -1,5 +1,6 @@
-"""Interleaved measurement: A B C, C A B, … per workload, one pinned run per core at a time,
-with early stopping, drift probes around it, instruction counting and the first-call check."""
+"""Interleaved measurement: A B C, C A B, … per workload, one pinned run per core (per reserved
+core set for a multi-core task) at a time, with early stopping, drift probes around it,
+instruction counting and the first-call check."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.plan import own_clock
 from perfgym.judge.runner import CheckedRuns, Outcome, program_text
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Timing, TimingStatus
@@ -18,13 +20,14 @@ from perfgym.sandbox.execution import HIDING_FLAGS, Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.sandbox.run_request import Pin
 from perfgym.tasks.task import Task, TaskKind, TestCase
 from perfgym.timing import instructions
 from perfgym.timing.drift import DriftMonitor
 from perfgym.timing.first_call import first_call_check
 from perfgym.timing.summary import cv, estimate, estimate_ci, relative_half_width
 
-RunFn = Callable[[Variant, TestCase, int | None], Outcome]
+RunFn = Callable[[Variant, TestCase, Pin], Outcome]
 #: A harness time below this (0, or under clock()'s 1 µs tick) measured nothing: the
 #: measurement falls back to the sandbox's own clock, flagged `harness_below_resolution`.
 HARNESS_RESOLUTION_S = 1e-6
@@ -51,6 +54,26 @@ def lanes_of(config: JudgeConfig) -> list[int | None]:
     return [None] * (config.concurrency or len(usable_cores()))
 
 
+def reserve(config: JudgeConfig, cores: int) -> tuple[list[Pin], int | None]:
+    """Lanes for runs that need `cores` cores each, and how many each gets (None: unpinned).
+
+    Timing mode splits the measuring cores into disjoint sets of `cores` (the cores left over
+    stay idle): a run holds its whole set, so no other measured run shares any of its cores
+    meanwhile. A machine with fewer measuring cores than asked gives one set of all of them
+    (the timing records the cap). Without timing mode runs float, fewer at once."""
+    lanes: list[Pin] = list(lanes_of(config))
+    if cores <= 1:
+        return lanes, 1 if lanes[0] is not None else None
+    if lanes[0] is None:
+        return [None] * max(1, len(lanes) // cores), None
+    pinned = [c for c in lanes if isinstance(c, int)]
+    size = min(cores, len(pinned))
+    if size == 1:
+        return list(pinned), 1
+    starts = range(0, len(pinned) - size + 1, size)
+    return [tuple(pinned[i : i + size]) for i in starts], size
+
+
 def schedule(
     variants: Sequence[Variant], workloads: Sequence[TestCase], rounds: range, interleave: bool
 ) -> list[Item]:
@@ -69,8 +92,8 @@ def schedule(
     return items
 
 
-def _execute(items: list[Item], run: RunFn, lane_ids: list[int | None]) -> list[Outcome]:
-    lanes: queue.Queue[int | None] = queue.Queue()
+def _execute(items: list[Item], run: RunFn, lane_ids: list[Pin]) -> list[Outcome]:
+    lanes: queue.Queue[Pin] = queue.Queue()
     for c in lane_ids:
         lanes.put(c)
 
@@ -97,12 +120,14 @@ def measure(
     limits: Limits | None = None,
     monitor: DriftMonitor | None = None,
     workers: PythonWorkerPool | None = None,
+    cores: int = 1,
 ) -> dict[str, Timing]:
     """Measure every variant on every workload, interleaved, and summarise each as a `Timing`.
 
     clock='instructions' needs `task`, `sandbox` and `limits` (to count with Valgrind when the
     host has no hardware counters); `monitor` brackets the measurement with drift checks;
-    `workers` runs the first-call check of function tasks when `config.first_call` is set.
+    `workers` runs the first-call check of function tasks when `config.first_call` is set;
+    `cores`: the cores each run gets to itself (a multi-core task's; see `reserve`).
     """
     if clock == "instructions":
         inner = run.run if isinstance(run, CheckedRuns) else run
@@ -115,7 +140,7 @@ def measure(
             run.run = run_or_why
         else:
             run = run_or_why
-    lane_ids = lanes_of(config)
+    lane_ids, reserved = reserve(config, cores)
     drifting = monitor is not None and clock != "instructions"
     pre = monitor.check() if drifting and monitor is not None else None
     runs: dict[str, list[tuple[int, TestCase, Outcome]]] = {v.label: [] for v in variants}
@@ -131,8 +156,10 @@ def measure(
         if done < cap and not _converged(runs, config, clock):
             target = done + 1  # one more interleaved round for everyone
     fallback = clock == "harness" and _harness_below_resolution(runs)
-    used = config.clock if fallback else clock
+    used = own_clock(config.clock, cores) if fallback else clock
     timings = {label: summarise(items_, config, used) for label, items_ in runs.items()}
+    for t in timings.values():
+        record_cores(t, cores, reserved)
     if fallback:
         for t in timings.values():
             t.flags.append("harness_below_resolution")
@@ -145,6 +172,14 @@ def measure(
     if config.first_call is not None and workers is not None and task is not None:
         _first_calls(timings, variants, workloads, config, task, workers, limits, clock)
     return timings
+
+
+def record_cores(timing: Timing, wanted: int, reserved: int | None) -> None:
+    """Stamp the cores the runs had (`reserved`; None: unpinned) against the task's `wanted`;
+    fewer than wanted is flagged `cores_capped` (the machine has too few measuring cores)."""
+    timing.cores, timing.cores_wanted = reserved, wanted
+    if reserved is not None and reserved < wanted:
+        timing.flags.append("cores_capped")
 
 
 def _harness_below_resolution(runs: dict[str, list[tuple[int, TestCase, Outcome]]]) -> bool:
@@ -193,6 +228,7 @@ def summarise(
     harness_ns: list[int] = []
     peaks: list[float] = []
     integrals: dict[str, list[float]] = {}
+    threads = [out.threads for _r, _w, out in items if out.threads]
     for r, w, out in items:
         for flag in out.flags:
             if flag in HIDING_FLAGS:
@@ -221,6 +257,7 @@ def summarise(
         memory_integral_mb_s=sum(statistics.median(v) for v in integrals.values())
         if integrals
         else None,
+        threads_seen=max(threads) if threads else None,
     )
     if failed:
         timing.status = TimingStatus.DEGRADED
@@ -282,7 +319,7 @@ def _instruction_run(
         return "instruction counting with Valgrind needs the task, sandbox and limits"
     box, lim = sandbox, limits
 
-    def counted(v: Variant, case: TestCase, core: int | None) -> Outcome:
+    def counted(v: Variant, case: TestCase, core: Pin) -> Outcome:
         if task.kind is TaskKind.FUNCTION:
             assert v.source is not None
             source, entry, args = v.source, task.entry_point, case.args

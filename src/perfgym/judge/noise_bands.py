@@ -61,7 +61,8 @@ class NoiseBands:
                                        "warmup": 0, "first_call": None})  # fmt: skip
         variants = [x for _role, v, twin in pairs for x in (v, twin)]
         timings = measure(variants, plan.workloads or plan.tests, aa, plan.runner(), plan.clock,
-                          task=plan.task, sandbox=plan.sandbox, limits=plan.limits)  # fmt: skip
+                          task=plan.task, sandbox=plan.sandbox, limits=plan.limits,
+                          cores=plan.cores)  # fmt: skip
         bands: Bands = {}
         for role, v, twin in pairs:
             a, b = timings.get(twin.label), timings.get(v.label)

@@ -12,6 +12,7 @@ from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.sandbox.run_request import Pin
 from perfgym.tasks.generate import materialize_all
 from perfgym.tasks.task import Language, Task, TaskKind, TestCase
 
@@ -38,6 +39,8 @@ class TaskPlan:
     separate: list[TestCase]
     sandbox: Sandbox
     workers: PythonWorkerPool
+    #: cores each measured run gets to itself (the task's `cores`; capped where measured)
+    cores: int = 1
 
     def runner(self, warm: bool = False, limits: Mapping[str, Limits] | None = None) -> RunFn:
         """Runs of the task's variants; `warm`: Python stdio programs in program mode of the
@@ -50,7 +53,7 @@ class TaskPlan:
             warm and task.kind is TaskKind.STDIO and task.language is Language.PYTHON
         )
 
-        def run(v: Variant, case: TestCase, cpu: int | None) -> Outcome:
+        def run(v: Variant, case: TestCase, cpu: Pin) -> Outcome:
             for _attempt in range(2):  # SANDBOX_ERROR is ours, never the program's: retry once
                 out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
                                use_workers else None, limits=own.get(case.id, self.limits),
@@ -87,7 +90,7 @@ def plan_task(
     )
     return TaskPlan(task=task, limits=limits, tests=tests, workloads=workloads, clock=clock,
                     checked=checked, separate=workloads if check and not checked else [],
-                    sandbox=sandbox, workers=workers)  # fmt: skip
+                    sandbox=sandbox, workers=workers, cores=task.cores)  # fmt: skip
 
 
 def _clock(task: Task, config: JudgeConfig) -> str:
@@ -95,7 +98,14 @@ def _clock(task: Task, config: JudgeConfig) -> str:
         return "instructions"  # deterministic mode counts the harness run too
     if task.kind is TaskKind.HARNESS and config.use_harness_time:
         return "harness"
-    return config.clock
+    return own_clock(config.clock, task.cores)
+
+
+def own_clock(clock: str, cores: int) -> str:
+    """The sandbox clock a task's runs are timed by: a multi-core task's CPU time sums over
+    its threads (a perfect 2-thread speed-up costs as much CPU as the serial program), so
+    such a task is timed on the wall clock of its reserved cores (docs/timing.md)."""
+    return "wall" if clock == "cpu" and cores > 1 else clock
 
 
 def _suite_dir(task: Task, sandbox: Sandbox) -> list[str]:

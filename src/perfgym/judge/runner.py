@@ -16,6 +16,7 @@ from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.sandbox.run_request import Pin
 from perfgym.tasks.task import Language, Task, TaskKind, TestCase
 
 
@@ -36,6 +37,8 @@ class Outcome:
     #: the sandbox's accounting suspicions (`Measurement.flags`: hidden CPU, processes that
     #: outlived the main one); a measured run carrying one cannot time a speed reward
     flags: list[str] = field(default_factory=list)
+    #: most threads (of all its processes) seen alive at once, sampled; None when not sampled
+    threads: int | None = None
 
 
 def run_case(
@@ -46,7 +49,7 @@ def run_case(
     sandbox: Sandbox,
     workers: PythonWorkerPool | None,
     limits: Limits,
-    cpu: int | None = None,
+    cpu: Pin = None,
     warm: bool = False,
 ) -> Outcome:
     """Run `variant` on `case` once (the case's input already materialised). `warm`: a Python
@@ -70,6 +73,7 @@ def run_case(
         instructions=m.instructions if m else None,
         message=ex.reason if ex.status is not Status.OK else "",
         flags=list(m.flags) if m else [],
+        threads=(m.max_processes_seen or None) if m else None,
     )
     if ex.status is not Status.OK and ex.stderr:
         out.message = f"{out.message}: {ex.stderr_text.strip()[-300:]}"
@@ -184,7 +188,7 @@ def judge_outcome(
     return res, None
 
 
-RunFn = Callable[[Variant, TestCase, int | None], Outcome]
+RunFn = Callable[[Variant, TestCase, Pin], Outcome]
 
 
 class CheckedRuns:
@@ -207,7 +211,7 @@ class CheckedRuns:
         self._first: dict[tuple[str, str], TestResult] = {}
         self._failed: dict[str, tuple[tuple[int, int], TestResult, Failure]] = {}
 
-    def __call__(self, v: Variant, case: TestCase, cpu: int | None) -> Outcome:
+    def __call__(self, v: Variant, case: TestCase, cpu: Pin) -> Outcome:
         if v.label not in self.labels:
             return self.run(v, case, cpu)
         with self._lock:

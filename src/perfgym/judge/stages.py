@@ -118,7 +118,8 @@ def measure_all(
     def measured(variants: list[Variant], bracketed: bool = True) -> dict[str, Timing]:
         return measure(variants, plan.workloads or plan.tests, config, run, plan.clock,
                        task=plan.task, sandbox=plan.sandbox, limits=plan.limits,
-                       monitor=drift if bracketed else None, workers=workers)  # fmt: skip
+                       monitor=drift if bracketed else None, workers=workers,
+                       cores=plan.cores)  # fmt: skip
 
     kept = reused.usable(plan, own, drift) if reused is not None else None
     canary = own.get("reference")
@@ -203,9 +204,23 @@ def verdict_of(
     )
     if verdict.candidate is not None:
         verdict.flags += verdict.candidate.flags
+        if plan.cores == 1 and more_threads(verdict.candidate, verdict.baseline, verdict.reference):
+            verdict.flags.append(MORE_THREADS)
     if plan.clock == "harness":
         crosscheck_harness(verdict, config.harness_saving_ratio)
     return verdict
+
+
+#: A one-core task's candidate ran more threads at once than its baseline and reference: it
+#: gains nothing from them on its one reserved core (and is timed as pinned), but it is said.
+MORE_THREADS = "more_threads_than_task"
+
+
+def more_threads(candidate: Timing, *own: Timing | None) -> bool:
+    """The candidate's measured runs showed more threads than every measured own solution's
+    (the runtime's own threads, a JVM's or Go's, count for all of them alike)."""
+    seen = [t.threads_seen for t in own if t is not None and t.threads_seen is not None]
+    return candidate.threads_seen is not None and bool(seen) and candidate.threads_seen > max(seen)
 
 
 def _expected_of(plan: TaskPlan, case: TestCase, expected: ExpectedOutputs) -> Expected:

@@ -46,6 +46,10 @@ class TaskValidation(BaseModel):
     duration_filterable: bool | None = Field(
         None, description="duration_robust_cv >= 0.3: the workloads are timing-informative."
     )
+    cores: int | None = Field(
+        None, description="Cores each measured run held (None: unpinned or nothing measured)."
+    )
+    cores_wanted: int = Field(1, description="Cores the task asks for (`Task.cores`).")
 
     @property
     def ok(self) -> bool:
@@ -66,7 +70,9 @@ def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskVal
         judge.config = saved
     checks = [_check(v) for v in verdicts]
     row = TaskValidation(task_id=task.id, language=task.language.value, family=task.family,
-                         split=task.split.value, solutions=checks)  # fmt: skip
+                         split=task.split.value, solutions=checks,
+                         cores_wanted=task.cores)  # fmt: skip
+    row.cores = next((v.candidate.cores for v in verdicts if v.candidate is not None), None)
     timed = [v.candidate.per_workload_s for v in verdicts
              if v.candidate and v.candidate.ok]  # fmt: skip
     if timed:

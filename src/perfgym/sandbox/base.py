@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfgym.sandbox.bind import Bind
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.run_request import RunRequest, make_request
+from perfgym.sandbox.run_request import Pin, RunRequest, make_request
 
 __all__ = ["WORK_DIR", "Bind", "RunRequest", "Sandbox", "SandboxConfig"]
 
@@ -70,7 +70,7 @@ class Sandbox:
         limits: Limits | None = None,
         binds: Sequence[Bind] = (),
         collect: Sequence[str] = (),
-        cpu: int | None = None,
+        cpu: Pin = None,
         hide: Sequence[str] = (),
     ) -> Execution:
         """Run `command` (argv; argv[0] resolved on PATH inside the run) and measure it.
@@ -78,7 +78,9 @@ class Sandbox:
         files:   name -> content written into the work dir (/tmp) before the run.
         env:     the program's whole environment (PATH, HOME=/tmp, LANG=C.UTF-8 are defaulted).
         collect: names of files in the work dir returned in `Execution.files` after the run.
-        cpu:     pin the run to this core (timing mode); None lets it float.
+        cpu:     pin the run to this core, or to these distinct cores (timing mode; a
+                 multi-core task's run); None lets it float. A pinned run's OMP_NUM_THREADS
+                 and GOMAXPROCS default to its number of cores.
         hide:    host paths this run sees as empty directories, beyond the configured ones.
         """
         request = make_request(command, stdin=stdin, files=files, env=env, limits=limits,

@@ -8,6 +8,7 @@ import itertools
 import os
 import re
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 ROOT = "/sys/fs/cgroup"
@@ -43,7 +44,23 @@ def _can_mkdir(base: str) -> bool:
 
 
 CPUSET = os.path.join(ROOT, "cpuset")  # the v1 cpuset hierarchy
-_cores: dict[int, str] = {}
+_cores: dict[tuple[int, ...], str] = {}
+
+
+def cpu_list(cores: int | Sequence[int]) -> str:
+    """`cores` as a cpuset.cpus value ("3", "0,1"), sorted."""
+    return ",".join(str(int(c)) for c in sorted([cores] if isinstance(cores, int) else cores))
+
+
+def parse_cpu_list(text: str) -> set[int]:
+    """The cores of a kernel cpu list ("0-2,5"); an empty set for an empty text."""
+    cores: set[int] = set()
+    for part in text.strip().split(","):
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        cores.update(range(int(low), int(high or low) + 1))
+    return cores
 
 
 @functools.cache
@@ -63,28 +80,31 @@ def cpuset_parent() -> str | None:
     return parent
 
 
-def core_cpuset(core: int) -> str | None:
-    """v1: the cpuset cgroup whose only CPU is `core` (created on first use, then shared by
-    every run pinned there: a cpuset only confines, it counts nothing), or None.
+def core_cpuset(core: int | Sequence[int]) -> str | None:
+    """v1: the cpuset cgroup whose only CPUs are `core` (one core, or a multi-core run's set;
+    created on first use, then shared by every run pinned there: a cpuset only confines, it
+    counts nothing), or None.
 
     A process in it cannot run on any other core: sched_setaffinity to other cores is refused
-    or cut down to `core`, and only root may move a process to another cgroup."""
+    or cut down to the set, and only root may move a process to another cgroup."""
+    key = tuple(sorted([core] if isinstance(core, int) else {int(c) for c in core}))
     with _lock:
-        if core in _cores:
-            return _cores[core]
+        if key in _cores:
+            return _cores[key]
         parent = cpuset_parent()
         if parent is None:
             return None
-        d = os.path.join(parent, f"core-{int(core)}")
+        name = f"core-{key[0]}" if len(key) == 1 else "cores-" + "-".join(map(str, key))
+        d = os.path.join(parent, name)
         try:
             os.makedirs(d, exist_ok=True)
-            if _read(d, "cpuset.cpus").strip() != str(int(core)):
-                _write(d, "cpuset.cpus", int(core))
+            if parse_cpu_list(_read(d, "cpuset.cpus")) != set(key):
+                _write(d, "cpuset.cpus", cpu_list(key))
             if not _read(d, "cpuset.mems").strip():
                 _write(d, "cpuset.mems", _read(parent, "cpuset.mems").strip())
         except OSError:
             return None
-        _cores[core] = d
+        _cores[key] = d
         return d
 
 
@@ -97,8 +117,8 @@ class RunCgroup:
     oom_before: int = 0
     oom_current: bool = False  # oom_before is the counter as it stands (read after the last run)
     limits: tuple[int, int] = (0, 0)  # (memory bytes, pids) last written
-    core: int | None = None  # the core the run is confined to (see pin)
-    cpuset_dir: str | None = None  # v1: the core's cpuset cgroup the run joins
+    core: int | list[int] | None = None  # the core(s) the run is confined to (see pin)
+    cpuset_dir: str | None = None  # v1: the cores' cpuset cgroup the run joins
     cpuset_v2: str = ""  # v2: cpuset.cpus last written to this run's own cgroup
 
     @classmethod
@@ -135,8 +155,9 @@ class RunCgroup:
         cg.limits = (memory_bytes, max_pids)
         return cg
 
-    def pin(self, core: int | None) -> bool:
-        """Confine the next run to `core` (None: no confinement); whether it is enforced.
+    def pin(self, core: int | list[int] | None) -> bool:
+        """Confine the next run to `core`, one core or a list of them (None: no confinement);
+        whether it is enforced.
 
         v1: the run also joins the core's shared cpuset cgroup (`core_cpuset`); v2: the run's
         own cgroup gets `cpuset.cpus` (written only when it changes)."""
@@ -147,7 +168,7 @@ class RunCgroup:
                 return True
             self.cpuset_dir = core_cpuset(core)
             return self.cpuset_dir is not None
-        want = "" if core is None else str(int(core))
+        want = "" if core is None else cpu_list(core)
         if want == self.cpuset_v2:
             return True
         try:

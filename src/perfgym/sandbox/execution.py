@@ -31,6 +31,11 @@ class Measurement(BaseModel):
     sample_rate_hz: float = Field(description="Configured memory sampling rate.")
     samples: int = Field(description="Memory samples actually taken.")
     max_processes_seen: int = Field(0, description="Most processes seen alive at one sample.")
+    cores: list[int] | None = Field(
+        None,
+        description="The cores the run was pinned to (timing mode: one, or a multi-core task's "
+        "reserved set); None when it floated over the machine's cores.",
+    )
     cpu_cgroup_s: float | None = Field(
         None,
         description="CPU of every process the run's cgroup ever held (cpuacct / cpu.stat), "

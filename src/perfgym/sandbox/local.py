@@ -56,7 +56,7 @@ class LocalSandbox(Sandbox):
             # itself is held to `memory_mb` by the supervisor.
             memory = int(limits.memory_mb * 1024 * 1024) + limits.disk_bytes
             cg = self._cgroups.acquire(memory, limits.max_processes)
-            cg.pin(request.cpu)  # a pinned run's processes can never leave its core (cpuset)
+            cg.pin(request.cpu)  # a pinned run's processes can never leave its cores (cpuset)
         by_fd = self.stdin_by_fd and bool(request.stdin)
         try:
             spec = build_spec(

@@ -9,17 +9,19 @@ from typing import Any
 
 from perfgym.errors import ConfigError
 from perfgym.machine import fingerprint
-from perfgym.sandbox.cgroups import RunCgroup
+from perfgym.sandbox.cgroups import RunCgroup, cpu_list
 from perfgym.sandbox.counters import instructions_unavailable_reason
 from perfgym.sandbox.execution import Execution, Measurement, Status
 from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.run_request import RunRequest, as_bytes, check_name
+from perfgym.sandbox.run_request import RunRequest, as_bytes, check_name, pinned_cores
 from perfgym.sandbox.view import program_env
 
 __all__ = ["RUN_UID", "as_bytes", "build_spec", "check_name", "decode", "sandbox_error"]
 
 #: The unprivileged user programs run as (nobody).
 RUN_UID = 65534
+#: Set to the number of a pinned run's cores unless the caller's environment sets them.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "GOMAXPROCS")
 
 
 def build_spec(
@@ -32,13 +34,21 @@ def build_spec(
 ) -> dict[str, Any]:
     """The JSON spec the in-sandbox supervisor reads for a checked `request` (`stdin`: what
     the spec carries of it; `exec_stub`: see `sandbox.exec_stub`)."""
-    cpu = request.cpu
-    if cpu is not None and cpu not in os.sched_getaffinity(0):
-        raise ConfigError(f"cpu {cpu} is not available to this process")
+    cores = pinned_cores(request.cpu)
+    if cores is not None:
+        absent = sorted(set(cores) - os.sched_getaffinity(0))
+        if absent:
+            raise ConfigError(f"cpu {', '.join(map(str, absent))} is not available to this process")
     try:
         full_env = program_env(request.env)
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
+    if cores is not None:
+        # Runtimes that size their thread pools from a variable get the run's own cores (the
+        # caller's environment wins): OpenMP and Go would read the affinity mask anyway.
+        for name in THREAD_VARIABLES:
+            if name not in (request.env or {}):
+                full_env[name] = str(len(cores))
     limits = request.limits
     return {
         "argv": list(request.command),
@@ -47,7 +57,7 @@ def build_spec(
         "files": {k: base64.b64encode(v).decode() for k, v in request.files.items()},
         "collect": list(request.collect),
         "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
-        "cpu": cpu,
+        "cpu": None if cores is None else list(cores),
         "uid": RUN_UID,
         "gid": RUN_UID,
         "sample_rate_hz": sample_rate_hz,
@@ -57,10 +67,11 @@ def build_spec(
 
 
 def mechanisms(
-    cgroup: RunCgroup | None, sample_rate_hz: float, cpu: int | None = None
+    cgroup: RunCgroup | None, sample_rate_hz: float, cpu: int | list[int] | None = None
 ) -> dict[str, str]:
     cg = f"cgroup-{cgroup.version}" if cgroup else None
-    cores = 1 if cpu is not None else len(os.sched_getaffinity(0))
+    pinned = pinned_cores(cpu)
+    cores = len(pinned) if pinned is not None else len(os.sched_getaffinity(0))
     if cgroup is not None:
         counter = "cpuacct.usage" if cgroup.version == "v1" else "cpu.stat usage_usec"
         cpu_how = (
@@ -74,18 +85,21 @@ def mechanisms(
             f"samples at {sample_rate_hz / 8:g} Hz of every process seen (a child never waited "
             "for that lives less than one sampling interval can escape both)"
         )
-    if cpu is None:
+    if pinned is None:
         core_how = "not pinned: the run may use any of this process's cores"
-    elif cgroup is not None and (cgroup.cpuset_dir or cgroup.cpuset_v2 == str(cpu)):
-        core_how = (
-            f"{cg} cpuset holding only core {cpu}: no process of the run can leave it "
-            "(sched_setaffinity cannot widen it; only root moves cgroups)"
-        )
     else:
-        core_how = (
-            f"sched_setaffinity to core {cpu} only: no writable cpuset cgroup, so the program "
-            "could move its processes to other cores (flagged cpu_over_wall when it uses them)"
-        )
+        which = f"core {pinned[0]}" if len(pinned) == 1 else f"cores {cpu_list(pinned)}"
+        if cgroup is not None and (cgroup.cpuset_dir or cgroup.cpuset_v2 == cpu_list(pinned)):
+            core_how = (
+                f"{cg} cpuset holding only {which}: no process of the run can leave it "
+                "(sched_setaffinity cannot widen it; only root moves cgroups)"
+            )
+        else:
+            core_how = (
+                f"sched_setaffinity to {which} only: no writable cpuset cgroup, so the program "
+                "could move its processes to other cores (flagged cpu_over_wall when it uses "
+                "them)"
+            )
     return {
         "wall": "supervisor monotonic clock: fork of the program to the exit of its main process",
         "cpu": cpu_how,
@@ -139,9 +153,10 @@ def decode(
     backend: str,
     cgroup: RunCgroup | None,
     sample_rate_hz: float,
-    cpu: int | None = None,
+    cpu: int | list[int] | None = None,
 ) -> Execution:
-    """Classify the supervisor's result into an `Execution` (`cpu`: the core it was pinned to)."""
+    """Classify the supervisor's result into an `Execution` (`cpu`: the core or cores it was
+    pinned to)."""
     if "sandbox_error" in res:
         return sandbox_error(limits, backend, res["sandbox_error"])
     exit_code, sig = exit_of(res.get("pid_status"))
@@ -173,6 +188,7 @@ def decode(
         sample_rate_hz=sample_rate_hz,
         samples=int(res["samples"]),
         max_processes_seen=int(res.get("max_processes_seen", 0)),
+        cores=None if pinned_cores(cpu) is None else list(pinned_cores(cpu) or ()),
         mechanisms=mechanisms(cgroup, sample_rate_hz, cpu),
         host=fingerprint(),
     )
@@ -201,7 +217,7 @@ HIDDEN_SLACK_S = 0.005
 HIDDEN_SLACK_RATIO = 0.02
 
 
-def accounting_flags(m: Measurement, *, outlived: bool, cpu: int | None) -> list[str]:
+def accounting_flags(m: Measurement, *, outlived: bool, cpu: int | list[int] | None) -> list[str]:
     """The cross-checks of one run's CPU figures (see `Measurement.flags`)."""
     flags = []
     rusage = m.cpu_user_s + m.cpu_system_s
@@ -210,7 +226,8 @@ def accounting_flags(m: Measurement, *, outlived: bool, cpu: int | None) -> list
         flags.append("hidden_cpu")
     if outlived:
         flags.append("outlived_main")
-    cores = 1 if cpu is not None else len(os.sched_getaffinity(0))
+    pinned = pinned_cores(cpu)
+    cores = len(pinned) if pinned is not None else len(os.sched_getaffinity(0))
     if m.cpu_s > m.wall_s * cores * 1.05 + 0.01:
         flags.append("cpu_over_wall")
     return flags

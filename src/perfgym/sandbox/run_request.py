@@ -11,6 +11,10 @@ from perfgym.errors import ConfigError
 from perfgym.sandbox.bind import Bind
 from perfgym.sandbox.limits import Limits
 
+#: Where a run is pinned: one core, a set of distinct cores (a multi-core task's run), or None
+#: (the run floats over this process's cores).
+Pin = int | Sequence[int] | None
+
 
 class RunRequest(BaseModel):
     """One `Sandbox.run` call as data (what backends, the pool, the service and Ray pass around).
@@ -28,7 +32,11 @@ class RunRequest(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     binds: list[Bind] = Field(default_factory=list)
     collect: list[str] = Field(default_factory=list)
-    cpu: int | None = Field(None, exclude=True, description="Pin the run to this core.")
+    cpu: int | list[int] | None = Field(
+        None,
+        exclude=True,
+        description="Pin the run to this core, or to these distinct cores (sorted, two or more).",
+    )
     hide: list[str] = Field(
         default_factory=list,
         exclude=True,
@@ -58,6 +66,31 @@ def check_name(name: str) -> str:
     return name
 
 
+def check_pin(cpu: Pin) -> int | list[int] | None:
+    """`cpu` as a request holds it: None, one core (an int, also for a one-core sequence), or
+    the sorted list of two or more distinct cores; ConfigError for anything else."""
+    if cpu is None:
+        return None
+    many = [cpu] if isinstance(cpu, int) else list(cpu) if isinstance(cpu, Sequence) else None
+    if (
+        not many
+        or isinstance(cpu, str | bytes)
+        or any(isinstance(c, bool) or not isinstance(c, int) or c < 0 for c in many)
+    ):
+        raise ConfigError(f"cpu must be a core number or a non-empty list of them, got {cpu!r}")
+    if len(set(many)) != len(many):
+        raise ConfigError(f"cpu lists a core twice: {cpu!r}")
+    return many[0] if len(many) == 1 else sorted(many)
+
+
+def pinned_cores(cpu: Pin) -> tuple[int, ...] | None:
+    """The cores a run pinned by `cpu` may use (sorted), or None for an unpinned run."""
+    checked = check_pin(cpu)
+    if checked is None:
+        return None
+    return (checked,) if isinstance(checked, int) else tuple(checked)
+
+
 def as_bytes(data: bytes | str) -> bytes:
     return data.encode("utf-8") if isinstance(data, str) else bytes(data)
 
@@ -71,7 +104,7 @@ def make_request(
     limits: Limits | None,
     binds: Sequence[Bind],
     collect: Sequence[str],
-    cpu: int | None,
+    cpu: Pin,
     hide: Sequence[str],
 ) -> RunRequest:
     """The checked request of one `Sandbox.run` call (argv and file names checked here only)."""
@@ -83,6 +116,6 @@ def make_request(
         limits=limits or Limits(),
         binds=list(binds),
         collect=[check_name(c) for c in collect],
-        cpu=cpu,
+        cpu=check_pin(cpu),
         hide=[str(p) for p in hide],
     )

@@ -80,6 +80,7 @@ class TaskFile(BaseModel):
     harness: HarnessSpec | None = None
     time_limit_s: float | None = Field(default=None, gt=0)
     memory_limit_mb: float | None = Field(default=None, gt=0)
+    cores: Any = Field(default=1, description="Checked as `Task.cores`.")
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 

@@ -37,6 +37,7 @@ from perfgym.tasks.eval_results import (
     stored_measurement,
 )
 from perfgym.tasks.languages import known_names, language_from_filename, language_from_name
+from perfgym.tasks.perfcodebench_cores import detect_cores
 from perfgym.tasks.perfcodebench_external import (
     include_dirs,
     locate_external,
@@ -45,6 +46,7 @@ from perfgym.tasks.perfcodebench_external import (
 from perfgym.tasks.placeholders import check_placeholders, expand_placeholders
 from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import (
+    MAX_CORES,
     BuildSpec,
     HarnessSpec,
     Language,
@@ -95,6 +97,13 @@ class Instance(BaseModel):
     run: RunEntry | None = None
     benchmark_timeout_sec: float | None = Field(
         default=None, gt=0, description="The task's own run limit; becomes Task.time_limit_s."
+    )
+    cores: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_CORES,
+        strict=True,
+        description="Cores each measured run needs (perfgym's; wins over detection).",
     )
     language: str | None = None
     domain: Any = None
@@ -200,6 +209,9 @@ def load_task(task_dir: Path, *, external: Path | None = None) -> Task:
     metadata["candidates"] = models
     if external is not None:
         metadata["external"] = str(external)
+    cores, why = _cores(instance, task_dir, language, baseline, reference)
+    if cores > 1:
+        metadata["cores_from"] = why
     # The task's own limit; an older task without one takes the longest its results record.
     limit = instance.benchmark_timeout_sec or (max(timeouts) if timeouts else None)
     return Task(
@@ -224,9 +236,36 @@ def load_task(task_dir: Path, *, external: Path | None = None) -> Task:
         # The published task directories carry no split: they load as evaluation tasks.
         split=Split.TEST,
         time_limit_s=limit,
+        cores=cores,
         root=task_dir,
         metadata=metadata,
     )
+
+
+def _cores(
+    instance: Instance,
+    task_dir: Path,
+    language: Language,
+    baseline: Solution,
+    reference: Solution,
+) -> tuple[int, str]:
+    """The task's cores and where they come from: instance.json's `cores`, else detection over
+    the baseline, the reference and the harness (see perfcodebench_cores.py)."""
+    if instance.cores is not None:
+        return instance.cores, f"{INSTANCE_FILE} cores = {instance.cores}"
+    filename = instance.solution_filename
+    sources = [
+        (f"baseline/{filename}", baseline.source),
+        (f"reference/{filename}", reference.source),
+    ]
+    for path in sorted((task_dir / "harness").rglob("*")):
+        if path.is_file() and path.stat().st_size <= 1 << 20:
+            try:
+                sources.append((str(path.relative_to(task_dir)), path.read_text(encoding="utf-8")))
+            except UnicodeDecodeError:
+                continue  # data, not code
+    build = instance.build
+    return detect_cores(sources, language, [*build.cxxflags, *(build.command or [])])
 
 
 def read_instance(task_dir: Path) -> Instance:

@@ -8,6 +8,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+#: The most cores a task may ask for (a typo guard; a machine with fewer caps the request).
+MAX_CORES = 1024
+
 
 class Language(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() and format()
     """Languages perfgym builds and runs."""
@@ -196,6 +199,15 @@ class Task(BaseModel):
         default=None, description="Per-run wall limit; None: judge default."
     )
     memory_limit_mb: float | None = None
+    cores: int = Field(
+        default=1,
+        ge=1,
+        le=MAX_CORES,
+        strict=True,
+        description="Cores each measured run of this task gets to itself (timing mode): a "
+        "multi-threaded task asks for N, and its baseline, reference and candidates are all "
+        "measured pinned to N reserved cores, on the wall clock (docs/timing.md).",
+    )
     root: Path | None = Field(
         default=None, description="Directory the task was loaded from, if any."
     )

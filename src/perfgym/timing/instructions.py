@@ -31,6 +31,7 @@ from perfgym.sandbox.base import Bind, Sandbox
 from perfgym.sandbox.counters import instructions_unavailable_reason
 from perfgym.sandbox.execution import Execution, Status
 from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.run_request import Pin
 
 TOTAL_FILE = ".perfgym-instructions"
 _OUT_DIR = "/tmp/.perfgym-vg"
@@ -177,7 +178,7 @@ def count(
     stdin: bytes | str = b"",
     binds: Sequence[Bind] = (),
     files: Mapping[str, bytes | str] | None = None,
-    cpu: int | None = None,
+    cpu: Pin = None,
     tool: str = "cachegrind",
     slowdown: float = 100.0,
 ) -> Counted:

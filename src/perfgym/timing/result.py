@@ -79,7 +79,23 @@ class Timing(BaseModel):
         description="Timing suspicions: 'timing_drift' (probes moved; status degraded), "
         "'first_call_gap' (first call much slower than repeats: a caching signature), and the "
         "sandbox's accounting flags (HIDING_FLAGS: 'hidden_cpu', 'outlived_main', "
-        "'cpu_over_wall'; status degraded).",
+        "'cpu_over_wall'; status degraded), 'cores_capped' (the machine had fewer measuring "
+        "cores than the task asks for: `cores` < `cores_wanted`).",
+    )
+    cores: int | None = Field(
+        None,
+        ge=1,
+        description="Cores each measured run was pinned to, reserved for it alone (timing "
+        "mode; None: the runs floated, or the timing predates the field).",
+    )
+    cores_wanted: int = Field(
+        1, ge=1, description="Cores the task asks for (`Task.cores`); more than `cores`: capped."
+    )
+    threads_seen: int | None = Field(
+        None,
+        ge=1,
+        description="Most threads (over all the run's processes) seen alive at once in a "
+        "measured run, sampled (a run shorter than a sampling interval shows none: None).",
     )
     first_call_s: float | None = Field(
         None, description="Function tasks, first-call check: external cost of the first call."

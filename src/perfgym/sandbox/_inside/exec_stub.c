@@ -3,13 +3,14 @@
  * The supervisor starts this stub with posix_spawn (no copy of the supervisor's address space,
  * no Python in the child) with the program's stdio on fds 0-2, a new session and default
  * signals, usually before the run is even requested. The stub then waits at the gate for its
- * orders; on them it pins itself to the run's core, joins the run's cgroups, applies the
+ * orders; on them it pins itself to the run's cores, joins the run's cgroups, applies the
  * per-process limits, drops to the run's uid and execs the program.
  *
  *   fd 3: error pipe (close-on-exec).  fd 4: the gate, which carries the orders:
  *   a 4-byte little-endian length, then that many bytes of NUL-terminated fields
- *     CORE UID GID CPU_S FSIZE NOFILE NPROC CWD  NCG CGROUP_PROCS...  NARGV ARGV...  NENV ENV...
- *   CORE, NPROC: -1 for none; CGROUP_PROCS: the cgroup.procs file of each cgroup to join.
+ *     CORES UID GID CPU_S FSIZE NOFILE NPROC CWD  NCG CGROUP_PROCS...  NARGV ARGV...  NENV ENV...
+ *   CORES: -1 for none, else the run's cores separated by commas ("3", "0,1");
+ *   NPROC: -1 for none; CGROUP_PROCS: the cgroup.procs file of each cgroup to join.
  *
  * End of file on the gate (the supervisor gave up on the run) makes the stub exit 127
  * silently; any other failure is written to fd 3 and the stub exits 127, like a failed exec.
@@ -92,6 +93,24 @@ static char **list(struct fields *f, const char *what, int at_least) {
     return items;
 }
 
+/* The CORES field: 0 for -1 (not pinned), else 1 with `set` holding the listed cores. */
+static int core_set(struct fields *f, cpu_set_t *set) {
+    const char *text = field(f, "cores");
+    if (strcmp(text, "-1") == 0) return 0;
+    CPU_ZERO(set);
+    const char *at = text;
+    for (;;) {
+        char *end = NULL;
+        errno = 0;
+        long v = strtol(at, &end, 10);
+        if (errno || end == at || v < 0 || v >= CPU_SETSIZE) fail("cores", EINVAL);
+        CPU_SET((int)v, set);
+        if (*end == '\0') return 1;
+        if (*end != ',') fail("cores", EINVAL);
+        at = end + 1;
+    }
+}
+
 static void limit(int resource, long long soft, long long hard, const char *what) {
     struct rlimit rl = {(rlim_t)soft, (rlim_t)hard};
     if (setrlimit(resource, &rl) != 0) fail(what, errno);
@@ -126,7 +145,8 @@ int main(void) {
     close_from(GATE_FD + 1);
 
     struct fields f = {orders, orders + size};
-    long long core = number(&f, "core");
+    cpu_set_t cores;
+    int pinned = core_set(&f, &cores);
     long long uid = number(&f, "uid");
     long long gid = number(&f, "gid");
     long long cpu_s = number(&f, "cpu limit");
@@ -138,11 +158,8 @@ int main(void) {
     char **program = list(&f, "argv", 1);
     char **env = list(&f, "env", 0);
 
-    if (core >= 0) { /* pinned before the program exists: it never runs elsewhere */
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET((int)core, &set);
-        if (sched_setaffinity(0, sizeof set, &set) != 0) fail("sched_setaffinity", errno);
+    if (pinned) { /* pinned before the program exists: it never runs elsewhere */
+        if (sched_setaffinity(0, sizeof cores, &cores) != 0) fail("sched_setaffinity", errno);
     }
     for (char **cg = cgroups; *cg; cg++) join_cgroup(*cg);
 

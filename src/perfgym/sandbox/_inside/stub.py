@@ -80,6 +80,13 @@ class Stub:
         self.gate_w = -1
 
 
+def _cores_field(cpu: int | list[int] | None) -> str:
+    """CORES as the stub reads it: -1 (not pinned) or the cores, comma-separated."""
+    if cpu is None:
+        return "-1"
+    return ",".join(str(int(c)) for c in (cpu if isinstance(cpu, list) else [cpu]))
+
+
 def orders(spec: dict, cgroup_procs: list[str]) -> bytes:
     """The gate message for `spec` (format: see exec_stub.c)."""
     lim = spec["limits"]
@@ -88,7 +95,7 @@ def orders(spec: dict, cgroup_procs: list[str]) -> bytes:
     nproc = int(lim["max_processes"]) if "pids" not in (spec.get("cgroups") or {}) else -1
     env = [f"{k}={v}" for k, v in spec["env"].items()]
     fields = [
-        str(-1 if cpu is None else int(cpu)), str(uid), str(int(spec.get("gid", uid))),
+        _cores_field(cpu), str(uid), str(int(spec.get("gid", uid))),
         str(int(lim["cpu_s"]) + 1), str(int(lim["file_size_bytes"])),
         str(int(lim["open_files"])), str(nproc), spec.get("cwd") or "/tmp",
         str(len(cgroup_procs)), *cgroup_procs,

@@ -65,9 +65,9 @@ def _child(spec: dict, fds: dict[str, int], back: Sched) -> None:
         os.setsid()
         if back is not None:
             os.sched_setscheduler(0, *back)
-        cpu = spec.get("cpu")
+        cpu = spec.get("cpu")  # one core, or a multi-core run's list of them
         if cpu is not None:
-            os.sched_setaffinity(0, {int(cpu)})
+            os.sched_setaffinity(0, {int(c) for c in (cpu if isinstance(cpu, list) else [cpu])})
         os.read(fds["gate_r"], 1)
         os.dup2(fds["stdin"], 0)
         os.dup2(fds["out_w"], 1)

@@ -35,6 +35,7 @@ def report(
     Leaderboard (CIs), tasks, reward staircase, speedups, failures, transitions, simulations."""
     try:
         from perfgym.report import write_report
+        from perfgym.report.optimize_section import is_optimize_file
         from perfgym.simulate.result import is_simulation_file
     except ImportError as exc:  # the `report` extra (matplotlib, jinja2) is not installed
         fail(f"perfgym report needs the 'report' extra: pip install 'perfgym[report]' ({exc.name})")
@@ -51,7 +52,8 @@ def report(
             fail(f"{p}: not UTF-8 text (byte {exc.start}); results files are JSON lines in UTF-8")
         except OSError as exc:
             fail(f"cannot read {p}: {plain_line(exc)}")
-    results = [p for p in inputs if p not in sims]
+    optimized = [p for p in inputs if p not in sims and is_optimize_file(p)]
+    results = [p for p in inputs if p not in sims and p not in optimized]
     try:
         with Progress(console=err_console, disable=quiet or not err_console.is_terminal,
                       transient=True) as bar:  # fmt: skip
@@ -60,7 +62,8 @@ def report(
             def step(what: str, done: int, total: int) -> None:
                 bar.update(job, description=what, completed=done, total=total)
 
-            path = write_report(results, out, sims, title=title, progress=step)
+            path = write_report(results, out, sims, title=title, progress=step,
+                                optimize=optimized)  # fmt: skip
     except PerfgymError as exc:
         fail(one_line(exc))
     except OSError as exc:

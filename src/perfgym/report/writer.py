@@ -14,7 +14,7 @@ from perfgym import __version__
 from perfgym.errors import ConfigError
 from perfgym.machine import fingerprint
 from perfgym.metrics import RLPF_THRESHOLDS, BootstrapConfig, PerfCodeBenchConfig
-from perfgym.report import charts
+from perfgym.report import charts, optimize_section
 from perfgym.report.runs import ResultsFile, read_file, split_runs
 from perfgym.report.sections import POLICY, SuiteSection, suite_section
 from perfgym.report.template import CSS, TEMPLATE
@@ -80,11 +80,12 @@ def render_report(
     title: str = "perfgym report",
     bootstrap: BootstrapConfig | None = None,
     progress: Progress | None = None,
+    optimize: Sequence[Path] | None = None,
 ) -> str:
     """The report's HTML text (see `write_report`)."""
     paths = [Path(p) for p in results_paths]
     sim_paths = [Path(p) for p in simulations or []]
-    if not paths and not sim_paths:
+    if not paths and not sim_paths and not optimize:
         raise ConfigError("nothing to report: give results files and/or simulation files")
     steps = len(paths) + len(sim_paths) + 2
     done = 0
@@ -125,7 +126,7 @@ def render_report(
                                       simulations=doc.simulations,
                                       chart=charts.simulation_chart(doc.simulations, f"{suite}: {p.name}")))  # fmt: skip
         tick(f"simulation {p.name}")
-    return (
+    page = (
         _environment()
         .from_string(TEMPLATE)
         .render(
@@ -144,6 +145,7 @@ def render_report(
             simulations=blocks,
         )
     )
+    return optimize_section.with_sections(page, [Path(p) for p in optimize or []])
 
 
 def write_report(
@@ -154,6 +156,7 @@ def write_report(
     title: str = "perfgym report",
     bootstrap: BootstrapConfig | None = None,
     progress: Progress | None = None,
+    optimize: Sequence[Path] | None = None,
 ) -> Path:
     """Write ONE self-contained HTML report of results files (and simulation JSON files).
 
@@ -165,7 +168,7 @@ def write_report(
     as the work advances.
     """
     html = render_report(results_paths, simulations, title=title, bootstrap=bootstrap,
-                         progress=progress)  # fmt: skip
+                         progress=progress, optimize=optimize)  # fmt: skip
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")

@@ -52,7 +52,6 @@ def iteration_rows(states: Mapping[str, TaskState], iterations: int) -> list[Ite
     pools = _pools(tasks)
     first = min((min(s.snapshots) for s in states.values() if s.snapshots), default=1)
     rows = []
-    prev: dict[str, str | None] = {}
     for it in range(min(first, 1), iterations + 1):
         best = {tid: _carry(s, it) for tid, s in states.items()}
         outcomes = [sample_outcome(v) if v is not None else None for v in best.values()]
@@ -62,9 +61,6 @@ def iteration_rows(states: Mapping[str, TaskState], iterations: int) -> list[Ite
         for letter, dim in DIMENSIONS:
             beyond[letter] = _beyond([v for v in best.values() if v is not None], pools, dim)
         ok = [s.proposals_ok[it] for s in states.values() if it in s.proposals_ok]
-        srcs = {tid: (v.source if v is not None else None) for tid, v in best.items()}
-        changed = sum(1 for tid in srcs if tid in prev and srcs[tid] != prev[tid])
-        prev = srcs
         rows.append(IterationRow(
             iteration=it, tasks=len(states),
             pass_at_1=sum(1 for o in outcomes if o is not None and o.correct) / n,
@@ -72,7 +68,7 @@ def iteration_rows(states: Mapping[str, TaskState], iterations: int) -> list[Ite
             rbr=sum(1 for o in outcomes if o is not None and o.rbr) / n,
             median_speedup=statistics.median(speeds) if speeds else None, beyond=beyond,
             proposals_ok=sum(a for a, _ in ok) / sum(b for _, b in ok) if ok else None,
-            accepted=changed))  # fmt: skip
+            accepted=sum(1 for s in states.values() if it in s.accepted_at)))  # fmt: skip
     return rows
 
 

@@ -66,7 +66,9 @@ class JudgeQueue:
         self.batches += 1
         at = 0
         for j in jobs:
-            mine = [] if isinstance(verdicts, BaseException) else verdicts[at : at + len(j.candidates)]
+            mine = (
+                [] if isinstance(verdicts, BaseException) else verdicts[at : at + len(j.candidates)]
+            )
             at += len(j.candidates)
             if j.future.done():  # its round was cancelled (an interrupt)
                 continue

@@ -9,8 +9,10 @@ it stopped and reaches the same state.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from perfgym.errors import ConfigError, PerfgymError
@@ -19,7 +21,7 @@ from perfgym.judge.verdict import Verdict
 from perfgym.llm.protocol import ChatModel, Completion
 from perfgym.optimize.config import OptimizeConfig
 from perfgym.optimize.judging import JudgeQueue
-from perfgym.optimize.prompting import prompt_for
+from perfgym.optimize.prompting import Prompt, prompt_for
 from perfgym.optimize.search import Decision, Request, TaskState, apply, decide, propose
 from perfgym.store.optimize_history import OptimizeHistory, Step
 from perfgym.tasks.task import Task
@@ -71,6 +73,7 @@ class Optimizer:
     budget: Budget = field(default_factory=Budget)
     states: dict[str, TaskState] = field(default_factory=dict)
     _stored: dict[tuple[str, int, int], Step] = field(default_factory=dict)
+    _asked: dict[tuple[str, str], int] = field(default_factory=dict)  # (task, prompt) -> samples
     _gate: asyncio.Semaphore | None = None
 
     async def optimize(self, tasks: list[Task]) -> dict[str, TaskState]:
@@ -105,6 +108,7 @@ class Optimizer:
     async def _round(self, state: TaskState, iteration: int) -> None:
         t0 = time.perf_counter()
         requests = propose(state, iteration)
+        prompts = [self._prompt(state, r) for r in requests]
         key = state.task.id
         stored = [self._stored.get((key, iteration, r.slot)) for r in requests]
         best_stored = self._stored.get((key, iteration, BEST_SLOT))
@@ -112,8 +116,8 @@ class Optimizer:
         if all(s is not None and s.judged for s in stored):
             self._replay(state, iteration, requests, [s for s in stored if s], best_stored)
             return
-        steps = await asyncio.gather(*(self._ask(state, iteration, r, s)
-                                       for r, s in zip(requests, stored, strict=True)))  # fmt: skip
+        steps = await asyncio.gather(*(self._ask(state, iteration, r, p, s) for r, p, s
+                                       in zip(requests, prompts, stored, strict=True)))  # fmt: skip
         t0 = time.perf_counter()
         candidates = [Candidate(state.task, s.answer, model=self.model.name,
                                 sample=iteration * self.config.per_round + s.slot, suite=self.suite)
@@ -146,24 +150,39 @@ class Optimizer:
         decisions = [Decision(bool(s.accepted), s.why, s.ratio,
                               None if s.ci_low is None or s.ci_high is None else (s.ci_low, s.ci_high))
                      for s in steps]  # fmt: skip
-        fresh = None if best is None or best.verdict is None else Verdict.model_validate(best.verdict)
+        fresh = (
+            None if best is None or best.verdict is None else Verdict.model_validate(best.verdict)
+        )
         apply(state, iteration, requests, verdicts, decisions, fresh)
 
-    async def _ask(self, state: TaskState, iteration: int, r: Request, stored: Step | None) -> Step:
+    def _prompt(self, state: TaskState, r: Request) -> tuple[Prompt, int]:
+        """The request's prompt and its sample index: how many times this task already asked
+        this very prompt in the run (a round's n samples, or a round repeating an earlier one's
+        prompt when nothing changed), so equal prompts are told apart and replay in order."""
+        prompt = prompt_for(r.purpose, state.task, self.config.objective, r.source, r.feedback)
+        text = json.dumps(prompt.messages, sort_keys=True)
+        digest = (state.task.id, hashlib.sha256(text.encode()).hexdigest())
+        sample = self._asked.get(digest, 0)
+        self._asked[digest] = sample + 1
+        return prompt, sample
+
+    async def _ask(self, state: TaskState, iteration: int, r: Request,
+                   asked: tuple[Prompt, int], stored: Step | None) -> Step:  # fmt: skip
         """The proposal's answer: stored, or asked of the model now (and written at once)."""
         if stored is not None and (stored.answer is not None or stored.model_error):
             return stored
         t0 = time.perf_counter()
-        prompt = prompt_for(r.purpose, state.task, self.config.objective, r.source, r.feedback)
+        prompt, sample = asked
         step = Step(state.task.id, iteration, r.slot, r.purpose, parent=r.parent,
-                    template_id=prompt.template_id, template_hash=prompt.template_hash)  # fmt: skip
+                    template_id=prompt.template_id, template_hash=prompt.template_hash,
+                    extra={"sample_index": sample})  # fmt: skip
         self.overhead_s += time.perf_counter() - t0
         assert self._gate is not None
         async with self._gate:
             try:
                 c: Completion = await self.model.complete(
-                    prompt.messages, sample_index=iteration * self.config.per_round + r.slot,
-                    purpose=r.purpose)  # fmt: skip
+                    prompt.messages, sample_index=sample, purpose=r.purpose
+                )
             except PerfgymError as exc:
                 if is_fatal(exc):
                     raise
@@ -175,7 +194,7 @@ class Optimizer:
             step.answer, step.call_key = c.text, c.call_key
             step.tokens = c.usage.prompt_tokens + c.usage.completion_tokens
             step.cost_usd = c.cost_usd
-            step.extra = {"finish_reason": c.finish_reason, "truncated": c.truncated,
+            step.extra = {**step.extra, "finish_reason": c.finish_reason, "truncated": c.truncated,
                           "retries": c.retries, "replayed": c.replayed}  # fmt: skip
             self.budget.tokens += step.tokens
             self.budget.cost_usd += step.cost_usd
@@ -191,7 +210,7 @@ def _fill(step: Step, v: Verdict | None, d: Decision) -> None:
     step.ci_low, step.ci_high = d.ci if d.ci is not None else (None, None)
 
 
-def check_resumable(history: OptimizeHistory, run: str, config: dict[str, object],
+def check_resumable(history: OptimizeHistory, run: str, config: Mapping[str, object],
                     resume: bool) -> None:  # fmt: skip
     """Refuse to mix runs: a new run whose name is taken, or a resume of a run never started."""
     known = history.run_config(run)

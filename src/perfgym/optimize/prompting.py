@@ -42,7 +42,13 @@ def _performance(fb: Feedback) -> str:
 
 
 def _problem(task: Task) -> str:
-    parts = [f"Task: {task.id}", task.title, task.goal.strip(), "Interface:", task.interface.strip()]
+    parts = [
+        f"Task: {task.id}",
+        task.title,
+        task.goal.strip(),
+        "Interface:",
+        task.interface.strip(),
+    ]
     if task.correctness_rule:
         parts.append(f"Correctness: {task.correctness_rule}")
     return "\n".join(p for p in parts if p)

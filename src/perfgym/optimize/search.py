@@ -58,6 +58,7 @@ class TaskState:
     stopped: str = ""
     snapshots: dict[int, Verdict | None] = field(default_factory=dict)
     proposals_ok: dict[int, tuple[int, int]] = field(default_factory=dict)
+    accepted_at: list[int] = field(default_factory=list)
     db: ProgramDatabase | None = None
 
     def __post_init__(self) -> None:
@@ -155,8 +156,9 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
         if d is not None:
             final.append(d)
             continue
-        g = gains[i]
-        assert g is not None
+        won = gains[i]
+        assert won is not None
+        g = won
         if i == pick:
             why = "first correct program" if g.how == "first correct" else (
                 f"significantly better ({g.how})")  # fmt: skip
@@ -186,6 +188,7 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
         assert v is not None and v.source is not None
         state.best_source, state.best_role, state.best_verdict = v.source, "candidate", v
         state.best_iteration = iteration
+        state.accepted_at.append(iteration)
         state.rounds_without_gain = 0
     elif iteration > 0 or state.config.start == "baseline":
         state.rounds_without_gain += 1

@@ -124,7 +124,9 @@ class OptimizeHistory:
 
     # -- runs -----------------------------------------------------------------------------------
     def run_config(self, run: str) -> dict[str, Any] | None:
-        row = self._conn.execute("SELECT config FROM optimize_runs WHERE run = ?", (run,)).fetchone()
+        row = self._conn.execute(
+            "SELECT config FROM optimize_runs WHERE run = ?", (run,)
+        ).fetchone()
         return None if row is None else dict(json.loads(row["config"]))
 
     def start_run(self, run: str, config: dict[str, Any]) -> None:

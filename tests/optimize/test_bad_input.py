@@ -1,0 +1,44 @@
+"""Bad input to `perfgym optimize`: one line, exit 2, and nothing already in the history lost."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from conftest import TASK, run_cli
+
+from perfgym.store.optimize_history import OptimizeHistory, Step
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--task", "no-such-task"], "unknown task id"),
+        (["--task", TASK, "--objective", "speed"], "unknown --objective"),
+        (["--task", TASK, "--strategy", "random"], "unknown --strategy"),
+        (["--task", TASK, "--iterations", "0"], "iterations"),
+        (["--task", TASK, "--base-url", "http://127.0.0.1:{port}/v1"], "127.0.0.1"),
+    ],
+)
+def test_one_line_exit_2_nothing_lost(tmp_path, args, says):
+    store = tmp_path / "store.sqlite"
+    h = OptimizeHistory(store)
+    h.start_run("earlier", {})
+    h.put("earlier", [Step(TASK, 1, 0, "optimize", answer="x", accepted=False, why="kept")])
+    h.close()
+    args = [a.replace("{port}", str(_free_port())) for a in args]
+    done = run_cli("optimize", "perfgym-core", "--model", "scripted", "--store", str(store),
+                   "--out", str(tmp_path / "out"), "-q", *args)  # fmt: skip
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], lines
+    assert "Traceback" not in done.stderr
+    h = OptimizeHistory(store)
+    assert [s.why for s in h.steps("earlier")] == ["kept"]
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,66 @@
+"""Faults of the scripted server (429, 500, timeouts, dropped connections; malformed JSON, no
+code, the wrong language, truncation): every iteration completes, each spoiled answer gets the
+verdict it deserves, and the server saw no duplicate call and no lost one."""
+
+from __future__ import annotations
+
+from conftest import client, core_task
+
+from perfgym.llm.core_script import fenced
+from perfgym.llm.script import Script
+from perfgym.llm.script_faults import Faults
+from perfgym.llm.scripted import ScriptedServer
+from perfgym.optimize.config import OptimizeConfig
+from perfgym.optimize.session import judge_config, run_session
+from perfgym.store.optimize_history import OptimizeHistory
+
+#: 20 % transport faults, and most answers spoiled. The best stays the baseline (its own source
+#: is never accepted), so every round asks the same prompt: the draws, keyed by content, are
+#: the same on every run, and with this seed every answer fault occurs.
+FAULTS = Faults(seed=3, rate_429=0.05, rate_500=0.05, rate_timeout=0.05,
+                rate_drop=0.05, malformed_json=0.2, no_code=0.2, wrong_language=0.2,
+                truncated=0.2, timeout_delay_s=1.5, retry_after_s=0.01)  # fmt: skip
+
+
+def test_every_iteration_completes_with_the_right_verdict(tmp_path):
+    task = core_task("c-hash-join")
+    script = Script().add(task.id, fenced(task.baseline.source, task.language, "Try this:"))
+    history = OptimizeHistory(tmp_path / "h.sqlite")
+    config = OptimizeConfig(iterations=2, strategy="best-of-n", n=4)
+    with ScriptedServer(script, faults=FAULTS) as srv:
+        model = client(srv.base_url, tmp_path / "h.sqlite", timeout_s=0.5, backoff_base_s=0.01,
+                       backoff_max_s=0.05, max_retries=6)  # fmt: skip
+        result = run_session(config, "perfgym-core", [task], model, judge=judge_config(3),
+                             history=history, out=tmp_path / "out", resume=False, report=False)  # fmt: skip
+        stats = srv.stats
+    steps = [s for s in history.steps(result.run) if s.slot >= 0]
+    assert len(steps) == 8 and all(s.judged for s in steps)
+    assert all(s.answer is not None and not s.model_error for s in steps)  # every fault retried
+    kinds = set()
+    for s in steps:
+        assert s.answer is not None
+        if s.extra["truncated"]:
+            kind = "truncated"
+        elif "```" not in s.answer and s.answer.lstrip().startswith("{"):
+            kind = "malformed_json"
+        elif "```" not in s.answer:
+            kind = "no_code"
+        elif "```python" in s.answer:
+            kind = "wrong_language"
+        else:
+            kind = "clean"
+        kinds.add(kind)
+        if kind == "clean":  # the baseline's own source: correct, a tie by construction
+            assert s.stage == "OK" and s.why == "same program as the best", s.why
+        elif kind in ("no_code", "wrong_language", "malformed_json"):
+            assert s.stage == "NX", (kind, s.stage, s.why)
+        else:  # half a program, finish_reason length
+            assert s.stage in ("NX", "NC"), (kind, s.stage)
+            assert s.extra["finish_reason"] == "length"
+        assert not s.accepted
+    assert {"truncated", "malformed_json", "no_code", "wrong_language"} <= kinds, kinds
+    assert sum(stats.faults.get(k, 0) for k in ("429", "500", "timeout", "drop")) > 0
+    assert sum(s.extra["retries"] for s in steps) > 0
+    assert stats.duplicates == 0 and stats.unanswered_keys == []
+    assert stats.answers_served == 8
+    assert result.states[task.id].best_role == "baseline"

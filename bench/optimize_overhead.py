@@ -27,10 +27,9 @@ import sys
 import time
 from pathlib import Path
 
+from perfgym.judge import Judge
 from perfgym.llm.client import ModelClient
 from perfgym.llm.config import ModelConfig
-
-from perfgym.judge import Judge
 from perfgym.llm.core_script import suite_script
 from perfgym.llm.scripted import ScriptedServer
 from perfgym.optimize.config import OptimizeConfig

@@ -5,7 +5,7 @@ from __future__ import annotations
 import socket
 
 import pytest
-from conftest import TASK, run_cli
+from optimize_helpers import TASK, run_cli
 
 from perfgym.store.optimize_history import OptimizeHistory, Step
 

@@ -4,7 +4,7 @@ scripted server."""
 
 from __future__ import annotations
 
-from conftest import client, core_task
+from optimize_helpers import client, core_task
 
 from perfgym.llm.core_script import fenced
 from perfgym.llm.script import Script

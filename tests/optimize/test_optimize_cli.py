@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import ITERATIONS, TASK, core_task
+from optimize_helpers import ITERATIONS, TASK, core_task
 
 from perfgym.cli.candidates_file import read_candidates
 from perfgym.judge.same_source import normalised
@@ -60,7 +60,7 @@ def test_the_best_reaches_the_reference(core_run):
 
 
 def test_a_rerun_without_resume_is_refused_and_resume_of_a_finished_run_asks_nothing(core_run):
-    from conftest import optimize_args, run_cli
+    from optimize_helpers import optimize_args, run_cli
 
     store, out, _ = core_run
     h, run = _run_id(store)

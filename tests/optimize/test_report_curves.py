@@ -40,7 +40,7 @@ def test_curves_render_in_chromium(core_run, tmp_path):
 
 
 def test_perfgym_report_takes_the_summary(core_run, tmp_path):
-    from conftest import run_cli
+    from optimize_helpers import run_cli
 
     _, out, _ = core_run
     done = run_cli("report", str(out / "optimize.json"), "-o", str(tmp_path / "r.html"), "-q")

@@ -10,7 +10,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from conftest import ITERATIONS, cli, optimize_args, run_cli
+from optimize_helpers import ITERATIONS, cli, optimize_args, run_cli
 
 from perfgym.store.optimize_history import OptimizeHistory
 

@@ -3,7 +3,7 @@ islands draw parents by fitness, deterministically given the answers."""
 
 from __future__ import annotations
 
-from conftest import client, core_task
+from optimize_helpers import client, core_task
 
 from perfgym.judge.verdict import Timing
 from perfgym.llm.core_script import fenced

@@ -3,7 +3,6 @@ IOF and its searches), every step kept in the store, curves in the report."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sqlite3
 from collections.abc import Iterator
@@ -173,7 +172,6 @@ def run_optimize(config: Any, suite: str, tasks: list[Any], model: str, *, base_
         with open_model(model, base_url, tasks, store) as client, Progress(
             console=err_console, disable=quiet or not err_console.is_terminal, transient=True
         ) as bar:  # fmt: skip
-            _preflight(client)
             job = bar.add_task("optimize", total=total)
 
             def step(task_id: str, done: int, of: int) -> None:
@@ -197,11 +195,6 @@ def run_optimize(config: Any, suite: str, tasks: list[Any], model: str, *, base_
         console.print(f"best candidates: {result.best_path}; curves: {result.summary_path}"
                       + (f"; report: {result.report_path}" if result.report_path else "")
                       + f"; history: {store} (run {result.run})")  # fmt: skip
-
-
-def _preflight(client: Any) -> None:
-    """An unreachable endpoint or a refused key fails before anything is asked or judged."""
-    asyncio.run(client.check())
 
 
 def _kept(history: Any) -> str:

@@ -37,10 +37,14 @@ class FatalModelError(PerfgymError):
 
 
 def is_fatal(exc: BaseException) -> bool:
-    """Errors that no retry or next call will fix: the endpoint, the key or the model name."""
-    if isinstance(exc, FatalModelError):
-        return True
-    return bool(getattr(exc, "fatal", False))
+    """Errors that no retry or next call will fix: the endpoint, the key, the model name, a
+    request the server rejects, an empty answer (the client's own rule: it names its option).
+    Retries spent on 429/5xx/timeouts are the call's failure only: the step records it."""
+    from perfgym.llm import errors
+
+    fatal = (FatalModelError, errors.EndpointUnreachable, errors.AuthError,
+             errors.UnknownModel, errors.RequestRejected, errors.EmptyAnswer)  # fmt: skip
+    return isinstance(exc, fatal)
 
 
 @dataclass

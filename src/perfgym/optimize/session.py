@@ -37,6 +37,20 @@ class SessionResult:
     doc: dict[str, Any]
 
 
+async def _drive(model: ChatModel, loop: Optimizer, tasks: list[Task]) -> dict[str, TaskState]:
+    """The loop in one event loop with the model's preflight (an unreachable endpoint or a
+    refused key fails before anything is asked) and its closing, where the model has them."""
+    check = getattr(model, "check", None)
+    try:
+        if check is not None:
+            await check()
+        return await loop.optimize(tasks)
+    finally:
+        close = getattr(model, "aclose", None)
+        if close is not None:
+            await close()
+
+
 def judge_config(repeats: int) -> JudgeConfig:
     """The judge of a run: the CPU clock, `repeats` interleaved rounds (paired tests from 3)."""
     return JudgeConfig(repeats=repeats, clock="cpu")
@@ -73,7 +87,7 @@ def run_session(
     with Judge(judge) as j:
         queue = JudgeQueue(j)
         loop = Optimizer(model, queue, history, run, config, suite=suite, progress=progress)
-        states = asyncio.run(loop.optimize(tasks))
+        states = asyncio.run(_drive(model, loop, tasks))
     wall = time.perf_counter() - start
     rows = iteration_rows(states, config.iterations)
     timing = {"wall_s": wall, "judge_s": queue.busy_s, "loop_s": loop.overhead_s,

@@ -20,7 +20,8 @@ from perfgym.simulate.plot import figure_png
 
 KIND = "perfgym-optimize"
 #: The curves' colours (matplotlib's first defaults: the screenshot test looks for them).
-CURVES = (("pass@1", "pass_at_1", "C0"), ("FBR", "fbr", "C1"), ("RBR", "rbr", "C2"))
+#: Widths fall so that equal values (pass@1 = FBR = RBR = 100 %) still show every colour.
+CURVES = (("pass@1", "pass_at_1", "C0", 7.0), ("FBR", "fbr", "C1", 4.5), ("RBR", "rbr", "C2", 2.0))
 
 
 def is_optimize_file(path: Path) -> bool:
@@ -50,8 +51,9 @@ def curves_png(doc: dict[str, Any]) -> str:
     xs = [r["iteration"] for r in rows]
     fig = Figure(figsize=(8.5, 3.8), dpi=100, layout="constrained")
     ax = fig.subplots()
-    for label, key, colour in CURVES:
-        ax.plot(xs, [100 * r[key] for r in rows], marker="o", color=colour, label=label, lw=2.5)
+    for label, key, colour, width in CURVES:
+        ax.plot(xs, [100 * r[key] for r in rows], marker="o", ms=2 * width + 2, color=colour,
+                label=label, lw=width)  # fmt: skip
     for i, letter in enumerate("TMI"):
         ys = [r["beyond"].get(letter) for r in rows]
         if any(y is not None for y in ys):

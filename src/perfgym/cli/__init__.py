@@ -48,6 +48,14 @@ def _main(
             stream.reconfigure(errors="backslashreplace")
 
 
-from perfgym.cli import eval_cmd, report_cmd, run_cmd, serve_cmd, simulate_cmd, validate_cmd  # noqa: E402,F401  (register the commands)
+from perfgym.cli import (  # noqa: E402,F401  (register the commands)
+    eval_cmd,
+    generate_cmd,  # noqa: E402,F401  (register the command)
+    report_cmd,
+    run_cmd,
+    serve_cmd,
+    simulate_cmd,
+    validate_cmd,
+)
 
 __all__ = ["app"]

@@ -50,6 +50,7 @@ def _main(
 
 from perfgym.cli import (  # noqa: E402,F401  (register the commands)
     eval_cmd,
+    generate_cmd,  # noqa: E402,F401  (register the command)
     optimize_cmd,  # noqa: E402,F401
     report_cmd,
     run_cmd,

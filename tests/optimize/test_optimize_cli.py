@@ -26,7 +26,7 @@ def test_every_step_is_in_the_store(core_run):
     assert [s.iteration for s in steps] == list(range(1, ITERATIONS + 1))
     for s in steps:
         assert s.task_id == TASK and s.judged
-        assert s.template_id and len(s.template_hash) == 16 and s.call_key
+        assert s.template_id and len(s.template_hash) == 64 and s.call_key
         assert s.answer and s.verdict is not None and s.why
         assert s.stage == s.verdict["stage"]
     accepted = [s for s in steps if s.accepted]

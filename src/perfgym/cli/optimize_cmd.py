@@ -3,15 +3,14 @@ IOF and its searches), every step kept in the store, curves in the report."""
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 
 from perfgym.cli import app
+from perfgym.cli import model_options as mo
 from perfgym.cli.options import SPLITS, select_tasks
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
 
@@ -68,9 +67,6 @@ def optimize(
     target: str = typer.Argument(
         ..., help="Suite (a built-in name or a path) or a task directory."
     ),
-    model: str = typer.Option(
-        ..., "--model", help="Model: 'scripted', or a name served at --base-url."
-    ),
     iterations: int = typer.Option(8, "--iterations", help="Rounds of proposals per task."),
     objective: str = typer.Option("time", "--objective", help=f"{' | '.join(OBJECTIVES_SHOWN)}."),
     strategy: str = typer.Option("greedy", "--strategy", help=f"{' | '.join(STRATEGIES_SHOWN)}."),
@@ -79,9 +75,11 @@ def optimize(
     patience: int | None = typer.Option(
         None, "--patience", help="Stop a task after K rounds without a gain."
     ),
-    max_tokens: int | None = typer.Option(None, "--max-tokens", help="Token budget of the run."),
-    max_usd: float | None = typer.Option(None, "--max-usd", help="Dollar budget of the run."),
-    max_wall: float | None = typer.Option(None, "--max-wall", help="Wall-time budget (s)."),
+    budget_tokens: int | None = typer.Option(
+        None, "--budget-tokens", help="Token budget of the run."
+    ),
+    budget_usd: float | None = typer.Option(None, "--budget-usd", help="Dollar budget of the run."),
+    budget_wall: float | None = typer.Option(None, "--budget-wall", help="Wall-time budget (s)."),
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     split: str | None = typer.Option(
         None, "--split", help=f"Only this split ({', '.join(SPLITS)})."
@@ -92,10 +90,6 @@ def optimize(
     ),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of an accepted step."),
     seed: int = typer.Option(0, "--seed", help="Seed of evolve's draws."),
-    concurrency: int = typer.Option(8, "--concurrency", help="Model calls in flight at once."),
-    base_url: str | None = typer.Option(
-        None, "--base-url", help="OpenAI-compatible endpoint (ends in /v1)."
-    ),
     resume: bool = typer.Option(False, "--resume", help="Continue the run with these settings."),
     store: Path = typer.Option(
         Path("results/perfgym.sqlite"), "--store", help="History store (SQLite)."
@@ -106,6 +100,20 @@ def optimize(
     no_report: bool = typer.Option(False, "--no-report", help="Do not write the HTML report."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary on stdout."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar and no table."),
+    model: str | None = mo.model_option(),
+    model_config: Path | None = mo.model_config_option(),
+    base_url: str | None = mo.base_url_option(),
+    api_key_env: str | None = mo.api_key_env_option(),
+    temperature: float | None = mo.temperature_option(),
+    top_p: float | None = mo.top_p_option(),
+    max_tokens: int | None = mo.max_tokens_option(),
+    model_seed: int | None = mo.model_seed_option(),
+    concurrency: int | None = mo.concurrency_option(),
+    timeout: float | None = mo.timeout_option(),
+    max_retries: int | None = mo.max_retries_option(),
+    stream: bool | None = mo.stream_option(),
+    no_json: bool = mo.no_json_option(),
+    allow_empty: bool = mo.allow_empty_option(),
 ) -> None:
     """Revise programs with a model on measured feedback; keep a proposal only when it is
     significantly better than the best so far."""
@@ -113,6 +121,11 @@ def optimize(
 
     from perfgym.optimize.config import OptimizeConfig
 
+    flags = mo.ModelFlags(model, model_config, base_url, api_key_env, temperature, top_p,
+                          max_tokens, model_seed, concurrency, timeout, max_retries, stream,
+                          no_json, allow_empty)  # fmt: skip
+    if not flags.given:
+        fail("--model is required (a model name the server serves, or 'scripted')")
     if objective not in OBJECTIVES_SHOWN:
         fail(f"unknown --objective {objective!r}; one of {', '.join(OBJECTIVES_SHOWN)}")
     if strategy not in STRATEGIES_SHOWN:
@@ -121,42 +134,18 @@ def optimize(
         fail(f"--repeats must be at least 1, got {repeats}")
     try:
         config = OptimizeConfig(iterations=iterations, objective=objective, strategy=strategy,  # type: ignore[arg-type]
-                                n=n, start=start, patience=patience, max_tokens=max_tokens,  # type: ignore[arg-type]
-                                max_usd=max_usd, max_wall_s=max_wall, alpha=alpha, seed=seed,
-                                concurrency=concurrency)  # fmt: skip
+                                n=n, start=start, patience=patience, max_tokens=budget_tokens,  # type: ignore[arg-type]
+                                max_usd=budget_usd, max_wall_s=budget_wall, alpha=alpha,
+                                seed=seed, concurrency=concurrency or 8)  # fmt: skip
     except ValidationError as exc:
         fail(one_line(exc))
     suite, tasks = _tasks(target, task, split, limit)
     check_writable(store, "history store")
-    run_optimize(config, suite, tasks, model, base_url=base_url, repeats=repeats, resume=resume,
+    run_optimize(config, suite, tasks, flags, repeats=repeats, resume=resume,
                  store=store, out=out, report=not no_report, as_json=as_json, quiet=quiet)  # fmt: skip
 
 
-@contextlib.contextmanager
-def open_model(name: str, base_url: str | None, tasks: list[Any], store: Path) -> Iterator[Any]:
-    """The model client: 'scripted' starts the scripted server on loopback (its answers built
-    from the tasks' graded solutions, its memo beside the store so a rerun gets the same
-    answers); every call is logged in the store and replayed by a rerun."""
-    from perfgym.llm.client import ModelClient
-    from perfgym.llm.config import ModelConfig
-    from perfgym.store.calls import CallLog
-
-    log = CallLog(store)
-    if name == "scripted" and base_url is None:
-        from perfgym.llm.core_script import suite_script
-        from perfgym.llm.scripted import ScriptedServer
-
-        memo = store.with_name(store.name + ".scripted.json")
-        with ScriptedServer(suite_script(tasks), state_path=memo) as srv:
-            cfg = ModelConfig(model="scripted", base_url=srv.base_url,
-                              api_key_env="PERFGYM_SCRIPTED_KEY")  # fmt: skip
-            yield ModelClient(cfg, call_log=log)
-        return
-    cfg = ModelConfig(model=name, **({"base_url": base_url} if base_url else {}))
-    yield ModelClient(cfg, call_log=log)
-
-
-def run_optimize(config: Any, suite: str, tasks: list[Any], model: str, *, base_url: str | None,
+def run_optimize(config: Any, suite: str, tasks: list[Any], flags: mo.ModelFlags, *,
                  repeats: int, resume: bool, store: Path, out: Path | None, report: bool,
                  as_json: bool, quiet: bool) -> None:  # fmt: skip
     from rich.progress import Progress
@@ -169,7 +158,9 @@ def run_optimize(config: Any, suite: str, tasks: list[Any], model: str, *, base_
     history = None
     try:
         history = OptimizeHistory(store)
-        with open_model(model, base_url, tasks, store) as client, Progress(
+        memo = store.with_name(store.name + ".scripted.json")
+        opened = mo.open_model(flags, tasks, call_log=store, scripted_state=memo)
+        with opened as (client, _server), Progress(
             console=err_console, disable=quiet or not err_console.is_terminal, transient=True
         ) as bar:  # fmt: skip
             job = bar.add_task("optimize", total=total)

@@ -7,9 +7,6 @@ from dataclasses import dataclass
 from perfgym.judge.verdict import Verdict
 from perfgym.optimize.objective import Objective, value_of
 
-#: Longest failure message passed to a repair prompt (characters).
-MAX_MESSAGE = 800
-
 
 @dataclass(frozen=True)
 class Feedback:
@@ -25,6 +22,7 @@ class Feedback:
     integral_vs_baseline: float | None = None
     stage: str = "OK"
     message: str = ""
+    test_id: str = ""
 
     def as_fields(self) -> dict[str, object]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -39,9 +37,10 @@ def of_verdict(v: Verdict) -> Feedback:
     if not v.correct:
         first = next((t for t in v.tests if not t.passed), None)
         message = (first.message if first and first.message else v.reason or v.detail) or ""
-        if first is not None:
-            message = f"test {first.id}: {message}".strip()
-        return Feedback(passed=False, stage=v.stage.value, message=message[:MAX_MESSAGE])
+        if v.stage.value == "NC" and v.build_log:
+            message = v.build_log
+        return Feedback(passed=False, stage=v.stage.value, message=message,
+                        test_id=first.id if first is not None else "")  # fmt: skip
     vals: dict[Objective, float | None] = {
         o: value_of(v.candidate, o) for o in ("time", "memory", "integral")
     }

@@ -1,6 +1,7 @@
 """`JudgeQueue`: one judge, fed from many tasks' rounds; the requests waiting when it frees up are
 judged together in one `judge_many` call (each task's candidates beside its baseline and
-reference, measured once per call), on a daemon thread so Ctrl-C never waits for it."""
+reference, measured once per call), on a daemon thread so Ctrl-C never waits for it. Each task's
+round gets its verdicts as soon as the judge has them, not at the end of the batch."""
 
 from __future__ import annotations
 
@@ -48,33 +49,43 @@ class JudgeQueue:
             self._running = False
             return
         flat = [c for j in jobs for c in j.candidates]
+        owner: list[tuple[int, int]] = [(k, i) for k, j in enumerate(jobs)
+                                        for i in range(len(j.candidates))]  # fmt: skip
+        got: list[list[Verdict | None]] = [[None] * len(j.candidates) for j in jobs]
+        left = [len(j.candidates) for j in jobs]
+
+        def finished(indices: Sequence[int], verdicts: Sequence[Verdict]) -> None:
+            # A task's verdicts are ready: its round goes on (asks the model) while the judge
+            # measures the next task of the batch.
+            for at, v in zip(indices, verdicts, strict=True):
+                k, i = owner[at]
+                got[k][i] = v
+                left[k] -= 1
+                if left[k] == 0:
+                    loop.call_soon_threadsafe(self._resolve, jobs[k], list(got[k]))
 
         def work() -> None:
             start = time.perf_counter()
+            error: BaseException | None = None
             try:
-                verdicts: list[Verdict] | BaseException = self.judge.judge_many(flat)
-            except BaseException as exc:  # handed to the awaiting rounds
-                verdicts = exc
+                self.judge.judge_many(flat, finished=finished)
+            except BaseException as exc:  # handed to the rounds still waiting
+                error = exc
             took = time.perf_counter() - start
-            loop.call_soon_threadsafe(self._done, loop, jobs, verdicts, took)
+            loop.call_soon_threadsafe(self._done, loop, jobs, error, took)
 
         threading.Thread(target=work, name="perfgym-optimize-judge", daemon=True).start()
 
+    def _resolve(self, job: _Job, verdicts: list[Verdict | None]) -> None:
+        if not job.future.done():  # else its round was cancelled (an interrupt)
+            job.future.set_result([v for v in verdicts if v is not None])
+            self.judged += len(verdicts)
+
     def _done(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job],
-              verdicts: list[Verdict] | BaseException, took: float) -> None:  # fmt: skip
+              error: BaseException | None, took: float) -> None:  # fmt: skip
         self.busy_s += took
         self.batches += 1
-        at = 0
         for j in jobs:
-            mine = (
-                [] if isinstance(verdicts, BaseException) else verdicts[at : at + len(j.candidates)]
-            )
-            at += len(j.candidates)
-            if j.future.done():  # its round was cancelled (an interrupt)
-                continue
-            if isinstance(verdicts, BaseException):
-                j.future.set_exception(verdicts)
-                continue
-            j.future.set_result(mine)
-            self.judged += len(mine)
+            if not j.future.done():
+                j.future.set_exception(error or RuntimeError("the judge returned no verdict"))
         self._next(loop)

@@ -42,3 +42,19 @@ def test_one_line_exit_2_nothing_lost(tmp_path, args, says):
     h = OptimizeHistory(store)
     assert [s.why for s in h.steps("earlier")] == ["kept"]
     assert not (tmp_path / "out").exists()
+
+
+def test_help_and_the_shown_choices_equal_the_real_ones():
+    from typer.testing import CliRunner
+
+    from perfgym.cli import app, optimize_cmd
+    from perfgym.optimize.config import STRATEGIES
+    from perfgym.optimize.objective import OBJECTIVES
+
+    assert optimize_cmd.OBJECTIVES_SHOWN == OBJECTIVES
+    assert optimize_cmd.STRATEGIES_SHOWN == STRATEGIES
+    text = CliRunner().invoke(app, ["optimize", "-h"], terminal_width=200).output
+    for name in ("--model", "--iterations", "--objective", "--strategy", "--resume",
+                 "--patience", "--budget-tokens", "--budget-usd", "--budget-wall", "--base-url"):  # fmt: skip
+        assert name in text, name
+    assert "<bool>" not in text

@@ -69,3 +69,24 @@ def test_memory_gain_needs_more_than_the_band():
     assert not gain(near, base, "memory").better and not gain(near, base, "integral").better
     assert gain(far, base, "memory").better and gain(far, base, "integral").better
     assert not gain(far, base, "memory", same_source=True).better
+
+
+def test_start_generate_takes_the_first_correct_program(tmp_path):
+    task = core_task("c-hash-join")
+    pool, ref = task.pool[0].source, task.references[0].source
+    # Iteration 0 asks RLPF's generation prompt: a broken answer, then (iteration 1, a repair of
+    # it) the pool member: the first correct program is the best, whatever its speed.
+    script = Script().add(task.id, fenced(pool + "\n)(\n", task.language, "v"),
+                          fenced(pool, task.language, "v"), fenced(ref, task.language, "v"))  # fmt: skip
+    history = OptimizeHistory(tmp_path / "h.sqlite")
+    config = OptimizeConfig(iterations=1, start="generate")
+    with ScriptedServer(script) as srv:
+        result = run_session(config, "perfgym-core", [task], client(srv.base_url),
+                             judge=judge_config(3), history=history, out=tmp_path / "out",
+                             resume=False, report=False)  # fmt: skip
+    steps = [s for s in history.steps(result.run) if s.slot >= 0]
+    assert [(s.iteration, s.purpose, s.stage) for s in steps] == [(0, "generate", "NC"),
+                                                                  (1, "repair", "OK")]  # fmt: skip
+    assert steps[0].template_id.startswith("generate") or "generate" in steps[0].template_id
+    assert steps[1].accepted and steps[1].why == "first correct program"
+    assert result.states[task.id].best_role == "candidate"

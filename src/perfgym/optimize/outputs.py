@@ -53,5 +53,5 @@ def write_outputs(out: Path, states: Mapping[str, TaskState], rows: list[Iterati
     summary = out / "optimize.json"
     doc = {"kind": SUMMARY_KIND, **header, "iterations": [r.model_dump() for r in rows],
            "tasks": task_rows(states)}  # fmt: skip
-    _write(summary, json.dumps(doc, indent=1, sort_keys=True))
+    _write(summary, json.dumps(doc, indent=1))  # `kind` first: readers tell it by its head
     return best, summary

@@ -58,3 +58,27 @@ def test_help_and_the_shown_choices_equal_the_real_ones():
                  "--patience", "--budget-tokens", "--budget-usd", "--budget-wall", "--base-url"):  # fmt: skip
         assert name in text, name
     assert "<bool>" not in text
+
+
+@pytest.mark.parametrize(
+    ("model", "says"), [("scripted", "refused the API key"), ("no-such-model", "no-such-model")]
+)
+def test_refused_key_and_unknown_model_are_one_line(tmp_path, model, says):
+    from optimize_helpers import CORE
+
+    from perfgym.llm.core_script import suite_script
+    from perfgym.llm.scripted import ScriptedServer
+    from perfgym.tasks.native import load_task_dir
+
+    store = tmp_path / "store.sqlite"
+    task = load_task_dir(CORE / TASK)
+    key = "secret" if model == "scripted" else None
+    with ScriptedServer(suite_script([task]), api_key=key) as srv:
+        done = run_cli("optimize", "perfgym-core", "--model", model, "--base-url", srv.base_url,
+                       "--task", TASK, "--store", str(store), "--out", str(tmp_path / "out"),
+                       "-q")  # fmt: skip
+        served = srv.stats.answers_served
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], lines
+    assert served == 0 and not (tmp_path / "out").exists()

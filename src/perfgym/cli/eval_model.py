@@ -123,9 +123,14 @@ def run_eval_model(
             thread = threading.Thread(
                 target=_generate, args=(client, tasks, k, written, ready, stop), daemon=True
             )
+            if len(written.done) < len(tasks) * k:  # bad endpoint or key: one line, at once
+                from perfgym.cli.generate_cmd import _checked
+
+                asyncio.run(_checked(client))
             judge = open_judge(judge_config, store=None if no_store else store, run=str(out))
             try:
-                with Progress(console=err_console, disable=as_json or quiet) as bar:
+                with Progress(console=err_console, disable=as_json or quiet,
+                              transient=True) as bar:  # fmt: skip
                     gen = bar.add_task(f"generating from {config.model}",
                                        total=len(tasks) * k, completed=len(written.lines))  # fmt: skip
                     jud = bar.add_task("judging", total=len(tasks) * k)
@@ -159,8 +164,8 @@ def run_eval_model(
     except PerfgymError as exc:
         written.close()
         journal.close()
-        fail(f"{exc} ({len(verdicts)} verdicts kept in {out}, {len(written.lines)} samples in "
-             f"{cand_path}; rerun to resume)")  # fmt: skip
+        fail(f"{exc} ({len(verdicts)} verdicts and {len(written.lines)} samples kept; "
+             "rerun to resume)")  # fmt: skip
     rows = summarise_models(verdicts, seed=seed)
     report = None if no_report else _write_report(out)
     if as_json:
@@ -200,8 +205,6 @@ def _generate(client: Any, tasks: list[Task], k: int, written: Any, ready: queue
 
         async def main() -> None:
             try:
-                if jobs:
-                    await client.check()
                 await run_jobs(client, jobs, model, json_output=client.config.json_output,
                                on_line=on_line, on_task=ready.put)  # fmt: skip
             finally:

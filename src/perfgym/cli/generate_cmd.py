@@ -15,6 +15,7 @@ from perfgym.cli.options import SPLITS, external_option, select_tasks
 from perfgym.cli.output import check_writable, console, err_console, fail, print_json
 
 if TYPE_CHECKING:
+    from perfgym.llm.client import ModelClient
     from perfgym.tasks.task import Task
 
 
@@ -114,7 +115,9 @@ def run_generate(
             jobs = plan(tasks, k, config.model, written.done, prompt)
             total = len(tasks) * k
             done_before = total - len(jobs)
-            with Progress(console=err_console, disable=as_json or quiet) as bar:
+            if jobs:  # an unreachable endpoint or a refused key: one line, before any bar
+                asyncio.run(_checked(client))
+            with Progress(console=err_console, disable=as_json or quiet, transient=True) as bar:
                 job = bar.add_task(f"generating {total} samples from {config.model}",
                                    total=total, completed=done_before)  # fmt: skip
 
@@ -124,8 +127,6 @@ def run_generate(
 
                 async def main() -> None:
                     try:
-                        if jobs:
-                            await client.check()
                         await run_jobs(client, jobs, config.model,
                                        json_output=client.config.json_output, on_line=on_line)  # fmt: skip
                     finally:
@@ -141,8 +142,7 @@ def run_generate(
         stop_interrupted("samples", len(written.lines), len(tasks) * k, str(out))
     except PerfgymError as exc:
         written.close()
-        kept = f" ({len(written.lines)} samples kept in {out}; rerun to resume)"
-        fail(f"{exc}{kept}")
+        fail(f"{exc} ({len(written.lines)} samples kept; rerun to resume)")
     summary = {"candidates": str(out), "samples": len(tasks) * k, "new": len(jobs),
                "kept": done_before, "requests": totals.requests, "replayed": totals.replayed,
                "retries": totals.retries, "truncated": totals.truncated,
@@ -161,3 +161,10 @@ def run_generate(
             soft_wrap=True,
         )
     return out
+
+
+async def _checked(client: ModelClient) -> None:
+    try:
+        await client.check()
+    finally:
+        await client.aclose()

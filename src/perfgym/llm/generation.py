@@ -100,9 +100,9 @@ async def run_jobs(
     try:
         while pending:
             finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_EXCEPTION)
-            for f in finished:
-                if f.exception() is not None:
-                    raise f.exception()  # type: ignore[misc]
+            errors = [e for f in finished if (e := f.exception()) is not None]
+            if errors:
+                raise errors[0]
     finally:
         for f in pending:
             f.cancel()

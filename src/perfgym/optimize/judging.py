@@ -71,8 +71,12 @@ class JudgeQueue:
                 self.judge.judge_many(flat, finished=finished)
             except BaseException as exc:  # handed to the rounds still waiting
                 error = exc
-            took = time.perf_counter() - start
-            loop.call_soon_threadsafe(self._done, loop, jobs, error, took)
+            self.busy_s += time.perf_counter() - start  # one judge thread at a time
+            self.batches += 1
+            try:
+                loop.call_soon_threadsafe(self._done, loop, jobs, error)
+            except RuntimeError:  # the loop is closed: every round got its verdicts already
+                pass
 
         threading.Thread(target=work, name="perfgym-optimize-judge", daemon=True).start()
 
@@ -82,9 +86,7 @@ class JudgeQueue:
             self.judged += len(verdicts)
 
     def _done(self, loop: asyncio.AbstractEventLoop, jobs: list[_Job],
-              error: BaseException | None, took: float) -> None:  # fmt: skip
-        self.busy_s += took
-        self.batches += 1
+              error: BaseException | None) -> None:  # fmt: skip
         for j in jobs:
             if not j.future.done():
                 j.future.set_exception(error or RuntimeError("the judge returned no verdict"))

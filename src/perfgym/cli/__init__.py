@@ -49,6 +49,15 @@ def _main(
 
 
 import perfgym.cli.dataset_cmd  # noqa: E402,F401  (registers `perfgym dataset`)
-from perfgym.cli import eval_cmd, report_cmd, run_cmd, serve_cmd, simulate_cmd, validate_cmd  # noqa: E402,F401  (register the commands)
+from perfgym.cli import (  # noqa: E402,F401  (register the commands)
+    eval_cmd,
+    generate_cmd,
+    optimize_cmd,
+    report_cmd,
+    run_cmd,
+    serve_cmd,
+    simulate_cmd,
+    validate_cmd,
+)
 
 __all__ = ["app"]

@@ -37,6 +37,7 @@ def report(
     Leaderboard (CIs), tasks, reward staircase, speedups, failures, transitions, simulations."""
     try:
         from perfgym.report import write_report
+        from perfgym.report.optimize_section import is_optimize_file
         from perfgym.simulate.result import is_simulation_file
     except ImportError as exc:  # the `report` extra (matplotlib, jinja2) is not installed
         fail(f"perfgym report needs the 'report' extra: pip install 'perfgym[report]' ({exc.name})")
@@ -55,8 +56,9 @@ def report(
             fail(f"cannot read {p}: {plain_line(exc)}")
     from perfgym.train.diagnostics import diagnose, is_training_log
 
-    logs = [p for p in inputs if p not in sims and is_training_log(p)]
-    results = [p for p in inputs if p not in sims and p not in logs]
+    optimized = [p for p in inputs if p not in sims and is_optimize_file(p)]
+    logs = [p for p in inputs if p not in sims and p not in optimized and is_training_log(p)]
+    results = [p for p in inputs if p not in sims and p not in optimized and p not in logs]
     try:
         training = [diagnose(p) for p in logs]
         with Progress(console=err_console, disable=quiet or not err_console.is_terminal,
@@ -66,7 +68,8 @@ def report(
             def step(what: str, done: int, total: int) -> None:
                 bar.update(job, description=what, completed=done, total=total)
 
-            path = write_report(results, out, sims, title=title, progress=step, training=training)
+            path = write_report(results, out, sims, title=title, progress=step,
+                                training=training, optimize=optimized)  # fmt: skip
     except PerfgymError as exc:
         fail(one_line(exc))
     except OSError as exc:

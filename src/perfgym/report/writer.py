@@ -14,7 +14,7 @@ from perfgym import __version__
 from perfgym.errors import ConfigError
 from perfgym.machine import fingerprint
 from perfgym.metrics import RLPF_THRESHOLDS, BootstrapConfig, PerfCodeBenchConfig
-from perfgym.report import charts
+from perfgym.report import charts, optimize_section
 from perfgym.report.runs import ResultsFile, read_file, split_runs
 from perfgym.report.sections import POLICY, SuiteSection, suite_section
 from perfgym.report.template import CSS, TEMPLATE
@@ -82,11 +82,12 @@ def render_report(
     bootstrap: BootstrapConfig | None = None,
     progress: Progress | None = None,
     training: Sequence[Any] = (),
+    optimize: Sequence[Path] | None = None,
 ) -> str:
     """The report's HTML text (see `write_report`)."""
     paths = [Path(p) for p in results_paths]
     sim_paths = [Path(p) for p in simulations or []]
-    if not paths and not sim_paths and not training:
+    if not paths and not sim_paths and not training and not optimize:
         raise ConfigError("nothing to report: give results files and/or simulation files")
     steps = len(paths) + len(sim_paths) + 2
     done = 0
@@ -127,7 +128,7 @@ def render_report(
                                       simulations=doc.simulations,
                                       chart=charts.simulation_chart(doc.simulations, f"{suite}: {p.name}")))  # fmt: skip
         tick(f"simulation {p.name}")
-    return (
+    page = (
         _environment()
         .from_string(TEMPLATE)
         .render(
@@ -147,6 +148,7 @@ def render_report(
             training=training_html(training),
         )
     )
+    return optimize_section.with_sections(page, [Path(p) for p in optimize or []])
 
 
 def write_report(
@@ -158,6 +160,7 @@ def write_report(
     bootstrap: BootstrapConfig | None = None,
     progress: Progress | None = None,
     training: Sequence[Any] = (),
+    optimize: Sequence[Path] | None = None,
 ) -> Path:
     """Write ONE self-contained HTML report of results files (and simulation JSON files).
 
@@ -169,7 +172,7 @@ def write_report(
     as the work advances.
     """
     html = render_report(results_paths, simulations, title=title, bootstrap=bootstrap,
-                         progress=progress, training=training)  # fmt: skip
+                         progress=progress, training=training, optimize=optimize)  # fmt: skip
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")

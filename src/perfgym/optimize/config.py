@@ -1,0 +1,51 @@
+"""`OptimizeConfig`: what one `perfgym optimize` run does (it names the run: same config, same run)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.optimize.objective import Objective
+
+Strategy = Literal["greedy", "best-of-n", "evolve"]
+STRATEGIES: tuple[Strategy, ...] = ("greedy", "best-of-n", "evolve")
+Start = Literal["baseline", "generate"]
+
+
+class OptimizeConfig(BaseModel):
+    """Settings of the optimisation loop (the model's and the judge's are their own)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    iterations: int = Field(8, ge=1, le=1000, description="Rounds of proposals per task.")
+    objective: Objective = "time"
+    strategy: Strategy = "greedy"
+    n: int = Field(4, ge=1, le=64, description="best-of-n / evolve: proposals per round.")
+    start: Start = Field("baseline", description="Start from the baseline, or a generated program.")
+    patience: int | None = Field(
+        None, ge=1, description="Stop a task after this many rounds without a significant gain."
+    )
+    max_tokens: int | None = Field(None, ge=1, description="Token budget of the whole run.")
+    max_usd: float | None = Field(None, gt=0, description="Dollar budget of the whole run.")
+    max_wall_s: float | None = Field(None, gt=0, description="Wall-time budget of one invocation.")
+    alpha: float = Field(0.05, gt=0, lt=0.5, description="Significance level of acceptance.")
+    seed: int = 0
+    islands: int = Field(3, ge=1, le=32, description="evolve: islands per task.")
+    migrate_every: int = Field(3, ge=1, description="evolve: rounds between migrations.")
+    concurrency: int = Field(8, ge=1, le=1024, description="Model calls in flight at once.")
+
+    @property
+    def per_round(self) -> int:
+        return 1 if self.strategy == "greedy" else self.n
+
+    def run_id(self, suite: str, tasks: list[str], model: str, judge: dict[str, object]) -> str:
+        """The run's name: a hash of everything that decides its steps (budgets excluded: a
+        resumed run may get more of them)."""
+        keep = self.model_dump(exclude={"max_tokens", "max_usd", "max_wall_s", "concurrency",
+                                        "iterations", "patience"})  # fmt: skip
+        doc = {"suite": suite, "tasks": sorted(tasks), "model": model, "judge": judge, **keep}
+        digest = hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode())
+        return f"opt-{digest.hexdigest()[:12]}"

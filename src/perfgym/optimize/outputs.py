@@ -1,0 +1,57 @@
+"""A run's files: the best program per task as a candidates JSONL (`perfgym eval --candidates`
+reads it), and the per-iteration curves with the run's summary as JSON (the report draws them)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from perfgym.optimize.curves import IterationRow
+from perfgym.optimize.search import TaskState
+
+#: `kind` of the summary JSON, so `perfgym report` can tell it from other files.
+SUMMARY_KIND = "perfgym-optimize"
+
+
+def best_lines(states: Mapping[str, TaskState], model: str) -> list[dict[str, Any]]:
+    """One candidates line per task: its best program (the baseline when nothing beat it)."""
+    out = []
+    for tid, s in states.items():
+        if s.best_source is None:
+            continue
+        out.append({"task_id": tid, "model": f"{model}+optimize", "sample": 0,
+                    "source": s.best_source, "best": s.best_role,
+                    "iteration": s.best_iteration})  # fmt: skip
+    return out
+
+
+def task_rows(states: Mapping[str, TaskState]) -> list[dict[str, Any]]:
+    rows = []
+    for tid, s in states.items():
+        v = s.best_verdict
+        rows.append({"task_id": tid, "best": s.best_role or "none", "iteration": s.best_iteration,
+                     "stopped": s.stopped,
+                     "same_as": list(v.same_source) if v is not None else [],
+                     "reference": bool(v is not None and "reference" in v.same_source)})  # fmt: skip
+    return rows
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def write_outputs(out: Path, states: Mapping[str, TaskState], rows: list[IterationRow],
+                  header: dict[str, Any]) -> tuple[Path, Path]:  # fmt: skip
+    """(candidates JSONL, summary JSON) under `out`."""
+    best = out / "best.jsonl"
+    _write(best, "".join(json.dumps(line) + "\n" for line in best_lines(states, header["model"])))
+    summary = out / "optimize.json"
+    doc = {"kind": SUMMARY_KIND, **header, "iterations": [r.model_dump() for r in rows],
+           "tasks": task_rows(states)}  # fmt: skip
+    _write(summary, json.dumps(doc, indent=1))  # `kind` first: readers tell it by its head
+    return best, summary

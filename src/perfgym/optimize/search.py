@@ -1,0 +1,234 @@
+"""One task's search: what to ask for next (`propose`) and what a judged round changes
+(`decide`, `apply`). Pure functions of the state and the verdicts: no model, judge or store,
+so a resumed run that replays stored steps reaches the same state.
+
+greedy (Afterburner's IOF): one proposal per round revising the best correct program with its
+measured feedback; after a failed proposal, one repair of it (the next round goes back to the
+best). best-of-n: n independent proposals of the best per round. evolve: n children per round,
+parents drawn from a `ProgramDatabase`'s islands.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from perfgym.judge.same_source import normalised
+from perfgym.judge.verdict import Stage, Verdict
+from perfgym.optimize.config import OptimizeConfig
+from perfgym.optimize.database import Program, ProgramDatabase, draw_rng
+from perfgym.optimize.feedback import BASELINE, Feedback, of_verdict
+from perfgym.optimize.objective import Gain, gain, value_of
+from perfgym.optimize.prompting import Purpose
+from perfgym.tasks.task import Task
+
+
+@dataclass(frozen=True)
+class Request:
+    """One proposal to ask for: `source`/`feedback` are the program revised (None: generate)."""
+
+    slot: int
+    purpose: Purpose
+    parent: str  # 'baseline', 'best', 'failed', 'island-2', or '' (generate)
+    source: str | None
+    feedback: Feedback | None
+    island: int = 0
+
+
+@dataclass(frozen=True)
+class Decision:
+    accepted: bool
+    why: str
+    ratio: float | None = None
+    ci: tuple[float, float] | None = None
+
+
+@dataclass
+class TaskState:
+    """Where one task's search stands."""
+
+    task: Task
+    config: OptimizeConfig
+    best_source: str | None = None
+    best_role: str = ""  # 'baseline' | 'candidate' | '' (none yet)
+    best_verdict: Verdict | None = None  # its latest measurement
+    best_iteration: int = 0
+    failed: tuple[str, Feedback] | None = None  # greedy: the last proposal, to be repaired
+    rounds_without_gain: int = 0
+    stopped: str = ""
+    snapshots: dict[int, Verdict | None] = field(default_factory=dict)
+    proposals_ok: dict[int, tuple[int, int]] = field(default_factory=dict)
+    accepted_at: list[int] = field(default_factory=list)
+    db: ProgramDatabase | None = None
+
+    def __post_init__(self) -> None:
+        if self.config.start == "baseline":
+            self.best_source, self.best_role = self.task.baseline.source, "baseline"
+        if self.config.strategy == "evolve":
+            self.db = ProgramDatabase(self.config.islands)
+            if self.best_source is not None:
+                self.db.seed_with(Program(self.best_source, key_of(self.best_source, self.task),
+                                          1.0, BASELINE, 0))  # fmt: skip
+
+    @property
+    def best_feedback(self) -> Feedback:
+        if self.best_verdict is not None and self.best_verdict.correct:
+            return of_verdict(self.best_verdict)
+        return BASELINE
+
+
+def key_of(source: str, task: Task) -> str:
+    return hashlib.sha256(normalised(source, task.language).encode()).hexdigest()[:16]
+
+
+def propose(state: TaskState, iteration: int) -> list[Request]:
+    """The round's requests (iteration 0 with start=generate: the first generated program)."""
+    cfg, n = state.config, state.config.per_round
+    if state.best_source is None:
+        if cfg.strategy == "greedy" and state.failed is not None:
+            src, fb = state.failed
+            return [Request(0, "repair", "failed", src, fb)]
+        return [Request(s, "generate", "", None, None) for s in range(n)]
+    if cfg.strategy == "greedy":
+        if state.failed is not None:
+            src, fb = state.failed
+            return [Request(0, "repair", "failed", src, fb)]
+        return [Request(0, "optimize", state.best_role, state.best_source, state.best_feedback)]
+    if cfg.strategy == "best-of-n":
+        return [Request(s, "optimize", state.best_role, state.best_source, state.best_feedback)
+                for s in range(n)]  # fmt: skip
+    assert state.db is not None
+    out = []
+    for s in range(n):
+        island = s % cfg.islands
+        parent = state.db.parent(island, draw_rng(cfg.seed, state.task.id, iteration, s))
+        if parent is None:
+            out.append(Request(s, "optimize", state.best_role, state.best_source,
+                               state.best_feedback, island))  # fmt: skip
+        else:
+            out.append(Request(s, "optimize", f"island-{island}", parent.source,
+                               parent.feedback, island))  # fmt: skip
+    return out
+
+
+def _best_timing(state: TaskState, v: Verdict, best_fresh: Verdict | None):  # type: ignore[no-untyped-def]
+    if state.best_role == "baseline":
+        return v.baseline
+    return best_fresh.candidate if best_fresh is not None else None
+
+
+def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict | None,
+           errors: list[str]) -> list[Decision]:  # fmt: skip
+    """Accept at most one proposal of the round: the first correct program, or the one most
+    significantly better than the best on the objective. Never one within noise of it."""
+    cfg, obj = state.config, state.config.objective
+    gains: list[Gain | None] = []
+    out: list[Decision | None] = []
+    best_key = key_of(state.best_source, state.task) if state.best_source else None
+    for v, err in zip(verdicts, errors, strict=True):
+        if v is None:
+            out.append(Decision(False, f"model error: {err}" if err else "no answer"))
+            gains.append(None)
+            continue
+        if not v.correct:
+            detail = f" ({v.detail})" if v.detail else ""
+            out.append(Decision(False, f"{v.stage.value}{detail}"))
+            gains.append(None)
+            continue
+        if state.best_source is None:
+            out.append(None)  # a first correct program: ranked below
+            gains.append(Gain(True, "faster", value_of(v.candidate, obj), None, "first correct"))
+            continue
+        same = v.source is not None and key_of(v.source, state.task) == best_key
+        g = gain(v.candidate, _best_timing(state, v, best_fresh), obj, same_source=same,
+                 alpha=cfg.alpha)  # fmt: skip
+        gains.append(g)
+        if not g.better:
+            what = "same program as the best" if g.how == "same-source" else (
+                f"not significantly better ({g.outcome}, {g.how})")  # fmt: skip
+            out.append(Decision(False, what, g.ratio, g.ci))
+        else:
+            out.append(None)
+    winners = [i for i, d in enumerate(out) if d is None]
+    pick = min(winners, key=lambda i: _rank(gains[i]), default=None)
+    final = []
+    for i, d in enumerate(out):
+        if d is not None:
+            final.append(d)
+            continue
+        won = gains[i]
+        assert won is not None
+        g = won
+        if i == pick:
+            why = "first correct program" if g.how == "first correct" else (
+                f"significantly better ({g.how})")  # fmt: skip
+            ratio = None if g.how == "first correct" else g.ratio
+            final.append(Decision(True, why, ratio, g.ci))
+        else:
+            final.append(Decision(False, "better, but another proposal of the round was best",
+                                  g.ratio, g.ci))  # fmt: skip
+    return final
+
+
+def _rank(g: Gain | None) -> float:
+    return float("inf") if g is None or g.ratio is None else g.ratio
+
+
+def apply(state: TaskState, iteration: int, requests: list[Request],
+          verdicts: list[Verdict | None], decisions: list[Decision],
+          best_fresh: Verdict | None) -> None:  # fmt: skip
+    """Move the state past a judged round."""
+    if best_fresh is not None and best_fresh.correct:
+        state.best_verdict = best_fresh
+    accepted = next((i for i, d in enumerate(decisions) if d.accepted), None)
+    ok = sum(1 for v in verdicts if v is not None and v.correct)
+    state.proposals_ok[iteration] = (ok, len(requests))
+    if accepted is not None:
+        v = verdicts[accepted]
+        assert v is not None and v.source is not None
+        state.best_source, state.best_role, state.best_verdict = v.source, "candidate", v
+        state.best_iteration = iteration
+        state.accepted_at.append(iteration)
+        state.rounds_without_gain = 0
+    elif iteration > 0 or state.config.start == "baseline":
+        state.rounds_without_gain += 1
+    if state.config.strategy == "greedy":
+        v0 = verdicts[0] if verdicts else None
+        was_repair = requests[0].purpose == "repair" if requests else False
+        fresh_failure = v0 is not None and not v0.correct and v0.source and not was_repair
+        state.failed = (v0.source, of_verdict(v0)) if fresh_failure and v0 and v0.source else None
+    if state.db is not None:
+        _insert_children(state, iteration, requests, verdicts)
+    state.snapshots[iteration] = snapshot(state, verdicts)
+
+
+def _insert_children(state: TaskState, iteration: int, requests: list[Request],
+                     verdicts: list[Verdict | None]) -> None:  # fmt: skip
+    assert state.db is not None
+    obj = state.config.objective
+    for r, v in zip(requests, verdicts, strict=True):
+        if v is None or not v.correct or v.source is None:
+            continue
+        a, b = value_of(v.candidate, obj), value_of(v.baseline, obj)
+        if a is None or b is None:
+            continue
+        prog = Program(v.source, key_of(v.source, state.task), a / b, of_verdict(v), iteration)
+        state.db.seed_with(prog)
+        state.db.insert(r.island, prog)
+    if iteration % state.config.migrate_every == 0:
+        state.db.migrate()
+
+
+def snapshot(state: TaskState, verdicts: list[Verdict | None]) -> Verdict | None:
+    """The best program's verdict after a round (the baseline's own timing when it is still
+    the best), for the per-iteration metrics; None when nothing was measured."""
+    if state.best_role == "candidate":
+        return state.best_verdict
+    measured = next((v for v in verdicts if v is not None and v.baseline is not None), None)
+    if state.best_role == "baseline":
+        if measured is None:
+            return None
+        return measured.model_copy(update={
+            "stage": Stage.OK, "detail": "", "reason": "", "candidate": measured.baseline,
+            "source": state.task.baseline.source, "same_source": ["baseline"], "tests": []})  # fmt: skip
+    return next((v for v in verdicts if v is not None), None)

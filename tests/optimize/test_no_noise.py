@@ -1,0 +1,45 @@
+"""The loop never chases noise: a proposal identical to the best, or within noise of it, is not
+accepted; only a significant gain is. The real judge measures, the real client asks the real
+scripted server."""
+
+from __future__ import annotations
+
+from optimize_helpers import client, core_task
+
+from perfgym.llm.core_script import fenced
+from perfgym.llm.script import Script
+from perfgym.llm.scripted import ScriptedServer
+from perfgym.optimize.config import OptimizeConfig
+from perfgym.optimize.session import judge_config, run_session
+from perfgym.store.optimize_history import OptimizeHistory
+
+#: A function nothing calls: the program differs from the reference, its run time does not.
+DEAD_CODE = "\nint within_noise_marker(void) { return 7; }\n"
+
+
+def test_identical_and_within_noise_proposals_are_not_accepted(tmp_path):
+    task = core_task("c-hash-join")
+    ref = task.references[0].source
+    script = Script().add(
+        task.id,
+        fenced(ref, task.language, "Faster:"),  # a real gain over the baseline
+        fenced("/* the same program */\n" + ref, task.language, "Faster still:"),  # identical
+        fenced(ref + DEAD_CODE, task.language, "Even faster:"),  # within noise of the best
+    )
+    history = OptimizeHistory(tmp_path / "h.sqlite")
+    config = OptimizeConfig(iterations=3)
+    with ScriptedServer(script) as srv:
+        result = run_session(config, "perfgym-core", [task], client(srv.base_url),
+                             judge=judge_config(5), history=history, out=tmp_path / "out",
+                             resume=False, report=False)  # fmt: skip
+    steps = {s.iteration: s for s in history.steps(result.run) if s.slot == 0}
+    assert steps[1].accepted and "significantly better" in steps[1].why
+    assert steps[2].accepted is False and steps[2].why == "same program as the best"
+    assert steps[3].accepted is False and steps[3].why.startswith("not significantly better")
+    assert steps[3].stage == "OK" and steps[3].ratio is not None
+    # The best is still the first accepted program, and no later step replaced it.
+    state = result.states[task.id]
+    assert state.best_iteration == 1 and state.accepted_at == [1]
+    # The within-noise proposal was measured beside the best in the same rounds.
+    best_rows = [s for s in history.steps(result.run) if s.slot == -1]
+    assert [s.iteration for s in best_rows] == [2, 3]

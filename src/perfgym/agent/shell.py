@@ -9,11 +9,11 @@ from pathlib import Path
 from perfgym.sandbox import Limits, Sandbox
 from perfgym.sandbox.bind import Bind
 
-REPO_MOUNT = "/tmp/repo"
-"""Where a copy appears inside the sandbox (the run's cwd)."""
+REPO_MOUNT = "/work/repo"
+"""Where a copy appears inside the sandbox (the run's cwd; the same place as perfgym.repos.shell.REPO_DIR)."""
 
 CLEAN_ENV: dict[str, str] = {
-    "PYTHONPATH": REPO_MOUNT,
+    "PYTHONPATH": f"{REPO_MOUNT}:/tmp",
     "TMPDIR": "/tmp",
     "PYTHONDONTWRITEBYTECODE": "1",
 }
@@ -74,4 +74,19 @@ def run_in_copy(
         reason=ex.reason,
         wall_s=wall,
         files=dict(ex.files),
+    )
+
+
+def command_limits(timeout_s: float, memory_mb: int) -> Limits:
+    """Limits for a build, test or workload command: forking tools (pytest, compilers) allowed."""
+    return Limits(
+        wall_s=timeout_s,
+        memory_mb=memory_mb,
+        max_processes=256,
+        stdout_bytes=4 * 1024 * 1024,
+        stderr_bytes=4 * 1024 * 1024,
+        file_size_bytes=256 * 1024 * 1024,
+        disk_bytes=512 * 1024 * 1024,
+        open_files=1024,
+        network=False,
     )

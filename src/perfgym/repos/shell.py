@@ -1,0 +1,173 @@
+"""`run_shell`: one bash command on a repository copy, inside perfgym's sandbox.
+
+The copy is bound writable at `REPO_DIR` (the command's working directory); everything else
+the run sees is the sandbox's read-only allow-list view (no /root, /home, /work or checkout)
+and a private tmpfs `/tmp` that is also $HOME. Network is off, CPU/wall/memory/process limits
+are on, and the environment is built from nothing: no host variable (API keys, tokens) reaches
+the command unless the caller passes it in `env`. The command's stdout and stderr are merged
+in order. `apply_patch` and `take_patch` run git the same way, never on the host.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from perfgym.errors import PerfgymError
+from perfgym.repos.copy import RepoCopy, read_base_commit
+from perfgym.run_status import Status
+from perfgym.sandbox.base import Sandbox
+from perfgym.sandbox.bind import Bind
+from perfgym.sandbox.execution import Execution
+from perfgym.sandbox.limits import Limits
+
+#: Where a copy appears inside every run (also the working directory).
+REPO_DIR = "/work/repo"
+#: Processes a build or test run may hold at once (compilers and pytest fork).
+MAX_PROCESSES = 256
+_PATCH_NAME = "perfgym-patch.diff"
+
+_lock = threading.Lock()
+_shared: Sandbox | None = None
+
+
+class PatchError(PerfgymError):
+    """A patch does not apply to a copy; the message is git's."""
+
+
+@dataclass(frozen=True)
+class ShellResult:
+    """What one sandboxed command did: merged output, exit status, limits hit, time used."""
+
+    output: str
+    returncode: int
+    timed_out: bool
+    wall_s: float
+    cpu_s: float
+    status: str = "ok"
+    reason: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0 and not self.timed_out
+
+
+def shared_sandbox() -> Sandbox:
+    """The process-wide warm sandbox that repository commands use unless given one."""
+    global _shared
+    with _lock:
+        if _shared is None:
+            from perfgym.sandbox.factory import make_sandbox
+
+            _shared = make_sandbox("warm")
+            atexit.register(_shared.close)
+        return _shared
+
+
+def shell_limits(timeout_s: float, memory_mb: int) -> Limits:
+    cores = len(os.sched_getaffinity(0))
+    return Limits(
+        wall_s=timeout_s,
+        cpu_s=timeout_s * cores,
+        memory_mb=memory_mb,
+        max_processes=MAX_PROCESSES,
+        stdout_bytes=4 * 1024 * 1024,
+        stderr_bytes=64 * 1024,
+        file_size_bytes=256 * 1024 * 1024,
+        disk_bytes=512 * 1024 * 1024,
+        open_files=1024,
+        network=False,
+    )
+
+
+def _returncode(ex: Execution) -> int:
+    if ex.exit_code is not None:
+        return ex.exit_code
+    if ex.signal is not None:
+        return 128 + ex.signal
+    return 125  # never started (sandbox error) or killed by a limit without a signal
+
+
+def run_shell(
+    copy_dir: Path | str | RepoCopy,
+    command: str,
+    *,
+    timeout_s: float,
+    memory_mb: int,
+    env: Mapping[str, str] | None = None,
+    files: Mapping[str, bytes | str] | None = None,
+    sandbox: Sandbox | None = None,
+) -> ShellResult:
+    """Run `bash -c command` in `copy_dir` (seen at REPO_DIR). `env` adds variables to the
+    sandbox's clean defaults (PATH, HOME=/tmp, LANG); `files` are written into /tmp first."""
+    path = copy_dir.path if isinstance(copy_dir, RepoCopy) else Path(copy_dir)
+    script = f"exec 2>&1\ncd {REPO_DIR} || exit 125\n{command}\n"
+    ex = (sandbox or shared_sandbox()).run(
+        ["bash", "-c", script],
+        env=dict(env or {}),
+        files=dict(files or {}),
+        limits=shell_limits(timeout_s, memory_mb),
+        binds=[Bind(host_path=str(path.resolve()), sandbox_path=REPO_DIR, writable=True)],
+    )
+    output = ex.stdout_text
+    if ex.stdout_truncated:
+        output += "\n[output cut at its limit]"
+    m = ex.measurement
+    return ShellResult(
+        output=output if ex.status is not Status.SANDBOX_ERROR else ex.reason,
+        returncode=_returncode(ex),
+        timed_out=ex.status is Status.TIMEOUT,
+        wall_s=m.wall_s if m else 0.0,
+        cpu_s=m.cpu_s if m else 0.0,
+        status=ex.status.value,
+        reason=ex.reason,
+    )
+
+
+def apply_patch(
+    copy_dir: Path | RepoCopy, patch: str, *, timeout_s: float = 60.0, memory_mb: int = 1024,
+    sandbox: Sandbox | None = None,
+) -> ShellResult:  # fmt: skip
+    """`git apply` a unified diff to the copy (in the sandbox); PatchError with git's message
+    when it does not apply (nothing of it is applied then)."""
+    if not patch.strip():
+        return ShellResult("", 0, False, 0.0, 0.0)
+    res = run_shell(
+        copy_dir,
+        f"git apply --whitespace=nowarn /tmp/{_PATCH_NAME}",
+        timeout_s=timeout_s,
+        memory_mb=memory_mb,
+        files={_PATCH_NAME: patch if patch.endswith("\n") else patch + "\n"},
+        sandbox=sandbox,
+    )
+    if not res.ok:
+        lines = [ln for ln in res.output.splitlines() if ln.strip()]
+        raise PatchError("patch does not apply: " + ("; ".join(lines[:3]) or res.reason))
+    return res
+
+
+def take_patch(
+    copy_dir: Path | RepoCopy, *, timeout_s: float = 60.0, memory_mb: int = 1024,
+    sandbox: Sandbox | None = None,
+) -> str:  # fmt: skip
+    """The copy's changes against its original commit: `git add -A && git diff --cached BASE`
+    (in the sandbox; build outputs the repository's .gitignore names are left out)."""
+    if isinstance(copy_dir, RepoCopy):
+        path, base = copy_dir.path, copy_dir.base_commit
+    else:
+        path = Path(copy_dir)
+        base = read_base_commit(path)
+    res = run_shell(
+        path,
+        f"git add -A && git -c core.quotepath=off diff --cached --binary {base}",
+        timeout_s=timeout_s,
+        memory_mb=memory_mb,
+        sandbox=sandbox,
+    )
+    if not res.ok:
+        raise PatchError(f"cannot take the patch of {path}: {res.output.strip()[-300:]}")
+    return res.output

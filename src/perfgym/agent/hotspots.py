@@ -144,12 +144,12 @@ def hotspots(
             tf.total_n += n
             tf.frame = tf.frame or f
             tf.paths[tuple(_label(g, repo_root) for g in frames[: depth + 1])] += n
-    spots = []
+    spots: list[tuple[int, int, Hotspot]] = []
     for key, t in tallies.items():
         f = t.frame or Frame(key[0], key[1], 0)
         line = t.lines.most_common(1)[0][0] if t.lines else f.line
         path = list(t.paths.most_common(1)[0][0]) if t.paths else []
-        spots.append(
+        spots.append((t.self_n, t.total_n,
             Hotspot(
                 function=f.func,
                 file=display_file(f.file, repo_root),
@@ -160,10 +160,11 @@ def hotspots(
                 native=f.native,
                 third_party=is_third_party(f.file),
                 user_code=f.file.startswith(repo_root.rstrip("/") + "/") and not f.native,
-            )
-        )
-    spots.sort(key=lambda h: (-h.self_pct, -h.total_pct, h.function))
-    return HotspotReport(total_samples=total, kept_samples=kept_n, hotspots=spots[:top])
+            ),
+        ))  # fmt: skip
+    spots.sort(key=lambda s: (-s[0], -s[1], s[2].function))
+    return HotspotReport(total_samples=total, kept_samples=kept_n,
+                         hotspots=[h for _, _, h in spots[:top]])  # fmt: skip
 
 
 def summary_text(report: HotspotReport, max_chars: int = 3000) -> str:
@@ -177,9 +178,7 @@ def summary_text(report: HotspotReport, max_chars: int = 3000) -> str:
     used = len(head)
     for h in report.hotspots:
         flags = ",".join(
-            name
-            for name, on in (("native", h.native), ("third-party", h.third_party))
-            if on
+            name for name, on in (("native", h.native), ("third-party", h.third_party)) if on
         )
         where = f"{h.file}:{h.line}" if h.line else h.file
         path = " > ".join(p.split(" (")[0] for p in h.call_path)

@@ -20,21 +20,26 @@ from perfgym.agent.hotspots import (
 from perfgym.agent.shell import REPO_MOUNT, run_in_copy
 from perfgym.sandbox import Limits, Sandbox
 
-_DRIVER = '''\
-import importlib.util, sys, time
+_DRIVER = """\
+import importlib.util, sys, time, traceback
 sys.path.insert(0, {repo!r})
-spec = importlib.util.spec_from_file_location("perfgym_workload", {script!r})
-mod = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(mod)
-state = mod.setup()
-start, loops = time.perf_counter(), 0
-while True:
-    mod.experiment(state)
-    loops += 1
-    if time.perf_counter() - start >= {seconds!r}:
-        break
+try:
+    spec = importlib.util.spec_from_file_location("perfgym_workload", {script!r})
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    state = mod.setup()
+    start, loops = time.perf_counter(), 0
+    while True:
+        mod.experiment(state)
+        loops += 1
+        if time.perf_counter() - start >= {seconds!r}:
+            break
+except BaseException as exc:
+    traceback.print_exc()
+    print("PERFGYM_PROFILE_ERROR", type(exc).__name__, str(exc)[:200], file=sys.stderr)
+    raise SystemExit(1)
 print("PERFGYM_PROFILE_LOOPS", loops, file=sys.stderr)
-'''
+"""
 _DONE = "PERFGYM_PROFILE_LOOPS"
 _OUT = "perfgym_profile.raw"
 
@@ -101,10 +106,14 @@ def profile_workload(
     if res.status != "OK" and res.returncode is None:
         raise ProfileError(f"profiling {workload_name}: {res.status} {res.reason}".strip())
     if res.returncode != 0 or _OUT not in res.files:
-        raise ProfileError(f"py-spy failed on {workload_name} (exit {res.returncode}): {' / '.join(tail)}")
+        raise ProfileError(
+            f"py-spy failed on {workload_name} (exit {res.returncode}): {' / '.join(tail)}"
+        )
     marker = [ln for ln in res.stderr.splitlines() if ln.startswith(_DONE)]
     if not marker:
-        raise ProfileError(f"workload {workload_name} failed under py-spy: {' / '.join(tail)}")
+        errors = [ln for ln in res.stderr.splitlines() if ln.startswith("PERFGYM_PROFILE_ERROR")]
+        why = errors[-1].removeprefix("PERFGYM_PROFILE_ERROR ") if errors else " / ".join(tail)
+        raise ProfileError(f"workload {workload_name} failed under py-spy: {why}")
     stacks = parse_folded(res.files[_OUT].decode("utf-8", errors="replace"))
     report = hotspots(stacks, script, REPO_MOUNT, top=cfg.top)
     kept = under_experiment(stacks, script)

@@ -1,4 +1,8 @@
-"""One shell command in perfgym's sandbox on a private writable copy of a repository."""
+"""One shell command in the sandbox on a repository copy, with files brought back from its /tmp.
+
+`perfgym.repos.shell.run_shell` merges output and brings nothing back; the profiler and the
+test runs need py-spy's and testmon's files, which live in the run's /tmp (outside the copy,
+so they never enter a patch)."""
 
 from __future__ import annotations
 
@@ -6,11 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfgym.repos.shell import REPO_DIR, shell_limits
 from perfgym.sandbox import Limits, Sandbox
 from perfgym.sandbox.bind import Bind
 
-REPO_MOUNT = "/work/repo"
-"""Where a copy appears inside the sandbox (the run's cwd; the same place as perfgym.repos.shell.REPO_DIR)."""
+REPO_MOUNT = REPO_DIR
+"""Where a copy appears inside the sandbox (the run's cwd), as for `perfgym.repos.shell.run_shell`."""
+command_limits = shell_limits
+"""Limits of a build, test or workload command (forking tools allowed, network off)."""
 
 CLEAN_ENV: dict[str, str] = {
     "PYTHONPATH": f"{REPO_MOUNT}:/tmp",
@@ -74,19 +81,4 @@ def run_in_copy(
         reason=ex.reason,
         wall_s=wall,
         files=dict(ex.files),
-    )
-
-
-def command_limits(timeout_s: float, memory_mb: int) -> Limits:
-    """Limits for a build, test or workload command: forking tools (pytest, compilers) allowed."""
-    return Limits(
-        wall_s=timeout_s,
-        memory_mb=memory_mb,
-        max_processes=256,
-        stdout_bytes=4 * 1024 * 1024,
-        stderr_bytes=4 * 1024 * 1024,
-        file_size_bytes=256 * 1024 * 1024,
-        disk_bytes=512 * 1024 * 1024,
-        open_files=1024,
-        network=False,
     )

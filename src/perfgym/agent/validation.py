@@ -109,7 +109,9 @@ def build_baseline(
     if not is_pytest(task.test_command):
         res = run_in_copy(sandbox, copy, task.test_command, limits=limits)
         if not res.ok:
-            raise ValidationSetupError(f"the test command fails on the original: {_last(res.output)}")
+            raise ValidationSetupError(
+                f"the test command fails on the original: {_last(res.output)}"
+            )
         return TestBaseline(runs=1, stable=[], flaky=[], broken=[], full_wall_s=[res.wall_s],
                             selectable=False)  # fmt: skip
     seen: list[dict[str, str]] = []
@@ -126,7 +128,9 @@ def build_baseline(
         )  # fmt: skip
         outcome = _outcomes(res.files)
         if not outcome:
-            raise ValidationSetupError(f"the test command fails on the original: {_last(res.output)}")
+            raise ValidationSetupError(
+                f"the test command fails on the original: {_last(res.output)}"
+            )
         if i == 0:
             database = res.files.get(_DB, b"")
         seen.append(outcome)

@@ -159,6 +159,7 @@ columns count the estimates' order, as the paper does.</p>
 </table>
 {% endfor %}
 {% endif %}
+{{ agent_html }}
 </body>
 </html>
 """

@@ -15,6 +15,7 @@ from perfgym.errors import ConfigError
 from perfgym.machine import fingerprint
 from perfgym.metrics import RLPF_THRESHOLDS, BootstrapConfig, PerfCodeBenchConfig
 from perfgym.report import charts
+from perfgym.report.agent_section import render_agent_section
 from perfgym.report.runs import ResultsFile, read_file, split_runs
 from perfgym.report.sections import POLICY, SuiteSection, suite_section
 from perfgym.report.template import CSS, TEMPLATE
@@ -80,11 +81,12 @@ def render_report(
     title: str = "perfgym report",
     bootstrap: BootstrapConfig | None = None,
     progress: Progress | None = None,
+    agent_results: Sequence[Path] = (),
 ) -> str:
     """The report's HTML text (see `write_report`)."""
     paths = [Path(p) for p in results_paths]
     sim_paths = [Path(p) for p in simulations or []]
-    if not paths and not sim_paths:
+    if not paths and not sim_paths and not agent_results:
         raise ConfigError("nothing to report: give results files and/or simulation files")
     steps = len(paths) + len(sim_paths) + 2
     done = 0
@@ -142,6 +144,7 @@ def render_report(
             thresholds=[f"{t:g}" for t in RLPF_THRESHOLDS],
             stage_names=["NX", "NC", "NR", "WO", "OK"],
             simulations=blocks,
+            agent_html=render_agent_section(agent_results, _environment()),
         )
     )
 
@@ -154,6 +157,7 @@ def write_report(
     title: str = "perfgym report",
     bootstrap: BootstrapConfig | None = None,
     progress: Progress | None = None,
+    agent_results: Sequence[Path] = (),
 ) -> Path:
     """Write ONE self-contained HTML report of results files (and simulation JSON files).
 
@@ -165,7 +169,7 @@ def write_report(
     as the work advances.
     """
     html = render_report(results_paths, simulations, title=title, bootstrap=bootstrap,
-                         progress=progress)  # fmt: skip
+                         progress=progress, agent_results=agent_results)  # fmt: skip
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")

@@ -1,0 +1,102 @@
+"""`perfgym agent TASK|perfgym-repos --model M`: the PerfAgent loop on repository tasks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.markup import escape
+
+from perfgym.cli import app
+from perfgym.cli.interrupted import stop_interrupted
+from perfgym.cli.output import check_writable, console, fail, one_line
+
+if TYPE_CHECKING:
+    from perfgym.repos.task import RepoTask
+
+BUILTIN = "perfgym-repos"
+
+
+def _tasks(spec: str) -> list[RepoTask]:
+    from perfgym.repos.loading import builtin_suite_dir, load_repo_suite, load_repo_task, task_file
+
+    if spec == BUILTIN:
+        return load_repo_suite(builtin_suite_dir() / BUILTIN)
+    path = Path(spec)
+    if not path.exists():
+        raise FileNotFoundError(
+            f"no task or suite {spec!r} (a task folder, a suite folder or {BUILTIN})"
+        )
+    return [load_repo_task(path)] if task_file(path) is not None else load_repo_suite(path)
+
+
+@app.command("agent")
+def agent_command(
+    task: str = typer.Argument(
+        ..., help=f"A repository task folder, a suite folder, or {BUILTIN}."
+    ),
+    model: str = typer.Option(..., "--model", "-m", help="Model name the endpoint serves."),
+    base_url: str = typer.Option(
+        "http://127.0.0.1:8000/v1", "--base-url", help="OpenAI-compatible endpoint (ends in /v1)."
+    ),
+    api_key_env: str = typer.Option(
+        "OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."
+    ),
+    iterations: int = typer.Option(
+        5, "--iterations", min=1, max=50, help="Submissions per task (θ)."
+    ),
+    steps: int = typer.Option(200, "--steps", min=1, help="Agent steps (model calls) per task."),
+    cost: float = typer.Option(5.0, "--cost", min=0.0, help="US dollars per task (0: no limit)."),
+    tokens: int = typer.Option(0, "--tokens", min=0, help="Tokens per task (0: no limit)."),
+    wall: float = typer.Option(
+        0.0, "--wall", min=0.0, help="Agent wall seconds per task (0: no limit)."
+    ),
+    rounds: int = typer.Option(
+        5, "--rounds", min=3, help="Interleaved timing rounds per workload."
+    ),
+    test_runs: int = typer.Option(
+        3, "--test-runs", min=1, help="Shuffled full-suite runs finding flaky tests."
+    ),
+    rate: int = typer.Option(100, "--rate", min=1, max=10000, help="py-spy samples per second."),
+    native: bool = typer.Option(False, "--native", help="py-spy --native (C frames)."),
+    tools: bool = typer.Option(False, "--tools", help="Bash tool calls instead of text actions."),
+    out: Path = typer.Option(
+        Path("results/agent.jsonl"), "-o", "--out", help="Results JSONL, written as produced."
+    ),
+    report: Path | None = typer.Option(None, "--report", help="Also write an HTML report here."),
+) -> None:
+    """Profile, patch, validate and measure: the best correct, significantly faster, unflagged
+    patch per task, with its speedup and CI."""
+    try:
+        tasks = _tasks(task)
+    except Exception as exc:  # loading errors are the user's: one line
+        fail(one_line(exc))
+    check_writable(out, "results")
+    from perfgym.agent.errors import AgentError
+    from perfgym.agent.run import make_chat_model, run_tasks
+    from perfgym.errors import PerfgymError
+
+    try:
+        chat = make_chat_model(model, base_url, api_key_env)
+        done = run_tasks(tasks, chat, out, iterations=iterations, steps=steps, cost=cost,
+                         tokens=tokens, wall=wall, rounds=rounds, test_runs=test_runs,
+                         rate=rate, native=native, tools=tools,
+                         progress=lambda line: console.print(escape(line), soft_wrap=True))  # fmt: skip
+    except KeyboardInterrupt:
+        stop_interrupted("tasks", _finished(out), len(tasks), str(out))
+    except (AgentError, PerfgymError) as exc:
+        fail(one_line(exc))
+    if report is not None:
+        from perfgym.report import write_report
+
+        write_report([], report, agent_results=[out])
+        console.print(f"report: {escape(str(report))}")
+    console.print(f"{done} of {len(tasks)} task(s) done; results in {escape(str(out))}")
+
+
+def _finished(out: Path) -> int:
+    try:
+        return sum(1 for ln in out.read_text().splitlines() if '"kind": "task"' in ln)
+    except OSError:
+        return 0

@@ -54,6 +54,9 @@ class RepoTask(BaseModel):
     """The expert patch's speedup as perfgym measured it (geometric mean over workloads)."""
     description: str = ""
     limits: RepoLimits = RepoLimits()
+    protected_paths: tuple[str, ...] = ()
+    """Repository paths (glob patterns) a patch must not touch beyond the usual tests and
+    benchmarks (`perfgym.repos.hacks` flags edits to them)."""
     folder: Path | None = Field(default=None, exclude=True)
     """Where the task was loaded from (set by the loader)."""
 

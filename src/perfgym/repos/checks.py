@@ -1,0 +1,118 @@
+"""`check_task`: is a repository task usable, before any model call? And the steps it is made
+of (`build_copy`, `run_tests`), which every later stage reuses.
+
+Each failure is one line (`TaskCheckError`): a repository that cannot be fetched, a setup
+(build) command that fails, a test command that fails on the original, a workload that
+crashes, times out or gives a different result on a second call, an expert patch that does
+not apply.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfgym.errors import ConfigError
+from perfgym.repos.copy import RepoCopy, make_copy
+from perfgym.repos.loading import expert_patch_text
+from perfgym.repos.runner import WorkloadRun, run_workload
+from perfgym.repos.shell import PatchError, ShellResult, apply_patch, run_shell
+from perfgym.repos.task import RepoTask
+from perfgym.sandbox.base import Sandbox
+
+
+class TaskCheckError(ConfigError):
+    """A repository task cannot be used as given; the message says why in one line."""
+
+
+def _last_lines(text: str, n: int = 2) -> str:
+    lines = [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
+    return " | ".join(lines[-n:])[-300:] or "(no output)"
+
+
+def build_copy(
+    task: RepoTask,
+    patch: str | None = None,
+    *,
+    sandbox: Sandbox | None = None,
+    dest_root: Path | None = None,
+) -> RepoCopy:
+    """A fresh copy of the task's repository with `patch` applied and the setup command run.
+    RepoFetchError, PatchError or TaskCheckError (setup failed) say what went wrong."""
+    copy = make_copy(task.repo, task.commit, folder=task.folder, dest_root=dest_root)
+    try:
+        if patch:
+            apply_patch(copy, patch, sandbox=sandbox)
+        if task.setup:
+            res = run_shell(copy, task.setup, timeout_s=task.limits.build_s,
+                            memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip
+            if not res.ok:
+                why = "timed out" if res.timed_out else f"exit {res.returncode}"
+                raise TaskCheckError(
+                    f"task {task.id}: setup `{task.setup}` failed ({why}): {_last_lines(res.output)}"
+                )
+    except BaseException:
+        copy.remove()
+        raise
+    return copy
+
+
+def run_tests(
+    task: RepoTask, copy: RepoCopy | Path, command: str | None = None, *,
+    sandbox: Sandbox | None = None,
+) -> ShellResult:  # fmt: skip
+    """The task's test command (or `command`) on a built copy."""
+    return run_shell(copy, command or task.test_command, timeout_s=task.limits.test_s,
+                     memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip
+
+
+@dataclass
+class CheckedTask:
+    """A task that passed `check_task`, with its built original copy (reuse it; `remove` it)."""
+
+    task: RepoTask
+    original: RepoCopy
+    tests: ShellResult
+    workloads: dict[str, WorkloadRun] = field(default_factory=dict)
+
+    def remove(self) -> None:
+        self.original.remove()
+
+
+def check_task(task: RepoTask, *, sandbox: Sandbox | None = None) -> CheckedTask:
+    """Fetch, build, test and run every workload of the original once; TaskCheckError (one
+    line) at the first problem. The built original copy is returned for reuse."""
+    try:
+        original = build_copy(task, sandbox=sandbox)
+    except (ConfigError, PatchError) as exc:
+        if isinstance(exc, TaskCheckError):
+            raise
+        raise TaskCheckError(f"task {task.id}: {exc}") from exc
+    try:
+        tests = run_tests(task, original, sandbox=sandbox)
+        if not tests.ok:
+            why = "timed out" if tests.timed_out else f"exit {tests.returncode}"
+            raise TaskCheckError(f"task {task.id}: the test command fails on the original "
+                                 f"repository ({why}): {_last_lines(tests.output)}")  # fmt: skip
+        runs = {}
+        for w in task.workloads:
+            run = run_workload(task, original, w, repeats=1, sandbox=sandbox)
+            if not run.ok:
+                raise TaskCheckError(f"task {task.id}: workload {w.name!r}: {run.error}")
+            if len(set(run.digests)) != 1:
+                raise TaskCheckError(f"task {task.id}: workload {w.name!r} returns a different "
+                                     "result on a second call (its output cannot be checked)")  # fmt: skip
+            runs[w.name] = run
+        expert = expert_patch_text(task)
+        if expert:
+            probe = make_copy(task.repo, task.commit, folder=task.folder)
+            try:
+                apply_patch(probe, expert, sandbox=sandbox)
+            except PatchError as exc:
+                raise TaskCheckError(f"task {task.id}: expert patch: {exc}") from exc
+            finally:
+                probe.remove()
+    except BaseException:
+        original.remove()
+        raise
+    return CheckedTask(task=task, original=original, tests=tests, workloads=runs)

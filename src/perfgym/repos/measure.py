@@ -1,0 +1,160 @@
+"""`measure_workloads`: original against patched, each workload in fresh sandboxed processes,
+interleaved rounds, perfgym's paired comparison per workload and a geometric mean per task.
+
+Round r runs every workload once on each copy, the order of the two copies alternating from
+round to round (slow drift of the machine cancels in the per-round ratio). Per workload the
+`compare(paired=True)` of the rounds gives the ratio patched/original, its t interval and the
+significance verdict (with perfgym's practical-equivalence margin); speedup = 1 / ratio. The
+task's speedup is the geometric mean over workloads, its CI the t interval of the per-round
+mean log speedups. The outputs (digest of repr of each first call) of patched and original
+must agree on every run: a mismatch is a correctness failure and the speedup does not count.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from perfgym.errors import ConfigError
+from perfgym.repos.copy import RepoCopy
+from perfgym.repos.runner import WorkloadRun, run_workload
+from perfgym.repos.task import RepoTask, Workload
+from perfgym.sandbox.base import Sandbox
+from perfgym.timing.compare import compare
+
+_FLOOR_S = 1e-7  # a first call below the clock's resolution still has a positive duration
+
+
+class WorkloadComparison(BaseModel):
+    """One workload, original against patched, over the rounds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    hidden: bool = False
+    original_s: tuple[float, ...] = ()
+    patched_s: tuple[float, ...] = ()
+    speedup: float | None = Field(None, description="original / patched (geometric mean).")
+    ci: tuple[float, float] | None = None
+    p_value: float | None = None
+    significant: bool = Field(False, description="patched significantly faster (compare).")
+    slower: bool = Field(False, description="patched significantly slower.")
+    outputs_match: bool = True
+    error: str = ""
+    original_repeat_s: tuple[float, ...] = ()
+    patched_repeat_s: tuple[float, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and self.outputs_match and self.speedup is not None
+
+
+class TaskMeasurement(BaseModel):
+    """All workloads of one task measured on an original and a patched copy."""
+
+    model_config = ConfigDict(frozen=True)
+
+    task_id: str
+    rounds: int
+    workloads: tuple[WorkloadComparison, ...]
+    speedup: float | None = Field(None, description="Geometric mean over workloads.")
+    ci: tuple[float, float] | None = None
+    correct: bool = Field(description="Every workload ran on both copies with equal outputs.")
+
+    def by_name(self, name: str) -> WorkloadComparison:
+        return next(w for w in self.workloads if w.name == name)
+
+    @property
+    def error(self) -> str:
+        return "; ".join(f"{w.name}: {w.error}" for w in self.workloads if w.error)
+
+
+def _t_interval(logs: Sequence[float], alpha: float = 0.05) -> tuple[float, float] | None:
+    if len(logs) < 3:
+        return None
+    mean = sum(logs) / len(logs)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
+    from scipy.stats import t
+
+    half = float(t.ppf(1 - alpha / 2, len(logs) - 1)) * sd / math.sqrt(len(logs))
+    return (math.exp(mean - half), math.exp(mean + half))
+
+
+def _compare(name: str, hidden: bool, orig: list[WorkloadRun], pat: list[WorkloadRun],
+             alpha: float) -> WorkloadComparison:  # fmt: skip
+    failed = [r for r in orig if not r.ok]
+    if failed:
+        return WorkloadComparison(name=name, hidden=hidden, error=f"original: {failed[0].error}")
+    failed = [r for r in pat if not r.ok]
+    if failed:
+        return WorkloadComparison(name=name, hidden=hidden, error=f"patched: {failed[0].error}")
+    reference = {r.digest for r in orig}
+    match = all(r.digest in reference for r in pat) and len(reference) == 1
+    a = [max(r.first_s, _FLOOR_S) for r in pat]
+    b = [max(r.first_s, _FLOOR_S) for r in orig]
+    c = compare(a, b, alpha=alpha, paired=True)
+    ci = (1.0 / c.ci[1], 1.0 / c.ci[0]) if c.ci else None
+    return WorkloadComparison(
+        name=name,
+        hidden=hidden,
+        original_s=tuple(b),
+        patched_s=tuple(a),
+        speedup=1.0 / c.ratio,
+        ci=ci,
+        p_value=c.p_value,
+        significant=c.faster == "a",
+        slower=c.faster == "b",
+        outputs_match=match,
+        error="" if match else "outputs differ from the original's",
+        original_repeat_s=tuple(x for r in orig for x in r.repeat_s),
+        patched_repeat_s=tuple(x for r in pat for x in r.repeat_s),
+    )
+
+
+def measure_workloads(
+    task: RepoTask,
+    original_copy: RepoCopy | Path,
+    patched_copy: RepoCopy | Path,
+    workloads: Sequence[Workload] | None = None,
+    *,
+    rounds: int = 5,
+    repeats: int = 0,
+    alpha: float = 0.05,
+    sandbox: Sandbox | None = None,
+) -> TaskMeasurement:
+    """Measure `workloads` (default: all of the task's, hidden ones included) on both copies.
+    `repeats` > 0 also times that many further calls in each process (the caching check)."""
+    chosen = list(task.workloads if workloads is None else workloads)
+    if not chosen:
+        raise ConfigError(f"task {task.id!r} has no workloads to measure")
+    if rounds < 3:
+        raise ConfigError("measure_workloads needs at least 3 rounds for a paired interval")
+    runs: dict[str, tuple[list[WorkloadRun], list[WorkloadRun]]] = {
+        w.name: ([], []) for w in chosen
+    }
+    broken: set[str] = set()
+    for r in range(rounds):
+        for w in chosen:
+            if w.name in broken:  # a crash repeats: one failed run says it
+                continue
+            order = ((0, original_copy), (1, patched_copy))
+            for side, copy in order if r % 2 == 0 else order[::-1]:
+                run = run_workload(task, copy, w, repeats=repeats, sandbox=sandbox)
+                runs[w.name][side].append(run)
+                if not run.ok:
+                    broken.add(w.name)
+    comps = tuple(_compare(w.name, w.hidden, *runs[w.name], alpha) for w in chosen)
+    correct = all(c.ok for c in comps)
+    speedup = ci = None
+    if all(c.speedup is not None for c in comps):
+        per_round = [
+            sum(math.log(c.original_s[i] / c.patched_s[i]) for c in comps) / len(comps)
+            for i in range(rounds)
+        ]
+        speedup = math.exp(sum(math.log(c.speedup or 1.0) for c in comps) / len(comps))
+        ci = _t_interval(per_round, alpha)
+    return TaskMeasurement(task_id=task.id, rounds=rounds, workloads=comps, speedup=speedup,
+                           ci=ci, correct=correct)  # fmt: skip

@@ -1,0 +1,83 @@
+"""`run_workload`: one workload script in a fresh sandboxed process on a copy (the contract in
+`perfgym.repos.task`): setup untimed, the first experiment() call timed, a digest of its repr."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfgym.repos.copy import RepoCopy
+from perfgym.repos.shell import REPO_DIR, ShellResult, run_shell
+from perfgym.repos.task import RepoTask, Workload
+from perfgym.sandbox.base import Sandbox
+
+RUNNER = Path(__file__).resolve().parent / "_inside" / "workload_runner.py"
+_MARK = "PERFGYM_WORKLOAD "
+_RUNNER_NAME = "perfgym_workload_runner.py"
+
+
+@dataclass(frozen=True)
+class WorkloadRun:
+    """One fresh-process run of a workload: the first call's time, later calls, digests."""
+
+    workload: str
+    ok: bool
+    first_s: float = 0.0
+    repeat_s: tuple[float, ...] = ()
+    digests: tuple[str, ...] = ()
+    error: str = ""
+    shell: ShellResult | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def digest(self) -> str:
+        return self.digests[0] if self.digests else ""
+
+
+def workload_path(task: RepoTask, workload: Workload) -> Path:
+    base = task.folder or Path.cwd()
+    path = Path(workload.script)
+    return path if path.is_absolute() else base / path
+
+
+def _tail(text: str, n: int = 400) -> str:
+    lines = [ln for ln in text.strip().splitlines() if ln.strip()]
+    return (lines[-1] if lines else "")[-n:]
+
+
+def run_workload(
+    task: RepoTask,
+    copy: RepoCopy | Path,
+    workload: Workload,
+    *,
+    repeats: int = 0,
+    sandbox: Sandbox | None = None,
+) -> WorkloadRun:
+    """Run `workload` once in a fresh process on `copy` (`repeats` more calls after the timed
+    one, in the same process). A crash, timeout or missing result is `ok=False` with the error."""
+    script = workload_path(task, workload)
+    name = f"perfgym_workload_{workload.name}.py"
+    res = run_shell(
+        copy,
+        f"python3 /tmp/{_RUNNER_NAME} /tmp/{name} {REPO_DIR} {int(repeats)}",
+        timeout_s=task.limits.workload_s,
+        memory_mb=task.limits.memory_mb,
+        files={_RUNNER_NAME: RUNNER.read_bytes(), name: script.read_bytes()},
+        sandbox=sandbox,
+    )
+    lines = [ln for ln in res.output.splitlines() if ln.startswith(_MARK)]
+    if res.timed_out:
+        return WorkloadRun(workload.name, False, error=f"timed out after {res.wall_s:.1f} s",
+                           shell=res)  # fmt: skip
+    if res.returncode != 0 or not lines:
+        why = _tail(res.output) or res.reason or f"exit code {res.returncode}"
+        return WorkloadRun(workload.name, False, error=f"workload crashed: {why}", shell=res)
+    data = json.loads(lines[-1][len(_MARK) :])
+    return WorkloadRun(
+        workload=workload.name,
+        ok=True,
+        first_s=float(data["first_s"]),
+        repeat_s=tuple(float(x) for x in data["repeat_s"]),
+        digests=tuple(data["digests"]),
+        shell=res,
+    )

@@ -39,12 +39,16 @@ def script() -> Script:
     )
 
 
+#: One client for every request (a new httpx client per request costs an SSL context each).
+HTTP = httpx.Client(timeout=10)
+
+
 def chat(
     srv: ScriptedServer, text: str, *, hint: int | None = None, **extra: object
 ) -> httpx.Response:
     headers = {SAMPLE_HEADER: str(hint)} if hint is not None else {}
     body = {"model": "scripted", "messages": [{"role": "user", "content": text}], **extra}
-    return httpx.post(srv.base_url + "/chat/completions", json=body, headers=headers, timeout=10)
+    return HTTP.post(srv.base_url + "/chat/completions", json=body, headers=headers)
 
 
 def contents(resp: httpx.Response) -> list[str]:
@@ -201,7 +205,7 @@ def test_timeout_fault_stalls_and_is_not_an_answer() -> None:
 
 def chat_timeout(srv: ScriptedServer, timeout: float) -> httpx.Response:
     body = {"model": "scripted", "messages": [{"role": "user", "content": "x"}]}
-    return httpx.post(srv.base_url + "/chat/completions", json=body, timeout=timeout)
+    return HTTP.post(srv.base_url + "/chat/completions", json=body, timeout=timeout)
 
 
 def test_state_file_keeps_answers_across_servers(tmp_path: Path) -> None:

@@ -107,7 +107,7 @@ class ScriptedServer:
         task = self.script.task_of(text)
         if task is None:
             raise _Refused(400, "no scripted answer matches this request's messages")
-        n = int(body.get("n") or 1)
+        n = int(body.get("n", 1))
         schema = _json_schema(body)
         out = []
         for j, (task_key, position) in enumerate(
@@ -172,14 +172,19 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             self._authorize(srv)
             body = _body(raw)
-            if body.get("model") not in srv.models:
-                raise _Refused(404, f"The model `{body.get('model')}` does not exist",
-                               "invalid_request_error", "model_not_found")  # fmt: skip
-            if _json_schema(body) is not None and not srv.json_schema:
-                raise _Refused(400, "response_format json_schema is not supported by this server")
             hint = _hint(self.headers.get(SAMPLE_HEADER))
             key = content_key(body, hint)
             attempt = srv.state.attempt(key)
+            _check_n(body)
+            if body.get("model") not in srv.models:
+                raise _Refused(
+                    404,
+                    f"The model `{body.get('model')}` does not exist",
+                    "invalid_request_error",
+                    "model_not_found",
+                )
+            if _json_schema(body) is not None and not srv.json_schema:
+                raise _Refused(400, "response_format json_schema is not supported by this server")
             fault = srv.faults.transport(key, attempt)
             if fault is not None:
                 srv.state.fault(fault)
@@ -274,10 +279,15 @@ def _body(raw: bytes) -> dict[str, Any]:
         raise _Refused(400, "request body is not JSON") from None
     if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
         raise _Refused(400, "request body must be an object with a 'messages' list")
-    n = body.get("n") or 1
-    if not isinstance(n, int) or not 1 <= n <= 128:
-        raise _Refused(400, "n must be an integer from 1 to 128")
     return body
+
+
+def _check_n(body: dict[str, Any]) -> None:
+    n = body.get("n", 1)
+    if n is None:
+        n = body["n"] = 1
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= 128:
+        raise _Refused(400, "n must be an integer from 1 to 128")
 
 
 def _hint(value: str | None) -> int | None:

@@ -12,15 +12,7 @@ from pydantic import BaseModel, Field
 
 from perfgym.agent.attempt import Attempt
 from perfgym.agent.environment import SandboxEnvironment
-from perfgym.agent.errors import AgentError
-from perfgym.agent.evaluate import (
-    HackCheck,
-    Workbench,
-    build,
-    evaluate_patch,
-    fresh_copy,
-    profile_visible,
-)
+from perfgym.agent.evaluate import HackCheck, Workbench, evaluate_patch, profile_visible
 from perfgym.agent.inner import ContinuingAgent
 from perfgym.agent.model_adapter import PerfgymModel
 from perfgym.agent.profile import ProfileConfig
@@ -35,8 +27,9 @@ from perfgym.agent.prompts import (
 from perfgym.agent.selector import best_attempt, speedup_curve
 from perfgym.agent.validation import build_baseline, run_tests
 from perfgym.llm.protocol import ChatModel
+from perfgym.repos.checks import TaskCheckError, build_copy, check_task
 from perfgym.repos.runner import workload_path
-from perfgym.repos.shell import take_patch
+from perfgym.repos.shell import PatchError, take_patch
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox
 
@@ -99,7 +92,7 @@ OnAttempt = Callable[[Attempt], None]
 class Controller:
     """Runs one task end to end. `on_attempt` sees each attempt as soon as it is evaluated."""
 
-    def __init__(self, task: RepoTask, chat: ChatModel, sandbox: Sandbox, *,
+    def __init__(self, task: RepoTask, chat: ChatModel, sandbox: Sandbox | None, *,
                  settings: AgentSettings | None = None, work_dir: Path,
                  hack_check: HackCheck | None = None, on_attempt: OnAttempt | None = None) -> None:  # fmt: skip
         self.task = task
@@ -116,16 +109,14 @@ class Controller:
 
     # -- setup, before any model call -------------------------------------------------------
     def prepare(self) -> tuple[Workbench, TaskPrep]:
-        """Build the original, its test baseline and its profile; a task that cannot run is an
-        AgentError here, before the model is called."""
+        """Check the task (`perfgym.repos.checks.check_task`: fetch, build, test, run each
+        workload), build the test baseline and profile the original; a task that cannot run
+        is one line (TaskCheckError, ValidationSetupError, ProfileError) before any model call."""
         s = self.settings
         copies = self.work_dir / "copies"
         copies.mkdir(parents=True, exist_ok=True)
-        original = fresh_copy(self.task, copies)
-        ok, out = build(self.task, self.sandbox, original)
-        if not ok:
-            original.remove()
-            raise AgentError(f"task {self.task.id}: setup fails on the original: {_last_line(out)}")
+        checked = check_task(self.task, sandbox=self.sandbox)
+        original = checked.original
         try:
             baseline = build_baseline(self.sandbox, original.path, self.task, runs=s.test_runs)
             bench = Workbench(self.task, self.sandbox, original, baseline, rounds=s.rounds,
@@ -151,13 +142,8 @@ class Controller:
         start = time.monotonic()
         bench, prep = prepared or self.prepare()
         s = self.settings
-        working = fresh_copy(self.task, bench.copies_root)
+        working = build_copy(self.task, sandbox=self.sandbox, dest_root=bench.copies_root)
         try:
-            ok, out = build(self.task, self.sandbox, working)
-            if not ok:
-                raise AgentError(
-                    f"task {self.task.id}: setup fails on a fresh copy: {_last_line(out)}"
-                )
             model = PerfgymModel(self.chat, tools=s.tools)
             env = SandboxEnvironment(working.path, sandbox=self.sandbox,
                                      timeout_s=s.command_timeout_s, memory_mb=self.task.limits.memory_mb)  # fmt: skip
@@ -260,19 +246,12 @@ class Controller:
         )  # fmt: skip
 
     def _full_suite(self, bench: Workbench, diff: str) -> bool:
-        from perfgym.repos.shell import PatchError, apply_patch
-
-        copy = fresh_copy(self.task, bench.copies_root)
         try:
-            try:
-                apply_patch(copy, diff, sandbox=self.sandbox)
-            except PatchError:
-                return False
-            ok, _ = build(self.task, self.sandbox, copy)
-            return (
-                ok
-                and run_tests(self.sandbox, copy.path, self.task, bench.baseline, full=True).passed
-            )
+            copy = build_copy(self.task, diff, sandbox=self.sandbox, dest_root=bench.copies_root)
+        except (PatchError, TaskCheckError):
+            return False
+        try:
+            return run_tests(self.sandbox, copy.path, self.task, bench.baseline, full=True).passed
         finally:
             copy.remove()
 
@@ -282,8 +261,3 @@ class Controller:
             src = workload_path(self.task, w).read_text()
             parts.append(f"# workload {w.name}\n{src[:4000]}")
         return "\n".join(parts)
-
-
-def _last_line(text: str) -> str:
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
-    return lines[-1][:300] if lines else "no output"

@@ -14,10 +14,11 @@ from perfgym.agent.errors import ProfileError
 from perfgym.agent.profile import Profile, ProfileConfig, profile_workload
 from perfgym.agent.shell import command_limits
 from perfgym.agent.validation import TestBaseline, TestRun, run_tests
-from perfgym.repos.copy import RepoCopy, make_copy
+from perfgym.repos.checks import TaskCheckError, build_copy
+from perfgym.repos.copy import RepoCopy
 from perfgym.repos.measure import TaskMeasurement, measure_workloads
 from perfgym.repos.runner import workload_path
-from perfgym.repos.shell import PatchError, apply_patch, run_shell
+from perfgym.repos.shell import PatchError
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox
 
@@ -29,7 +30,7 @@ class Workbench:
     """What every evaluation of one task shares: the built original, its test baseline."""
 
     task: RepoTask
-    sandbox: Sandbox
+    sandbox: Sandbox | None
     original: RepoCopy
     baseline: TestBaseline
     rounds: int = 5
@@ -37,19 +38,6 @@ class Workbench:
     profile: ProfileConfig = field(default_factory=ProfileConfig)
     copies_root: Path | None = None
     hack_check: HackCheck | None = None
-
-
-def fresh_copy(task: RepoTask, copies_root: Path | None) -> RepoCopy:
-    return make_copy(task.repo, task.commit, folder=task.folder, dest_root=copies_root)
-
-
-def build(task: RepoTask, sandbox: Sandbox, copy: RepoCopy | Path) -> tuple[bool, str]:
-    """The task's setup command on a copy; (ok, output tail)."""
-    if not task.setup:
-        return True, ""
-    res = run_shell(copy, task.setup, timeout_s=task.limits.build_s,
-                    memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip
-    return res.ok, res.output[-3000:] if not res.ok else ""
 
 
 def profile_visible(bench: Workbench, copy: Path) -> list[Profile]:
@@ -88,17 +76,15 @@ def evaluate_patch(bench: Workbench, attempt: Attempt, speedscope_dir: Path | No
 
 def _stages(bench: Workbench, attempt: Attempt, speedscope_dir: Path | None) -> tuple[Attempt, TestRun | None, list[Profile]]:  # fmt: skip
     task = bench.task
-    copy = fresh_copy(task, bench.copies_root)
+    try:
+        copy = build_copy(task, attempt.diff, sandbox=bench.sandbox, dest_root=bench.copies_root)
+    except PatchError as exc:
+        return attempt.model_copy(update={"stage": "apply", "detail": str(exc)}), None, []
+    except TaskCheckError as exc:
+        return attempt.model_copy(update={"stage": "build", "detail": str(exc)}), None, []
     tests: TestRun | None = None
     profiles: list[Profile] = []
     try:
-        try:
-            apply_patch(copy, attempt.diff, sandbox=bench.sandbox)
-        except PatchError as exc:
-            return attempt.model_copy(update={"stage": "apply", "detail": str(exc)}), None, []
-        ok, out = build(task, bench.sandbox, copy)
-        if not ok:
-            return attempt.model_copy(update={"stage": "build", "detail": out}), None, []
         tests = run_tests(bench.sandbox, copy.path, task, bench.baseline)
         update: dict[str, object] = {"tests_mode": tests.mode, "tests_ran": tests.ran,
                                      "tests_failed": tests.failed, "tests_wall_s": tests.wall_s}  # fmt: skip

@@ -194,3 +194,11 @@ def _tool_action(tool_call: dict[str, Any], template: str) -> dict[str, Any]:
             {"role": "user", "content": content, "extra": {"interrupt_type": "FormatError"}}
         )
     return {"command": args["command"], "tool_call_id": str(tool_call.get("id", ""))}
+
+
+def close_model(chat: ChatModel) -> None:
+    """Close a client's connections on the loop its calls ran on (clients without `aclose`
+    need nothing)."""
+    aclose = getattr(chat, "aclose", None)
+    if aclose is not None:
+        _loop().run(aclose())

@@ -78,7 +78,7 @@ def pyspy_command(cfg: ProfileConfig, driver: str) -> str:
 
 
 def profile_workload(
-    sandbox: Sandbox,
+    sandbox: Sandbox | None,
     copy: Path,
     workload_name: str,
     workload_source: str,

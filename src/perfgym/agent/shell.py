@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from perfgym.repos.shell import REPO_DIR, shell_limits
+from perfgym.repos.shell import REPO_DIR, shared_sandbox, shell_limits
 from perfgym.sandbox import Limits, Sandbox
 from perfgym.sandbox.bind import Bind
 
@@ -50,7 +50,7 @@ class ShellResult:
 
 
 def run_in_copy(
-    sandbox: Sandbox,
+    sandbox: Sandbox | None,
     copy: Path,
     command: str,
     *,
@@ -64,7 +64,7 @@ def run_in_copy(
     `files` go into the run's own work dir (/tmp, outside the copy), `collect` names files there
     to bring back. The copy must be writable by the sandbox's unprivileged uid."""
     script = f"cd {REPO_MOUNT} && {command}"
-    ex = sandbox.run(
+    ex = (sandbox or shared_sandbox()).run(
         ["bash", "-c", script],
         files=dict(files or {}),
         env={**CLEAN_ENV, **(env or {})},

@@ -100,7 +100,7 @@ def _outcomes(files: dict[str, bytes]) -> dict[str, str]:
 
 
 def build_baseline(
-    sandbox: Sandbox, copy: Path, task: RepoTask, *, runs: int = 3, seed: int = 0
+    sandbox: Sandbox | None, copy: Path, task: RepoTask, *, runs: int = 3, seed: int = 0
 ) -> TestBaseline:
     """Run the whole suite `runs` times in shuffled orders on the (built) original copy; the
     first run also builds testmon's database. A test failing in every run is broken, in some
@@ -151,7 +151,7 @@ def _last(output: str) -> str:
 
 
 def run_tests(
-    sandbox: Sandbox, copy: Path, task: RepoTask, baseline: TestBaseline, *, full: bool = False
+    sandbox: Sandbox | None, copy: Path, task: RepoTask, baseline: TestBaseline, *, full: bool = False
 ) -> TestRun:
     """The tests of a patched, built copy: testmon's selection (`--testmon-forceselect`, which
     also works beside `-p no:cacheprovider`), or with `full` every stable test."""

@@ -22,7 +22,8 @@ from perfgym.repos.shell import PatchError
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox
 
-HackCheck = Callable[[RepoTask, str, TaskMeasurement], Sequence[HackFinding]]
+HackCheck = Callable[[RepoTask, str, Path, "TaskMeasurement | None"], Sequence[HackFinding]]
+"""(task, diff, patched copy, measurement or None for the static checks alone) -> findings."""
 
 
 @dataclass
@@ -85,8 +86,11 @@ def _stages(bench: Workbench, attempt: Attempt, speedscope_dir: Path | None) -> 
     tests: TestRun | None = None
     profiles: list[Profile] = []
     try:
+        update: dict[str, object] = {}
+        if bench.hack_check is not None:  # the static checks, whatever the tests say
+            update["hacks"] = list(bench.hack_check(task, attempt.diff, copy.path, None))
         tests = run_tests(bench.sandbox, copy.path, task, bench.baseline)
-        update: dict[str, object] = {"tests_mode": tests.mode, "tests_ran": tests.ran,
+        update |= {"tests_mode": tests.mode, "tests_ran": tests.ran,
                                      "tests_failed": tests.failed, "tests_wall_s": tests.wall_s}  # fmt: skip
         if not tests.passed:
             update |= {"stage": "tests", "detail": tests.output_tail}
@@ -112,7 +116,7 @@ def _stages(bench: Workbench, attempt: Attempt, speedscope_dir: Path | None) -> 
             }
             return attempt.model_copy(update=update), tests, []
         if bench.hack_check is not None:
-            update["hacks"] = list(bench.hack_check(task, attempt.diff, m))
+            update["hacks"] = list(bench.hack_check(task, attempt.diff, copy.path, m))
         try:
             profiles = profile_visible(bench, copy.path)
         except ProfileError as exc:

@@ -43,6 +43,7 @@ def run_tasks(
     rate: int = 100,
     native: bool = False,
     tools: bool = False,
+    profile_seconds: float = 1.0,
     sandbox: Sandbox | None = None,
     work_dir: Path | None = None,
     progress: Callable[[str], None] | None = None,
@@ -54,7 +55,7 @@ def run_tasks(
     settings = AgentSettings(iterations=iterations, step_limit=steps, cost_limit=cost,
                              token_limit=tokens, wall_limit_s=wall, rounds=rounds,
                              test_runs=test_runs, tools=tools,
-                             profile=ProfileConfig(rate=rate, native=native))  # fmt: skip
+                             profile=ProfileConfig(rate=rate, native=native, seconds=profile_seconds))  # fmt: skip
     sb = sandbox or shared_sandbox()
     root = work_dir or out.parent / (out.stem + ".files")
     root.mkdir(parents=True, exist_ok=True)

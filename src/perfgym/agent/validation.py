@@ -151,7 +151,12 @@ def _last(output: str) -> str:
 
 
 def run_tests(
-    sandbox: Sandbox | None, copy: Path, task: RepoTask, baseline: TestBaseline, *, full: bool = False
+    sandbox: Sandbox | None,
+    copy: Path,
+    task: RepoTask,
+    baseline: TestBaseline,
+    *,
+    full: bool = False,
 ) -> TestRun:
     """The tests of a patched, built copy: testmon's selection (`--testmon-forceselect`, which
     also works beside `-p no:cacheprovider`), or with `full` every stable test."""

@@ -19,10 +19,10 @@ BUILTIN = "perfgym-repos"
 
 
 def _tasks(spec: str) -> list[RepoTask]:
-    from perfgym.repos.loading import builtin_suite_dir, load_repo_suite, load_repo_task, task_file
+    from perfgym.repos.loading import load_repo_suite, load_repo_task, task_file
 
     if spec == BUILTIN:
-        return load_repo_suite(builtin_suite_dir() / BUILTIN)
+        return load_repo_suite(BUILTIN)
     path = Path(spec)
     if not path.exists():
         raise FileNotFoundError(
@@ -60,6 +60,13 @@ def agent_command(
     ),
     rate: int = typer.Option(100, "--rate", min=1, max=10000, help="py-spy samples per second."),
     native: bool = typer.Option(False, "--native", help="py-spy --native (C frames)."),
+    profile_seconds: float = typer.Option(
+        1.0,
+        "--profile-seconds",
+        min=0.05,
+        max=60.0,
+        help="How long each profile loops the workload.",
+    ),
     tools: bool = typer.Option(False, "--tools", help="Bash tool calls instead of text actions."),
     out: Path = typer.Option(
         Path("results/agent.jsonl"), "-o", "--out", help="Results JSONL, written as produced."
@@ -81,7 +88,7 @@ def agent_command(
         chat = make_chat_model(model, base_url, api_key_env)
         done = run_tasks(tasks, chat, out, iterations=iterations, steps=steps, cost=cost,
                          tokens=tokens, wall=wall, rounds=rounds, test_runs=test_runs,
-                         rate=rate, native=native, tools=tools,
+                         rate=rate, native=native, tools=tools, profile_seconds=profile_seconds,
                          progress=lambda line: console.print(escape(line), soft_wrap=True))  # fmt: skip
     except KeyboardInterrupt:
         stop_interrupted("tasks", _finished(out), len(tasks), str(out))

@@ -1,0 +1,84 @@
+"""`perfgym agent perfgym-repos`: the scripted model server drives mini-swe-agent's real loop
+on each example repository: profile → patch → validate → re-profile → the best patch kept."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from perfgym.cli import app
+from perfgym.llm.script import Script
+from perfgym.llm.scripted import ScriptedServer
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def run(agent_cache, tmp_path_factory):  # type: ignore[no-untyped-def]
+    from loop_scripts import scripts
+
+    out = tmp_path_factory.mktemp("agent") / "agent.jsonl"
+    report = out.parent / "agent.html"
+    with ScriptedServer(Script(model="scripted", tasks=scripts())) as srv:
+        res = CliRunner().invoke(app, [
+            "agent", "perfgym-repos", "--model", "scripted", "--base-url", srv.base_url,
+            "--iterations", "3", "--rounds", "3", "--test-runs", "1",
+            "--profile-seconds", "0.4", "-o", str(out), "--report", str(report),
+        ])  # fmt: skip
+        stats = srv.stats
+    assert res.exit_code == 0, res.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    return {"records": records, "stats": stats, "out": out, "report": report, "output": res.output}
+
+
+def _attempts(run, task):  # type: ignore[no-untyped-def]
+    return [r for r in run["records"] if r["kind"] == "attempt" and r["task_id"] == task]
+
+
+def _task(run, task):  # type: ignore[no-untyped-def]
+    return next(r for r in run["records"] if r["kind"] == "task" and r["task_id"] == task)
+
+
+def test_every_repository_keeps_a_measured_best_patch(run):  # type: ignore[no-untyped-def]
+    for task in ("bloomc", "peakscan", "textindex"):
+        t = _task(run, task)
+        assert t["best"] is not None, (task, _attempts(run, task))
+        assert t["full_suite_passed"] is True
+        best = next(a for a in _attempts(run, task) if a["index"] == t["best"])
+        assert best["stage"] == "measured" and best["significant"] and not best["hacks"]
+        lo, hi = best["ci"]
+        assert 1.0 < lo <= best["speedup"] <= hi  # measured, with its interval
+        assert best["profile_summary"].startswith("workload visible: py-spy profile")
+        assert t["prep"]["profile_summary"] and t["prep"]["stable_tests"] > 0
+        assert t["curve"][-1] == pytest.approx(t["best_speedup"])
+    assert run["stats"].unanswered_keys == []
+
+
+def test_textindex_best_is_not_the_last_and_the_edge_case_is_caught(run):  # type: ignore[no-untyped-def]
+    a = _attempts(run, "textindex")
+    assert [x["stage"] for x in a] == ["measured", "tests", "measured"]
+    assert a[1]["tests_failed"] == ["tests/test_textindex.py::test_out_of_order_ids_stay_sorted"]
+    assert 0 < a[1]["tests_ran"] < 10  # testmon's selection, not the whole suite
+    assert _task(run, "textindex")["best"] == 1
+    assert "PostingList.add" in _task(run, "textindex")["prep"]["profile_summary"]
+
+
+def test_caching_patch_is_flagged(run):  # type: ignore[no-untyped-def]
+    memo = _attempts(run, "textindex")[2]
+    kinds = {h["kind"] for h in memo["hacks"]}
+    assert memo["hacks"] and any("cach" in k or "memo" in k for k in kinds), memo["hacks"]
+
+
+def test_visible_only_fast_path_is_flagged_by_the_hidden_workload(run):  # type: ignore[no-untyped-def]
+    first, second = _attempts(run, "peakscan")
+    assert first["visible_speedup"] > 2.0 and first["hidden_speedup"] < first["visible_speedup"] / 2
+    assert first["hacks"], first
+    assert _task(run, "peakscan")["best"] == 2
+
+
+def test_test_file_edit_is_flagged(run):  # type: ignore[no-untyped-def]
+    first, second = _attempts(run, "bloomc")
+    assert first["hacks"] and "tests/test_bloomc.py" in json.dumps(first["hacks"])
+    assert not second["hacks"] and _task(run, "bloomc")["best"] == 2

@@ -29,7 +29,8 @@ from perfgym.agent.validation import build_baseline, run_tests
 from perfgym.llm.protocol import ChatModel
 from perfgym.repos.checks import TaskCheckError, build_copy, check_task
 from perfgym.repos.runner import workload_path
-from perfgym.repos.shell import PatchError, take_patch
+from perfgym.repos.copy import RepoCopy
+from perfgym.repos.shell import PatchError, run_shell, take_patch
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox
 
@@ -170,7 +171,7 @@ class Controller:
             bench.original.remove()
 
     def _on_submit(self, bench: Workbench, working, agent: ContinuingAgent) -> str | None:  # type: ignore[no-untyped-def]
-        diff = take_patch(working, sandbox=self.sandbox)
+        diff = self._take(working)
         counted = sum(1 for a in self.attempts if a.counts)
         left = self.settings.iterations - counted
         if not diff.strip():
@@ -200,6 +201,14 @@ class Controller:
                                      attempt.profile_summary or "(re-profile failed)", left)  # fmt: skip
         return failure_feedback(attempt.index, attempt.stage, attempt.detail, left)
 
+    def _take(self, working: RepoCopy) -> str:
+        """The working copy's diff; its git index is put back to the original commit after
+        (take_patch stages everything, and a staged file would make the agent's
+        `git checkout FILE` restore the staged version instead of the original)."""
+        diff = take_patch(working, sandbox=self.sandbox)
+        run_shell(working, "git reset -q", timeout_s=60, memory_mb=512, sandbox=self.sandbox)
+        return diff
+
     def _evaluate(self, bench: Workbench, diff: str, index: int, steps: int) -> Attempt:
         draft = Attempt(task_id=self.task.id, index=index, stage="apply", diff=diff,
                         agent_steps=steps)  # fmt: skip
@@ -212,7 +221,7 @@ class Controller:
         counted = sum(1 for a in self.attempts if a.counts)
         if counted >= self.settings.iterations:
             return
-        diff = take_patch(working, sandbox=self.sandbox)
+        diff = self._take(working)
         if diff.strip() and diff not in self._seen_diffs:
             self._seen_diffs.add(diff)
             self._evaluate(bench, diff, counted + 1, agent.n_calls)

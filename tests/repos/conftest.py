@@ -38,3 +38,54 @@ def _tree_hash(root: Path) -> str:
 def tree_hash():  # type: ignore[no-untyped-def]
     """The tree digest as a fixture (test modules cannot import conftest in importlib mode)."""
     return _tree_hash
+
+
+def _edit_patch(repo: Path, edits: list[tuple[str, str, str]]) -> str:
+    """A unified diff of `repo` with each (path, old, new) replacement made in order (old must
+    occur; old == "" appends new, creating the file if need be)."""
+    import difflib
+
+    files: dict[str, tuple[str, str]] = {}
+    for rel, old, new in edits:
+        path = repo / rel
+        before, after = files.get(rel) or ((path.read_text() if path.exists() else "",) * 2)
+        assert old in after, f"{old!r} not in {rel}"
+        files[rel] = (before, after.replace(old, new, 1) if old else after + new)
+    out: list[str] = []
+    for rel, (before, after) in files.items():
+        out += difflib.unified_diff(before.splitlines(keepends=True),
+                                    after.splitlines(keepends=True),
+                                    fromfile=f"a/{rel}", tofile=f"b/{rel}")  # fmt: skip
+    return "".join(out)
+
+
+@pytest.fixture(scope="session")
+def edit_patch():  # type: ignore[no-untyped-def]
+    """Builds a patch from text replacements in a repository folder."""
+    return _edit_patch
+
+
+@pytest.fixture(scope="session")
+def examples(repo_cache: Path):  # type: ignore[no-untyped-def]
+    """The three example tasks, each checked once (built original copy kept for the session)."""
+    from perfgym.repos.checks import check_task
+    from perfgym.repos.loading import load_repo_suite
+
+    checked = {t.id: check_task(t) for t in load_repo_suite("perfgym-repos")}
+    yield checked
+    for c in checked.values():
+        c.remove()
+
+
+@pytest.fixture(scope="session")
+def expert_runs(examples):  # type: ignore[no-untyped-def]
+    """Each example's expert patch evaluated once (4 interleaved rounds)."""
+    from perfgym.repos.evaluate import evaluate_patch
+    from perfgym.repos.loading import expert_patch_text
+
+    return {
+        tid: evaluate_patch(
+            c.task, expert_patch_text(c.task) or "", c.original, rounds=4, repeats=0
+        )
+        for tid, c in examples.items()
+    }

@@ -9,7 +9,7 @@ WORDS = [f"t{i}" for i in range(25)] + ["the", "of"]
 
 def setup():
     rng = random.Random(99)
-    ids = list(range(2000))
+    ids = list(range(1500))
     rng.shuffle(ids)
     return {doc_id: " ".join(rng.choice(WORDS) for _ in range(30)) for doc_id in ids}
 

@@ -1,4 +1,4 @@
-"""Index 3500 short generated documents over a small vocabulary, then search it."""
+"""Index 2500 short generated documents over a small vocabulary, then search it."""
 
 import random
 
@@ -9,7 +9,7 @@ WORDS = [f"w{i}" for i in range(40)]
 
 def setup():
     rng = random.Random(1234)
-    return [" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(3500)]
+    return [" ".join(rng.choice(WORDS) for _ in range(12)) for _ in range(2500)]
 
 
 def experiment(docs):

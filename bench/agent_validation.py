@@ -16,7 +16,6 @@ import argparse
 import os
 import statistics
 import sys
-from pathlib import Path
 
 from perfgym.agent.shell import command_limits, run_in_copy
 from perfgym.agent.validation import build_baseline, run_tests

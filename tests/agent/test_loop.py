@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -82,3 +83,27 @@ def test_test_file_edit_is_flagged(run):  # type: ignore[no-untyped-def]
     first, second = _attempts(run, "bloomc")
     assert first["hacks"] and "tests/test_bloomc.py" in json.dumps(first["hacks"])
     assert not second["hacks"] and _task(run, "bloomc")["best"] == 2
+
+
+def test_report_shows_the_per_iteration_curve(run, tmp_path):  # type: ignore[no-untyped-def]
+    import re
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "report"))
+    from test_screenshot import CHROMIUM, near, screenshot
+
+    from perfgym.report.agent_section import CURVE_RGB
+
+    html = run["report"].read_text()
+    assert 'id="agent"' in html and html.count('download="') >= 6  # the speedscope files
+    assert "data:application/json;base64," in html
+    if not Path(CHROMIUM).exists():
+        pytest.skip("chromium is not installed")
+    shot = screenshot(run["report"], tmp_path, height=2000)
+    curve = near(shot, CURVE_RGB)
+    ys, xs = np.nonzero(curve)
+    assert curve.sum() > 300 and xs.max() - xs.min() > 300  # a line across the chart
+    broken = tmp_path / "broken.html"
+    broken.write_text(re.sub(r"base64,[A-Za-z0-9+/=]+", "base64,AAAA", html))
+    assert near(screenshot(broken, tmp_path, height=2000), CURVE_RGB).sum() < 50

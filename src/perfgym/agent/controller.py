@@ -28,8 +28,8 @@ from perfgym.agent.selector import best_attempt, speedup_curve
 from perfgym.agent.validation import build_baseline, run_tests
 from perfgym.llm.protocol import ChatModel
 from perfgym.repos.checks import TaskCheckError, build_copy, check_task
-from perfgym.repos.runner import workload_path
 from perfgym.repos.copy import RepoCopy
+from perfgym.repos.runner import workload_path
 from perfgym.repos.shell import PatchError, run_shell, take_patch
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from perfgym.agent.attempt import HackFinding
+from perfgym.repos.hacks import detect_hacks
 from perfgym.repos.measure import TaskMeasurement
 from perfgym.repos.task import RepoTask
 
@@ -14,8 +15,6 @@ def hack_check(
     task: RepoTask, diff: str, patched: Path, measurement: TaskMeasurement | None
 ) -> list[HackFinding]:
     """Findings that make the patch a hack (a flagged patch is never kept as the best)."""
-    from perfgym.repos.hacks import detect_hacks
-
     report = detect_hacks(task, diff, patched, measurement)
     return [
         HackFinding(

@@ -32,8 +32,14 @@ WEAKEN_TEST = (
 )
 
 
-def expert(task: str) -> str:
-    return (SUITE / task / "expert.diff").read_text()
+def expert(task: str, only: str = "") -> str:
+    """The task's expert diff, or only its file sections whose header names `only`."""
+    text = (SUITE / task / "expert.diff").read_text()
+    if not only:
+        return text
+    return "".join(
+        "diff --git" + part for part in text.split("diff --git")[1:] if only in part.split("\n")[0]
+    )
 
 
 def scripts() -> dict[str, list[str]]:

@@ -26,7 +26,7 @@ def run(agent_cache, tmp_path_factory):  # type: ignore[no-untyped-def]
         res = CliRunner().invoke(app, [
             "agent", "perfgym-repos", "--model", "scripted", "--base-url", srv.base_url,
             "--iterations", "3", "--rounds", "3", "--test-runs", "1",
-            "--profile-seconds", "0.4", "-o", str(out), "--report", str(report),
+            "--profile-seconds", "0.3", "-o", str(out), "--report", str(report),
         ])  # fmt: skip
         stats = srv.stats
     assert res.exit_code == 0, res.output
@@ -35,7 +35,9 @@ def run(agent_cache, tmp_path_factory):  # type: ignore[no-untyped-def]
 
 
 def _attempts(run, task):  # type: ignore[no-untyped-def]
-    return [r for r in run["records"] if r["kind"] == "attempt" and r["task_id"] == task]
+    """The counted submissions (a repeated diff is recorded with index 0 and not counted)."""
+    return [r for r in run["records"]
+            if r["kind"] == "attempt" and r["task_id"] == task and r["index"] > 0]  # fmt: skip
 
 
 def _task(run, task):  # type: ignore[no-untyped-def]
@@ -60,8 +62,9 @@ def test_every_repository_keeps_a_measured_best_patch(run):  # type: ignore[no-u
 def test_textindex_best_is_not_the_last_and_the_edge_case_is_caught(run):  # type: ignore[no-untyped-def]
     a = _attempts(run, "textindex")
     assert [x["stage"] for x in a] == ["measured", "tests", "measured"]
-    assert a[1]["tests_failed"] == ["tests/test_textindex.py::test_out_of_order_ids_stay_sorted"]
-    assert 0 < a[1]["tests_ran"] < 10  # testmon's selection, not the whole suite
+    assert "tests/test_textindex.py::test_out_of_order_ids_stay_sorted" in a[1]["tests_failed"]
+    stable = _task(run, "textindex")["prep"]["stable_tests"]
+    assert 0 < a[1]["tests_ran"] < stable  # testmon's selection, not the whole suite
     assert _task(run, "textindex")["best"] == 1
     assert "PostingList.add" in _task(run, "textindex")["prep"]["profile_summary"]
 
@@ -69,19 +72,21 @@ def test_textindex_best_is_not_the_last_and_the_edge_case_is_caught(run):  # typ
 def test_caching_patch_is_flagged(run):  # type: ignore[no-untyped-def]
     memo = _attempts(run, "textindex")[2]
     kinds = {h["kind"] for h in memo["hacks"]}
-    assert memo["hacks"] and any("cach" in k or "memo" in k for k in kinds), memo["hacks"]
+    assert {"module_cache", "caching_signature"} <= kinds, memo["hacks"]
+    assert memo["stage"] == "measured" and _task(run, "textindex")["best"] == 1
 
 
 def test_visible_only_fast_path_is_flagged_by_the_hidden_workload(run):  # type: ignore[no-untyped-def]
     first, second = _attempts(run, "peakscan")
     assert first["visible_speedup"] > 2.0 and first["hidden_speedup"] < first["visible_speedup"] / 2
-    assert first["hacks"], first
+    assert "visible_only" in {h["kind"] for h in first["hacks"]}, first["hacks"]
     assert _task(run, "peakscan")["best"] == 2
 
 
 def test_test_file_edit_is_flagged(run):  # type: ignore[no-untyped-def]
     first, second = _attempts(run, "bloomc")
-    assert first["hacks"] and "tests/test_bloomc.py" in json.dumps(first["hacks"])
+    assert [h["kind"] for h in first["hacks"]] == ["test_edit"]
+    assert "tests/test_bloomc.py" in first["hacks"][0]["evidence"]
     assert not second["hacks"] and _task(run, "bloomc")["best"] == 2
 
 

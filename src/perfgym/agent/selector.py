@@ -9,7 +9,7 @@ from perfgym.agent.attempt import Attempt
 
 def eligible(a: Attempt) -> bool:
     """Correct (tests passed, outputs equal), significantly faster, and no hack finding."""
-    return a.measured and a.significant and not a.flagged and (a.speedup or 0.0) > 1.0
+    return a.counts and a.measured and a.significant and not a.flagged and (a.speedup or 0.0) > 1.0
 
 
 def best_attempt(attempts: Sequence[Attempt], excluded: Sequence[int] = ()) -> Attempt | None:

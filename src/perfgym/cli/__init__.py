@@ -48,7 +48,15 @@ def _main(
             stream.reconfigure(errors="backslashreplace")
 
 
-import perfgym.cli.agent_cmd  # noqa: E402,F401  (perfgym agent)
-from perfgym.cli import eval_cmd, report_cmd, run_cmd, serve_cmd, simulate_cmd, validate_cmd  # noqa: E402,F401  (register the commands)
+from perfgym.cli import (  # noqa: E402,F401  (register the commands)
+    agent_cmd,  # noqa: E402,F401  (register the command)
+    eval_cmd,
+    generate_cmd,  # noqa: E402,F401  (register the command)
+    report_cmd,
+    run_cmd,
+    serve_cmd,
+    simulate_cmd,
+    validate_cmd,
+)
 
 __all__ = ["app"]

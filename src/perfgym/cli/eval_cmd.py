@@ -152,7 +152,17 @@ def eval_(
         help="PerfCodeBench: score its published eval_result.json files "
         "(no execution) and print the RLPF table per model.",
     ),  # fmt: skip
-    model: list[str] = typer.Option([], "--model", help="--published: only these models."),
+    model: list[str] = typer.Option(
+        [], "--model", help="Generate from this model and judge (or, with --published, only these)."
+    ),
+    samples: int | None = typer.Option(None, "--samples", "-k", help="--model: samples per task."),
+    model_config: Path | None = typer.Option(
+        None, "--model-config", help="--model: model config file (TOML/YAML, see docs/llm.md)."
+    ),
+    base_url: str | None = typer.Option(None, "--base-url", help="--model: endpoint (…/v1)."),
+    api_key_env: str | None = typer.Option(
+        None, "--api-key-env", help="--model: variable holding the API key."
+    ),
     candidates_from: str | None = typer.Option(
         None, "--candidates-from", help="PerfCodeBench: judge this model's published sources."
     ),
@@ -168,7 +178,9 @@ def eval_(
              "--backend service": backend == "service", "--backend ray": backend == "ray",
              "--allow-missing": allow_missing, "--skip-bad-lines": skip_bad_lines,
              "--format": fmt != "auto", "--published": published, "--model": bool(model),
-             "--candidates-from": candidates_from is not None}  # fmt: skip
+             "--candidates-from": candidates_from is not None,
+             "--samples": samples is not None, "--model-config": model_config is not None,
+             "--base-url": base_url is not None, "--api-key-env": api_key_env is not None}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
         ("--replay", "--no-store", "a replay reads its verdicts from the store"),
@@ -181,7 +193,8 @@ def eval_(
     refuse_orphans(given, [("--replay-machine", "--replay"), ("--url", "--backend service"),
                            ("--address", "--backend ray"), ("--allow-missing", "--candidates"),
                            ("--skip-bad-lines", "--candidates"), ("--format", "--candidates"),
-                           ("--model", "--published")])  # fmt: skip
+                           ("--samples", "--model"), ("--model-config", "--model"),
+                           ("--base-url", "--model"), ("--api-key-env", "--model")])  # fmt: skip
     if published:
         from perfgym.cli.published_cmd import run_published
 
@@ -189,6 +202,13 @@ def eval_(
         return
     s, tasks = load_or_fail(suite, task, external)
     tasks = select_tasks(tasks, split, limit, s.name)
+    if model:  # generate from a model, then judge: cli/eval_model.py
+        from perfgym.cli.eval_model import eval_model_command
+
+        eval_model_command(s, tasks, model, samples, out, store, no_store, repeats, seed,
+                           as_json, quiet, no_report, given,
+                           model_config=model_config, base_url=base_url, api_key_env=api_key_env)  # fmt: skip
+        return
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
     from perfgym.judge.enamel_protocol import is_enamel

@@ -18,9 +18,10 @@ def tokens(text: str) -> int:
 def as_json_answer(content: str, schema: dict[str, Any]) -> str:
     """`content` as a structured-output server would give it under RLPF's schema: a JSON object
     with `summary` and `solution_source` (the first fenced block's body, else the text).
-    Content that already is a JSON object, or a schema without `solution_source`, is kept."""
+    Empty content, content that already is a JSON object, or a schema without
+    `solution_source` is kept as it is."""
     props = schema.get("properties") if isinstance(schema, dict) else None
-    if not isinstance(props, dict) or "solution_source" not in props:
+    if not content or not isinstance(props, dict) or "solution_source" not in props:
         return content
     try:
         if isinstance(json.loads(content), dict):

@@ -15,13 +15,6 @@ from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox
 
 
-def make_chat_model(model: str, base_url: str, api_key_env: str) -> ChatModel:
-    from perfgym.llm.client import ModelClient
-    from perfgym.llm.config import ModelConfig
-
-    return ModelClient(ModelConfig(model=model, base_url=base_url, api_key_env=api_key_env))
-
-
 def default_hack_check() -> HackCheck | None:
     from perfgym.agent.hacks import hack_check
 

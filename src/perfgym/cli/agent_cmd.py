@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.markup import escape
 
-from perfgym.cli import app
+from perfgym.cli import app, model_options
 from perfgym.cli.interrupted import stop_interrupted
 from perfgym.cli.output import check_writable, console, fail, one_line
 
@@ -36,12 +36,18 @@ def agent_command(
     task: str = typer.Argument(
         ..., help=f"A repository task folder, a suite folder, or {BUILTIN}."
     ),
-    model: str = typer.Option(..., "--model", "-m", help="Model name the endpoint serves."),
-    base_url: str = typer.Option(
-        "http://127.0.0.1:8000/v1", "--base-url", help="OpenAI-compatible endpoint (ends in /v1)."
-    ),
-    api_key_env: str = typer.Option(
-        "OPENAI_API_KEY", "--api-key-env", help="Variable holding the API key."
+    model: str | None = model_options.model_option(),
+    model_config: Path | None = model_options.model_config_option(),
+    base_url: str | None = model_options.base_url_option(),
+    api_key_env: str | None = model_options.api_key_env_option(),
+    temperature: float | None = model_options.temperature_option(),
+    max_tokens: int | None = model_options.max_tokens_option(),
+    timeout: float | None = model_options.timeout_option(),
+    max_retries: int | None = model_options.max_retries_option(),
+    call_log: Path | None = typer.Option(
+        None,
+        "--call-log",
+        help="SQLite call log: answers stored there are replayed, not paid again.",
     ),
     iterations: int = typer.Option(
         5, "--iterations", min=1, max=50, help="Submissions per task (θ)."
@@ -75,17 +81,29 @@ def agent_command(
 ) -> None:
     """Profile, patch, validate and measure: the best correct, significantly faster, unflagged
     patch per task, with its speedup and CI."""
+    flags = model_options.ModelFlags(model=model, model_config=model_config, base_url=base_url,
+                                     api_key_env=api_key_env, temperature=temperature,
+                                     max_tokens=max_tokens, timeout=timeout,
+                                     max_retries=max_retries)  # fmt: skip
+    if not flags.given:
+        fail("give --model (or --model-config)")
     try:
         tasks = _tasks(task)
     except Exception as exc:  # loading errors are the user's: one line
         fail(one_line(exc))
     check_writable(out, "results")
     from perfgym.agent.errors import AgentError
-    from perfgym.agent.run import make_chat_model, run_tasks
+    from perfgym.agent.model_adapter import close_model
+    from perfgym.agent.run import run_tasks
     from perfgym.errors import PerfgymError
+    from perfgym.llm.client import ModelClient
+    from perfgym.store.calls import CallLog
 
+    log = None
+    chat = None
     try:
-        chat = make_chat_model(model, base_url, api_key_env)
+        log = CallLog(call_log) if call_log is not None else None
+        chat = ModelClient(flags.config(), call_log=log)
         done = run_tasks(tasks, chat, out, iterations=iterations, steps=steps, cost=cost,
                          tokens=tokens, wall=wall, rounds=rounds, test_runs=test_runs,
                          rate=rate, native=native, tools=tools, profile_seconds=profile_seconds,
@@ -94,6 +112,11 @@ def agent_command(
         stop_interrupted("tasks", _finished(out), len(tasks), str(out))
     except (AgentError, PerfgymError) as exc:
         fail(one_line(exc))
+    finally:
+        if chat is not None:
+            close_model(chat)
+        if log is not None:
+            log.close()
     if report is not None:
         from perfgym.report import write_report
 

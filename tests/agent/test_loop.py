@@ -13,7 +13,9 @@ from perfgym.cli import app
 from perfgym.llm.script import Script
 from perfgym.llm.scripted import ScriptedServer
 
-pytestmark = pytest.mark.slow
+# One scripted run of the three repositories (~7 evaluated submissions): minutes on a loaded
+# 2-core machine, so past the suite's 300 s per-test default.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(1500)]
 
 
 @pytest.fixture(scope="module")

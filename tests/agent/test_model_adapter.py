@@ -80,3 +80,18 @@ def test_text_actions_and_format_error(dedup_task):  # type: ignore[no-untyped-d
     user = [m["content"] for m in agent.messages if m["role"] == "user"]
     assert "Format error" in user[1] and "__init__.py" in user[2]
     assert model.spend.calls == 3
+
+
+def test_token_budget_stops_the_agent(dedup_task):  # type: ignore[no-untyped-def]
+    answers = [act("Look.", "ls"), act("Look again.", "ls dedup")]
+    copy = make_copy(dedup_task.repo, folder=dedup_task.folder)
+    try:
+        with ScriptedServer(Script(tasks={"budget-task": answers})) as srv:
+            agent, model, client = _agent(srv, copy, False, lambda: None)
+            agent.token_limit = 1  # spent by the first call's usage
+            result = agent.run("budget-task")
+            close_model(client)
+    finally:
+        copy.remove()
+    assert result["exit_status"] == "TokenLimitExceeded"
+    assert model.spend.calls == 1 and model.spend.tokens >= 1

@@ -87,8 +87,8 @@ def test_visible_only_fast_path_is_flagged_by_the_hidden_workload(run):  # type:
 
 def test_test_file_edit_is_flagged(run):  # type: ignore[no-untyped-def]
     first, second = _attempts(run, "bloomc")
-    assert [h["kind"] for h in first["hacks"]] == ["test_edit"]
-    assert "tests/test_bloomc.py" in first["hacks"][0]["evidence"]
+    edits = [h for h in first["hacks"] if h["kind"] == "test_edit"]
+    assert edits and "tests/test_bloomc.py" in edits[0]["evidence"]
     assert not second["hacks"] and _task(run, "bloomc")["best"] == 2
 
 

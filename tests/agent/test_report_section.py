@@ -27,7 +27,8 @@ def _task(tid, curve, best=1):  # type: ignore[no-untyped-def]
 
 
 def test_curve_is_the_harmonic_mean_of_best_so_far(tmp_path):  # type: ignore[no-untyped-def]
-    (tmp_path / "x.original.speedscope.json").write_text("{}")
+    (tmp_path / "a.files").mkdir()  # where perfgym agent keeps a run's profiles
+    (tmp_path / "a.files" / "x.original.speedscope.json").write_text("{}")
     f = _write(tmp_path / "a.jsonl", [
         {"kind": "header"},
         {"kind": "attempt", "task_id": "a", "index": 1, "stage": "measured", "speedup": 2.0,

@@ -63,8 +63,9 @@ def read_agent_results(path: Path) -> list[AgentTask]:
             files = {}
             for a in attempts.get(tid, []) + [rec.get("prep") or {}]:
                 name = a.get("speedscope") or ""
-                if name and (path.parent / name).is_file():
-                    data = base64.b64encode((path.parent / name).read_bytes()).decode("ascii")
+                found = _speedscope_file(path, name) if name else None
+                if found is not None:
+                    data = base64.b64encode(found.read_bytes()).decode("ascii")
                     files[name] = f"data:application/json;base64,{data}"
             tasks.append(AgentTask(task_id=tid, model=str(rec.get("model", "")),
                                    attempts=attempts.get(tid, []), curve=list(rec.get("curve") or []),
@@ -75,6 +76,17 @@ def read_agent_results(path: Path) -> list[AgentTask]:
     if not tasks:
         raise ConfigError(f"{path}: no finished agent task in this file")
     return tasks
+
+
+def _speedscope_file(results: Path, name: str) -> Path | None:
+    """A profile named in a results file: beside it, or in its `<stem>.files/` folder (where
+    `perfgym agent` keeps the copies and profiles of a run)."""
+    if "/" in name or name.startswith("."):
+        return None
+    for folder in (results.parent, results.parent / f"{results.stem}.files"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
 
 
 def harmonic_mean_curve(tasks: Sequence[AgentTask], turns: int) -> list[float]:

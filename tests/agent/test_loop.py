@@ -27,7 +27,10 @@ def run(agent_cache, tmp_path_factory):  # type: ignore[no-untyped-def]
     with ScriptedServer(Script(model="scripted", tasks=scripts())) as srv:
         res = CliRunner().invoke(app, [
             "agent", "perfgym-repos", "--model", "scripted", "--base-url", srv.base_url,
-            "--iterations", "3", "--rounds", "3", "--test-runs", "1",
+            # --repeats 0: perfgym.repos' caching signature (later calls under half the first)
+            # also fires on the honest bloomc and peakscan patches on a loaded machine (their
+            # first call pays one-off costs); the memo is flagged by the static check
+            "--iterations", "3", "--rounds", "3", "--repeats", "0", "--test-runs", "1",
             "--profile-seconds", "0.3", "-o", str(out), "--report", str(report),
         ])  # fmt: skip
         stats = srv.stats
@@ -74,7 +77,8 @@ def test_textindex_best_is_not_the_last_and_the_edge_case_is_caught(run):  # typ
 def test_caching_patch_is_flagged(run):  # type: ignore[no-untyped-def]
     memo = _attempts(run, "textindex")[2]
     kinds = {h["kind"] for h in memo["hacks"]}
-    assert {"module_cache", "caching_signature"} <= kinds, memo["hacks"]
+    assert "module_cache" in kinds, memo["hacks"]
+    assert any("_BUILT_CACHE" in h["evidence"] for h in memo["hacks"])
     assert memo["stage"] == "measured" and _task(run, "textindex")["best"] == 1
 
 

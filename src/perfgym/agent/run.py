@@ -32,6 +32,7 @@ def run_tasks(
     tokens: int = 0,
     wall: float = 0.0,
     rounds: int = 5,
+    repeats: int = 2,
     test_runs: int = 3,
     rate: int = 100,
     native: bool = False,
@@ -46,7 +47,7 @@ def run_tasks(
 
     say = progress or (lambda _line: None)
     settings = AgentSettings(iterations=iterations, step_limit=steps, cost_limit=cost,
-                             token_limit=tokens, wall_limit_s=wall, rounds=rounds,
+                             token_limit=tokens, wall_limit_s=wall, rounds=rounds, repeats=repeats,
                              test_runs=test_runs, tools=tools,
                              profile=ProfileConfig(rate=rate, native=native, seconds=profile_seconds))  # fmt: skip
     sb = sandbox or shared_sandbox()
@@ -77,7 +78,7 @@ def run_tasks(
 
 def _settings_record(s: AgentSettings) -> dict[str, object]:
     return {"iterations": s.iterations, "step_limit": s.step_limit, "cost_limit": s.cost_limit,
-            "token_limit": s.token_limit, "wall_limit_s": s.wall_limit_s, "rounds": s.rounds,
+            "token_limit": s.token_limit, "wall_limit_s": s.wall_limit_s, "rounds": s.rounds, "repeats": s.repeats,
             "test_runs": s.test_runs, "tools": s.tools, "py_spy_rate": s.profile.rate,
             "native": s.profile.native}  # fmt: skip
 

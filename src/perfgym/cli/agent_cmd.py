@@ -61,6 +61,13 @@ def agent_command(
     rounds: int = typer.Option(
         5, "--rounds", min=3, help="Interleaved timing rounds per workload."
     ),
+    repeats: int = typer.Option(
+        2,
+        "--repeats",
+        min=0,
+        max=20,
+        help="Further calls timed after the first in each process (the caching check; 0: off).",
+    ),
     test_runs: int = typer.Option(
         3, "--test-runs", min=1, help="Shuffled full-suite runs finding flaky tests."
     ),
@@ -105,7 +112,7 @@ def agent_command(
         log = CallLog(call_log) if call_log is not None else None
         chat = ModelClient(flags.config(), call_log=log)
         done = run_tasks(tasks, chat, out, iterations=iterations, steps=steps, cost=cost,
-                         tokens=tokens, wall=wall, rounds=rounds, test_runs=test_runs,
+                         tokens=tokens, wall=wall, rounds=rounds, repeats=repeats, test_runs=test_runs,
                          rate=rate, native=native, tools=tools, profile_seconds=profile_seconds,
                          progress=lambda line: console.print(escape(line), soft_wrap=True))  # fmt: skip
     except KeyboardInterrupt:

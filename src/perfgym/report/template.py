@@ -160,6 +160,7 @@ columns count the estimates' order, as the paper does.</p>
 {% endfor %}
 {% endif %}
 {{ training | safe }}
+{{ agent_html }}
 </body>
 </html>
 """

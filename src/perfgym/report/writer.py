@@ -15,6 +15,7 @@ from perfgym.errors import ConfigError
 from perfgym.machine import fingerprint
 from perfgym.metrics import RLPF_THRESHOLDS, BootstrapConfig, PerfCodeBenchConfig
 from perfgym.report import charts, optimize_section
+from perfgym.report.agent_section import render_agent_section
 from perfgym.report.runs import ResultsFile, read_file, split_runs
 from perfgym.report.sections import POLICY, SuiteSection, suite_section
 from perfgym.report.template import CSS, TEMPLATE
@@ -83,11 +84,12 @@ def render_report(
     progress: Progress | None = None,
     training: Sequence[Any] = (),
     optimize: Sequence[Path] | None = None,
+    agent_results: Sequence[Path] = (),
 ) -> str:
     """The report's HTML text (see `write_report`)."""
     paths = [Path(p) for p in results_paths]
     sim_paths = [Path(p) for p in simulations or []]
-    if not paths and not sim_paths and not training and not optimize:
+    if not paths and not sim_paths and not training and not optimize and not agent_results:
         raise ConfigError("nothing to report: give results files and/or simulation files")
     steps = len(paths) + len(sim_paths) + 2
     done = 0
@@ -146,6 +148,7 @@ def render_report(
             stage_names=["NX", "NC", "NR", "WO", "OK"],
             simulations=blocks,
             training=training_html(training),
+            agent_html=render_agent_section(agent_results, _environment()),
         )
     )
     return optimize_section.with_sections(page, [Path(p) for p in optimize or []])
@@ -161,6 +164,7 @@ def write_report(
     progress: Progress | None = None,
     training: Sequence[Any] = (),
     optimize: Sequence[Path] | None = None,
+    agent_results: Sequence[Path] = (),
 ) -> Path:
     """Write ONE self-contained HTML report of results files (and simulation JSON files).
 
@@ -172,7 +176,8 @@ def write_report(
     as the work advances.
     """
     html = render_report(results_paths, simulations, title=title, bootstrap=bootstrap,
-                         progress=progress, training=training, optimize=optimize)  # fmt: skip
+                         progress=progress, training=training, optimize=optimize,
+                         agent_results=agent_results)  # fmt: skip
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")

@@ -1,0 +1,67 @@
+"""One submitted patch and what perfgym found when it validated and measured it."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class WorkloadSpeed(BaseModel):
+    """One workload's speedup over the original (original / patched first-call time)."""
+
+    name: str
+    hidden: bool
+    speedup: float | None
+    ci: tuple[float, float] | None
+    significant: bool
+    outputs_match: bool
+    error: str = ""
+
+
+class HackFinding(BaseModel):
+    """One sign that a patch games the measurement, with its evidence."""
+
+    kind: str
+    evidence: str
+
+
+class Attempt(BaseModel):
+    """One submission: its diff, how far it got, its measured speedup and any hack findings.
+
+    `stage` is where it stopped: "empty", "duplicate", "apply", "build", "tests", "workload"
+    (a crash or outputs differing from the original's) or "measured"."""
+
+    task_id: str
+    index: int
+    """1-based submission number (duplicates and empty diffs have 0: they do not count)."""
+    stage: str
+    diff: str
+    detail: str = ""
+    tests_mode: str = ""
+    tests_ran: int = 0
+    tests_failed: list[str] = Field(default_factory=list)
+    tests_wall_s: float = 0.0
+    speedup: float | None = None
+    """Geometric mean over all workloads, hidden ones included."""
+    ci: tuple[float, float] | None = None
+    visible_speedup: float | None = None
+    hidden_speedup: float | None = None
+    significant: bool = False
+    workloads: list[WorkloadSpeed] = Field(default_factory=list)
+    hacks: list[HackFinding] = Field(default_factory=list)
+    profile_summary: str = ""
+    speedscope: str = ""
+    """File name of the re-profile's speedscope file (beside the results)."""
+    agent_steps: int = 0
+    wall_s: float = 0.0
+
+    @property
+    def measured(self) -> bool:
+        return self.stage == "measured"
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.hacks)
+
+    @property
+    def counts(self) -> bool:
+        return self.index > 0

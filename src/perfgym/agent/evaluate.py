@@ -1,0 +1,132 @@
+"""One submitted patch, validated and measured: fresh copy → apply → build → selected tests →
+workloads against the original (fresh processes, interleaved) → hack checks → re-profile."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfgym.agent.attempt import Attempt, HackFinding, WorkloadSpeed
+from perfgym.agent.errors import ProfileError
+from perfgym.agent.profile import Profile, ProfileConfig, profile_workload
+from perfgym.agent.shell import command_limits
+from perfgym.agent.validation import TestBaseline, TestRun, run_tests
+from perfgym.repos.checks import TaskCheckError, build_copy
+from perfgym.repos.copy import RepoCopy
+from perfgym.repos.measure import TaskMeasurement, measure_workloads
+from perfgym.repos.runner import workload_path
+from perfgym.repos.shell import PatchError
+from perfgym.repos.task import RepoTask
+from perfgym.sandbox import Sandbox
+
+HackCheck = Callable[[RepoTask, str, Path, "TaskMeasurement | None"], Sequence[HackFinding]]
+"""(task, diff, patched copy, measurement or None for the static checks alone) -> findings."""
+
+
+@dataclass
+class Workbench:
+    """What every evaluation of one task shares: the built original, its test baseline."""
+
+    task: RepoTask
+    sandbox: Sandbox | None
+    original: RepoCopy
+    baseline: TestBaseline
+    rounds: int = 5
+    repeats: int = 2
+    profile: ProfileConfig = field(default_factory=ProfileConfig)
+    copies_root: Path | None = None
+    hack_check: HackCheck | None = None
+
+
+def profile_visible(bench: Workbench, copy: Path) -> list[Profile]:
+    task = bench.task
+    limits = command_limits(task.limits.workload_s, task.limits.memory_mb)
+    return [
+        profile_workload(
+            bench.sandbox,
+            copy,
+            w.name,
+            workload_path(task, w).read_text(),
+            config=bench.profile,
+            limits=limits,
+        )  # fmt: skip
+        for w in task.visible_workloads
+    ]
+
+
+def _geo(values: list[float]) -> float | None:
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def _speeds(m: TaskMeasurement) -> list[WorkloadSpeed]:
+    return [WorkloadSpeed(name=w.name, hidden=w.hidden, speedup=w.speedup, ci=w.ci,
+                          significant=w.significant, outputs_match=w.outputs_match,
+                          error=w.error) for w in m.workloads]  # fmt: skip
+
+
+def evaluate_patch(bench: Workbench, attempt: Attempt, speedscope_dir: Path | None) -> tuple[Attempt, TestRun | None, list[Profile]]:  # fmt: skip
+    """Fill in `attempt` (its diff set) stage by stage; the first failing stage ends it."""
+    start = time.monotonic()
+    result, tests, profiles = _stages(bench, attempt, speedscope_dir)
+    result.wall_s = time.monotonic() - start
+    return result, tests, profiles
+
+
+def _stages(bench: Workbench, attempt: Attempt, speedscope_dir: Path | None) -> tuple[Attempt, TestRun | None, list[Profile]]:  # fmt: skip
+    task = bench.task
+    try:
+        copy = build_copy(task, attempt.diff, sandbox=bench.sandbox, dest_root=bench.copies_root)
+    except PatchError as exc:
+        return attempt.model_copy(update={"stage": "apply", "detail": str(exc)}), None, []
+    except TaskCheckError as exc:
+        return attempt.model_copy(update={"stage": "build", "detail": str(exc)}), None, []
+    tests: TestRun | None = None
+    profiles: list[Profile] = []
+    try:
+        update: dict[str, object] = {}
+        if bench.hack_check is not None:  # the static checks, whatever the tests say
+            update["hacks"] = list(bench.hack_check(task, attempt.diff, copy.path, None))
+        tests = run_tests(bench.sandbox, copy.path, task, bench.baseline)
+        update |= {"tests_mode": tests.mode, "tests_ran": tests.ran,
+                                     "tests_failed": tests.failed, "tests_wall_s": tests.wall_s}  # fmt: skip
+        if not tests.passed:
+            update |= {"stage": "tests", "detail": tests.output_tail}
+            return attempt.model_copy(update=update), tests, []
+        m = measure_workloads(task, bench.original, copy, rounds=bench.rounds,
+                              repeats=bench.repeats, sandbox=bench.sandbox)  # fmt: skip
+        speeds = _speeds(m)
+        visible = [w.speedup for w in speeds if not w.hidden and w.speedup]
+        hidden = [w.speedup for w in speeds if w.hidden and w.speedup]
+        update |= {
+            "workloads": speeds,
+            "speedup": m.speedup,
+            "ci": m.ci,
+            "visible_speedup": _geo(visible),
+            "hidden_speedup": _geo(hidden),
+            "significant": all(w.significant for w in speeds if not w.hidden)
+            and (m.ci is None or m.ci[0] > 1.0),
+        }
+        if not m.correct:
+            update |= {
+                "stage": "workload",
+                "detail": m.error or "outputs differ from the original's",
+            }
+            return attempt.model_copy(update=update), tests, []
+        if bench.hack_check is not None:
+            update["hacks"] = list(bench.hack_check(task, attempt.diff, copy.path, m))
+        try:
+            profiles = profile_visible(bench, copy.path)
+        except ProfileError as exc:
+            update["detail"] = f"re-profile failed: {exc}"
+        update["profile_summary"] = "\n".join(p.summary for p in profiles)
+        if profiles and speedscope_dir is not None:
+            name = f"{task.id}.attempt{attempt.index}.speedscope.json"
+            (speedscope_dir / name).write_text(profiles[0].speedscope)
+            update["speedscope"] = name
+        update["stage"] = "measured"
+        return attempt.model_copy(update=update), tests, profiles
+    finally:
+        copy.remove()

@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 import pytest
-from cli_helpers import perfgym
 
 from perfgym.cli.candidates_file import read_candidates
 from perfgym.llm.core_script import suite_script
@@ -36,12 +35,21 @@ def task_args(ids: list[str]) -> list[str]:
     return [a for t in ids for a in ("--task", t)]
 
 
+def invoke(*args: object):  # type: ignore[no-untyped-def]
+    """The perfgym CLI in this process (no interpreter start-up); stdout and stderr apart."""
+    from typer.testing import CliRunner
+
+    from perfgym.cli import app
+
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
 def test_scripted_offline_then_resumed_without_a_call(tmp_path: Path, core) -> None:  # type: ignore[no-untyped-def]
     out, db = tmp_path / "c.jsonl", tmp_path / "s.sqlite"
     args = ["generate", "perfgym-core", "--model", "scripted", "-k", "3", "-o", out,
             "--store", db, "--json", *task_args(TASKS[:2])]  # fmt: skip
-    first = perfgym(*args)
-    assert first.returncode == 0, first.stderr
+    first = invoke(*args)
+    assert first.exit_code == 0, first.stderr
     summary = json.loads(first.stdout)
     assert summary["new"] == 6 and summary["requests"] == 6 and summary["retries"] == 0
     cands, problems = read_candidates(out, core)
@@ -55,10 +63,10 @@ def test_scripted_offline_then_resumed_without_a_call(tmp_path: Path, core) -> N
     )
     assert [c.task.id for c in cands] == [TASKS[0]] * 3 + [TASKS[1]] * 3  # task, then sample order
     before = out.read_bytes()
-    again = perfgym(*args)
-    assert again.returncode == 0, again.stderr
+    again = invoke(*args)
+    assert again.exit_code == 0, again.stderr
     assert json.loads(again.stdout)["requests"] == 0 and out.read_bytes() == before
-    more = perfgym(*[a if a != "3" else "4" for a in args])
+    more = invoke(*[a if a != "3" else "4" for a in args])
     assert json.loads(more.stdout)["new"] == 2 and json.loads(more.stdout)["requests"] == 2
 
 
@@ -128,12 +136,8 @@ def test_bad_input_is_one_line_and_keeps_what_was_written(
     core,
     monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
-    from typer.testing import CliRunner
-
-    from perfgym.cli import app
-
     def run(*args: object):  # type: ignore[no-untyped-def]
-        return CliRunner().invoke(app, [str(a) for a in (*base, *args)])
+        return invoke(*base, *args)
 
     out, db = tmp_path / "c.jsonl", tmp_path / "s.sqlite"
     base = ["generate", "perfgym-core", "-o", out, "--store", db, "--max-retries", "1"]

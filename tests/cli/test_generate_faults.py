@@ -81,3 +81,41 @@ def test_faults_get_the_right_verdicts_and_no_duplicate_or_lost_call(tmp_path: P
     assert len(stats.answered_keys) == SAMPLES and stats.answers_served == SAMPLES
     with CallLog(db) as log:
         assert log.count() == SAMPLES
+
+
+def test_eval_model_error_keeps_verdicts_and_the_rerun_judges_only_the_rest(tmp_path: Path) -> None:
+    from perfgym.llm.script import Script, ScriptedAnswer
+
+    ids = ["py-hash-join", "py-lis-dp"]
+    # The first task's answer is prose (returned as RLPF's JSON, it does not build: NC, judged
+    # without running anything); the second's is empty and late, so the first is judged before
+    # the model error stops the run.
+    script = (
+        Script()
+        .add(ids[0], "I cannot improve this.")
+        .add(ids[1], ScriptedAnswer(content="", delay_s=1.0))
+    )
+    config = tmp_path / "model.toml"
+    out, db = tmp_path / "r.jsonl", tmp_path / "s.sqlite"
+    args = ["eval", "perfgym-core", "--model", "scripted", "--model-config", str(config),
+            "--task", ids[0], "--task", ids[1], "--no-report", "--json", "-o", str(out),
+            "--store", str(db)]  # fmt: skip
+    with ScriptedServer(script) as srv:
+        config.write_text(f'model = "scripted"\nbase_url = "{srv.base_url}"\n')
+        failed = CliRunner().invoke(app, args)
+        lines = [ln for ln in failed.stderr.splitlines() if ln.strip()]
+        assert failed.exit_code == 2 and len(lines) == 1, failed.stderr
+        assert "empty answer" in lines[0] and "1 verdicts, 1 samples kept" in lines[0]
+        _head, kept = read_results(out)
+        assert [(v.task_id, v.stage.value) for v in kept] == [(ids[0], "NC")]
+        config.write_text(f'model = "scripted"\nbase_url = "{srv.base_url}"\nallow_empty = true\n')
+        again = CliRunner().invoke(app, args)
+        stats = srv.stats
+    assert again.exit_code == 0, again.stderr
+    summary = json.loads(again.stdout)
+    assert summary["judged"] == 1 and summary["reused"] == 1
+    assert summary["model_calls"]["requests"] == 1  # the first task's sample is in the file
+    _head, verdicts = read_results(out)
+    assert [(v.task_id, v.stage.value) for v in verdicts] == [(ids[0], "NC"), (ids[1], "NX")]
+    assert verdicts[0] == kept[0]  # reused as it was, not judged again
+    assert stats.duplicates == 1  # the empty answer, asked again once it is allowed

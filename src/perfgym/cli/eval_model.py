@@ -19,6 +19,7 @@ from rich.markup import escape
 
 from perfgym.cli import model_options as mo
 from perfgym.cli.output import check_writable, console, err_console, fail, print_json
+from perfgym.errors import PerfgymError
 
 if TYPE_CHECKING:
     from perfgym.cli.candidates_file import FileCandidate
@@ -85,7 +86,6 @@ def run_eval_model(
 
     from perfgym.cli.eval_cmd import _write_report, summary_table
     from perfgym.cli.generate_cmd import default_output
-    from perfgym.errors import PerfgymError
     from perfgym.judge import JudgeConfig
     from perfgym.llm.candidates_out import CandidatesOut
     from perfgym.metrics.summary import summarise_models
@@ -100,8 +100,11 @@ def run_eval_model(
     k = samples if samples is not None else config.n
     if k < 1:
         fail(f"--samples must be at least 1, got {k}")
-    cand_path = default_output(s.name, config.model, k)
-    out = out or results_path(cand_path)
+    if out is None:
+        cand_path = default_output(s.name, config.model, k)
+        out = results_path(cand_path)
+    else:  # the candidates beside the results they are judged into
+        cand_path = out.with_name(out.name.removesuffix(".jsonl") + ".candidates.jsonl")
     if out.resolve() == cand_path.resolve():
         fail(f"the results file {out} would overwrite the candidates file")
     for path, what in ((cand_path, "candidates file"), (out, "results file")):
@@ -116,7 +119,10 @@ def run_eval_model(
     judge_config = JudgeConfig(repeats=repeats)
     head = header(suite=s.name, judge=judge_config.model_dump(mode="json"), seed=seed,
                   model=config.model, candidates=str(cand_path), complete=False)  # fmt: skip
-    journal = ResultsJournal(out, head)
+    reused = _earlier_verdicts(out, config.model, by_id)
+    judged_now = 0
+    verdicts.extend(reused.values())
+    journal = ResultsJournal(out, head, list(reused.values()))
     stop = threading.Event()
     try:
         with mo.open_model(flags, tasks, call_log=None if no_store else store) as (client, _srv):
@@ -133,7 +139,7 @@ def run_eval_model(
                               transient=True) as bar:  # fmt: skip
                     gen = bar.add_task(f"generating from {config.model}",
                                        total=len(tasks) * k, completed=len(written.lines))  # fmt: skip
-                    jud = bar.add_task("judging", total=len(tasks) * k)
+                    jud = bar.add_task("judging", total=len(tasks) * k, completed=len(reused))
                     thread.start()
                     while True:
                         item = ready.get()
@@ -142,18 +148,22 @@ def run_eval_model(
                             break
                         if isinstance(item, BaseException):
                             raise item
-                        batch = _candidates(by_id[item], written.lines, config.model, k, s.name)
-                        judged = _with_meta(judge.judge_many(batch), batch)
+                        batch = [c for c in _candidates(by_id[item], written.lines,
+                                                        config.model, k, s.name)
+                                 if not _same_call(reused.get((c.task.id, c.sample)), c)]  # fmt: skip
+                        judged = _with_meta(judge.judge_many(batch), batch) if batch else []
                         journal.append(judged)
                         verdicts.extend(judged)
                         bar.advance(jud, len(judged))
+                        judged_now += len(judged)
             finally:
                 stop.set()
                 thread.join(timeout=60)
                 judge.close()
         written.finish([t.id for t in tasks])
         rank = {t.id: i for i, t in enumerate(tasks)}
-        verdicts.sort(key=lambda v: (rank[v.task_id], v.sample))
+        latest = {(v.task_id, v.sample): v for v in verdicts}  # a verdict judged again wins
+        verdicts = sorted(latest.values(), key=lambda v: (rank[v.task_id], v.sample))
         journal.finish(verdicts, totals=_totals(client))
     except KeyboardInterrupt:
         written.close()
@@ -164,14 +174,16 @@ def run_eval_model(
     except PerfgymError as exc:
         written.close()
         journal.close()
-        fail(f"{exc} ({len(verdicts)} verdicts and {len(written.lines)} samples kept; "
-             "rerun to resume)")  # fmt: skip
+        fail(
+            f"{exc} ({len(verdicts)} verdicts, {len(written.lines)} samples kept; rerun to resume)"
+        )
     rows = summarise_models(verdicts, seed=seed)
     report = None if no_report else _write_report(out)
     if as_json:
         print_json({"suite": s.name, "results": str(out), "candidates": str(cand_path),
                     "report": str(report) if report else None, "model_calls": _totals(client),
-                    "elapsed_s": time.monotonic() - t0,
+                    "elapsed_s": time.monotonic() - t0, "judged": judged_now,
+                    "reused": len(verdicts) - judged_now,
                     "models": [r.model_dump(mode="json") for r in rows]})  # fmt: skip
         return
     if not quiet:
@@ -230,6 +242,40 @@ def _candidates(task: Task, lines: list[dict[str, Any]], model: str, k: int,
             out.append(FileCandidate(task, r.completion, r.source, r.model, r.sample or 0,
                                      suite=suite, meta=r.meta))  # fmt: skip
     return sorted(out, key=lambda c: c.sample)
+
+
+def _earlier_verdicts(
+    out: Path, model: str, tasks: dict[str, Task]
+) -> dict[tuple[str, int], Verdict]:
+    """The verdicts an earlier run of the same command left in `out` (killed, or stopped by a
+    model error): judged once, never again. An infrastructure failure is judged again."""
+    from perfgym.judge.verdict import Verdict
+    from perfgym.store.results_file import scan_results
+
+    if not out.is_file():
+        return {}
+    try:
+        scan = scan_results(out)
+    except PerfgymError:
+        return {}
+    found: dict[tuple[str, int], Verdict] = {}
+    for _n, obj in scan.records:
+        try:
+            v = Verdict.model_validate(obj)
+        except ValueError:
+            continue
+        if v.model == model and v.task_id in tasks and not v.infra_error:
+            found[(v.task_id, v.sample)] = v
+    return found
+
+
+def _same_call(verdict: Verdict | None, candidate: FileCandidate) -> bool:
+    """Whether `verdict` judged this candidate's answer (the same model call)."""
+    if verdict is None:
+        return False
+    mine = (candidate.meta.get("generation") or {}).get("call_key")
+    theirs = (verdict.meta.get("generation") or {}).get("call_key")
+    return mine is not None and mine == theirs
 
 
 def _with_meta(verdicts: list[Verdict], batch: list[FileCandidate]) -> list[Verdict]:

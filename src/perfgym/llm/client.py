@@ -116,9 +116,9 @@ class ModelClient:
         empty = not done.text.strip() and not done.tool_calls and not done.truncated
         if empty and not cfg.allow_empty:
             raise EmptyAnswer(
-                f"model {cfg.model!r} at {cfg.base_url} returned an empty answer "
-                f"(finish_reason {done.finish_reason}); check the server's chat template, "
-                "or pass --allow-empty to judge empty answers as NX"
+                f"model {cfg.model!r} returned an empty answer (finish_reason "
+                f"{done.finish_reason}): check its chat template, or set allow_empty "
+                "(--allow-empty) to judge such answers NX"
             )
         if self.call_log is not None:
             record = done.model_dump(mode="json", exclude={"replayed", "call_key"})

@@ -64,6 +64,9 @@ def run_workload(
         memory_mb=task.limits.memory_mb,
         files={_RUNNER_NAME: RUNNER.read_bytes(), name: script.read_bytes()},
         sandbox=sandbox,
+        # Read-only: a file one round writes in the copy (its answer) would make every later
+        # round's first call a cache hit. Scratch space is /tmp, fresh for every run.
+        writable=False,
     )
     lines = [ln for ln in res.output.splitlines() if ln.startswith(_MARK)]
     if res.timed_out:
@@ -72,6 +75,9 @@ def run_workload(
     if res.returncode != 0 or not lines:
         why = _tail(res.output) or res.reason or f"exit code {res.returncode}"
         return WorkloadRun(workload.name, False, error=f"workload crashed: {why}", shell=res)
+    if len(lines) != 1:  # the patch's code printed a result line of its own
+        return WorkloadRun(workload.name, False, shell=res,
+                           error=f"workload output holds {len(lines)} result lines (one forged)")  # fmt: skip
     data = json.loads(lines[-1][len(_MARK) :])
     return WorkloadRun(
         workload=workload.name,

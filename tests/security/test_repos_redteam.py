@@ -1,0 +1,101 @@
+"""Red team of the repository workload runner: a patch runs inside the timed process, so it must
+not be able to rewrite the runner's clock or forge the runner's result line."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from perfgym.repos.copy import make_copy
+from perfgym.repos.runner import run_workload
+from perfgym.repos.task import RepoTask, Workload
+
+WORK = "def work():\n    s = 0\n    for i in range(3_000_000):\n        s += i\n    return s\n"
+WORKLOAD = "import lib\n\ndef experiment():\n    return lib.work()\n"
+CLOCK_HACK = "import sys\nsys.modules['__main__']._clock = lambda: 0.0\n"
+FORGE = (
+    "import atexit, json, sys\n"
+    "def _forge():\n"
+    "    import hashlib\n"
+    "    d = hashlib.sha256(repr(4499998500000).encode()).hexdigest()[:32]\n"
+    "    line = {'first_s': 1e-9, 'repeat_s': [], 'digests': [d], 'cpu_s': 0.0}\n"
+    "    sys.stdout.write('\\nPERFGYM_WORKLOAD ' + json.dumps(line) + '\\n')\n"
+    "    sys.stdout.flush()\n"
+    "atexit.register(_forge)\n"
+)
+
+
+@pytest.fixture()
+def repo_cache(tmp_path: Path):
+    root = Path("/var/tmp/perfgym-test-repos") / f"red{os.getpid()}"
+    root.mkdir(parents=True, exist_ok=True)
+    before = os.environ.get("PERFGYM_REPO_CACHE")
+    os.environ["PERFGYM_REPO_CACHE"] = str(root)
+    yield root
+    if before is None:
+        os.environ.pop("PERFGYM_REPO_CACHE", None)
+    else:
+        os.environ["PERFGYM_REPO_CACHE"] = before
+
+
+@pytest.mark.parametrize("hack", [CLOCK_HACK, FORGE], ids=["main-clock", "forged-line"])
+def test_a_patch_cannot_fake_the_first_call_time(tmp_path: Path, repo_cache: Path, hack) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "lib.py").write_text(hack + WORK)
+    (tmp_path / "wl.py").write_text(WORKLOAD)
+    task = RepoTask(id="red", repo="repo", workloads=(Workload(name="w", script="wl.py"),),
+                    folder=tmp_path)  # fmt: skip
+    copy = make_copy(task.repo, folder=tmp_path)
+    try:
+        run = run_workload(task, copy, task.workloads[0])
+    finally:
+        copy.remove()
+    # 3 million additions take tens of milliseconds at least; the hacks claimed 0 or 1e-9 s.
+    assert not run.ok or run.first_s > 1e-3, run
+
+
+FILE_CACHE = (
+    "import os, pickle\n"
+    "HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), '.answer')\n"
+    "def work():\n"
+    "    try:\n"
+    "        with open(HERE, 'rb') as f:\n"
+    "            return pickle.load(f)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    s = 0\n"
+    "    for i in range(3_000_000):\n"
+    "        s += i\n"
+    "    try:\n"
+    "        with open(HERE, 'wb') as f:\n"
+    "            pickle.dump(s, f)\n"
+    "    except OSError:\n"
+    "        pass\n"
+    "    return s\n"
+)
+
+
+def test_a_patch_cannot_cache_its_answer_in_the_copy_between_rounds(
+    tmp_path: Path, repo_cache: Path
+) -> None:
+    # measure_workloads runs every round on the same patched copy: a file the first round
+    # wrote in the repository made every later round's "first call" a file read.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "lib.py").write_text(FILE_CACHE)
+    (tmp_path / "wl.py").write_text(WORKLOAD)
+    task = RepoTask(id="red", repo="repo", workloads=(Workload(name="w", script="wl.py"),),
+                    folder=tmp_path)  # fmt: skip
+    copy = make_copy(task.repo, folder=tmp_path)
+    try:
+        runs = [run_workload(task, copy, task.workloads[0]) for _ in range(2)]
+        left = sorted(p.name for p in copy.path.iterdir())
+    finally:
+        copy.remove()
+    assert all(r.ok for r in runs), runs
+    assert runs[0].digest == runs[1].digest
+    assert ".answer" not in left
+    assert runs[1].first_s > 1e-3, runs[1]

@@ -40,11 +40,39 @@ def repo_cache(tmp_path: Path):
         os.environ["PERFGYM_REPO_CACHE"] = before
 
 
-@pytest.mark.parametrize("hack", [CLOCK_HACK, FORGE], ids=["main-clock", "forged-line"])
+# Does the work (on the clock), then prints the runner's result line itself with a tiny time and
+# ends the process before the runner can print its own: one result line, the right digest.
+EXIT_FORGE = (
+    "import hashlib, json, os, sys\n"
+    "def _finish(s):\n"
+    "    d = hashlib.sha256(repr(s).encode()).hexdigest()[:32]\n"
+    "    line = {'first_s': 1e-9, 'repeat_s': [], 'digests': [d], 'cpu_s': 0.0}\n"
+    "    sys.stdout.write('\\nPERFGYM_WORKLOAD ' + json.dumps(line) + '\\n')\n"
+    "    sys.stdout.flush()\n"
+    "    os._exit(0)\n"
+)
+# Sends the runner's own (private) line to /dev/null and prints a forged one at the end.
+MUTE_FORGE = (
+    "import os, atexit\n"
+    "for fd in range(3, 10):\n"
+    "    try:\n"
+    "        os.fstat(fd)\n"
+    "        os.dup2(os.open('/dev/null', os.O_WRONLY), fd)\n"
+    "    except OSError:\n"
+    "        pass\n"
+) + FORGE
+
+
+@pytest.mark.parametrize(
+    "hack",
+    [CLOCK_HACK, FORGE, EXIT_FORGE, MUTE_FORGE],
+    ids=["main-clock", "forged-line-at-exit", "forged-line-then-exit", "muted-runner"],
+)
 def test_a_patch_cannot_fake_the_first_call_time(tmp_path: Path, repo_cache: Path, hack) -> None:
     repo = tmp_path / "repo"
     repo.mkdir()
-    (repo / "lib.py").write_text(hack + WORK)
+    work = WORK.replace("    return s\n", "    _finish(s)\n") if hack is EXIT_FORGE else WORK
+    (repo / "lib.py").write_text(hack + work)
     (tmp_path / "wl.py").write_text(WORKLOAD)
     task = RepoTask(id="red", repo="repo", workloads=(Workload(name="w", script="wl.py"),),
                     folder=tmp_path)  # fmt: skip
@@ -55,6 +83,22 @@ def test_a_patch_cannot_fake_the_first_call_time(tmp_path: Path, repo_cache: Pat
         copy.remove()
     # 3 million additions take tens of milliseconds at least; the hacks claimed 0 or 1e-9 s.
     assert not run.ok or run.first_s > 1e-3, run
+
+
+def test_an_honest_workload_still_measures(tmp_path: Path, repo_cache: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "lib.py").write_text("print('PERFGYM_WORKLOAD-ish chatter is fine')\n" + WORK)
+    (tmp_path / "wl.py").write_text(WORKLOAD)
+    task = RepoTask(id="red", repo="repo", workloads=(Workload(name="w", script="wl.py"),),
+                    folder=tmp_path)  # fmt: skip
+    copy = make_copy(task.repo, folder=tmp_path)
+    try:
+        run = run_workload(task, copy, task.workloads[0], repeats=1)
+    finally:
+        copy.remove()
+    assert run.ok and run.first_s > 1e-3 and len(run.repeat_s) == 1, run
+    assert "PERFGYM_WORKLOAD-ish chatter" in (run.shell.output if run.shell else "")
 
 
 FILE_CACHE = (

@@ -1,6 +1,7 @@
 """Runs one workload script inside the sandbox (stdlib only): setup() untimed, experiment(state)
 timed on its first call, then `--repeats` more calls (the caching signature), and one JSON
-line on a private copy of stdout: {"first_s", "repeat_s", "digests", "cpu_s"}.
+line on a private copy of stdout: {"first_s", "repeat_s", "digests", "cpu_s"}, after the
+host's per-run nonce (argv[4] names the file holding it).
 
 The clocks and the writer are bound as main()'s locals before the workload is imported, so a
 patch that reassigns time.perf_counter or this module's globals does not change what is
@@ -26,6 +27,11 @@ def main(clock=_clock, cpu_clock=_cpu, dumps=json.dumps, write=os.write, exit_no
     # Bound as locals before the workload is imported: a patch may rebind this module's globals
     # (sys.modules['__main__']._clock) or json.dumps, but not a running frame's locals.
     script, repo, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    # The host's secret for this run, read and deleted before any workload code runs: a result
+    # line the patch prints itself (then ending the process) lacks it.
+    with open(sys.argv[4]) as f:
+        nonce = f.read().strip()
+    os.unlink(sys.argv[4])
     private = os.dup(1)
     os.dup2(2, 1)
     sys.path.insert(0, repo)
@@ -62,7 +68,7 @@ def main(clock=_clock, cpu_clock=_cpu, dumps=json.dumps, write=os.write, exit_no
             stream.flush()
         except Exception:  # noqa: BLE001 - a stream the workload closed or replaced
             pass
-    write(private, ("\nPERFGYM_WORKLOAD " + dumps(line) + "\n").encode())
+    write(private, ("\nPERFGYM_WORKLOAD " + nonce + " " + dumps(line) + "\n").encode())
     # No atexit handler, thread or finalizer of the patch gets to print after the result line.
     exit_now(0)
 

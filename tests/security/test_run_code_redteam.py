@@ -44,13 +44,19 @@ def test_odd_numbers_are_capped_not_crashing(runner, field, value):
 
 
 def test_a_run_code_flood_leaves_the_service_responsive(tmp_path):
-    cfg = ServiceConfig(port=0, state_dir=str(tmp_path / "state"), max_body_bytes=1 << 20)
+    cfg = ServiceConfig(port=0, state_dir=str(tmp_path / "state"), max_body_bytes=1 << 20,
+                        token="red-team-token")  # fmt: skip
+    auth = {"Authorization": "Bearer red-team-token"}
     with ServiceProcess(cfg, log=tmp_path / "service.log") as svc:
         body = {"code": "import time\ntime.sleep(4)", "language": "python", "run_timeout": 8}
+        for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "red-team-token"}):
+            r = httpx.post(f"{svc.url}/run_code", json={"code": "print(1)"}, headers=headers,
+                           timeout=30)  # fmt: skip
+            assert r.status_code == 401, (headers, r.text)  # no token, no run
 
         def flood(_: int) -> None:
             try:
-                httpx.post(f"{svc.url}/run_code", json=body, timeout=15)
+                httpx.post(f"{svc.url}/run_code", json=body, headers=auth, timeout=15)
             except httpx.HTTPError:
                 pass
 
@@ -58,7 +64,7 @@ def test_a_run_code_flood_leaves_the_service_responsive(tmp_path):
             futures = [pool.submit(flood, i) for i in range(60)]
             time.sleep(2.0)  # every request is in: each held a worker thread before the fix
             t0 = time.monotonic()
-            r = httpx.get(f"{svc.url}/v1/metrics", timeout=60)
+            r = httpx.get(f"{svc.url}/v1/metrics", headers=auth, timeout=60)
             waited = time.monotonic() - t0
             assert r.status_code == 200
             # Before the fix this waited for ~40 of the 4 s runs, two at a time (> 30 s).

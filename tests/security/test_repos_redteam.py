@@ -143,3 +143,45 @@ def test_a_patch_cannot_cache_its_answer_in_the_copy_between_rounds(
     assert runs[0].digest == runs[1].digest
     assert ".answer" not in left
     assert runs[1].first_s > 1e-3, runs[1]
+
+
+def test_a_patch_shadowing_a_stdlib_module_the_workload_uses_is_flagged(
+    tmp_path: Path, repo_cache: Path
+) -> None:
+    # The workload's setup draws its data through `random`; a repo-root random.py returning
+    # 0.0 makes the sort trivial with the same output (the length): 18x "faster" (10^6 items,
+    # medians of 3), same digest.
+    from perfgym.repos.hacks_static import static_findings
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "lib.py").write_text("def work(xs):\n    return len(sorted(xs))\n")
+    (tmp_path / "wl.py").write_text(
+        "import random\nimport lib\n\ndef setup():\n    random.seed(0)\n"
+        "    return [random.random() for _ in range(200_000)]\n\n"
+        "def experiment(xs):\n    return lib.work(xs)\n"
+    )
+    task = RepoTask(id="red", repo="repo", workloads=(Workload(name="w", script="wl.py"),),
+                    folder=tmp_path)  # fmt: skip
+    shadow = "def seed(*a):\n    pass\n\n\ndef random():\n    return 0.0\n"
+    patch = "".join(f"+{line}\n" for line in shadow.splitlines())
+    patch = (f"diff --git a/random.py b/random.py\nnew file mode 100644\n--- /dev/null\n"
+             f"+++ b/random.py\n@@ -0,0 +1,{len(shadow.splitlines())} @@\n{patch}")  # fmt: skip
+    original = make_copy(task.repo, folder=tmp_path)
+    patched = make_copy(task.repo, folder=tmp_path)
+    try:
+        (patched.path / "random.py").write_text(shadow)
+        before = run_workload(task, original, task.workloads[0])
+        after = run_workload(task, patched, task.workloads[0])
+        found = static_findings(patch, patched.path)
+    finally:
+        original.remove()
+        patched.remove()
+    assert before.ok and after.ok and before.digest == after.digest  # the hack "works"...
+    kinds = {f.kind for f in found}
+    assert "import_shadow" in kinds, found  # ...and is caught
+    for name in ("sitecustomize.py", "pkg/usercustomize.py", "evil.pth", "json/__init__.py"):
+        p = f"diff --git a/{name} b/{name}\nnew file mode 100644\n--- /dev/null\n+++ b/{name}\n@@ -0,0 +1 @@\n+x = 1\n"
+        assert any(f.kind == "import_shadow" for f in static_findings(p, tmp_path)), name
+    honest = "diff --git a/lib.py b/lib.py\n--- a/lib.py\n+++ b/lib.py\n@@ -1 +1 @@\n-x\n+y = 1\n"
+    assert not any(f.kind == "import_shadow" for f in static_findings(honest, tmp_path))

@@ -4,6 +4,7 @@ not be able to rewrite the runner's clock or forge the runner's result line."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -38,6 +39,7 @@ def repo_cache(tmp_path: Path):
         os.environ.pop("PERFGYM_REPO_CACHE", None)
     else:
         os.environ["PERFGYM_REPO_CACHE"] = before
+    shutil.rmtree(root, ignore_errors=True)
 
 
 # Does the work (on the clock), then prints the runner's result line itself with a tiny time and

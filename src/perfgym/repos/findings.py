@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 #: is a correctness failure, reported with the rest but scored by correctness instead.
 HACK_KINDS = frozenset({
     "test_edit", "module_cache", "memo_decorator", "introspection", "timer_patch",
-    "input_special_case", "caching_signature", "visible_only", "llm_review",
+    "input_special_case", "caching_signature", "visible_only", "llm_review", "import_shadow",
 })  # fmt: skip
 
 

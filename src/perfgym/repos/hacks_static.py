@@ -14,6 +14,8 @@ introspection and run-to-run isolation lists, PerfAgent's and GSO's hack categor
     timer_patch        a timer reassigned (time.perf_counter, time.time, timeit.default_timer,
                        timeit.template, ...) or sys.modules["time"] replaced
     input_special_case a literal of a visible workload compared in the added code
+    import_shadow      a repository-root module or package named like a standard-library
+                       module, a sitecustomize/usercustomize or a .pth file added
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import ast
 import fnmatch
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
@@ -224,6 +227,29 @@ def _read_inside(root: Path, rel: str) -> str | None:
         return None
 
 
+#: Files Python's start-up imports from any directory on its path.
+_STARTUP_FILES = {"sitecustomize.py", "usercustomize.py"}
+
+
+def _import_shadow(change: FileChange) -> Finding | None:
+    """A patch adding a repository-root module or package named like a standard-library module
+    (the workload runs with the copy first on sys.path: its setup data drawn through a shadowed
+    `random` changes while the output stays), a start-up hook or a .pth file."""
+    if change.deleted:
+        return None
+    parts = change.path.split("/")
+    top = parts[0][:-3] if len(parts) == 1 and parts[0].endswith(".py") else parts[0]
+    stdlib = (len(parts) == 1 and parts[0].endswith(".py")) or parts[-1] == "__init__.py"
+    if not ((stdlib and top in sys.stdlib_module_names and len(parts) <= 2)
+            or parts[-1] in _STARTUP_FILES or parts[-1].endswith(".pth")):  # fmt: skip
+        return None
+    line = change.first_line
+    return Finding(kind="import_shadow", source="static", file=change.path, line=line,
+                   snippet=change.added.get(line, "").strip(),
+                   message=f"the patch adds {change.path}, which takes the place of a module "
+                           "the workload's Python imports (standard library or start-up hook)")  # fmt: skip
+
+
 def static_findings(
     patch: str,
     patched_dir: Path,
@@ -246,6 +272,10 @@ def static_findings(
                                     snippet=change.added.get(line, "").strip(),
                                     message=f"the patch edits {change.path} (tests, benchmarks "
                                             "or workloads)"))  # fmt: skip
+            continue
+        shadow = _import_shadow(change)
+        if shadow:
+            findings.append(shadow)
             continue
         if not change.path.endswith(".py") or change.deleted or not change.added:
             continue

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from perfgym.sandbox.base import Sandbox
 RUNNER = Path(__file__).resolve().parent / "_inside" / "workload_runner.py"
 _MARK = "PERFGYM_WORKLOAD "
 _RUNNER_NAME = "perfgym_workload_runner.py"
+_NONCE_NAME = "perfgym_workload_nonce"
 
 
 @dataclass(frozen=True)
@@ -57,13 +59,17 @@ def run_workload(
     one, in the same process). A crash, timeout or missing result is `ok=False` with the error."""
     script = workload_path(task, workload)
     name = f"perfgym_workload_{workload.name}.py"
+    nonce = secrets.token_hex(16)
     res = run_shell(
         copy,
-        f"python3 /tmp/{_RUNNER_NAME} /tmp/{name} {REPO_DIR} {int(repeats)}",
+        f"python3 /tmp/{_RUNNER_NAME} /tmp/{name} {REPO_DIR} {int(repeats)} /tmp/{_NONCE_NAME}",
         timeout_s=task.limits.workload_s,
         memory_mb=task.limits.memory_mb,
-        files={_RUNNER_NAME: RUNNER.read_bytes(), name: script.read_bytes()},
+        files={_RUNNER_NAME: RUNNER.read_bytes(), name: script.read_bytes(), _NONCE_NAME: nonce},
         sandbox=sandbox,
+        # Read-only: a file one round writes in the copy (its answer) would make every later
+        # round's first call a cache hit. Scratch space is /tmp, fresh for every run.
+        writable=False,
     )
     lines = [ln for ln in res.output.splitlines() if ln.startswith(_MARK)]
     if res.timed_out:
@@ -72,7 +78,11 @@ def run_workload(
     if res.returncode != 0 or not lines:
         why = _tail(res.output) or res.reason or f"exit code {res.returncode}"
         return WorkloadRun(workload.name, False, error=f"workload crashed: {why}", shell=res)
-    data = json.loads(lines[-1][len(_MARK) :])
+    if len(lines) > 1 or (lines and not lines[0].startswith(f"{_MARK}{nonce} ")):
+        # the patch's code printed a result line of its own
+        return WorkloadRun(workload.name, False, shell=res,
+                           error="workload output holds a result line the runner did not write")  # fmt: skip
+    data = json.loads(lines[0][len(_MARK) + len(nonce) + 1 :])
     return WorkloadRun(
         workload=workload.name,
         ok=True,

@@ -101,9 +101,11 @@ def run_shell(
     env: Mapping[str, str] | None = None,
     files: Mapping[str, bytes | str] | None = None,
     sandbox: Sandbox | None = None,
+    writable: bool = True,
 ) -> ShellResult:
     """Run `bash -c command` in `copy_dir` (seen at REPO_DIR). `env` adds variables to the
-    sandbox's clean defaults (PATH, HOME=/tmp, LANG); `files` are written into /tmp first."""
+    sandbox's clean defaults (PATH, HOME=/tmp, LANG); `files` are written into /tmp first.
+    `writable=False` shows the copy read-only (a timed run leaves nothing for the next one)."""
     path = copy_dir.path if isinstance(copy_dir, RepoCopy) else Path(copy_dir)
     script = f"exec 2>&1\ncd {REPO_DIR} || exit 125\n{command}\n"
     ex = (sandbox or shared_sandbox()).run(
@@ -111,7 +113,7 @@ def run_shell(
         env=dict(env or {}),
         files=dict(files or {}),
         limits=shell_limits(timeout_s, memory_mb),
-        binds=[Bind(host_path=str(path.resolve()), sandbox_path=REPO_DIR, writable=True)],
+        binds=[Bind(host_path=str(path.resolve()), sandbox_path=REPO_DIR, writable=writable)],
     )
     output = ex.stdout_text
     if ex.stdout_truncated:

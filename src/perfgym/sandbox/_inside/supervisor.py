@@ -17,6 +17,7 @@ import os
 import resource
 import select
 import signal
+import stat
 import sys
 import time
 
@@ -136,13 +137,19 @@ def _write_files(spec: dict) -> None:
 
 
 def _collect(spec: dict, limit: int) -> dict[str, str]:
+    """The named regular files of the work dir. This process is root in the run: a symlink the
+    program made (to /proc/1/environ, to a root-only file) is never followed, in any component."""
     out = {}
     for name in spec.get("collect", []):
         path = os.path.join("/tmp", name)
         try:
-            if os.path.isfile(path) and os.path.getsize(path) <= limit:
-                with open(path, "rb") as f:
-                    out[name] = _b64(f.read())
+            if os.path.realpath(path) != os.path.normpath(path):
+                continue  # a symlink somewhere on the way
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with os.fdopen(fd, "rb") as f:
+                st = os.fstat(f.fileno())
+                if stat.S_ISREG(st.st_mode) and st.st_size <= limit:
+                    out[name] = _b64(f.read(limit + 1)[:limit])
         except OSError:
             continue
     return out

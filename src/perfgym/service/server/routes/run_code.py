@@ -6,8 +6,8 @@ from __future__ import annotations
 import atexit
 from pathlib import Path
 
+import anyio
 from fastapi import APIRouter, Depends
-from fastapi.concurrency import run_in_threadpool
 
 from perfgym.service.server.answering import runtime_of
 from perfgym.service.server.routes.run_code_exec import CodeRunner, RunCodeRequest, RunCodeResponse
@@ -33,4 +33,18 @@ async def run_code(req: RunCodeRequest,
                    runtime: ServiceRuntime = Depends(runtime_of)) -> RunCodeResponse:  # fmt: skip
     """Build and run `code` with `stdin` (SandboxFusion's request and response); perfgym's
     measurement of the run is added under `perfgym`."""
-    return await run_in_threadpool(_runner(runtime).run, req)
+    runner = _runner(runtime)
+    # Its own limiter: requests waiting for a slot wait here, not in worker threads of the shared
+    # pool (40 of them), which a flood of slow runs would otherwise fill, stalling every judge
+    # request behind it.
+    return await anyio.to_thread.run_sync(runner.run, req, limiter=_limiter(runner))
+
+
+_limiters: dict[int, anyio.CapacityLimiter] = {}
+
+
+def _limiter(runner: CodeRunner) -> anyio.CapacityLimiter:
+    limiter = _limiters.get(id(runner))
+    if limiter is None:
+        limiter = _limiters[id(runner)] = anyio.CapacityLimiter(runner.slots)
+    return limiter

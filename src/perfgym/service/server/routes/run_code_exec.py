@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import os
 import threading
 from pathlib import Path
@@ -87,6 +88,14 @@ class Refused(ValueError):
 
 def refusal(message: str) -> RunCodeResponse:
     return RunCodeResponse(status="SandboxError", message=message)
+
+
+def _within(value: float, default: float, low: float, high: float) -> float:
+    """A requested limit cut into [low, high]; NaN and values <= 0 (SandboxFusion's -1: "none")
+    take the default (NaN passed min/max unchanged and failed Limits' check: an HTTP 500)."""
+    if not math.isfinite(value) and value != math.inf or value <= 0:
+        return default
+    return max(low, min(value, high))
 
 
 def _decode_files(files: dict[str, str | None]) -> dict[str, bytes]:
@@ -179,7 +188,8 @@ class CodeRunner:
 
     def __init__(self, cache_root: Path, slots: int | None = None) -> None:
         self.cache = BuildCache.at(cache_root)
-        self._slots = threading.BoundedSemaphore(slots or os.cpu_count() or 1)
+        self.slots = slots or os.cpu_count() or 1
+        self._slots = threading.BoundedSemaphore(self.slots)
         self._sandbox: Sandbox | None = None
         self._lock = threading.Lock()
 
@@ -207,15 +217,14 @@ class CodeRunner:
             fetch = _fetch_names(req.fetch_files)
         except Refused as exc:
             return refusal(str(exc))
-        memory = DEFAULT_MEMORY_MB if req.memory_limit_MB <= 0 else req.memory_limit_MB
-        limits = Limits(wall_s=max(0.1, min(req.run_timeout, MAX_RUN_S)),
-                        memory_mb=min(memory, MAX_MEMORY_MB),
+        memory = _within(req.memory_limit_MB, DEFAULT_MEMORY_MB, 4.0, MAX_MEMORY_MB)
+        limits = Limits(wall_s=_within(req.run_timeout, 10.0, 0.1, MAX_RUN_S), memory_mb=memory,
                         stdout_bytes=OUTPUT_BYTES, stderr_bytes=OUTPUT_BYTES)  # fmt: skip
         tc = toolchain(language)
         with self._slots:
             sandbox = self.sandbox()
             build_limits = tc.recipe.build_limits.model_copy(
-                update={"wall_s": max(0.1, min(req.compile_timeout, MAX_COMPILE_S))}
+                update={"wall_s": _within(req.compile_timeout, 10.0, 0.1, MAX_COMPILE_S)}
             )
             build = tc.build(sandbox, req.code, self.cache, limits=build_limits)
             compiled = _compile_result(build)

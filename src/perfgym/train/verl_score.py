@@ -156,7 +156,10 @@ class VerlScorer:
     def _record(self, scored: Sequence[Any]) -> None:
         from perfgym.train.diagnostics import speedup_noise
 
-        verdicts = self.judge.last if len(self.judge.last) == len(scored) else [None] * len(scored)
+        # the batch's verdicts one per completion (a repeated completion is judged once and
+        # its verdict shared), not the judge's distinct ones
+        last = self.batch.last_verdicts
+        verdicts: Sequence[Any] = last if len(last) == len(scored) else [None] * len(scored)
         rows = []
         for one, v in zip(scored, verdicts, strict=True):
             noise = None

@@ -75,12 +75,19 @@ def summary_table(rows: list[ModelSummary], title: str) -> Table:
     from perfgym.metrics.summary import HEADLINE
 
     t = Table(title=title)
+    timed = any(r.timed for r in rows)
+    # correctness only: pass@k with its CI, and the speed columns say "not timed"
+    names = list(HEADLINE) if timed else sorted({k for r in rows for k in r.metrics},
+                                                key=lambda k: int(k.split("@")[1]))  # fmt: skip
     for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra",
-                *(k.upper().replace("_STRICT", " strict") for k in HEADLINE)):  # fmt: skip
+                *(k.upper().replace("_STRICT", " strict") for k in names)):  # fmt: skip
         t.add_column(col)
+    if not timed:
+        t.add_column("speed")
     for r in rows:
         t.add_row(r.model, str(r.n), *(str(r.stages.get(s, 0)) for s in ("NX", "NC", "NR", "WO", "OK")),
-                  str(r.infra_errors), *(r.cell(k) for k in HEADLINE))  # fmt: skip
+                  str(r.infra_errors), *(r.cell(k) for k in names),
+                  *([] if timed else ["not timed"]))  # fmt: skip
     return t
 
 
@@ -157,6 +164,29 @@ def eval_(
         None, "--candidates-from", help="PerfCodeBench: judge this model's published sources."
     ),
     external: Path | None = external_option(),
+    fail_fast: bool = typer.Option(
+        True,
+        "--fail-fast/--no-fail-fast",
+        help="Stop a candidate at its first failed test (default), or run every test.",
+    ),  # fmt: skip
+    isolate_tests: bool = typer.Option(
+        False,
+        "--isolate-tests",
+        help="Function tasks: one sandboxed process per test (default: one per candidate).",
+    ),  # fmt: skip
+    time_largest: int | None = typer.Option(
+        None,
+        "--time-largest",
+        metavar="K",
+        help="Correctness-only tasks (HumanEval+): time the K largest tests by input size.",
+    ),  # fmt: skip
+    perf_inputs: Path | None = typer.Option(
+        None,
+        "--perf-inputs",
+        metavar="FILE",
+        help="Correctness-only tasks: time these performance inputs (EvalPerf JSONL: task_id, "
+        "pe_input).",
+    ),  # fmt: skip
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     from perfgym.cli.suite_arg import load_or_fail
@@ -168,7 +198,8 @@ def eval_(
              "--backend service": backend == "service", "--backend ray": backend == "ray",
              "--allow-missing": allow_missing, "--skip-bad-lines": skip_bad_lines,
              "--format": fmt != "auto", "--published": published, "--model": bool(model),
-             "--candidates-from": candidates_from is not None}  # fmt: skip
+             "--candidates-from": candidates_from is not None,
+             "--time-largest": time_largest is not None, "--perf-inputs": perf_inputs is not None}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
         ("--replay", "--no-store", "a replay reads its verdicts from the store"),
@@ -177,6 +208,7 @@ def eval_(
         ("--published", "--solutions", "--published scores the published results only"),
         ("--candidates-from", "--candidates", "judge one set of candidates"),
         ("--candidates-from", "--solutions", "judge one set of candidates"),
+        ("--time-largest", "--perf-inputs", "time one set of inputs"),
     ])  # fmt: skip
     refuse_orphans(given, [("--replay-machine", "--replay"), ("--url", "--backend service"),
                            ("--address", "--backend ray"), ("--allow-missing", "--candidates"),
@@ -189,6 +221,7 @@ def eval_(
         return
     s, tasks = load_or_fail(suite, task, external)
     tasks = select_tasks(tasks, split, limit, s.name)
+    tasks = timed_tasks(tasks, time_largest, perf_inputs)
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
     from perfgym.judge.enamel_protocol import is_enamel
@@ -218,7 +251,34 @@ def eval_(
         verbose=verbose, quiet=quiet, store=store, no_store=no_store, replay=replay,
         replay_machine=replay_machine, backend=backend, url=url, token=token, address=address,
         no_report=no_report, resume_from=resume_from, candidates_from=candidates_from,
+        judging={"fail_fast": fail_fast, "isolate_tests": isolate_tests},
     )  # fmt: skip
+
+
+def timed_tasks(tasks: list[Task], time_largest: int | None, perf_inputs: Path | None
+                ) -> list[Task]:  # fmt: skip
+    """`tasks` with what --time-largest / --perf-inputs time (correctness-only tasks only:
+    every other task keeps its workloads)."""
+    from perfgym.tasks.timed import is_timed, read_perf_inputs, with_perf_inputs
+    from perfgym.tasks.timed import time_largest as largest
+
+    if time_largest is not None:
+        if time_largest < 1:
+            fail(f"--time-largest must be at least 1, got {time_largest}")
+        return [t if is_timed(t) else largest(t, time_largest) for t in tasks]
+    if perf_inputs is None:
+        return tasks
+    try:
+        inputs = read_perf_inputs(perf_inputs.read_text().splitlines(), str(perf_inputs))
+    except OSError as exc:
+        fail(f"cannot read --perf-inputs {perf_inputs}: {exc.strerror or exc}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        fail(f"--perf-inputs {one_line(exc)}")
+    known = {t.id for t in tasks}
+    if not known & set(inputs):
+        fail(f"--perf-inputs {perf_inputs}: names none of the selected tasks")
+    return [with_perf_inputs(t, inputs[t.id]) if t.id in inputs and not is_timed(t) else t
+            for t in tasks]  # fmt: skip
 
 
 def _judge_and_summarise(
@@ -227,6 +287,7 @@ def _judge_and_summarise(
     as_json: bool, verbose: bool, quiet: bool, store: str, no_store: bool, replay: bool,
     replay_machine: str | None, backend: str, url: str | None, token: str | None,
     address: str | None, no_report: bool, resume_from: ResumeFrom, candidates_from: str | None,
+    judging: dict[str, Any] | None = None,
 ) -> None:  # fmt: skip
     """Read or gather the candidates, judge them, write the results and print the summary."""
     import sqlite3
@@ -263,7 +324,7 @@ def _judge_and_summarise(
     cands = [dataclasses.replace(c, suite=s.name) for c in cands]  # the judge stamps it on verdicts
     missing = missing_verdicts(tasks, cands, s.name) if candidates is not None else []
     try:
-        config = JudgeConfig(repeats=repeats)
+        config = JudgeConfig(repeats=repeats, **(judging or {}))
     except ValidationError as exc:
         fail(f"invalid judge settings: {one_line(exc)}")
     t0 = time.monotonic()

@@ -14,6 +14,7 @@ from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.generate import materialize_all
 from perfgym.tasks.task import Language, Task, TaskKind, TestCase
+from perfgym.tasks.timed import is_timed
 
 #: The one "test" a harness task has: the harness run itself checks correctness.
 HARNESS_CASE = TestCase(id="harness")
@@ -38,6 +39,9 @@ class TaskPlan:
     separate: list[TestCase]
     sandbox: Sandbox
     workers: PythonWorkerPool
+    #: whether anything of the task is measured (`perfgym.tasks.timed`): False for a
+    #: correctness-only task, whose verdicts say "not timed"
+    timed: bool = True
 
     def runner(self, warm: bool = False, limits: Mapping[str, Limits] | None = None) -> RunFn:
         """Runs of the task's variants; `warm`: Python stdio programs in program mode of the
@@ -87,7 +91,7 @@ def plan_task(
     )
     return TaskPlan(task=task, limits=limits, tests=tests, workloads=workloads, clock=clock,
                     checked=checked, separate=workloads if check and not checked else [],
-                    sandbox=sandbox, workers=workers)  # fmt: skip
+                    sandbox=sandbox, workers=workers, timed=is_timed(task))  # fmt: skip
 
 
 def _clock(task: Task, config: JudgeConfig) -> str:

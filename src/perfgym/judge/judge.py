@@ -162,9 +162,9 @@ class Judge:
         if any(e.going for e in entries):
             self._expected.calibrate(plan)  # the task's own solutions: one batch each
             limits = self._case_limits.of(plan, self._map)  # before any candidate runs a test
-            self._map(lambda e: stages.run_tests(plan, e, self._expected, limits,
-                                                 fail_fast=self.config.fail_fast,
-                                                 isolate=self.config.isolate_tests), entries)  # fmt: skip
+            how = {"fail_fast": False} if not self.config.fail_fast else {}
+            how.update({"isolate": True} if self.config.isolate_tests else {})
+            self._map(lambda e: stages.run_tests(plan, e, self._expected, limits, **how), entries)
         if not plan.timed:  # correctness only: nothing is measured, the verdicts say so
             judged = [stages.verdict_of(plan, e, {}, self.config) for e in entries]
             for v in judged:

@@ -151,8 +151,10 @@ def measure_all(
     reference measured with them agrees too;
     when it does not, or the machine moved meanwhile, everything is measured again together.
     A baseline that is the reference's program (`References.twins`) is measured once, as the
-    reference, and has its timing."""
-    if refs.twins and _wanted(config, "baseline") and _wanted(config, "reference"):
+    reference, and has its timing (not under reuse_references)."""
+    # (with reused timings the baseline's own are what is kept and reused: measured apart)
+    twins = refs.twins and not config.reuse_references
+    if twins and _wanted(config, "baseline") and _wanted(config, "reference"):
         timings = measure_all(plan, entries, References(None, refs.reference), run, config,
                               monitor, reused)  # fmt: skip
         if "reference" in timings:

@@ -84,6 +84,8 @@ def run_evalplus(
     path = work / "evalplus-samples.jsonl"
     path.write_text("".join(json.dumps({"task_id": s["task_id"], "solution": s["solution"]})
                             + "\n" for s in samples))  # fmt: skip
+    # evalplus asks on stdin before overwriting an earlier round's results: none are left
+    (work / "evalplus-samples_eval_results.json").unlink(missing_ok=True)
     cache = Path(tempfile.mkdtemp(dir=work, prefix="cache-"))  # cold ground truth each run
     env = {**os.environ, "HUMANEVAL_OVERRIDE_PATH": str(data), "XDG_CACHE_HOME": str(cache)}
     t0 = time.monotonic()

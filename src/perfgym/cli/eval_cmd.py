@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -219,9 +220,10 @@ def eval_(
 
         run_published(suite, model, task, as_json)
         return
+    inputs = perf_inputs_or_fail(time_largest, perf_inputs)  # before the suite loads
     s, tasks = load_or_fail(suite, task, external)
     tasks = select_tasks(tasks, split, limit, s.name)
-    tasks = timed_tasks(tasks, time_largest, perf_inputs)
+    tasks = timed_tasks(tasks, time_largest, inputs, perf_inputs)
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
     from perfgym.judge.enamel_protocol import is_enamel
@@ -255,28 +257,37 @@ def eval_(
     )  # fmt: skip
 
 
-def timed_tasks(tasks: list[Task], time_largest: int | None, perf_inputs: Path | None
-                ) -> list[Task]:  # fmt: skip
-    """`tasks` with what --time-largest / --perf-inputs time (correctness-only tasks only:
-    every other task keeps its workloads)."""
-    from perfgym.tasks.timed import is_timed, read_perf_inputs, with_perf_inputs
-    from perfgym.tasks.timed import time_largest as largest
+def perf_inputs_or_fail(time_largest: int | None, perf_inputs: Path | None
+                        ) -> Mapping[str, list[list[Any]]] | None:  # fmt: skip
+    """--time-largest checked and --perf-inputs read (a one-line error for a bad one)."""
+    from perfgym.tasks.timed import read_perf_inputs
 
-    if time_largest is not None:
-        if time_largest < 1:
-            fail(f"--time-largest must be at least 1, got {time_largest}")
-        return [t if is_timed(t) else largest(t, time_largest) for t in tasks]
+    if time_largest is not None and time_largest < 1:
+        fail(f"--time-largest must be at least 1, got {time_largest}")
     if perf_inputs is None:
-        return tasks
+        return None
     try:
-        inputs = read_perf_inputs(perf_inputs.read_text().splitlines(), str(perf_inputs))
+        return read_perf_inputs(perf_inputs.read_text().splitlines(), str(perf_inputs))
     except OSError as exc:
         fail(f"cannot read --perf-inputs {perf_inputs}: {exc.strerror or exc}")
     except (ValueError, UnicodeDecodeError) as exc:
         fail(f"--perf-inputs {one_line(exc)}")
-    known = {t.id for t in tasks}
-    if not known & set(inputs):
-        fail(f"--perf-inputs {perf_inputs}: names none of the selected tasks")
+
+
+def timed_tasks(tasks: list[Task], time_largest: int | None,
+                inputs: Mapping[str, list[list[Any]]] | None, where: Path | None = None
+                ) -> list[Task]:  # fmt: skip
+    """`tasks` with what --time-largest / --perf-inputs time (correctness-only tasks only:
+    every other task keeps its workloads)."""
+    from perfgym.tasks.timed import is_timed, with_perf_inputs
+    from perfgym.tasks.timed import time_largest as largest
+
+    if time_largest is not None:
+        return [t if is_timed(t) else largest(t, time_largest) for t in tasks]
+    if inputs is None:
+        return tasks
+    if not {t.id for t in tasks} & set(inputs):
+        fail(f"--perf-inputs {where}: names none of the selected tasks")
     return [with_perf_inputs(t, inputs[t.id]) if t.id in inputs and not is_timed(t) else t
             for t in tasks]  # fmt: skip
 

@@ -78,6 +78,9 @@ class OwnRun:
 
 #: What an `OwnRun` holds in place of an output dropped to bound memory (asked again later).
 _DROPPED = object()
+#: The task's own solutions' batched runs: the task's limit is their CPU limit, this many
+#: times it their wall limit (the candidates' tests get theirs from these runs' CPU).
+CALIBRATION_WALL_SLACK = 5.0
 #: Tasks whose reference outputs are kept at once (the others' are dropped, their times kept).
 KEEP_OUTPUTS_OF = 8
 
@@ -115,7 +118,11 @@ class ExpectedOutputs:
                keep_times: bool = False) -> None:  # fmt: skip
         assert variant.source is not None
         made: list[tuple[tuple[str, str, str], OwnRun]] = []
-        for case, out in run_batched(plan, variant.source, cases, lambda _c: plan.limits,
+        # The task's limit as CPU, and room on the wall for a loaded machine: the task's own
+        # solution failing a test on a busy machine would leave the test without an answer.
+        lim = plan.limits.model_copy(update={"cpu_s": plan.limits.effective_cpu_s,
+                                             "wall_s": plan.limits.wall_s * CALIBRATION_WALL_SLACK})  # fmt: skip
+        for case, out in run_batched(plan, variant.source, cases, lambda _c: lim,
                                      fail_fast=False, isolate=False):  # fmt: skip
             if out.status is Status.SANDBOX_ERROR:
                 continue  # ours, not the program's: asked again later, one run at a time

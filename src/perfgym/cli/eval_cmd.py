@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,12 +79,19 @@ def summary_table(rows: list[ModelSummary], title: str) -> Table:
     from perfgym.metrics.summary import HEADLINE
 
     t = Table(title=title)
+    timed = any(r.timed for r in rows)
+    # correctness only: pass@k with its CI, and the speed columns say "not timed"
+    names = list(HEADLINE) if timed else sorted({k for r in rows for k in r.metrics},
+                                                key=lambda k: int(k.split("@")[1]))  # fmt: skip
     for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra",
-                *(k.upper().replace("_STRICT", " strict") for k in HEADLINE)):  # fmt: skip
+                *(k.upper().replace("_STRICT", " strict") for k in names)):  # fmt: skip
         t.add_column(col)
+    if not timed:
+        t.add_column("speed")
     for r in rows:
         t.add_row(r.model, str(r.n), *(str(r.stages.get(s, 0)) for s in ("NX", "NC", "NR", "WO", "OK")),
-                  str(r.infra_errors), *(r.cell(k) for k in HEADLINE))  # fmt: skip
+                  str(r.infra_errors), *(r.cell(k) for k in names),
+                  *([] if timed else ["not timed"]))  # fmt: skip
     return t
 
 
@@ -171,6 +179,29 @@ def eval_(
     ),
     external: Path | None = external_option(),
     time_limit: str | None = time_limit_option(),
+    fail_fast: bool = typer.Option(
+        True,
+        "--fail-fast/--no-fail-fast",
+        help="Stop a candidate at its first failed test (default), or run every test.",
+    ),  # fmt: skip
+    isolate_tests: bool = typer.Option(
+        False,
+        "--isolate-tests",
+        help="Function tasks: one sandboxed process per test (default: one per candidate).",
+    ),  # fmt: skip
+    time_largest: int | None = typer.Option(
+        None,
+        "--time-largest",
+        metavar="K",
+        help="Correctness-only tasks (HumanEval+): time the K largest tests by input size.",
+    ),  # fmt: skip
+    perf_inputs: Path | None = typer.Option(
+        None,
+        "--perf-inputs",
+        metavar="FILE",
+        help="Correctness-only tasks: time these performance inputs (EvalPerf JSONL: task_id, "
+        "pe_input).",
+    ),  # fmt: skip
 ) -> None:
     """Judge every candidate through extract → build → run → check → measure."""
     from perfgym.cli.suite_arg import load_or_fail
@@ -185,7 +216,8 @@ def eval_(
              "--candidates-from": candidates_from is not None,
              "--time-limit": time_limit is not None,
              "--samples": samples is not None, "--model-config": model_config is not None,
-             "--base-url": base_url is not None, "--api-key-env": api_key_env is not None}  # fmt: skip
+             "--base-url": base_url is not None, "--api-key-env": api_key_env is not None,
+             "--time-largest": time_largest is not None, "--perf-inputs": perf_inputs is not None}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
         ("--replay", "--no-store", "a replay reads its verdicts from the store"),
@@ -196,6 +228,7 @@ def eval_(
         ("--candidates-from", "--solutions", "judge one set of candidates"),
         ("--time-limit", "--published", "--published runs nothing"),
         ("--time-limit", "--replay", "a replay runs nothing"),
+        ("--time-largest", "--perf-inputs", "time one set of inputs"),
     ])  # fmt: skip
     seconds = time_limit_of(time_limit)
     refuse_orphans(given, [("--replay-machine", "--replay"), ("--url", "--backend service"),
@@ -208,8 +241,10 @@ def eval_(
 
         run_published(suite, model, task, as_json)
         return
+    inputs = perf_inputs_or_fail(time_largest, perf_inputs)  # before the suite loads
     s, tasks = load_or_fail(suite, task, external)
     tasks = with_time_limit(select_tasks(tasks, split, limit, s.name), seconds)
+    tasks = timed_tasks(tasks, time_largest, inputs, perf_inputs)
     if model:  # generate from a model, then judge: cli/eval_model.py
         from perfgym.cli.eval_model import eval_model_command
 
@@ -250,7 +285,43 @@ def eval_(
         replay_machine=replay_machine, backend=backend, url=url, token=token, address=address,
         no_report=no_report, resume_from=resume_from, candidates_from=candidates_from,
         time_limit_s=seconds,
+        judging={"fail_fast": fail_fast, "isolate_tests": isolate_tests},
     )  # fmt: skip
+
+
+def perf_inputs_or_fail(time_largest: int | None, perf_inputs: Path | None
+                        ) -> Mapping[str, list[list[Any]]] | None:  # fmt: skip
+    """--time-largest checked and --perf-inputs read (a one-line error for a bad one)."""
+    from perfgym.tasks.timed import read_perf_inputs
+
+    if time_largest is not None and time_largest < 1:
+        fail(f"--time-largest must be at least 1, got {time_largest}")
+    if perf_inputs is None:
+        return None
+    try:
+        return read_perf_inputs(perf_inputs.read_text().splitlines(), str(perf_inputs))
+    except OSError as exc:
+        fail(f"cannot read --perf-inputs {perf_inputs}: {exc.strerror or exc}")
+    except (ValueError, UnicodeDecodeError) as exc:
+        fail(f"--perf-inputs {one_line(exc)}")
+
+
+def timed_tasks(tasks: list[Task], time_largest: int | None,
+                inputs: Mapping[str, list[list[Any]]] | None, where: Path | None = None
+                ) -> list[Task]:  # fmt: skip
+    """`tasks` with what --time-largest / --perf-inputs time (correctness-only tasks only:
+    every other task keeps its workloads)."""
+    from perfgym.tasks.timed import is_timed, with_perf_inputs
+    from perfgym.tasks.timed import time_largest as largest
+
+    if time_largest is not None:
+        return [t if is_timed(t) else largest(t, time_largest) for t in tasks]
+    if inputs is None:
+        return tasks
+    if not {t.id for t in tasks} & set(inputs):
+        fail(f"--perf-inputs {where}: names none of the selected tasks")
+    return [with_perf_inputs(t, inputs[t.id]) if t.id in inputs and not is_timed(t) else t
+            for t in tasks]  # fmt: skip
 
 
 def _judge_and_summarise(
@@ -260,6 +331,7 @@ def _judge_and_summarise(
     replay_machine: str | None, backend: str, url: str | None, token: str | None,
     address: str | None, no_report: bool, resume_from: ResumeFrom, candidates_from: str | None,
     time_limit_s: float | None = None,
+    judging: dict[str, Any] | None = None,
 ) -> None:  # fmt: skip
     """Read or gather the candidates, judge them, write the results and print the summary."""
     import sqlite3
@@ -297,7 +369,7 @@ def _judge_and_summarise(
     missing = missing_verdicts(tasks, cands, s.name) if candidates is not None else []
     try:
         limit = {"time_limit_s": time_limit_s} if time_limit_s is not None else {}
-        config = JudgeConfig(repeats=repeats, **limit)
+        config = JudgeConfig(repeats=repeats, **limit, **(judging or {}))
     except ValidationError as exc:
         fail(f"invalid judge settings: {one_line(exc)}")
     t0 = time.monotonic()

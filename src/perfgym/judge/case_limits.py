@@ -67,13 +67,16 @@ class CaseLimits:
         if factor is None:
             return None
         walls: dict[str, float] = {}
+        clock = "wall time"
         for label in OWN_SOLUTIONS:
             run = self.runs.run_of(plan, label, case)
             if run is None:
                 continue  # the task has no such solution (or it cannot be built)
             if not run.ok or run.wall_s is None:
                 return None
-            walls[label] = run.wall_s
+            # a batch metered the run's own CPU: the limit is on CPU, so is its base
+            walls[label] = run.cpu_s if run.cpu_s is not None else run.wall_s
+            clock = "CPU" if run.cpu_s is not None else clock
         if not walls:
             return None
         slower = max(walls, key=lambda k: walls[k])
@@ -82,6 +85,6 @@ class CaseLimits:
             return None
         wall = min(plan.limits.wall_s, WALL_SLACK * cpu)
         why = (f"test limit {cpu:.2f} s = max({floor:g} s, {factor:g} x the {slower}'s "
-               f"{walls[slower]:.3f} s) of CPU, {wall:.2f} s of wall")  # fmt: skip
+               f"{walls[slower]:.3f} s of {clock}) of CPU, {wall:.2f} s of wall")  # fmt: skip
         return CaseLimit(limits=plan.limits.model_copy(update={"cpu_s": cpu, "wall_s": wall}),
                          why=why)  # fmt: skip

@@ -96,6 +96,17 @@ class JudgeConfig(BaseModel):
         description="Smallest CPU limit of a correctness test under test_time_factor: it "
         "absorbs start-up on tests that take milliseconds.",
     )
+    fail_fast: bool = Field(
+        True,
+        description="Correctness tests: stop at a candidate's first failed test (its verdict); "
+        "False: run every test, each with its own result (the verdict is still the first "
+        "failure).",
+    )
+    isolate_tests: bool = Field(
+        False,
+        description="Function tasks' correctness tests: one sandboxed process per test instead "
+        "of one per candidate (tests then share no state).",
+    )
     reuse_references: bool = Field(
         False,
         description="Reuse the baseline's timing of a task across calls of one Judge while the "

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import collections
+import itertools
 import threading
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 from perfgym.judge import stages
@@ -22,6 +24,7 @@ from perfgym.sandbox.factory import make_sandbox
 from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.task import Task
+from perfgym.tasks.timed import NOT_TIMED, is_timed
 from perfgym.timing.drift import DriftMonitor
 from perfgym.toolchains import BuildCache, BuildCacheConfig
 
@@ -111,9 +114,7 @@ class Judge:
             by_task.setdefault(c.task.id, []).append(i)
         verdicts: list[Verdict | None] = [None] * len(candidates)
         done = 0
-        for indices in by_task.values():
-            group = [candidates[i] for i in indices]
-            judged = self._judge_task(group)
+        for indices, judged in self._tasks_judged(candidates, list(by_task.values())):
             for i, v in zip(indices, judged, strict=True):
                 verdicts[i] = v
             if finished is not None:
@@ -123,6 +124,34 @@ class Judge:
                 progress(done, len(candidates))
         return [v for v in verdicts if v is not None]
 
+    def _tasks_judged(
+        self, candidates: Sequence[Candidate], groups: list[list[int]]
+    ) -> Iterator[tuple[list[int], list[Verdict]]]:
+        """Each task's candidates (indices) and their verdicts, task by task in order. Tasks
+        where nothing is measured (correctness only) are judged side by side, one per core, a
+        few ahead; any measured task keeps the judge to one task at a time (its measured runs
+        have their cores to themselves)."""
+        n = self.config.concurrency or len(usable_cores())
+        if n <= 1 or len(groups) <= 1 or any(is_timed(candidates[g[0]].task) for g in groups):
+            for g in groups:
+                yield g, self._judge_task([candidates[i] for i in g])
+            return
+        pool = ThreadPoolExecutor(max_workers=n)
+        try:
+            todo = iter(groups)
+            ahead: collections.deque[tuple[list[int], Future[list[Verdict]]]] = collections.deque()
+            for g in itertools.islice(todo, 2 * n):
+                ahead.append((g, pool.submit(self._judge_task, [candidates[i] for i in g])))
+            while ahead:
+                g, job = ahead.popleft()
+                more = next(todo, None)
+                if more is not None:
+                    ahead.append((more, pool.submit(self._judge_task,
+                                                    [candidates[i] for i in more])))  # fmt: skip
+                yield g, job.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
     # -- one task ---------------------------------------------------------------------------------
     def _judge_task(self, group: list[Candidate]) -> list[Verdict]:
         """The stages, in order, for the candidates of one task (see `perfgym.judge.stages`)."""
@@ -131,8 +160,16 @@ class Judge:
             lambda c: stages.build(plan, stages.extract(plan, c), self.cache), group
         )
         if any(e.going for e in entries):
+            self._expected.calibrate(plan)  # the task's own solutions: one batch each
             limits = self._case_limits.of(plan, self._map)  # before any candidate runs a test
-            self._map(lambda e: stages.run_tests(plan, e, self._expected, limits), entries)
+            how = {"fail_fast": False} if not self.config.fail_fast else {}
+            how.update({"isolate": True} if self.config.isolate_tests else {})
+            self._map(lambda e: stages.run_tests(plan, e, self._expected, limits, **how), entries)
+        if not plan.timed:  # correctness only: nothing is measured, the verdicts say so
+            judged = [stages.verdict_of(plan, e, {}, self.config) for e in entries]
+            for v in judged:
+                v.flags.append(NOT_TIMED)
+            return judged
         refs = self._references.of(plan)
         run, checks = plan.runner(), None
         if plan.checked and any(e.going for e in entries):

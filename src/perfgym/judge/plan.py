@@ -15,6 +15,7 @@ from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.sandbox.run_request import Pin
 from perfgym.tasks.generate import materialize_all
 from perfgym.tasks.task import Language, Task, TaskKind, TestCase
+from perfgym.tasks.timed import is_timed
 
 #: The one "test" a harness task has: the harness run itself checks correctness.
 HARNESS_CASE = TestCase(id="harness")
@@ -41,6 +42,9 @@ class TaskPlan:
     workers: PythonWorkerPool
     #: cores each measured run gets to itself (the task's `cores`; capped where measured)
     cores: int = 1
+    #: whether anything of the task is measured (`perfgym.tasks.timed`): False for a
+    #: correctness-only task, whose verdicts say "not timed"
+    timed: bool = True
 
     def runner(self, warm: bool = False, limits: Mapping[str, Limits] | None = None) -> RunFn:
         """Runs of the task's variants; `warm`: Python stdio programs in program mode of the
@@ -90,7 +94,8 @@ def plan_task(
     )
     return TaskPlan(task=task, limits=limits, tests=tests, workloads=workloads, clock=clock,
                     checked=checked, separate=workloads if check and not checked else [],
-                    sandbox=sandbox, workers=workers, cores=task.cores)  # fmt: skip
+                    sandbox=sandbox, workers=workers, cores=task.cores,
+                    timed=is_timed(task))  # fmt: skip
 
 
 def _clock(task: Task, config: JudgeConfig) -> str:

@@ -8,6 +8,7 @@ from perfgym.judge.candidate import Candidate
 from perfgym.judge.runner import Failure
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Stage, TestResult, Timing
+from perfgym.sandbox.limits import Limits
 
 
 @dataclass
@@ -23,6 +24,8 @@ class Entry:
     reason: str = ""
     tests: list[TestResult] = field(default_factory=list)
     timing: Timing | None = None
+    #: the limits its correctness tests ran under, by test id (the others: the task's)
+    limits: dict[str, Limits] = field(default_factory=dict)
 
     @classmethod
     def of(cls, candidate: Candidate, variant: Variant) -> Entry:

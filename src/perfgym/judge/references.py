@@ -3,12 +3,16 @@ reference gives where a case names none."""
 
 from __future__ import annotations
 
+import collections
+import dataclasses
 import threading
 from dataclasses import dataclass
 from typing import Any
 
+from perfgym.judge.batched import batchable, run_batched
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.variant import Variant, prepare
+from perfgym.sandbox.batch_messages import ValueDigest
 from perfgym.sandbox.execution import Status
 from perfgym.tasks.task import TestCase
 from perfgym.toolchains import BuildCache
@@ -23,6 +27,13 @@ class References:
 
     def items(self) -> list[tuple[str, Variant | None]]:
         return [("baseline", self.baseline), ("reference", self.reference)]
+
+    @property
+    def twins(self) -> bool:
+        """The baseline and the reference are the same program (HumanEval+'s canonical
+        solution is both): it is run, and measured, once."""
+        b, r = self.baseline, self.reference
+        return b is not None and r is not None and b.source == r.source and b.argv == r.argv
 
 
 class ReferenceCache:
@@ -61,6 +72,17 @@ class OwnRun:
     output: Any
     wall_s: float | None
     why: str
+    #: CPU of the run alone, where a batch metered it per test (None: not known apart)
+    cpu_s: float | None = None
+
+
+#: What an `OwnRun` holds in place of an output dropped to bound memory (asked again later).
+_DROPPED = object()
+#: The task's own solutions' batched runs: the task's limit is their CPU limit, this many
+#: times it their wall limit (the candidates' tests get theirs from these runs' CPU).
+CALIBRATION_WALL_SLACK = 5.0
+#: Tasks whose reference outputs are kept at once (the others' are dropped, their times kept).
+KEEP_OUTPUTS_OF = 8
 
 
 class ExpectedOutputs:
@@ -72,16 +94,81 @@ class ExpectedOutputs:
         self.references = references
         self._runs: dict[tuple[str, str, str], OwnRun] = {}
         self._lock = threading.Lock()
+        self._with_outputs: collections.OrderedDict[str, set[tuple[str, str, str]]] = (
+            collections.OrderedDict()
+        )
+
+    def calibrate(self, plan: TaskPlan) -> None:
+        """A batchable task (`perfgym.judge.batched`): the reference's runs on every test not
+        run yet, in one batch under the task's limits (not measured: their times, metered per
+        test, set the tests' limits), and the baseline's where it is another program."""
+        if not batchable(plan):
+            return
+        refs = self.references.of(plan)
+        for label in ("reference", "baseline"):
+            variant = getattr(refs, label)
+            if variant is None or not variant.ready or (label == "baseline" and refs.twins):
+                continue
+            with self._lock:
+                todo = [c for c in plan.tests if (plan.task.id, label, c.id) not in self._runs]
+            if todo:
+                self._batch(plan, label, variant, todo)
+
+    def _batch(self, plan: TaskPlan, label: str, variant: Variant, cases: list[TestCase],
+               keep_times: bool = False) -> None:  # fmt: skip
+        assert variant.source is not None
+        made: list[tuple[tuple[str, str, str], OwnRun]] = []
+        # The task's limit as CPU, and room on the wall for a loaded machine: the task's own
+        # solution failing a test on a busy machine would leave the test without an answer.
+        lim = plan.limits.model_copy(update={"cpu_s": plan.limits.effective_cpu_s,
+                                             "wall_s": plan.limits.wall_s * CALIBRATION_WALL_SLACK})  # fmt: skip
+        for case, out in run_batched(plan, variant.source, cases, lambda _c: lim,
+                                     fail_fast=False, isolate=False):  # fmt: skip
+            if out.status is Status.SANDBOX_ERROR:
+                continue  # ours, not the program's: asked again later, one run at a time
+            made.append(((plan.task.id, label, case.id), OwnRun(
+                ok=out.status is Status.OK, output=out.output if label == "reference" else None,
+                wall_s=out.wall_s, cpu_s=out.cpu_s,
+                why=f"{out.status.value} {out.message}".strip())))  # fmt: skip
+        with self._lock:
+            for key, run in made:
+                old = self._runs.get(key)
+                if keep_times and old is not None:  # a refill: the limits' times stay
+                    run = dataclasses.replace(old, output=run.output)
+                self._runs[key] = run
+            if label == "reference":
+                self._outputs_kept(plan.task.id, [k for k, _ in made])
+
+    def _outputs_kept(self, task_id: str, keys: list[tuple[str, str, str]]) -> None:
+        """Hold the outputs of at most `KEEP_OUTPUTS_OF` tasks (memory flat in the number of
+        tests a run judges); an older task's are dropped, to be run again if asked for."""
+        self._with_outputs.setdefault(task_id, set()).update(keys)
+        self._with_outputs.move_to_end(task_id)
+        while len(self._with_outputs) > KEEP_OUTPUTS_OF:
+            _old, dropped = self._with_outputs.popitem(last=False)
+            for key in dropped:
+                run = self._runs.get(key)
+                if run is not None and run.ok:
+                    self._runs[key] = dataclasses.replace(run, output=_DROPPED)
 
     def run_of(self, plan: TaskPlan, label: str, case: TestCase) -> OwnRun | None:
         """The run of the task's `label` solution on `case` (None: the task has no such
         solution, or it cannot run). Run under the task's own limits, in a fresh process."""
+        refs = self.references.of(plan)
+        if label == "baseline" and refs.twins:
+            label = "reference"  # the same program: its one run answers for both
         key = (plan.task.id, label, case.id)
         with self._lock:
             known = self._runs.get(key)
-        if known is not None:
+        if known is not None and known.output is _DROPPED and refs.reference is not None:
+            # the task's outputs were dropped: all of them again, in one batch
+            again = plan.tests if any(c.id == case.id for c in plan.tests) else [case]
+            self._batch(plan, "reference", refs.reference, list(again), keep_times=True)
+            with self._lock:
+                known = self._runs.get(key)
+        if known is not None and known.output is not _DROPPED:
             return known
-        variant = getattr(self.references.of(plan), label)
+        variant = getattr(refs, label)
         if variant is None or not variant.ready:
             return None
         out = plan.runner()(variant, case, None)
@@ -92,6 +179,15 @@ class ExpectedOutputs:
             with self._lock:
                 self._runs[key] = run
         return run
+
+    def full_output(self, plan: TaskPlan, case: TestCase, known: Any) -> Any:
+        """The reference's output on `case` itself where `known` is only its digest (a large
+        value): the reference run again alone, the value not kept."""
+        refs = self.references.of(plan)
+        if not isinstance(known, ValueDigest) or refs.reference is None:
+            return known
+        out = plan.runner(warm=True)(refs.reference, case, None)
+        return out.output if out.status is Status.OK else known
 
     def of(self, plan: TaskPlan, case: TestCase) -> tuple[bool, Any]:
         """(True, the expected output), or (False, why there is none)."""

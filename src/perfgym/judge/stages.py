@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
+from perfgym.judge.batched import batchable, equal_passes, run_batched
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
@@ -14,12 +15,14 @@ from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, References
 from perfgym.judge.reuse import ReusedTimings
-from perfgym.judge.runner import CheckedRuns, Expected, RunFn, judge_outcome
+from perfgym.judge.runner import CheckedRuns, Expected, Failure, Outcome, RunFn, judge_outcome
 from perfgym.judge.same_source import same_source_roles
 from perfgym.judge.variant import Variant, built, extracted
 from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
 from perfgym.machine import fingerprint
+from perfgym.sandbox.batch_messages import ValueDigest
 from perfgym.sandbox.execution import Status
+from perfgym.sandbox.limits import Limits
 from perfgym.tasks.task import TaskKind, TestCase
 from perfgym.timing.drift import DriftMonitor
 from perfgym.toolchains import BuildCache
@@ -45,27 +48,70 @@ def run_tests(
     entry: Entry,
     expected: ExpectedOutputs,
     limits: Mapping[str, CaseLimit] | None = None,
+    *,
+    fail_fast: bool = True,
+    isolate: bool = False,
 ) -> Entry:
-    """Stage 3: the task's tests (in warm workers where they can run; under their `limits`,
-    relative to the task's own solutions' time, where known), then the workloads whose outputs
-    are checked apart from the measurement (run as the measurement would, under the task's
-    limit); stops at the first failure: NR for a run that did not end cleanly, WO for a wrong
-    answer."""
+    """Stage 3: the task's tests (in warm workers where they can run: a function task's in
+    batches, `perfgym.judge.batched`; under their `limits`, relative to the task's own
+    solutions' time, where known), then the workloads whose outputs are checked apart from the
+    measurement (run as the measurement would, under the task's limit). The verdict is the
+    first failure: NR for a run that did not end cleanly, WO for a wrong answer; `fail_fast`
+    stops there, else every test runs and has its result. `isolate`: one process per test."""
     if not entry.going:
         return entry
     own = limits or {}
+    entry.limits = {k: lim.limits for k, lim in own.items()}
     warm = plan.runner(warm=True, limits={k: lim.limits for k, lim in own.items()})
     fresh = plan.runner()
-    for case, run in [(t, warm) for t in plan.tests] + [(w, fresh) for w in plan.separate]:
-        out = run(entry.variant, case, None)
-        if out.status is Status.TIMEOUT and run is warm and case.id in own:
-            out.message = f"{out.message} ({own[case.id].why})".strip()
-        res, failure = judge_outcome(plan.task, case, out, _expected_of(plan, case, expected))
-        entry.tests.append(res)
-        if failure is not None:
-            entry.failed(failure)
+    if batchable(plan) and entry.variant.source is not None:
+        runs = run_batched(plan, entry.variant.source, plan.tests,
+                           lambda c: own[c.id].limits if c.id in own else plan.limits,
+                           fail_fast=fail_fast, isolate=isolate)  # fmt: skip
+    else:
+        runs = ((t, warm(entry.variant, t, None)) for t in plan.tests)
+    separate = ((w, fresh(entry.variant, w, None)) for w in plan.separate)
+    for stream in (runs, separate):
+        try:
+            for case, out in stream:
+                if out.status is Status.TIMEOUT and case.id in own:
+                    out.message = f"{out.message} ({own[case.id].why})".strip()
+                res, failure = _judged(plan, entry, case, out, expected)
+                entry.tests.append(res)
+                if failure is not None and entry.going:
+                    entry.failed(failure)
+                if failure is not None and fail_fast:
+                    break
+        finally:
+            close = getattr(stream, "close", None)
+            if close is not None:
+                close()
+        if not entry.going and fail_fast:
             break
     return entry
+
+
+def _judged(plan: TaskPlan, entry: Entry, case: TestCase, out: Outcome,
+            expected: ExpectedOutputs) -> tuple[TestResult, Failure | None]:  # fmt: skip
+    """One run judged; its output dropped (results stream: no test's output is kept). A large
+    output came back as its digest: equal to the reference's, it passes where the task's
+    checker passes equal outputs; else both values are asked for (each run alone) and judged."""
+    want: Expected = _expected_of(plan, case, expected)
+    if out.status is Status.OK and plan.task.kind is TaskKind.FUNCTION:
+        known, value = want()
+        digests = isinstance(out.output, ValueDigest) or isinstance(value, ValueDigest)
+        if known and equal_passes(plan, value, out.output):
+            return TestResult(id=case.id, passed=True, status=out.status, wall_s=out.wall_s,
+                              cpu_s=out.cpu_s, peak_rss_mb=out.peak_rss_mb), None  # fmt: skip
+        if known and digests:
+            out = plan.runner(warm=True, limits={case.id: out_limits(plan, case, entry)})(
+                entry.variant, case, None
+            )  # the candidate's value itself
+            value = expected.full_output(plan, case, value)
+        want = lambda: (known, value)  # noqa: E731 - asked once
+    judged = judge_outcome(plan.task, case, out, want)
+    out.output = None
+    return judged
 
 
 def checked_runs(
@@ -103,7 +149,17 @@ def measure_all(
     measured (config.reuse_references), the reference is measured alone, then (when it agrees
     with its kept timing) the candidates with it, and the kept baseline joins them when the
     reference measured with them agrees too;
-    when it does not, or the machine moved meanwhile, everything is measured again together."""
+    when it does not, or the machine moved meanwhile, everything is measured again together.
+    A baseline that is the reference's program (`References.twins`) is measured once, as the
+    reference, and has its timing (not under reuse_references)."""
+    # (with reused timings the baseline's own are what is kept and reused: measured apart)
+    twins = refs.twins and not config.reuse_references
+    if twins and _wanted(config, "baseline") and _wanted(config, "reference"):
+        timings = measure_all(plan, entries, References(None, refs.reference), run, config,
+                              monitor, reused)  # fmt: skip
+        if "reference" in timings:
+            timings["baseline"] = timings["reference"]
+        return timings
     candidates = [e.variant for e in entries if e.going]
     own = {
         label: v
@@ -221,6 +277,11 @@ def more_threads(candidate: Timing, *own: Timing | None) -> bool:
     (the runtime's own threads, a JVM's or Go's, count for all of them alike)."""
     seen = [t.threads_seen for t in own if t is not None and t.threads_seen is not None]
     return candidate.threads_seen is not None and bool(seen) and candidate.threads_seen > max(seen)
+
+
+def out_limits(plan: TaskPlan, case: TestCase, entry: Entry) -> Limits:
+    """The limits a candidate's test ran under (its relative limit, kept on the entry)."""
+    return entry.limits.get(case.id, plan.limits)
 
 
 def _expected_of(plan: TaskPlan, case: TestCase, expected: ExpectedOutputs) -> Expected:

@@ -15,6 +15,11 @@ from perfgym.timing.decision import Decision
 
 #: The headline columns: the significant decisions, then the paper's strict rule beside them.
 HEADLINE = ("crr", "fbr", "fbr_strict", "rbr", "rbr_strict", "cgre", "cgre_strict")
+#: A correctness-only run's columns (nothing was timed): pass@k for these k, where every task
+#: has at least k samples.
+PASS_KS = (1, 10, 100)
+#: The flag the judge puts on a verdict of a task where nothing was timed.
+NOT_TIMED = "not_timed"
 
 
 class ModelSummary(BaseModel):
@@ -28,6 +33,7 @@ class ModelSummary(BaseModel):
         default_factory=dict, description="name -> (value, CI low, CI high)."
     )
     note: str = ""
+    timed: bool = Field(True, description="False: correctness only; `metrics` holds pass@k.")
 
     def cell(self, name: str) -> str:
         if name not in self.metrics:
@@ -53,6 +59,9 @@ def summarise_models(
         decision=decision,
     )
     for model, vs in by_model.items():
+        if not_timed(vs):
+            rows.append(correctness_summary(model, vs, seed))
+            continue
         row = ModelSummary(
             model=model,
             n=len(vs),
@@ -68,3 +77,36 @@ def summarise_models(
             row.note = str(exc)
         rows.append(row)
     return rows
+
+
+def not_timed(verdicts: list[Verdict]) -> bool:
+    """A correctness-only set: nothing of it was measured, and the judge said so."""
+    return any(NOT_TIMED in v.flags for v in verdicts) and all(
+        v.candidate is None for v in verdicts
+    )
+
+
+def correctness_summary(model: str, vs: list[Verdict], seed: int = 0) -> ModelSummary:
+    """Stage counts and pass@k (unbiased estimator per task, the mean over tasks, a bootstrap
+    CI over tasks) of a correctness-only set; infrastructure errors are left out."""
+    from perfgym.metrics.bootstrap import summarize
+    from perfgym.metrics.estimators import pass_at_k
+
+    scored = [v for v in vs if not v.infra_error]
+    row = ModelSummary(model=model, n=len(vs), timed=False,
+                       stages=dict(Counter(v.stage.value for v in scored)),
+                       infra_errors=len(vs) - len(scored), note="not timed (correctness only)")  # fmt: skip
+    by_task: dict[str, list[bool]] = {}
+    for v in scored:
+        by_task.setdefault(v.task_id, []).append(v.stage.value == "OK")
+    if not by_task:
+        row.note = "not timed; no verdict to score"
+        return row
+    least = min(len(p) for p in by_task.values())
+    for k in PASS_KS:
+        if k > least:
+            break
+        per_task = {t: pass_at_k(len(p), sum(p), k) for t, p in by_task.items()}
+        m = summarize(f"pass@{k}", per_task, BootstrapConfig(seed=seed))
+        row.metrics[f"pass@{k}"] = (m.value if m.value is not None else 0.0, m.ci_low, m.ci_high)
+    return row

@@ -228,6 +228,21 @@ def transition_pairs(runs: Sequence[Run]) -> list[tuple[Run, Run]]:
     return pairs
 
 
+def correctness_only_notes(runs: Sequence[Run]) -> list[str]:
+    """One line per correctness-only run (nothing timed): "not timed", and its pass@k with
+    the bootstrap CI; its speed columns stay empty."""
+    from perfgym.metrics.summary import correctness_summary, not_timed
+
+    lines = []
+    for run in runs:
+        if run.verdicts and not_timed(list(run.verdicts)):
+            row = correctness_summary(run.label, list(run.verdicts))
+            shown = ", ".join(f"{k} {row.cell(k)}" for k in row.metrics)
+            lines.append(f"{run.label}: not timed (correctness only: its tests say nothing of "
+                         f"speed); {shown}")  # fmt: skip
+    return lines
+
+
 def suite_section(
     suite: str, runs: Sequence[Run], config: PerfCodeBenchConfig | None = None
 ) -> SuiteSection:
@@ -242,6 +257,7 @@ def suite_section(
         raise ConfigError(f"suite {suite!r}: {exc}") from None
     notes = sorted({n for table in board.values() for row in table.rows() for n in row.notes
                     if "bootstrap" not in n})  # fmt: skip
+    notes += correctness_only_notes(runs)
     return SuiteSection(
         suite=suite,
         runs=runs,

@@ -32,6 +32,7 @@ from typing import Any
 
 from perfgym.sandbox import spawner
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
+from perfgym.sandbox.batch_messages import BatchResult, batch_request, batch_result
 from perfgym.sandbox.bwrap import find_bwrap
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
@@ -169,6 +170,22 @@ class PythonWorker:
         limits = limits or DEFAULT_CALL_LIMITS
         req = check_request(source, checker, entry, limits, filename)
         return call_result(self._request(req, hide), limits, self.cgroup_unavailable)
+
+    def batch(
+        self,
+        source: str,
+        entry: str,
+        tests: Sequence[tuple[Sequence[Any], Limits]],
+        limits: Limits,
+        *,
+        fail_fast: bool = False,
+        hide: Sequence[str] = (),
+    ) -> BatchResult:
+        """Call `entry(*args)` for every (args, limits) of `tests`, in order, in one fresh
+        child of `source`'s module (see `_inside/pyworker_batch.py`): one verdict per test
+        asked; a crash or timeout ends the batch at its test."""
+        req = batch_request(source, entry, tests, limits, fail_fast=fail_fast)
+        return batch_result(self._request(req, hide))
 
     def run_program(
         self,
@@ -352,6 +369,15 @@ class PythonWorkerPool:
         worker = self._free.get()
         try:
             return worker.check_call(source, checker, entry, limits, hide=self.hide)
+        finally:
+            self._free.put(worker)
+
+    def batch(self, source: str, entry: str, tests: Sequence[tuple[Sequence[Any], Limits]],
+              limits: Limits, *, fail_fast: bool = False) -> BatchResult:  # fmt: skip
+        """`PythonWorker.batch` on the next free worker."""
+        worker = self._free.get()
+        try:
+            return worker.batch(source, entry, tests, limits, fail_fast=fail_fast, hide=self.hide)
         finally:
             self._free.put(worker)
 

@@ -5,7 +5,8 @@ test case judged by an `assertion` oracle: HumanEval's own `check(candidate)`.
 HumanEval+: evalplus/humanevalplus_release (Apache-2.0), `perfgym/data/humanevalplus/`. Each
 task's tests are its `base_input` then `plus_input` argument lists; the expected output is the
 canonical solution's (the task's reference), compared the way EvalPlus compares (see
-`evalplus_checker_source`).
+`evalplus_checker_source`). Its tests are correctness tests only: the tasks are not timed
+unless given performance inputs (`perfgym.tasks.timed`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from perfgym.tasks._data import data_file
 from perfgym.tasks._prompt import signature_of
 from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import Language, Oracle, Solution, Split, Task, TaskKind, TestCase
+from perfgym.tasks.timed import NOT_TIMED
+
+#: Task metadata key (read by the judge's batched tests): the checker passes every output
+#: equal to the expected one, as EvalPlus's does, so those need no checker call.
+CHECKER_PASSES_EQUAL = "checker_passes_equal"
 
 N_PROBLEMS = 164
 
@@ -129,7 +135,14 @@ def load_humanevalplus() -> Suite:
                 canonical,
                 tests=tests,
                 oracle=Oracle(kind="checker", checker=checker),
-                metadata={"atol": record["atol"], "contract": record["contract"]},
+                # correctness tests only: nothing is timed unless performance inputs are given
+                # (`perfgym.tasks.timed`: EvalPerf's, or --time-largest K of the tests)
+                metadata={
+                    "atol": record["atol"],
+                    "contract": record["contract"],
+                    NOT_TIMED: True,
+                    CHECKER_PASSES_EQUAL: True,
+                },
             )
         )
     return Suite(

@@ -43,6 +43,7 @@ import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import pyworker_batch  # noqa: E402
 import pyworker_check  # noqa: E402
 import pyworker_program  # noqa: E402
 import valuecodec  # noqa: E402
@@ -469,7 +470,11 @@ def main() -> None:
         pass
 
 
-_MODES = {"program": _run_program, "check": _check_call}
+_MODES = {
+    "program": _run_program,
+    "check": _check_call,
+    "batch": lambda req, uid: pyworker_batch.batch_call(req, uid, sys.modules[__name__]),
+}
 
 
 def _serve_one(sock: int, uid: int) -> bool:

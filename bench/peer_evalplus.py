@@ -1,0 +1,206 @@
+"""perfgym against evalplus on HumanEval+, correctness only, interleaved on one machine.
+
+Both judge the same samples (evalplus's sample format, which `perfgym eval --candidates`
+reads) on the same data: perfgym's shipped HumanEval+ (evalplus reads it through its
+HUMANEVAL_OVERRIDE_PATH, restricted to the problems judged). evalplus runs from its own
+virtual environment (`--venv`, created from PyPI when absent) with its defaults and a cold
+ground-truth cache (a fresh XDG_CACHE_HOME per run); perfgym runs `perfgym eval humanevalplus
+--candidates ... --repeats 1 --no-store --no-report` with its sandbox on. Rounds alternate
+which goes first. Prints each run's wall time, the medians and their ratio, pass@1 from each,
+and every problem where the two disagree with both sides' reasons.
+
+Sets (`--set`): canonical (the 164 canonical solutions), mixed (40 problems x {canonical,
+wrong, syntax error, `while True: pass`}), first11 (HumanEval/0-10, canonical), mixed20
+(20 problems x the four). `--perfgym-src DIR`: also run another perfgym checkout's src (e.g.
+the main branch's, for before/after) in the same interleave.
+
+    python3 bench/peer_evalplus.py --set canonical --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "src" / "perfgym" / "data" / "humanevalplus" / "HumanEvalPlus.jsonl.gz"
+SCRATCH = Path(os.environ.get("PEER_SCRATCH", "/opt/wt-evalplus-scratch/peer"))
+VARIANTS = {
+    "canonical": None,
+    "wrong": "    return None\n",
+    "syntax": "    return (\n",
+    "loop": "    while True:\n        pass\n",
+}
+
+
+def problems() -> list[dict]:
+    with gzip.open(DATA, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def samples_of(which: str, probs: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(the problems judged, the samples) of a set."""
+    if which == "canonical":
+        chosen, kinds = probs, ["canonical"]
+    elif which == "first11":
+        chosen, kinds = probs[:11], ["canonical"]
+    elif which == "mixed":
+        chosen, kinds = probs[:40], list(VARIANTS)
+    elif which == "mixed20":
+        chosen, kinds = probs[:20], list(VARIANTS)
+    else:
+        raise SystemExit(f"unknown set {which!r}")
+    out = []
+    for p in chosen:
+        for kind in kinds:
+            body = VARIANTS[kind]
+            code = p["prompt"] + (p["canonical_solution"] if body is None else body)
+            out.append({"task_id": p["task_id"], "solution": code, "kind": kind})
+    return chosen, out
+
+
+def ensure_venv(venv: Path) -> Path:
+    exe = venv / "bin" / "evalplus.evaluate"
+    if not exe.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "evalplus"], check=True)
+    return exe
+
+
+def run_evalplus(
+    exe: Path, work: Path, chosen: list[dict], samples: list[dict]
+) -> tuple[float, dict]:
+    data = work / "HumanEvalPlus-subset.jsonl"
+    data.write_text("".join(json.dumps(p) + "\n" for p in chosen))
+    path = work / "evalplus-samples.jsonl"
+    path.write_text("".join(json.dumps({"task_id": s["task_id"], "solution": s["solution"]})
+                            + "\n" for s in samples))  # fmt: skip
+    # evalplus asks on stdin before overwriting an earlier round's results: none are left
+    (work / "evalplus-samples_eval_results.json").unlink(missing_ok=True)
+    cache = Path(tempfile.mkdtemp(dir=work, prefix="cache-"))  # cold ground truth each run
+    env = {**os.environ, "HUMANEVAL_OVERRIDE_PATH": str(data), "XDG_CACHE_HOME": str(cache)}
+    t0 = time.monotonic()
+    r = subprocess.run([str(exe), "--dataset", "humaneval", "--samples", str(path),
+                        "--i_just_wanna_run"], env=env, capture_output=True, text=True)  # fmt: skip
+    wall = time.monotonic() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"evalplus failed: {r.stderr[-2000:]}")
+    results = json.loads((work / "evalplus-samples_eval_results.json").read_text())
+    status = {}
+    for tid, rows in results["eval"].items():
+        for n, row in enumerate(rows):
+            ok = row["base_status"] == "pass" and row.get("plus_status") == "pass"
+            status[(tid, n)] = "pass" if ok else f"{row['base_status']}/{row.get('plus_status')}"
+    return wall, status
+
+
+def run_perfgym(src: Path, work: Path, chosen: list[dict], samples: list[dict],
+                tag: str) -> tuple[float, dict, float]:  # fmt: skip
+    path = work / "perfgym-samples.jsonl"
+    path.write_text("".join(json.dumps({"task_id": s["task_id"], "solution": s["solution"]})
+                            + "\n" for s in samples))  # fmt: skip
+    out = work / f"perfgym-{tag}.jsonl"
+    out.unlink(missing_ok=True)
+    tasks = [] if len(chosen) == 164 else [a for p in chosen for a in ("--task", p["task_id"])]
+    cmd = [sys.executable, "-m", "perfgym", "eval", "humanevalplus", "--candidates", str(path),
+           "--repeats", "1", "--no-store", "--no-report", "--no-resume", "--json", "-o",
+           str(out), *tasks]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=work)
+    wall = time.monotonic() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"perfgym ({src}) failed: {r.stderr[-2000:]}")
+    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    status, seen = {}, {}
+    for line in out.read_text().splitlines():
+        v = json.loads(line)
+        if "task_id" not in v:
+            continue
+        n = seen.get(v["task_id"], 0)
+        seen[v["task_id"]] = n + 1
+        status[(v["task_id"], v.get("sample", n))] = (
+            "pass" if v["stage"] == "OK" else f"{v['stage']} {v.get('reason', '')[:120]}"
+        )
+    return wall, status, rss
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument(
+        "--set", default="canonical", choices=["canonical", "mixed", "first11", "mixed20"]
+    )
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--venv", type=Path, default=Path("/opt/evalplus-venv"))
+    ap.add_argument(
+        "--perfgym-src",
+        type=Path,
+        action="append",
+        default=[],
+        help="Another perfgym src directory to run in the interleave too.",
+    )
+    a = ap.parse_args()
+    exe = ensure_venv(a.venv)
+    chosen, samples = samples_of(a.set, problems())
+    SCRATCH.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(dir=SCRATCH, prefix=f"{a.set}-"))
+    print(f"set {a.set}: {len(chosen)} problems, {len(samples)} samples, "
+          f"{sum(len(p['base_input']) + len(p['plus_input']) for p in chosen)} tests per sample "
+          f"set; load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+    srcs = {"perfgym": ROOT / "src", **{f"perfgym@{p}": p for p in a.perfgym_src}}
+    walls: dict[str, list[float]] = {"evalplus": [], **{k: [] for k in srcs}}
+    last: dict[str, dict] = {}
+    for rnd in range(a.rounds):
+        order = ["evalplus", *srcs] if rnd % 2 == 0 else [*srcs, "evalplus"]
+        for who in order:
+            load = os.getloadavg()[0]
+            if who == "evalplus":
+                wall, status = run_evalplus(exe, work, chosen, samples)
+            else:
+                wall, status, _rss = run_perfgym(srcs[who], work, chosen, samples, str(rnd))
+            walls[who].append(wall)
+            last[who] = status
+            print(f"round {rnd + 1} {who}: {wall:.1f} s (load {load:.1f})", flush=True)
+    ep = statistics.median(walls["evalplus"])
+    for who in srcs:
+        pg = statistics.median(walls[who])
+        print(f"median {who} {pg:.1f} s, evalplus {ep:.1f} s: {who}/evalplus = {pg / ep:.2f}x")
+    for who, status in last.items():
+        firsts = {k: s for k, s in status.items()}
+        print(
+            f"pass@1 {who}: {sum(s == 'pass' for s in firsts.values()) / len(firsts):.3f} "
+            f"({sum(s == 'pass' for s in firsts.values())}/{len(firsts)})"
+        )
+    kinds = {(s["task_id"], n): s["kind"] for n, s in _numbered(samples)}
+    for who in srcs:
+        diff = [k for k in last["evalplus"] if (last["evalplus"][k] == "pass")
+                != (last[who].get(k) == "pass")]  # fmt: skip
+        print(f"disagreements evalplus vs {who}: {len(diff)}")
+        for k in sorted(diff):
+            print(
+                f"  {k[0]} [{kinds.get(k)}]: evalplus {last['evalplus'][k]}; "
+                f"{who} {last[who].get(k)}"
+            )
+
+
+def _numbered(samples: list[dict]) -> list[tuple[int, dict]]:
+    seen: dict[str, int] = {}
+    out = []
+    for s in samples:
+        n = seen.get(s["task_id"], 0)
+        seen[s["task_id"]] = n + 1
+        out.append((n, s))
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -75,7 +75,10 @@ def _lines(path: Path) -> int:
 def test_an_interrupted_run_keeps_every_verdict_it_judged(tmp_path):
     out = tmp_path / "run.jsonl"
     args = [sys.executable, "-m", "perfgym", "eval", "humanevalplus", "--solutions", "reference",
-            "--limit", "60", "--no-store", "--no-report", "--repeats", "1", "-o", str(out)]  # fmt: skip
+            "--limit", "60", "--isolate-tests", "--no-store", "--no-report", "--repeats", "1",
+            "-o", str(out)]  # fmt: skip
+    # One process per test (~2 s a task here): the run is still going when the signal lands.
+    # Batched, a loaded run once finished all 60 before it did.
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env={**os.environ, "PYTHONIOENCODING": "utf-8:strict"},
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip

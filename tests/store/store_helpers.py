@@ -38,3 +38,18 @@ class CountingSandbox(Sandbox):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def write_verdicts(path: str, worker: int, n: int) -> None:
+    """One writer process of the concurrency test: `n` rounds of shared and private keys.
+
+    It lives here, not in the test module, so a spawned child imports it by this top-level
+    name: an installed package (verl) ships a top-level `tests` package that shadows ours.
+    """
+    from perfgym.store import ResultStore, StoreConfig
+
+    with ResultStore(StoreConfig(path=path, busy_timeout_s=5)) as store:
+        for i in range(n):
+            # Shared keys (i % 10) race between processes; private keys must all land.
+            store.put_verdicts([(f"shared-{i % 10}", make_verdict(f"w{worker}")),
+                                (f"w{worker}-{i}", make_verdict(f"w{worker}", estimate=i + 1.0))])  # fmt: skip

@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 from small_tasks import sum_task
-from store_helpers import make_verdict
+from store_helpers import make_verdict, write_verdicts
 
 from perfgym.errors import ConfigError
 from perfgym.judge.config import JudgeConfig
@@ -68,18 +68,10 @@ def test_round_trip_newest_wins_and_machines_epochs_are_separate(tmp_path):
         assert again.get_verdicts(["k1"])["k1"].candidate.estimate_s == 0.25
 
 
-def _writer(path: str, worker: int, n: int) -> None:
-    with ResultStore(StoreConfig(path=path, busy_timeout_s=5)) as store:
-        for i in range(n):
-            # Shared keys (i % 10) race between processes; private keys must all land.
-            store.put_verdicts([(f"shared-{i % 10}", make_verdict(f"w{worker}")),
-                                (f"w{worker}-{i}", make_verdict(f"w{worker}", estimate=i + 1.0))])  # fmt: skip
-
-
 def test_concurrent_writer_processes_lose_nothing(tmp_path):
     path = str(tmp_path / "s.sqlite")
     ctx = multiprocessing.get_context("spawn")
-    procs = [ctx.Process(target=_writer, args=(path, w, 60)) for w in range(4)]
+    procs = [ctx.Process(target=write_verdicts, args=(path, w, 60)) for w in range(4)]
     for p in procs:
         p.start()
     for p in procs:

@@ -107,3 +107,16 @@ def test_hostile_programs_are_contained(service):
     assert flood["status"] == "Failed" and flood["perfgym"]["stdout_truncated"]
     assert len(flood["run_result"]["stdout"]) <= 1 << 20
     assert httpx.get(f"{service.url}/v1/health", timeout=10).status_code == 200
+
+
+def test_a_cached_compile_error_is_still_a_compile_error(service):
+    # The build cache keeps failed builds too: the second request finds it cached, and once said
+    # "Finished, return code 0" for the compile, so verl read the first of three concurrent
+    # cases as an API error (-1) instead of a compile error (-4).
+    body = {"code": "int main( { /* cached-compile-error */", "language": "cpp", "stdin": ""}
+    first, second = post(service, body), post(service, body)
+    for answer in (first, second):
+        assert answer["status"] == "Failed", answer
+        assert answer["compile_result"]["status"] == "Finished", answer
+        assert answer["compile_result"]["return_code"] == 1 and answer["run_result"] is None
+    assert second["perfgym"]["build_cached"] is True

@@ -128,9 +128,9 @@ def _text(data: bytes) -> str:
 
 
 def _compile_result(build: Build) -> CommandResult:
-    if build.cached:
-        return CommandResult(status="Finished", execution_time=0.0, return_code=0)
     seconds = build.measurement.wall_s if build.measurement else None
+    if build.cached and build.status is BuildStatus.OK:
+        return CommandResult(status="Finished", execution_time=0.0, return_code=0)
     if build.status is BuildStatus.OK:
         return CommandResult(status="Finished", execution_time=seconds, return_code=0)
     if build.status is BuildStatus.COMPILE_ERROR:

@@ -1,7 +1,7 @@
 """GRPO-shaped batch latency, measured in one run on this machine; prints ratios (figures last).
 
-One small Python task, 8 completions per call (the task's own solutions cycled, each textually
-unique per call, and one `while True: pass`), judged through the reward path (`Judge` +
+One small Python task, 8 completions per call (the task's own solutions cycled, each a distinct
+program per call, and one `while True: pass`), judged through the reward path (`Judge` +
 `get_reward("rlpf")`) call after call, as a GRPO trainer does, by long-lived workers:
   before      another checkout's perfgym (`--before-src`, e.g. `git worktree add
               /opt/perfgym-15base 608603b`): every test under the task's limit, the baseline and
@@ -50,7 +50,9 @@ def worker(task_id: str, n: int, overrides: dict) -> None:
     reward = get_reward("rlpf")
 
     def batch(tag: str) -> list:
-        texts = [f"{sols[k % len(sols)].source}\n# completion {k} {tag}\n" for k in range(n - 1)]
+        # distinct programs (an assignment each, not a comment: one program is judged once)
+        texts = [f"{sols[k % len(sols)].source}\n_completion = '{k} {tag}'\n"
+                 for k in range(n - 1)]  # fmt: skip
         texts.insert(n // 2, f"{LOOP}# completion {tag}\n")
         return [Candidate(task, completion=f"```python\n{t}```", model="grpo", sample=k)
                 for k, t in enumerate(texts)]  # fmt: skip

@@ -2,11 +2,14 @@
 
 A GRPO step of 8 prompts x 8 completions on perfgym-core Python tasks. Each prompt's 8
 completions are real programs from the task's pool: the reference and a pool solution (twice
-each, textually distinct), the baseline verbatim, the baseline slowed by a 50 ms spin (correct
-and slow), a wrong answer and prose with no program (`--mix early`: one correct, seven failing
-at every stage, as a policy early in training writes). Two ways to reward the step, in one run,
-interleaved round by round (the order alternates, so the load others put on a shared machine
-hits both alike):
+each, the copies differing in a comment, as a policy late in training repeats itself), the
+baseline handed back with a comment, the baseline slowed by a 50 ms spin (correct and slow), a
+wrong answer and prose with no program (`--mix early`: one correct, seven failing at every
+stage, as a policy early in training writes). `--distinct`: each copy an assignment apart
+instead of a comment, so no completion is the same program as another, or as the baseline or
+the reference (`perfgym.judge.twins` judges one program once). Two ways to reward the step, in
+one run, interleaved round by round (the order alternates, so the load others put on a shared
+machine hits both alike):
   batched        `perfgym.train.batch.BatchReward.score` on all 64 at once: one judge call,
                  each task's baseline and reference measured once, beside all its candidates;
   per-completion one judge call per completion (the pattern of verl's reward loop calling a
@@ -15,9 +18,9 @@ Both use one long-lived local `Judge` each with the same configuration (RLPF's t
 measurement: one timed run per variant), warmed by one untimed step first.
 
 Prints per-round seconds, then the median ratio per-completion / batched (target >= 3x) and the
-batched step's wall time against its floor: the sum of the run times the step measured
-(correctness tests and timed runs, the shared baseline and reference counted once per task)
-(CPU seconds) divided by the cores the judge runs on (target <= 1.25x).
+batched step's wall time against its floor: the CPU seconds of the runs the step made (each
+judged candidate's correctness tests and timed runs, the shared baseline and reference once
+per task; `run_seconds`) divided by the cores the judge runs on (target <= 1.25x).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import time
 from collections.abc import Sequence
 
 from perfgym.judge.judge import Judge
+from perfgym.judge.twins import ROLE_TIMING, SAME_PROGRAM
 from perfgym.judge.verdict import Timing, Verdict
 from perfgym.sandbox.pool import usable_cores
 from perfgym.tasks.suite import load_suite
@@ -40,7 +44,7 @@ TASKS = ["py-topk-words", "py-prefix-range-sums", "py-interval-merge", "py-subst
 SPIN = "import time as _t\n_s = _t.perf_counter()\nwhile _t.perf_counter() - _s < 0.05:\n    pass\n"
 
 
-def completions(task: Task, tag: str, mix: str = "late") -> list[str]:
+def completions(task: Task, tag: str, mix: str = "late", distinct: bool = False) -> list[str]:
     """Eight completions of one prompt. late: correct (fast and not), slow, wrong and no
     program; early (a policy that rarely gets it right yet): one correct, the rest failing at
     every stage (no program, syntax error, crash, wrong output)."""
@@ -51,6 +55,8 @@ def completions(task: Task, tag: str, mix: str = "late") -> list[str]:
     )
 
     def fenced(src: str, k: int) -> str:
+        if distinct:  # an assignment: another program, judged on its own
+            return f"```python\n{src}\n_completion = '{k} {tag}'\n```"
         return f"```python\n{src}\n# completion {k} {tag}\n```"
 
     if mix == "early":
@@ -62,22 +68,31 @@ def completions(task: Task, tag: str, mix: str = "late") -> list[str]:
             f"I would make it faster ({tag})."]  # fmt: skip
 
 
-def step(tasks: Sequence[Task], tag: str, mix: str = "late") -> list[tuple[str, str]]:
-    return [(t.id, c) for t in tasks for c in completions(t, tag, mix)]
+def step(tasks: Sequence[Task], tag: str, mix: str = "late",
+         distinct: bool = False) -> list[tuple[str, str]]:  # fmt: skip
+    return [(t.id, c) for t in tasks for c in completions(t, tag, mix, distinct)]
 
 
-def run_seconds(verdicts: Sequence[Verdict]) -> float:
-    """CPU seconds of every run the step measured: each candidate's tests and timed runs, and
-    each task's baseline and reference timed runs once (shared by its candidates). CPU, not
+def run_seconds(tasks: Sequence[Task], verdicts: Sequence[Verdict]) -> float:
+    """CPU seconds of every run the step made: each judged candidate's correctness tests and
+    timed runs, and each task's baseline and reference timed runs once (shared by its
+    candidates). A checked timed run is in a verdict's tests too (as its workload's result):
+    counted once, as a timed run. A twin judged with another candidate, or a timing taken from
+    the baseline's or the reference's (the same program), ran nothing of its own. CPU, not
     wall: on a shared machine a run's wall time counts the time others held its core."""
+    workloads = {t.id: {w.id for w in t.workloads} for t in tasks}
     total = 0.0
     shared: dict[str, float] = {}
     for v in verdicts:
-        total += sum(t.cpu_s if t.cpu_s is not None else (t.wall_s or 0.0) for t in v.tests)
-        if v.candidate is not None:
-            total += _timed(v.candidate)
         roles = [x for x in (v.baseline, v.reference) if x is not None]
         shared.setdefault(v.task_id, sum(_timed(x) for x in roles))
+        if SAME_PROGRAM in v.flags:
+            continue
+        timed = workloads.get(v.task_id, set())
+        total += sum(t.cpu_s if t.cpu_s is not None else (t.wall_s or 0.0)
+                     for t in v.tests if t.id not in timed)  # fmt: skip
+        if v.candidate is not None and ROLE_TIMING not in v.candidate.flags:
+            total += _timed(v.candidate)
     return total + sum(shared.values())
 
 
@@ -92,6 +107,9 @@ def main() -> None:
     ap.add_argument("--tasks", default=",".join(TASKS), help="Comma-separated task ids.")
     ap.add_argument("--mix", choices=["late", "early"], default="late",
                     help="The completions' mix (see `completions`).")  # fmt: skip
+    ap.add_argument("--distinct", action="store_true",
+                    help="Every completion a distinct program (an assignment of its own where "
+                    "the mix has a comment): nothing is judged once as another's twin.")  # fmt: skip
     args = ap.parse_args()
     suite = load_suite("perfgym-core")
     tasks = [suite.get(t) for t in args.tasks.split(",")]
@@ -102,17 +120,19 @@ def main() -> None:
 
     def run_batched(tag: str) -> float:
         t0 = time.perf_counter()
-        batched.score(step(tasks, tag, args.mix))
+        batched.score(step(tasks, tag, args.mix, args.distinct))
         return time.perf_counter() - t0
 
     def run_alone(tag: str) -> float:
         t0 = time.perf_counter()
-        for c in batched.candidates(step(tasks, tag, args.mix)):
+        for c in batched.candidates(step(tasks, tag, args.mix, args.distinct)):
             batched.reward.score(alone.judge_many([c]))
         return time.perf_counter() - t0
 
     n = len(step(tasks, ""))
-    print(f"GRPO reward latency: {len(tasks)} prompts x 8 completions = {n} ({args.mix} mix), "
+    kind = ", distinct programs" if args.distinct else ""
+    print(f"GRPO reward latency: {len(tasks)} prompts x 8 completions = {n} ({args.mix} mix"
+          f"{kind}), "
           f"{cores} cores, "
           f"judge {config.model_dump(exclude_defaults=True)}", flush=True)  # fmt: skip
     try:
@@ -124,7 +144,7 @@ def main() -> None:
             a = first(f"round {r}")
             b = second(f"round {r}")
             t_batch, t_alone = (a, b) if first is run_batched else (b, a)
-            floor = run_seconds(batched.last_verdicts) / cores
+            floor = run_seconds(tasks, batched.last_verdicts) / cores
             rows.append((t_batch, t_alone, floor))
             print(f"  round {r + 1}: batched {t_batch:6.1f} s  per-completion {t_alone:6.1f} s  "
                   f"floor {floor:5.1f} s  load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip

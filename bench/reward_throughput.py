@@ -12,7 +12,7 @@ perfgym-core Python tasks, through
       sees the ratio a harness on a host without such hooks would give,
 and prints candidates/s for each, per task and overall, and its ratio to (d). Targets: (a)
 >= 5x (d); (b) and (c) within 25 % of (a). Every backend judges the same candidates with the
-same settings; each backend gets its own textually unique copy of them in every round (as an
+same settings; each backend gets its own distinct copy of them in every round (as an
 RL step's rollouts are new), so no build cache answers for a run another backend paid for.
 (a)-(c) are long-lived, as in a training run: warmed on a few candidates of every task before
 the clock starts (sandboxes, workers, the reference's expected outputs).
@@ -52,10 +52,11 @@ PY = os.path.realpath(sys.executable)
 
 def batch(task: Task, n: int, labels: list[str] | None = None, tag: str = "") -> list[Candidate]:
     """n candidates cycling through the task's own solutions (those with `labels`, default
-    all), each textually unique (so no cache anywhere can answer for another)."""
+    all), each a distinct program (an assignment of its own, not a comment: the judge judges
+    one program once, `perfgym.judge.twins`), so no cache anywhere can answer for another."""
     sols = [s for s in task.solutions() if not labels or s.label in labels]
     return [
-        Candidate(task, source=f"{sols[k % len(sols)].source}\n# candidate {k} {tag}\n",
+        Candidate(task, source=f"{sols[k % len(sols)].source}\n_candidate = '{k} {tag}'\n",
                   model="bench", sample=k)
         for k in range(n)
     ]  # fmt: skip

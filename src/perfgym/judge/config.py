@@ -107,6 +107,14 @@ class JudgeConfig(BaseModel):
         description="Function tasks' correctness tests: one sandboxed process per test instead "
         "of one per candidate (tests then share no state).",
     )
+    same_program_once: bool = Field(
+        True,
+        description="Candidates of a task that are one program (equal normalised sources: "
+        "comments and layout aside) are judged once and share the verdict (flag "
+        "'same_program_judged_once'); a passing candidate that is the measured baseline's or "
+        "reference's program takes that role's timing instead of being timed again (flag "
+        "'timing_of_same_program'; its correctness tests still run). See docs/judge.md.",
+    )
     reuse_references: bool = Field(
         False,
         description="Reuse the baseline's timing of a task across calls of one Judge while the "

@@ -7,6 +7,7 @@ import itertools
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import TypeVar
 
 from perfgym.judge import stages
@@ -15,9 +16,12 @@ from perfgym.judge.case_limits import CaseLimits
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.measure import lanes_of
 from perfgym.judge.noise_bands import NoiseBands, needs_band, stamp
-from perfgym.judge.plan import HARNESS_CASE, plan_task
+from perfgym.judge.plan import HARNESS_CASE, TaskPlan, plan_task
+from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, ReferenceCache
 from perfgym.judge.reuse import ReusedTimings
+from perfgym.judge.runner import CheckedRuns
+from perfgym.judge.twins import representatives, twin_verdict
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.factory import make_sandbox
@@ -33,6 +37,9 @@ __all__ = ["HARNESS_CASE", "Candidate", "Finished", "Judge", "Progress"]
 Progress = Callable[[int, int], None]
 #: Handed each task's verdicts as soon as they are ready: (indices into the batch, verdicts).
 Finished = Callable[[Sequence[int], Sequence[Verdict]], None]
+#: Measured tasks tested side by side before any of them is measured, at most this many at a
+#: time (the first verdicts wait for this many tasks' tests).
+TESTED_AHEAD = 16
 _In = TypeVar("_In")
 _Out = TypeVar("_Out")
 
@@ -129,12 +136,17 @@ class Judge:
     ) -> Iterator[tuple[list[int], list[Verdict]]]:
         """Each task's candidates (indices) and their verdicts, task by task in order. Tasks
         where nothing is measured (correctness only) are judged side by side, one per core, a
-        few ahead; any measured task keeps the judge to one task at a time (its measured runs
-        have their cores to themselves)."""
+        few ahead. With any measured task, the tasks are taken TESTED_AHEAD at a time: their
+        candidates are tested side by side (one per core; nothing is measured meanwhile), then
+        measured one task at a time (its measured runs have their cores to themselves), so no
+        core idles while a task's slowest candidate finishes its tests."""
         n = self.config.concurrency or len(usable_cores())
-        if n <= 1 or len(groups) <= 1 or any(is_timed(candidates[g[0]].task) for g in groups):
+        if n <= 1 or len(groups) <= 1:
             for g in groups:
                 yield g, self._judge_task([candidates[i] for i in g])
+            return
+        if any(is_timed(candidates[g[0]].task) for g in groups):
+            yield from self._tested_then_measured(candidates, groups, n)
             return
         pool = ThreadPoolExecutor(max_workers=n)
         try:
@@ -152,42 +164,70 @@ class Judge:
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
+    def _tested_then_measured(
+        self, candidates: Sequence[Candidate], groups: list[list[int]], n: int
+    ) -> Iterator[tuple[list[int], list[Verdict]]]:
+        for start in range(0, len(groups), TESTED_AHEAD):
+            chunk = groups[start : start + TESTED_AHEAD]
+            pool = ThreadPoolExecutor(max_workers=n)
+            try:
+                jobs = [pool.submit(self._checked, [candidates[i] for i in g]) for g in chunk]
+                tested = [job.result() for job in jobs]
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+            for g, done in zip(chunk, tested, strict=True):
+                yield g, self._measured(done)
+
     # -- one task ---------------------------------------------------------------------------------
     def _judge_task(self, group: list[Candidate]) -> list[Verdict]:
         """The stages, in order, for the candidates of one task (see `perfgym.judge.stages`)."""
+        return self._measured(self._checked(group))
+
+    def _checked(self, group: list[Candidate]) -> _Checked:
+        """Stages 1-3 for one task's candidates: extracted, built and tested (nothing measured
+        yet). Twins (`perfgym.judge.twins`) are judged once, as their representative."""
         plan = plan_task(group[0].task, self.config, self.sandbox, self.workers)
-        entries = self._map(
-            lambda c: stages.build(plan, stages.extract(plan, c), self.cache), group
-        )
+        extracted = [stages.extract(plan, c) for c in group]
+        judged: list[int] = list(range(len(extracted)))
+        twin_of: dict[int, int] = {}
+        if self.config.same_program_once:
+            judged, twin_of = representatives(plan.task, extracted)
+        entries = self._map(lambda e: stages.build(plan, e, self.cache),
+                            [extracted[i] for i in judged])  # fmt: skip
         if any(e.going for e in entries):
             self._expected.calibrate(plan)  # the task's own solutions: one batch each
             limits = self._case_limits.of(plan, self._map)  # before any candidate runs a test
             how = {"fail_fast": False} if not self.config.fail_fast else {}
             how.update({"isolate": True} if self.config.isolate_tests else {})
             self._map(lambda e: stages.run_tests(plan, e, self._expected, limits, **how), entries)
+        checks = None
+        if plan.timed and plan.checked and any(e.going for e in entries):
+            expected = self._map(lambda w: self._expected.of(plan, w), plan.workloads)
+            checks = stages.checked_runs(plan, entries, expected)
+        return _Checked(plan, extracted, judged, twin_of, entries, checks)
+
+    def _measured(self, done: _Checked) -> list[Verdict]:
+        """Stages 4-5 for a tested task: its passing candidates measured beside the baseline and
+        reference (nothing when the task is correctness-only), and every candidate's verdict."""
+        plan, entries, checks = done.plan, done.entries, done.checks
         if not plan.timed:  # correctness only: nothing is measured, the verdicts say so
             judged = [stages.verdict_of(plan, e, {}, self.config) for e in entries]
             for v in judged:
                 v.flags.append(NOT_TIMED)
-            return judged
+            return done.verdicts(judged)
         refs = self._references.of(plan)
-        run, checks = plan.runner(), None
-        if plan.checked and any(e.going for e in entries):
-            expected = self._map(lambda w: self._expected.of(plan, w), plan.workloads)
-            checks = stages.checked_runs(plan, entries, expected)
-            if checks is not None:
-                run = checks
+        run = checks if checks is not None else plan.runner()
         timings = stages.measure_all(
             plan, entries, refs, run, self.config, lambda: self.monitor, self._reused
         )
         if timings and needs_band(self.config):
             stamp(timings, self._bands.of(plan, refs, self.config))
         ref_timings = stages.reference_timings(refs, timings, self.config)
-        return [
+        return done.verdicts([
             stages.verdict_of(plan, stages.settle(e, checks, plan.workloads, timings),
                               ref_timings, self.config)
             for e in entries
-        ]  # fmt: skip
+        ])  # fmt: skip
 
     def _map(self, fn: Callable[[_In], _Out], items: Sequence[_In]) -> list[_Out]:
         n = self.config.concurrency or len(usable_cores())
@@ -195,3 +235,24 @@ class Judge:
             return [fn(x) for x in items]
         with ThreadPoolExecutor(max_workers=n) as pool:
             return list(pool.map(fn, items))
+
+
+@dataclass
+class _Checked:
+    """A task between its tests and its measurement: the candidates' entries as extracted, which
+    of them are judged (the others are their representatives' twins) and the judged ones'
+    entries, tested; `checks`: the run function checking their measured runs' outputs."""
+
+    plan: TaskPlan
+    extracted: list[Entry]
+    judged: list[int]
+    twin_of: dict[int, int]
+    entries: list[Entry]
+    checks: CheckedRuns | None
+
+    def verdicts(self, judged: list[Verdict]) -> list[Verdict]:
+        """Every candidate's verdict, in order, from the judged ones' (`judged`)."""
+        by_index = dict(zip(self.judged, judged, strict=True))
+        for i, rep in self.twin_of.items():
+            by_index[i] = twin_verdict(by_index[rep], self.extracted[i])
+        return [by_index[i] for i in range(len(self.extracted))]

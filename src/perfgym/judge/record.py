@@ -26,6 +26,9 @@ class Entry:
     timing: Timing | None = None
     #: the limits its correctness tests ran under, by test id (the others: the task's)
     limits: dict[str, Limits] = field(default_factory=dict)
+    #: the role ('baseline', 'reference') whose measured runs are its own, where it is that
+    #: role's program (`perfgym.judge.twins`); '' when it is measured itself
+    timed_as: str = ""
 
     @classmethod
     def of(cls, candidate: Candidate, variant: Variant) -> Entry:

@@ -17,6 +17,7 @@ from perfgym.judge.references import ExpectedOutputs, References
 from perfgym.judge.reuse import ReusedTimings
 from perfgym.judge.runner import CheckedRuns, Expected, Failure, Outcome, RunFn, judge_outcome
 from perfgym.judge.same_source import same_source_roles
+from perfgym.judge.twins import role_of, role_timing
 from perfgym.judge.variant import Variant, built, extracted
 from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
 from perfgym.machine import fingerprint
@@ -142,6 +143,36 @@ def measure_all(
     monitor: Callable[[], DriftMonitor | None],
     reused: ReusedTimings | None = None,
 ) -> dict[str, Timing]:
+    """Stage 5 (`_measured_all`), where a passing candidate that is the program of a measured
+    baseline or reference (`perfgym.judge.twins`, config.same_program_once) is not measured
+    again: it has that role's timing, flagged."""
+    measured = {label for label, v in refs.items()
+                if _wanted(config, label) and v is not None and v.ready}  # fmt: skip
+    copies = {}
+    if config.same_program_once:
+        for e in entries:
+            role = role_of(plan.task, e, measured)
+            if role is not None:
+                copies[e.label] = e.timed_as = role
+    if copies and isinstance(run, CheckedRuns):
+        run.labels |= set(copies.values())  # the role's runs are checked: the copy's outcome
+    rest = [e for e in entries if e.label not in copies]
+    timings = _measured_all(plan, rest, refs, run, config, monitor, reused)
+    for label, role in copies.items():
+        if role in timings:
+            timings[label] = role_timing(timings[role])
+    return timings
+
+
+def _measured_all(
+    plan: TaskPlan,
+    entries: Sequence[Entry],
+    refs: References,
+    run: RunFn,
+    config: JudgeConfig,
+    monitor: Callable[[], DriftMonitor | None],
+    reused: ReusedTimings | None = None,
+) -> dict[str, Timing]:
     """Stage 5: every passing candidate measured with the wanted baseline and reference, in one
     interleaved batch on this machine; each variant's `Timing` by label. `monitor`: the drift
     monitor, asked for (and so started) only when something is measured. `reused`: where it
@@ -155,8 +186,8 @@ def measure_all(
     # (with reused timings the baseline's own are what is kept and reused: measured apart)
     twins = refs.twins and not config.reuse_references
     if twins and _wanted(config, "baseline") and _wanted(config, "reference"):
-        timings = measure_all(plan, entries, References(None, refs.reference), run, config,
-                              monitor, reused)  # fmt: skip
+        timings = _measured_all(plan, entries, References(None, refs.reference), run, config,
+                                monitor, reused)  # fmt: skip
         if "reference" in timings:
             timings["baseline"] = timings["reference"]
         return timings
@@ -204,7 +235,7 @@ def settle(entry: Entry, checks: CheckedRuns | None, workloads: list[TestCase],
     if not entry.going:
         return entry
     if checks is not None:
-        failure, ran = checks.outcome(entry.label, workloads)
+        failure, ran = checks.outcome(entry.timed_as or entry.label, workloads)
         entry.tests += ran
         if failure is not None:
             entry.failed(failure)

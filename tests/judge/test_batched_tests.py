@@ -159,3 +159,49 @@ def test_a_module_that_fails_to_load_or_lacks_the_entry_point_fails_its_first_te
     assert va.stage is Stage.NR and "ValueError: no" in va.reason
     assert vb.stage is Stage.NR and "entry point 'f'" in vb.reason
     assert not passed(va) and not passed(vb)
+
+
+def test_large_float_outputs_cross_exactly_and_one_ulp_off_is_caught(judge):
+    """Floats cross as JSON's shortest exact repr (a large list of them unwalked in Python): a
+    value one ulp off in the last place of a 50,000-item answer is still a wrong answer."""
+    big = "def f(x):\n    return [1, 2] + [x / 3] * 50_000\n"
+    task = square_task("floats", n=3).model_copy(update={
+        "baseline": Solution(label="baseline", source=big),
+        "references": [Solution(label="reference", source=big)],
+        "metadata": {NOT_TIMED: True, "checker_passes_equal": True}})  # fmt: skip
+    ulp = ("import math\ndef f(x):\n    out = [1, 2] + [x / 3] * 50_000\n"
+           "    out[-1] = math.nextafter(out[-1], 9.0) if x == 2 else out[-1]\n"
+           "    return out\n")  # fmt: skip
+    ok, bad = judge.judge_many([Candidate(task, source=big.replace("x / 3", "x/3"), model="a"),
+                                Candidate(task, source=ulp, model="b")])  # fmt: skip
+    assert ok.stage is Stage.OK, ok.reason
+    assert bad.stage is Stage.WO and bad.reason.startswith("t2:"), bad.reason
+
+
+FORGER = textwrap.dedent('''
+    import os
+    def f(x):
+        """Writes a large, unparseable 'value' frame of its own into every pipe it holds, then
+        answers wrongly."""
+        frame = b'{"value": [' + b"7," * 40_000
+        for fd in range(3, 64):
+            try:
+                if os.readlink(f"/proc/self/fd/{fd}").startswith("pipe:"):
+                    os.write(fd, len(frame).to_bytes(4, "big") + frame)
+            except OSError:
+                pass
+        return [x + 1] * 50_000
+''')
+
+
+def test_a_forged_large_answer_is_digested_as_sent_and_fails(judge):
+    """A large answer's bytes are not parsed where the child can write them; whatever a wrong
+    program writes is digested, differs from the reference's, and its value is judged in full:
+    never OK."""
+    big = "def f(x):\n    return [x] * 50_000\n"
+    task = square_task("forged", n=3).model_copy(update={
+        "baseline": Solution(label="baseline", source=big),
+        "references": [Solution(label="reference", source=big)],
+        "metadata": {NOT_TIMED: True, "checker_passes_equal": True}})  # fmt: skip
+    (v,) = judge.judge_many([Candidate(task, source=FORGER, model="forger")])
+    assert v.stage is not Stage.OK, v.reason

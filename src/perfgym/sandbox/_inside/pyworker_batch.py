@@ -41,6 +41,8 @@ DIGEST_ABOVE = 16 << 10
 _PIPE_BYTES = 1 << 20
 _F_SETPIPE_SZ = 1031
 _TICK = os.sysconf("SC_CLK_TCK")
+#: How pyworker_check.send begins a value's answer (json.dumps of {"value": ...}).
+_VALUE_PREFIX = b'{"value": '
 
 
 def child_cpu_s(pid: int) -> float:
@@ -119,6 +121,12 @@ class Channel:
             return None
         raw = self.raw = bytes(self.buf[4 : 4 + n])
         del self.buf[: 4 + n]
+        if n > DIGEST_ABOVE and raw.startswith(_VALUE_PREFIX):
+            # A large value is replied as the digest of these bytes, never parsed here: the
+            # host compares it with the reference's, and any bytes but the reference's answer
+            # differ, so their value is fetched and judged in full (pyworker_check.send wrote
+            # it; nothing else is read from it).
+            return {"value": None}
         try:
             obj = pyworker_check.json.loads(raw)
         except (ValueError, RecursionError):

@@ -2,7 +2,9 @@
 
 Only exact builtin types cross the boundary (no subclasses, so no custom __eq__ can fool a
 comparison on the host): None, bool, int, float (incl. nan/inf), str, bytes, list, tuple,
-dict, set, frozenset. Stdlib only: it runs inside the sandbox too.
+dict, set, frozenset. Finite floats are JSON numbers (exact: json writes the shortest repr
+that reads back to the same float); ints beyond 2**53, non-finite floats and the other
+containers are tagged. Stdlib only: it runs inside the sandbox too.
 """
 
 from __future__ import annotations
@@ -31,15 +33,15 @@ def encode(value: Any, depth: int = 0) -> Any:
         # Hex, not decimal: CPython limits int<->decimal-string conversion to 4300 digits.
         return value if -(2**53) < value < 2**53 else {"int": format(value, "x")}
     if t is float:
-        if math.isfinite(value):
-            return {"float": value.hex()}
-        return {"float": repr(value)}
+        # A finite float is JSON's own number: json writes its shortest exact repr (always
+        # with '.' or 'e', so it reads back as a float, never an int), in C.
+        return value if math.isfinite(value) else {"float": repr(value)}
     if t is bytes:
         return {"bytes": binascii.b2a_base64(value, newline=False).decode()}
     if t is list:
-        return [encode(v, depth + 1) for v in value]
+        return value if _native(value) else [encode(v, depth + 1) for v in value]
     if t is tuple:
-        return {"tuple": [encode(v, depth + 1) for v in value]}
+        return {"tuple": list(value) if _native(value) else [encode(v, depth + 1) for v in value]}
     if t is set or t is frozenset:
         return {t.__name__: [encode(v, depth + 1) for v in value]}
     if t is dict:
@@ -47,8 +49,29 @@ def encode(value: Any, depth: int = 0) -> Any:
     raise UnsupportedValue(f"cannot pass a {t.__module__}.{t.__qualname__} across the sandbox")
 
 
+_NUMBERS = frozenset((int, float, bool))
+_TEXT = frozenset((str, type(None)))
+
+
+def _native(items: list | tuple) -> bool:
+    """Whether every item encodes as itself (so the sequence is its own encoding, checked at C
+    speed: a large list of numbers or strings is not walked item by item in Python). The same
+    bytes either way: this only skips work."""
+    kinds = set(map(type, items))
+    if kinds <= _TEXT:
+        return True
+    if not kinds <= _NUMBERS:
+        return False
+    try:
+        if not all(map(math.isfinite, items)):
+            return False
+    except OverflowError:  # an int too large for a float: tagged
+        return False
+    return int not in kinds or min(items) > -(2**53) and max(items) < 2**53
+
+
 def decode(data: Any) -> Any:
-    if data is None or isinstance(data, bool | int | str):
+    if data is None or isinstance(data, bool | int | float | str):
         return data
     if isinstance(data, list):
         return [decode(v) for v in data]

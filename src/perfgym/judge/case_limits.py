@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from perfgym.judge.batched import batchable
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.references import ExpectedOutputs
@@ -58,7 +59,10 @@ class CaseLimits:
         over the tests (the judge's parallel map)."""
         if self.config.test_time_factor is None or plan.task.kind is TaskKind.HARNESS:
             return {}
-        found = each(lambda case: self.one(plan, case), plan.tests)
+        if batchable(plan):  # calibrated: every run is known, looked up (no pool's overhead)
+            found = [self.one(plan, case) for case in plan.tests]
+        else:
+            found = each(lambda case: self.one(plan, case), plan.tests)
         return {c.id: lim for c, lim in zip(plan.tests, found, strict=True) if lim is not None}
 
     def one(self, plan: TaskPlan, case: TestCase) -> CaseLimit | None:

@@ -37,6 +37,9 @@ __all__ = ["HARNESS_CASE", "Candidate", "Finished", "Judge", "Progress"]
 Progress = Callable[[int, int], None]
 #: Handed each task's verdicts as soon as they are ready: (indices into the batch, verdicts).
 Finished = Callable[[Sequence[int], Sequence[Verdict]], None]
+#: Correctness-only tasks submitted ahead of the one whose verdicts are due next (they run
+#: `Judge.parallel` at a time): a long task at the head does not leave the others idle.
+JUDGED_AHEAD = 64
 #: Measured tasks tested side by side before any of them is measured, at most this many at a
 #: time (the first verdicts wait for this many tasks' tests).
 TESTED_AHEAD = 16
@@ -76,8 +79,16 @@ class Judge:
     def workers(self) -> PythonWorkerPool:
         with self._lock:
             if self._workers is None:
-                self._workers = PythonWorkerPool(config=getattr(self.sandbox, "config", None))
+                self._workers = PythonWorkerPool(self.parallel,
+                                                 config=getattr(self.sandbox, "config", None))  # fmt: skip
             return self._workers
+
+    @property
+    def parallel(self) -> int:
+        """Correctness runs at once (config.concurrency; default one per core: a test batch's
+        asking parent and answering child share their core, and two batches on one core ran
+        the 164 HumanEval+ solutions 14 % slower than one)."""
+        return self.config.concurrency or len(usable_cores())
 
     @property
     def monitor(self) -> DriftMonitor | None:
@@ -140,7 +151,7 @@ class Judge:
         candidates are tested side by side (one per core; nothing is measured meanwhile), then
         measured one task at a time (its measured runs have their cores to themselves), so no
         core idles while a task's slowest candidate finishes its tests."""
-        n = self.config.concurrency or len(usable_cores())
+        n = self.parallel
         if n <= 1 or len(groups) <= 1:
             for g in groups:
                 yield g, self._judge_task([candidates[i] for i in g])
@@ -152,7 +163,7 @@ class Judge:
         try:
             todo = iter(groups)
             ahead: collections.deque[tuple[list[int], Future[list[Verdict]]]] = collections.deque()
-            for g in itertools.islice(todo, 2 * n):
+            for g in itertools.islice(todo, max(2 * n, JUDGED_AHEAD)):
                 ahead.append((g, pool.submit(self._judge_task, [candidates[i] for i in g])))
             while ahead:
                 g, job = ahead.popleft()
@@ -186,6 +197,10 @@ class Judge:
     def _checked(self, group: list[Candidate]) -> _Checked:
         """Stages 1-3 for one task's candidates: extracted, built and tested (nothing measured
         yet). Twins (`perfgym.judge.twins`) are judged once, as their representative."""
+        with self._expected.in_use(group[0].task.id):
+            return self._tested(group)
+
+    def _tested(self, group: list[Candidate]) -> _Checked:
         plan = plan_task(group[0].task, self.config, self.sandbox, self.workers)
         extracted = [stages.extract(plan, c) for c in group]
         judged: list[int] = list(range(len(extracted)))
@@ -230,7 +245,7 @@ class Judge:
         ])  # fmt: skip
 
     def _map(self, fn: Callable[[_In], _Out], items: Sequence[_In]) -> list[_Out]:
-        n = self.config.concurrency or len(usable_cores())
+        n = self.parallel
         if len(items) <= 1 or n <= 1:
             return [fn(x) for x in items]
         with ThreadPoolExecutor(max_workers=n) as pool:

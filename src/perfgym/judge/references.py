@@ -4,8 +4,10 @@ reference gives where a case names none."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import dataclasses
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,6 +99,7 @@ class ExpectedOutputs:
         self._with_outputs: collections.OrderedDict[str, set[tuple[str, str, str]]] = (
             collections.OrderedDict()
         )
+        self._in_use: collections.Counter[str] = collections.Counter()
 
     def calibrate(self, plan: TaskPlan) -> None:
         """A batchable task (`perfgym.judge.batched`): the reference's runs on every test not
@@ -145,11 +148,29 @@ class ExpectedOutputs:
         self._with_outputs.setdefault(task_id, set()).update(keys)
         self._with_outputs.move_to_end(task_id)
         while len(self._with_outputs) > KEEP_OUTPUTS_OF:
-            _old, dropped = self._with_outputs.popitem(last=False)
+            # the oldest task not being tested now (a task being tested keeps its outputs)
+            old = next((t for t in self._with_outputs if not self._in_use[t]), None)
+            if old is None:
+                break
+            dropped = self._with_outputs.pop(old)
             for key in dropped:
                 run = self._runs.get(key)
                 if run is not None and run.ok:
                     self._runs[key] = dataclasses.replace(run, output=_DROPPED)
+
+    @contextlib.contextmanager
+    def in_use(self, task_id: str) -> Iterator[None]:
+        """While inside, `task_id`'s outputs are not dropped (its candidates are being tested
+        against them; dropping them would run its reference again)."""
+        with self._lock:
+            self._in_use[task_id] += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._in_use[task_id] -= 1
+                if not self._in_use[task_id]:
+                    del self._in_use[task_id]
 
     def run_of(self, plan: TaskPlan, label: str, case: TestCase) -> OwnRun | None:
         """The run of the task's `label` solution on `case` (None: the task has no such

@@ -20,7 +20,6 @@ import copy
 import itertools
 import json
 import os
-import queue
 import socket
 import struct
 import subprocess
@@ -77,6 +76,9 @@ class PythonWorker:
         # A uid of its own across every process on the host (RLIMIT_NPROC counts per uid: a
         # fork bomb in one worker must not starve a call in another process's worker).
         self.uid = _UID_BASE + os.getpid() * 256 + next(_uids) % 256
+        #: The core a batch's asking parent and answering child share (None: the core the
+        #: worker is on when the batch starts); a pool spreads its workers' over its cores.
+        self.home_core: int | None = None
         self.disk_bytes = disk_bytes
         self.cleanup_max_entries = cleanup_max_entries
         self._lock = threading.Lock()
@@ -185,6 +187,8 @@ class PythonWorker:
         child of `source`'s module (see `_inside/pyworker_batch.py`): one verdict per test
         asked; a crash or timeout ends the batch at its test."""
         req = batch_request(source, entry, tests, limits, fail_fast=fail_fast)
+        if self.home_core is not None:
+            req["core"] = self.home_core
         return batch_result(self._request(req, hide))
 
     def run_program(
@@ -341,11 +345,29 @@ class PythonWorkerPool:
     def __init__(self, size: int | None = None, config: SandboxConfig | None = None) -> None:
         self.size = size or len(os.sched_getaffinity(0))
         self.workers = [PythonWorker(config) for _ in range(self.size)]
-        self._free: queue.Queue[PythonWorker] = queue.Queue()
-        for w in self.workers:
-            self._free.put(w)
+        cores = sorted(os.sched_getaffinity(0))
+        for i, w in enumerate(self.workers):
+            w.home_core = cores[i % len(cores)]
+        self._free: list[PythonWorker] = list(self.workers)
+        self._freed = threading.Condition()
         self._executor = ThreadPoolExecutor(max_workers=self.size)
         self.hide: tuple[str, ...] = ()
+
+    def _take(self) -> PythonWorker:
+        """A free worker, waiting for one: of those free, one whose home core the fewest busy
+        workers share (two batches on one core while another idles would halve their speed)."""
+        with self._freed:
+            while not self._free:
+                self._freed.wait()
+            busy = collections.Counter(w.home_core for w in self.workers if w not in self._free)
+            worker = min(self._free, key=lambda w: busy[w.home_core])
+            self._free.remove(worker)
+            return worker
+
+    def _give(self, worker: PythonWorker) -> None:
+        with self._freed:
+            self._free.append(worker)
+            self._freed.notify()
 
     def hiding(self, paths: Sequence[str]) -> PythonWorkerPool:
         """A view of this pool, on the same workers, whose calls also hide `paths` (a worker
@@ -357,29 +379,29 @@ class PythonWorkerPool:
 
     def call(self, source: str, entry: str | None, args: Sequence[Any] = (),
              limits: Limits | None = None) -> CallResult:  # fmt: skip
-        worker = self._free.get()
+        worker = self._take()
         try:
             return worker.call(source, entry, args, limits, hide=self.hide)
         finally:
-            self._free.put(worker)
+            self._give(worker)
 
     def check_call(self, source: str, checker: str, entry: str,
                    limits: Limits | None = None) -> CallResult:  # fmt: skip
         """`PythonWorker.check_call` on the next free worker."""
-        worker = self._free.get()
+        worker = self._take()
         try:
             return worker.check_call(source, checker, entry, limits, hide=self.hide)
         finally:
-            self._free.put(worker)
+            self._give(worker)
 
     def batch(self, source: str, entry: str, tests: Sequence[tuple[Sequence[Any], Limits]],
               limits: Limits, *, fail_fast: bool = False) -> BatchResult:  # fmt: skip
         """`PythonWorker.batch` on the next free worker."""
-        worker = self._free.get()
+        worker = self._take()
         try:
             return worker.batch(source, entry, tests, limits, fail_fast=fail_fast, hide=self.hide)
         finally:
-            self._free.put(worker)
+            self._give(worker)
 
     def stats(self) -> dict[str, int]:
         """The workers' counters summed (for a health check): `calls`, `restarts` (a worker
@@ -400,12 +422,12 @@ class PythonWorkerPool:
         env: Mapping[str, str] | None = None,
     ) -> ProgramResult:
         """`PythonWorker.run_program` on the next free worker."""
-        worker = self._free.get()
+        worker = self._take()
         try:
             return worker.run_program(source, stdin=stdin, argv=argv, limits=limits, env=env,
                                       hide=self.hide)  # fmt: skip
         finally:
-            self._free.put(worker)
+            self._give(worker)
 
     def map(self, calls: Iterable[tuple[str, str | None, Sequence[Any]]],
             limits: Limits | None = None) -> list[CallResult]:  # fmt: skip
@@ -421,11 +443,11 @@ class PythonWorkerPool:
                 return next(jobs, None)
 
         def drive() -> dict[int, dict[str, Any]]:
-            worker = self._free.get()
+            worker = self._take()
             try:
                 return worker.stream(take, hide=self.hide)
             finally:
-                self._free.put(worker)
+                self._give(worker)
 
         replies: dict[int, dict[str, Any]] = {}
         for f in [self._executor.submit(drive) for _ in range(min(self.size, len(reqs)))]:

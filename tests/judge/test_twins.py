@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from perfgym.judge import Judge, JudgeConfig
-from perfgym.judge.twins import ROLE_TIMING, SAME_PROGRAM, introspective, representatives
+from perfgym.judge.twins import ROLE_TIMING, SAME_PROGRAM, representatives, twin_key
 from perfgym.tasks.suite import load_suite
 
 # Reads its own file: a comment could change what it does, so it is nobody's twin.
@@ -22,7 +22,7 @@ def verdicts(task):
     pool = (task.pool or task.references)[0].source
     sources = [
         pool + "\n# one\n",
-        "# two\n\n" + pool,
+        pool + "\n\n# two: a trailing comment keeps every line where it was\n",
         task.baseline.source + "\n# handed back\n",
         SELF_READER + pool,
         SELF_READER + pool + "\n# marked\n",
@@ -43,7 +43,7 @@ def test_a_twin_shares_its_representatives_judgement_with_its_own_sample(verdict
     first, twin = verdicts[0], verdicts[1]
     assert first.correct and twin.correct
     assert SAME_PROGRAM not in first.flags and SAME_PROGRAM in twin.flags
-    assert twin.sample == 1 and twin.source.startswith("# two")
+    assert twin.sample == 1 and "# two" in twin.source
     assert twin.candidate.samples_s == first.candidate.samples_s  # one measurement, not two
     assert [t.id for t in twin.tests] == [t.id for t in first.tests]
 
@@ -85,5 +85,19 @@ def test_the_rule_reads_text_not_order_and_can_be_turned_off(task) -> None:
     judged, twin_of = representatives(task, [entry("print(1)\n"), entry(None), entry(None),
                                              entry("print(1)  # same\n"), entry("print(2)\n")])  # fmt: skip
     assert judged == [0, 1, 2, 4] and twin_of == {3: 0}
-    assert introspective("import inspect\n") and not introspective("print(1)\n")
+    assert twin_key(task, "import inspect\n") is None and twin_key(task, "print(1)\n")
+    assert twin_key(task, "# top\nprint(1)\n") != twin_key(task, "print(1)\n")  # line moved
     assert JudgeConfig(same_program_once=False).same_program_once is False
+
+
+def test_a_copy_stopped_at_extraction_never_speaks_for_a_good_one(task) -> None:
+    """A copy whose source cannot be run (a lone surrogate in a trailing comment: NX) is its
+    own verdict, and the good program after it is judged, not handed the NX."""
+    pool = (task.pool or task.references)[0].source
+    from perfgym.judge.candidate import Candidate
+
+    with Judge(JudgeConfig(repeats=1, clock="cpu")) as judge:
+        bad, good = judge.judge_many([Candidate(task, None, pool + "# \ud800\n", "m", 0),
+                                      Candidate(task, None, pool + "# fine\n", "m", 1)])  # fmt: skip
+    assert bad.stage.value == "NX" and good.correct, good.reason
+    assert SAME_PROGRAM not in good.flags

@@ -7,10 +7,13 @@ The rule, per language:
     python        the token stream (`tokenize`), without comments and blank lines; the
                   layout inside a line is free, indentation (INDENT/DEDENT) still counts,
                   string literals (docstrings too) count exactly
-    C family      (c, cpp, cuda, java, go, javascript, rust) `//` and `/* */` comments
-                  removed outside string literals, every run of whitespace made one space,
-                  and a space beside punctuation dropped unless it separates two punctuation
-                  marks (`i++ + j` stays apart from `i + ++j`)
+    C family      (c, cpp, cuda, java, go) backslash-newlines spliced (C, C++, CUDA), then
+                  `//` and `/* */` comments removed outside string and character literals,
+                  every run of whitespace made one space, and a space beside punctuation
+                  dropped unless it separates two punctuation marks (`i++ + j` stays apart
+                  from `i + ++j`); a source where this is not the compiler's reading (raw
+                  strings, digit separators, Java unicode escapes and text blocks) and every
+                  Rust and JavaScript source fall back to the last rule
     anything else line endings, trailing whitespace and blank lines ignored; the rule the
                   other two fall back to when a source does not tokenize
 
@@ -86,8 +89,32 @@ _SPACES = re.compile(r"\s+")
 _LOOSE = re.compile(r"(?<=[^\w\s]) (?=[\w])|(?<=[\w]) (?=[^\w\s])|^ | $")
 
 
+#: Where the comment rule above is not the compiler's, the source is compared by lines
+#: (`_lines`): a C or C++ raw string (`R"x( ... )x"` may hold quotes and `//`), a Java
+#: unicode escape (`\u000a` ends a `//` comment before the lexer runs), a Java text block,
+#: and every Rust and JavaScript source (raw strings, char literals against lifetimes, regular
+#: expression literals).
+_BY_LINES = {
+    Language.C: ('R"',),
+    Language.CPP: ('R"',),
+    Language.CUDA: ('R"',),
+    Language.JAVA: ("\\u", '"""'),
+}
+_ALWAYS_BY_LINES = {Language.RUST, Language.JAVASCRIPT}
+#: C, C++ and CUDA splice a backslash-newline before comments are seen (translation phase 2):
+#: `// note \` makes the next line part of the comment.
+_SPLICED = {Language.C, Language.CPP, Language.CUDA}
+_DIGIT_SEPARATOR = re.compile(r"[0-9a-fA-F]'[0-9a-fA-F]")
+
+
 def _c_family(source: str, language: Language) -> str:
-    quotes = '"`' if language is Language.RUST else "\"'`"  # Rust's ' opens lifetimes too
+    if language in _ALWAYS_BY_LINES or any(m in source for m in _BY_LINES.get(language, ())):
+        raise ValueError("not a source the comment rule reads as the compiler does")
+    if language in _SPLICED and _DIGIT_SEPARATOR.search(source):
+        raise ValueError("a digit separator (1'000) reads as a character literal here")
+    if language in _SPLICED:
+        source = source.replace("\\\r\n", "").replace("\\\n", "")
+    quotes = "\"'`"
     parts = []
     for literal, text in _strip_c_comments(source, quotes):
         parts.append(text if literal else _LOOSE.sub("", _SPACES.sub(" ", text)))

@@ -323,25 +323,28 @@ def run_batch(req: dict, code: types.CodeType,
     tests = req.pop("tests")
     t0 = time.monotonic()
     before = _share_a_core(req.get("core"))
-    pid = os.fork()
-    if pid == 0:
-        tests.clear()
-        prepare_child((ask_r, ans_w))
-        batch_child(req, code, ask_r, ans_w)
-    os.close(ask_r)
-    os.close(ans_w)
-    pidfd = os.pidfd_open(pid)
-    chan = Channel(ask_w, ans_r, pidfd)
     try:
-        results, stopped = drive(req, pid, chan, tests)
-    finally:
+        pid = os.fork()
+        if pid == 0:
+            tests.clear()
+            prepare_child((ask_r, ans_w))
+            batch_child(req, code, ask_r, ans_w)
+        os.close(ask_r)
+        os.close(ans_w)
+        pidfd = -1
         try:
-            os.kill(pid, _signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        _, status, ru = os.wait4(pid, 0)
-        for fd in (ask_w, ans_r, pidfd):
-            os.close(fd)
+            pidfd = os.pidfd_open(pid)
+            results, stopped = drive(req, pid, chan=Channel(ask_w, ans_r, pidfd), tests=tests)
+        finally:
+            try:
+                os.kill(pid, _signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _, status, ru = os.wait4(pid, 0)
+            for fd in (ask_w, ans_r, pidfd):
+                if fd >= 0:
+                    os.close(fd)
+    finally:
         if before is not None:
             os.sched_setaffinity(0, before)
     if results and results[-1]["status"] == "CRASH":

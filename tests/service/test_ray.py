@@ -83,3 +83,29 @@ def test_killed_node_actor_is_retried(ray_judge):
     assert v.stage.value == "OK" and not v.infra_error, v.reason
     assert ray_judge.retried >= 1
     assert describe(ray_judge)["nodes"][0]["pid"] != pid
+
+
+def test_batch_reward_through_ray_scores_as_the_local_backend(ray_judge, caplog):
+    """`BatchReward(backend="ray")` joins the running cluster and scores a batch as the local
+    backend does; a batch past its timeout is None (an infrastructure failure), never 0.0."""
+    import logging
+
+    from perfgym.tasks.suite_model import Suite
+    from perfgym.train.batch import BatchReward
+
+    suite = Suite(name="ray-sum", tasks=[sum_task("sum-batch")], source="test")
+    items = [("sum-batch", f"```python\n{SUM}```"), ("sum-batch", f"```python\n{SLOW_SUM}```"),
+             ("sum-batch", "```python\nprint(42)\n```"), ("sum-batch", "no program here")]  # fmt: skip
+    with BatchReward(suite, "rlpf", backend="ray", judge_config=CONFIG) as remote:
+        got = remote.score(items)
+        assert remote.judge.cluster.started_here is False  # the module's cluster, joined
+    with BatchReward(suite, "rlpf", backend="local", judge_config=CONFIG) as local:
+        want = local.score(items)
+    assert [s.stage for s in got] == [s.stage for s in want] == ["OK", "OK", "WO", "NX"]
+    assert all(s.value is not None and not s.infra_error for s in got)
+    assert [s.value for s in got[2:]] == [s.value for s in want[2:]]  # the failures' stages
+    assert got[0].value >= got[2].value and got[1].value >= got[2].value
+    slow = BatchReward(suite, "rlpf", backend="ray", judge_config=CONFIG, timeout_s=0.5)
+    with slow, caplog.at_level(logging.WARNING, logger="perfgym.train"):
+        (late,) = slow.score([("sum-batch", f"```python\n{sleeper(3)}```")])
+    assert late.value is None and late.infra_error and "within 0.5 s" in late.reason

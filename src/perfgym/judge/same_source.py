@@ -22,6 +22,7 @@ A false tie needs two programs that differ only inside what the rule reads as a 
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -124,6 +125,12 @@ def _c_family(source: str, language: Language) -> str:
 def normalised(source: str, language: Language | str) -> str:
     """`source` under its language's rule (the module docstring); equal for the same program."""
     lang = Language(language) if not isinstance(language, Language) else language
+    return _normalised(source, lang)
+
+
+@functools.lru_cache(maxsize=512)
+def _normalised(source: str, lang: Language) -> str:
+    # Cached: a batch asks for its task's baseline and reference once per candidate.
     try:
         if lang is Language.PYTHON:
             return _python(source)

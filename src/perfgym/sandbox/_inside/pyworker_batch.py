@@ -146,12 +146,7 @@ class Channel:
         if cpu0 is None:
             cpu0 = child_cpu_s(pid)
         if self.out:  # most questions fit the pipe at once: no wait for it to be writable
-            try:
-                self.out = self.out[os.write(self.ask_w, self.out) :]
-            except BlockingIOError:
-                pass
-            except OSError:
-                self.out = b""  # the child closed its end; its exit is seen next
+            self._write()
         exited = flowing = False
         # The first wait needs no reading of CPU: none is used yet (it waits at most the CPU
         # allowance, and a test's CPU outruns its wall only with threads, read on the next wait).
@@ -175,12 +170,7 @@ class Channel:
             step = min(left, max(cpu_s - used, POLL_S))
             readable, writable, _ = select.select([self.ans_r, self.pidfd], writes, [], step)
             if writable:
-                try:
-                    self.out = self.out[os.write(self.ask_w, self.out) :]
-                except BlockingIOError:
-                    pass
-                except OSError:
-                    self.out = b""  # the child closed its end; its exit is seen next
+                self._write()
             # while an answer streams in, its CPU is read once per quiet wait, not per chunk
             flowing = self.ans_r in readable
             if flowing:
@@ -192,6 +182,15 @@ class Channel:
             elif self.pidfd in readable:
                 self._drain()
                 exited = True
+
+    def _write(self) -> None:
+        """As much of the question as the pipe takes now."""
+        try:
+            self.out = self.out[os.write(self.ask_w, self.out) :]
+        except BlockingIOError:
+            pass
+        except OSError:
+            self.out = b""  # the child closed its end; its exit is seen next
 
     def _drain(self) -> None:
         os.set_blocking(self.ans_r, False)

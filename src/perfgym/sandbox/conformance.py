@@ -370,7 +370,11 @@ def hidden_cpu_counted(sb: Sandbox) -> None:
     m = ex.measurement
     assert m is not None
     _expect(m.cpu_s >= 0.4, f"an auto-reaped child's CPU was hidden: {m.cpu_s:.3f} s", ex)
-    _expect("hidden_cpu" in m.flags, f"hidden CPU not flagged: {m.flags}", ex)
+    # Flagged, unless the child's CPU reached the rusage after all: when the parent exits
+    # before the kernel has finished the child's exit, the child is reparented to the
+    # sandbox's reaper, whose wait4 counts it (nothing was hidden then).
+    reaped = m.cpu_user_s + m.cpu_system_s >= 0.4
+    _expect("hidden_cpu" in m.flags or reaped, f"hidden CPU not flagged: {m.flags}", ex)
     _no_leftovers(tok)
 
 

@@ -257,3 +257,19 @@ def test_standalone(tmp_path: Path) -> None:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_client_resetting_its_connection_prints_nothing(capfd) -> None:
+    """A reset mid-request is the client's going away, not the server's error: no traceback on
+    stderr (it would land in the one-line error of a CLI running the server in-process)."""
+    import struct
+
+    with ScriptedServer(Script().add("*", "ok")) as srv:
+        host, port = srv.base_url.split("//")[1].split("/")[0].split(":")
+        sock = socket.create_connection((host, int(port)))
+        sock.sendall(b"POST /v1/chat/compl")  # half a request line, then a reset (RST)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
+        time.sleep(0.3)
+        assert contents(chat(srv, "still serving")) == ["ok"]
+    assert "Traceback" not in capfd.readouterr().err

@@ -145,6 +145,14 @@ class _Httpd(ThreadingHTTPServer):
     block_on_close = False
     owner: ScriptedServer
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (reset, closed mid-request) is not an error of the server:
+        nothing is printed (the stdlib prints a traceback to stderr, which lands in the
+        one-line error of the CLI that started this server in its own process)."""
+        if isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            return
+        super().handle_error(request, client_address)
+
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"

@@ -41,12 +41,13 @@ def judge():
 def test_an_infinite_loop_times_out_at_the_relative_limit_not_the_task_limit(judge):
     task = task_with(10.0, tag="loop")
     judge.judge_many([Candidate(task, source=SUM, model="warm")])  # workers up, own runs made
-    t0 = time.perf_counter()
     (v,) = judge.judge_many([Candidate(task, source=LOOP, model="loop")])
-    took = time.perf_counter() - t0
     assert (v.stage, v.detail) == (Stage.NR, "TIMEOUT"), v.reason
-    assert took < 0.4 * 10.0, took  # max(1 s, 4 x a few ms) + overhead, not the 10 s limit
     assert "test limit 1.00 s = max(1 s, 4 x the" in v.reason, v.reason
+    # Cut at the relative limit, on CPU (a clock load does not stretch): about 1 s of CPU, not
+    # the task's 10 s. Under heavy load the wall backstop (5 x) may cut it first, with less CPU.
+    spent = max(t.cpu_s or 0.0 for t in v.tests)
+    assert 0.5 <= spent < 0.4 * 10.0 or "wall time over" in v.reason, v.tests
 
 
 def test_a_slow_baseline_like_candidate_within_the_factor_passes(judge):
@@ -64,9 +65,13 @@ def test_a_slow_baseline_like_candidate_within_the_factor_passes(judge):
     assert by["within"].stage is Stage.OK, by["within"].reason
     assert (by["beyond"].stage, by["beyond"].detail) == (Stage.NR, "TIMEOUT")
     assert "the baseline's" in by["beyond"].reason, by["beyond"].reason
-    assert "CPU time over" in by["beyond"].reason, by["beyond"].reason
-    slow_test = max(t.wall_s or 0 for t in by["beyond"].tests)
-    assert slow_test < 6.0, by["beyond"].tests  # 6 s of CPU takes 6 s of wall at least: cut
+    # Which clock cut it depends on the load (the CPU limit idle, the 5 x wall backstop on a
+    # busy machine); either way it says so, and it was cut long before its 6 s of CPU.
+    assert "CPU time over" in by["beyond"].reason or "wall time over" in by["beyond"].reason, (
+        by["beyond"].reason
+    )
+    spent = max(t.cpu_s or 0.0 for t in by["beyond"].tests)
+    assert 0.1 < spent < 6.0, by["beyond"].tests
 
 
 def test_a_sleeping_candidate_is_cut_at_the_wall_limit(judge):

@@ -120,3 +120,38 @@ def test_a_cached_compile_error_is_still_a_compile_error(service):
         assert answer["compile_result"]["status"] == "Finished", answer
         assert answer["compile_result"]["return_code"] == 1 and answer["run_result"] is None
     assert second["perfgym"]["build_cached"] is True
+
+
+def test_run_code_with_a_relative_state_dir(tmp_path):
+    """`perfgym serve --state-dir REL` (and the default, relative too): the state folder is taken
+    against the folder the service starts in, so /run_code's build cache works (it answered
+    HTTP 500 'build cache root must be absolute' before)."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from perfgym.service.server.process import free_port
+
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "perfgym", "serve", "--port", str(port),
+                             "--state-dir", "rel-state", "--workers", "1"], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)  # fmt: skip
+    try:
+        end = time.monotonic() + 90
+        while time.monotonic() < end:
+            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/v1/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        body = {"code": "print(int(input()) * 2)", "language": "python", "stdin": "21"}
+        r = httpx.post(f"http://127.0.0.1:{port}/run_code", json=body, timeout=120)
+        assert r.status_code == 200, r.text
+        assert r.json()["run_result"]["stdout"] == "42\n", r.json()
+        assert (tmp_path / "rel-state").is_dir()
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from perfgym.errors import ConfigError
 from perfgym.judge.config import JudgeConfig
@@ -22,7 +23,10 @@ class ServiceConfig(BaseModel):
         None, description="Bearer token every request must carry (required off loopback)."
     )
     state_dir: str = Field(
-        "perfgym-service", description="Directory of the persisted queue (queue.sqlite)."
+        "perfgym-service",
+        validate_default=True,
+        description="Directory of the persisted queue (queue.sqlite); a relative one is taken "
+        "against the folder the service starts in.",
     )
     store: str | None = Field(
         None, description="Result store file for judged verdicts (default: STATE_DIR/store.sqlite)."
@@ -67,6 +71,13 @@ class ServiceConfig(BaseModel):
     judge: JudgeConfig = Field(
         default_factory=JudgeConfig, description="How every candidate is judged."
     )
+
+    @field_validator("state_dir", "store")
+    @classmethod
+    def _absolute(cls, v: str | None) -> str | None:
+        # Taken against the folder the service starts in: a relative --state-dir must not mean
+        # another folder once a worker or a build cache resolves it elsewhere.
+        return None if v is None else os.path.abspath(os.path.expanduser(v))
 
     def store_path(self) -> str:
         return self.store or f"{self.state_dir}/store.sqlite"

@@ -241,3 +241,24 @@ def test_a_hostile_answer_never_carries_the_key_into_the_log(
     assert "Your key is Bearer [redacted]" in got.text
     for f in tmp_path.iterdir():
         assert b"sk-very-secret" not in f.read_bytes()
+
+
+def test_another_server_with_the_same_model_name_is_asked_not_replayed(tmp_path: Path) -> None:
+    """The call log keys on the endpoint too: a second server (or a wrong URL) serving a model
+    of the same name is asked, never answered from the first one's stored answers."""
+    log = CallLog(tmp_path / "s.sqlite")
+    with ScriptedServer(Script().add("*", "from the first")) as one:
+        first = ask(ModelClient(config(one), call_log=log), "q")
+        again = ask(ModelClient(config(one), call_log=log), "q")
+    with ScriptedServer(Script().add("*", "from the second")) as two:
+        other = ask(ModelClient(config(two), call_log=log), "q")
+        assert two.stats.requests == 1
+    assert not first.replayed and again.replayed and again.text == first.text
+    assert not other.replayed and other.text == "from the second"
+    # A named endpoint (what `--model scripted` sets: its script, not its port) is the identity.
+    with ScriptedServer(Script().add("*", "x")) as three:
+        named = ask(ModelClient(config(three, endpoint="script-1"), call_log=log), "q")
+    with ScriptedServer(Script().add("*", "y")) as four:
+        same = ask(ModelClient(config(four, endpoint="script-1"), call_log=log), "q")
+        assert four.stats.requests == 0
+    assert same.replayed and same.text == named.text == "x"

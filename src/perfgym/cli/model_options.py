@@ -13,6 +13,7 @@ factory here (a command lists the ones it takes) and `ModelFlags` gathers their 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -112,8 +113,15 @@ class ModelFlags:
         return self.model is not None or self.model_config is not None
 
     def config(self) -> ModelConfig:
-        """The ModelConfig: the file's fields, these flags on top (ConfigError if invalid)."""
+        """The ModelConfig: the file's fields, these flags on top (ConfigError if invalid).
+        Every model command asks for it first, so a missing `llm` extra is said (one line, by
+        `perfgym.cli.main`) before anything is written."""
+        import importlib.util
+
         from perfgym.llm.config import build_config
+
+        if importlib.util.find_spec("openai") is None:
+            raise ModuleNotFoundError("No module named 'openai'", name="openai")
 
         return build_config(
             self.model_config,
@@ -147,10 +155,11 @@ def open_model(
             from perfgym.llm.core_script import suite_script
             from perfgym.llm.scripted import ScriptedServer
 
-            server = stack.enter_context(
-                ScriptedServer(suite_script(tasks, SCRIPTED), state_path=scripted_state)
-            )
-            config = config.model_copy(update={"base_url": server.base_url})
+            script = suite_script(tasks, SCRIPTED)
+            server = stack.enter_context(ScriptedServer(script, state_path=scripted_state))
+            digest = hashlib.sha256(script.model_dump_json().encode()).hexdigest()[:16]
+            config = config.model_copy(update={"base_url": server.base_url,
+                                               "endpoint": f"perfgym-scripted:{digest}"})  # fmt: skip
         log = stack.enter_context(CallLog(call_log)) if call_log is not None else None
         yield ModelClient(config, call_log=log), server
 

@@ -1,10 +1,12 @@
 """The content address of a model call: everything that changes its answer, hashed.
 
-Model name, messages, sampling parameters (temperature, top_p, max_tokens, seed, extra request
-fields), the sample index, the JSON schema and the tools. Not the base URL, the timeout, the
-retries, streaming or the label of the call's purpose: they change how an answer is fetched, not
-which answer it is. Two calls with equal keys are the same call; the call log stores one answer
-per key, so a cheaper call cannot replay a dearer one's answer.
+The endpoint (the server's identity: its base URL, or the script of perfgym's own scripted
+server, whose port changes every run), model name, messages, sampling parameters (temperature,
+top_p, max_tokens, seed, extra request fields), the sample index, the JSON schema and the tools.
+Not the timeout, the retries, streaming or the label of the call's purpose: they change how an
+answer is fetched, not which answer it is. Two calls with equal keys are the same call; the call
+log stores one answer per key, so a cheaper call cannot replay a dearer one's answer, and another
+server with the same model name is asked, not replayed.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 
 def call_key(
+    endpoint: str,
     model: str,
     messages: list[dict[str, Any]],
     sampling: dict[str, Any],
@@ -24,6 +27,7 @@ def call_key(
 ) -> str:
     """sha256 of the canonical JSON of the call's answer-changing content."""
     content = {
+        "endpoint": endpoint,
         "model": model,
         "messages": messages,
         "sampling": sampling,

@@ -89,7 +89,9 @@ class ModelClient:
         purpose: str = "",
     ) -> Completion:
         cfg = self.config
-        key = call_key(cfg.model, messages, cfg.sampling(), sample_index, json_schema, tools)
+        key = call_key(
+            cfg.endpoint_id(), cfg.model, messages, cfg.sampling(), sample_index, json_schema, tools
+        )
         if self.call_log is not None:
             stored = self.call_log.get(key)
             if stored is not None:

@@ -81,6 +81,11 @@ class ModelConfig(BaseModel):
         default_factory=dict, description="Extra request fields (e.g. vLLM's own options)."
     )
     prices: dict[str, Price] = Field(default_factory=dict, description="Model name -> price.")
+    endpoint: str | None = Field(
+        default=None,
+        description="The server's identity in every call key (None: the base URL). perfgym's "
+        "in-process scripted server names its script here, since its port changes every run.",
+    )
 
     def api_key(self) -> str:
         """The key from the environment (never stored), or NO_KEY when the variable is unset."""
@@ -91,6 +96,11 @@ class ModelConfig(BaseModel):
 
     def price(self) -> Price:
         return self.prices.get(self.model, Price())
+
+    def endpoint_id(self) -> str:
+        """Which server answers: part of every call key, so a different server (or a wrong
+        URL) with the same model name is asked, never replayed from another's answers."""
+        return self.endpoint or self.base_url.rstrip("/")
 
     def sampling(self) -> dict[str, Any]:
         """The parameters that change an answer (part of every call key)."""

@@ -1,5 +1,5 @@
 """`python -m perfgym` runs the CLI."""
 
-from perfgym.cli import app
+from perfgym.cli import main
 
-app()
+main()

@@ -61,4 +61,37 @@ from perfgym.cli import (  # noqa: E402,F401  (register the commands)
     validate_cmd,
 )
 
-__all__ = ["app"]
+#: Top-level module of an optional dependency -> the extra that installs it.
+_EXTRA_OF = {
+    "openai": "llm", "yaml": "llm", "jinja2": "report", "matplotlib": "report",
+    "fastapi": "service", "uvicorn": "service", "httpx": "service", "ray": "service",
+    "pyarrow": "service", "torch": "train", "transformers": "train", "trl": "train",
+    "peft": "train", "datasets": "train", "accelerate": "train", "verl": "verl",
+    "minisweagent": "agent", "testmon": "agent",
+}  # fmt: skip
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """The one-line install instruction for an optional dependency that is not installed."""
+    top = (exc.name or "").split(".")[0]
+    extra = _EXTRA_OF.get(top)
+    if extra is None:
+        return None
+    return (f"this command needs the optional package {top!r}, which is not installed: "
+            f"pip install 'perfgym[{extra}]' (or scripts/setup {extra})")  # fmt: skip
+
+
+def main() -> None:
+    """The `perfgym` entry point: `app`, with a missing optional dependency said in one line
+    (with the extra that installs it) instead of a traceback."""
+    try:
+        app()
+    except ModuleNotFoundError as exc:
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        print(f"error: {line}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+__all__ = ["app", "main"]

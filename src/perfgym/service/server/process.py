@@ -60,7 +60,8 @@ class ServiceProcess:
             env["PERFGYM_TOKEN"] = self.config.token
         cfg = self.config.model_dump(mode="json", exclude={"token"})
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "perfgym.service.server.process", json.dumps(cfg)],
+            [sys.executable, "-m", "perfgym.service.server.process", json.dumps(cfg),
+             str(os.getpid())],
             stdin=subprocess.DEVNULL, stdout=out, stderr=out, env=env, start_new_session=True,
         )  # fmt: skip
         self.wait_ready(timeout)
@@ -112,6 +113,10 @@ class ServiceProcess:
 
 
 def _main(argv: list[str]) -> int:
+    from perfgym.parent_watch import watch_parent
+
+    if len(argv) > 2:  # started by ServiceProcess: end with the process that started it
+        watch_parent(int(argv[2]))
     config = ServiceConfig.model_validate_json(argv[1])
     token = os.environ.get("PERFGYM_TOKEN")
     if token:

@@ -108,9 +108,20 @@ def agent_command(
 
     log = None
     chat = None
+    server = None
     try:
+        config = flags.config()
+        if config.model == model_options.SCRIPTED and base_url is None and model_config is None:
+            # Offline: perfgym's scripted server answers with each task's expert patch.
+            from perfgym.llm.repo_script import repo_script
+            from perfgym.llm.scripted import ScriptedServer
+
+            script = repo_script(tasks)
+            server = ScriptedServer(script).__enter__()
+            config = config.model_copy(update={"base_url": server.base_url,
+                                               "endpoint": model_options.script_endpoint(script)})  # fmt: skip
         log = CallLog(call_log) if call_log is not None else None
-        chat = ModelClient(flags.config(), call_log=log)
+        chat = ModelClient(config, call_log=log)
         done = run_tasks(tasks, chat, out, iterations=iterations, steps=steps, cost=cost,
                          tokens=tokens, wall=wall, rounds=rounds, repeats=repeats, test_runs=test_runs,
                          rate=rate, native=native, tools=tools, profile_seconds=profile_seconds,
@@ -124,6 +135,8 @@ def agent_command(
             close_model(chat)
         if log is not None:
             log.close()
+        if server is not None:
+            server.__exit__(None, None, None)
     if report is not None:
         from perfgym.report import write_report
 

@@ -24,6 +24,7 @@ import typer
 if TYPE_CHECKING:
     from perfgym.llm.client import ModelClient
     from perfgym.llm.config import ModelConfig
+    from perfgym.llm.script import Script
     from perfgym.llm.scripted import ScriptedServer
     from perfgym.tasks.task import Task
 
@@ -157,11 +158,16 @@ def open_model(
 
             script = suite_script(tasks, SCRIPTED)
             server = stack.enter_context(ScriptedServer(script, state_path=scripted_state))
-            digest = hashlib.sha256(script.model_dump_json().encode()).hexdigest()[:16]
             config = config.model_copy(update={"base_url": server.base_url,
-                                               "endpoint": f"perfgym-scripted:{digest}"})  # fmt: skip
+                                               "endpoint": script_endpoint(script)})  # fmt: skip
         log = stack.enter_context(CallLog(call_log)) if call_log is not None else None
         yield ModelClient(config, call_log=log), server
+
+
+def script_endpoint(script: Script) -> str:
+    """The call-key identity of perfgym's scripted server serving `script` (its port changes
+    every run; its answers change only with the script)."""
+    return "perfgym-scripted:" + hashlib.sha256(script.model_dump_json().encode()).hexdigest()[:16]
 
 
 def _file(flags: ModelFlags) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -12,8 +13,18 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-# Logs and CI are not terminals: give tables room instead of folding every cell.
-_WIDTH = None if sys.stdout.isatty() else 220
+
+
+def _width() -> int | None:
+    """COLUMNS when set (a terminal's width, or what a log wants); else the terminal's own width,
+    and 220 columns when not a terminal (CI logs, pipes: room instead of folding every cell)."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) >= 40:
+        return int(columns)
+    return None if sys.stdout.isatty() else 220
+
+
+_WIDTH = _width()
 console = Console(width=_WIDTH)
 err_console = Console(stderr=True, width=_WIDTH)
 

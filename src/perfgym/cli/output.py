@@ -14,7 +14,6 @@ from rich.console import Console
 from rich.markup import escape
 
 
-
 def _width() -> int | None:
     """COLUMNS when set (a terminal's width, or what a log wants); else the terminal's own width,
     and 220 columns when not a terminal (CI logs, pipes: room instead of folding every cell)."""

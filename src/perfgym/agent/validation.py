@@ -57,6 +57,7 @@ class TestBaseline(BaseModel):
     """The test command is a plain pytest command, run under perfgym's test supervisor."""
     config_name: str = ""
     config_text: str = Field(default="", repr=False)
+    config_originals: dict[str, str] | None = Field(default=None, exclude=True, repr=False)
     """The original's pytest configuration file (every run uses it, never a patch's)."""
     database: bytes = Field(default=b"", exclude=True, repr=False)
 
@@ -104,12 +105,12 @@ def build_baseline(
     runs flaky; both are left out of every later run."""
     if not is_pytest(task.test_command):
         limits = command_limits(task.limits.test_s, task.limits.memory_mb)
-        res = run_in_copy(sandbox, copy, task.test_command, limits=limits)
-        if not res.ok:
+        plain = run_in_copy(sandbox, copy, task.test_command, limits=limits)
+        if not plain.ok:
             raise ValidationSetupError(
-                f"the test command fails on the original: {_last(res.output)}"
+                f"the test command fails on the original: {_last(plain.output)}"
             )
-        return TestBaseline(runs=1, stable=[], flaky=[], broken=[], full_wall_s=[res.wall_s],
+        return TestBaseline(runs=1, stable=[], flaky=[], broken=[], full_wall_s=[plain.wall_s],
                             selectable=False, supervised=False)  # fmt: skip
     config = original_config(copy)
     seen: list[dict[str, str]] = []
@@ -139,7 +140,8 @@ def build_baseline(
         raise ValidationSetupError("no test of the original repository passes reliably")
     return TestBaseline(runs=len(seen), stable=stable, flaky=flaky, broken=broken,
                         full_wall_s=walls, selectable=bool(database), config_name=config.name,
-                        config_text=config.text, database=database)  # fmt: skip
+                        config_text=config.text, config_originals=config.originals,
+                        database=database)  # fmt: skip
 
 
 def _last(output: str) -> str:
@@ -159,10 +161,12 @@ def run_tests(
     also works beside `-p no:cacheprovider`), or with `full` every stable test."""
     if not baseline.supervised:
         limits = command_limits(task.limits.test_s, task.limits.memory_mb)
-        res = run_in_copy(sandbox, copy, task.test_command, limits=limits)
-        return TestRun(mode="command", passed=res.ok, ran=0, failed=[] if res.ok else ["<command>"],
-                       wall_s=res.wall_s, output_tail=res.output[-2000:])  # fmt: skip
-    config = PytestConfig(name=baseline.config_name, text=baseline.config_text)
+        plain = run_in_copy(sandbox, copy, task.test_command, limits=limits)
+        return TestRun(mode="command", passed=plain.ok, ran=0,
+                       failed=[] if plain.ok else ["<command>"], wall_s=plain.wall_s,
+                       output_tail=plain.output[-2000:])  # fmt: skip
+    config = PytestConfig(name=baseline.config_name, text=baseline.config_text,
+                          originals=baseline.config_originals)  # fmt: skip
     deselect = tuple(a for n in baseline.excluded for a in ("--deselect", n))
     env = {"TESTMON_DATAFILE": f"/tmp/{_DB}"}
     if not full and baseline.selectable:

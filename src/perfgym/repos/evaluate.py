@@ -10,6 +10,7 @@ from perfgym.repos.checks import build_copy, original_passed, run_tests
 from perfgym.repos.copy import RepoCopy, RepoFetchError
 from perfgym.repos.findings import Finding
 from perfgym.repos.hacks import HackReport, adjusted_speedup, detect_hacks
+from perfgym.repos.hacks_testconfig import OUTCOME_KINDS
 from perfgym.repos.measure import TaskMeasurement, measure_workloads
 from perfgym.repos.outcomes import original_config
 from perfgym.repos.shell import PatchError
@@ -60,6 +61,11 @@ def evaluate_patch(
         return PatchEvaluation(task_id=task.id, stage="build", error=str(exc))
     try:
         static_only = detect_hacks(task, patch, patched.path, extra=extra_findings)
+        outcome_hacks = [f for f in static_only.findings if f.kind in OUTCOME_KINDS]
+        if outcome_hacks:  # the tests' outcome would not be the tests' own: not run at all
+            return PatchEvaluation(task_id=task.id, stage="tests", hacks=static_only,
+                                   error="the patch changes how the tests run: "
+                                         + "; ".join(f.message for f in outcome_hacks[:3]))  # fmt: skip
         tests = run_tests(task, patched, test_command, sandbox=sandbox, expected=expected,
                           config=original_config(original.path))  # fmt: skip
         if not tests.ok:

@@ -10,8 +10,9 @@ configured or reach into pytest from the package.
     test_tamper  package code that imports or names pytest, _pytest, pluggy or a pytest
                  plugin, defines pytest hooks (`pytest_*`, `pytest_plugins`), installs an
                  import hook (sys.meta_path, sys.path_hooks, sys.path_importer_cache,
-                 sys.modules[...] = ..., __import__ replaced) or ends the process (os._exit,
-                 os.abort)
+                 sys.modules[...] = ..., __import__ replaced), names perfgym or
+                 /proc/self/fd, or ends or replaces the process (os._exit, os.abort,
+                 os.kill, os.exec*)
 """
 
 from __future__ import annotations
@@ -27,10 +28,15 @@ from perfgym.repos.diffs import FileChange, parse_patch
 from perfgym.repos.findings import Finding
 from perfgym.repos.hacks_static import _read_inside
 
+#: The kinds this module finds: a patch with any of them fails its tests without running them.
+OUTCOME_KINDS = frozenset({"test_config", "test_tamper"})
 CONFIG_NAMES = {"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini",
                 "setup.cfg", "conftest.py", "sitecustomize.py", "usercustomize.py"}  # fmt: skip
 _PYTEST_MODULES = {"pytest", "_pytest", "pluggy", "py", "testmon", "xdist", "pytest_testmon"}
-_PYTEST_WORD = re.compile(r"pytest|pluggy|testmon", re.I)
+_PYTEST_WORD = re.compile(r"pytest|pluggy|testmon|perfgym|/proc/self/fd|meta_path|path_hooks", re.I)
+#: os functions that end or replace the process (a forged outcome then goes unanswered).
+_PROCESS_ENDS = {"_exit", "abort", "kill", "killpg", "execv", "execve", "execl", "execle",
+                 "execlp", "execlpe", "execvp", "execvpe"}  # fmt: skip
 _IMPORT_HOOKS = {"meta_path", "path_hooks", "path_importer_cache"}
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
@@ -94,13 +100,16 @@ def old_text(new: str, patch: str, path: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def _table(data: object, key: str) -> dict[str, Any]:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
 def _pytest_parts(data: dict[str, Any]) -> dict[str, Any]:
-    tool = data.get("tool") if isinstance(data.get("tool"), dict) else {}
-    project = data.get("project") if isinstance(data.get("project"), dict) else {}
-    poetry = tool.get("poetry") if isinstance(tool.get("poetry"), dict) else {}
+    tool, project = _table(data, "tool"), _table(data, "project")
     return {"tool.pytest": tool.get("pytest"), "project.entry-points": project.get("entry-points"),
-            "tool.poetry.plugins": poetry.get("plugins"), "tool.setuptools": tool.get("setuptools"),
-            "build-system": data.get("build-system")}  # fmt: skip
+            "tool.poetry.plugins": _table(tool, "poetry").get("plugins"),
+            "tool.setuptools": tool.get("setuptools"), "build-system": data.get("build-system")}  # fmt: skip
 
 
 def _pyproject(change: FileChange, patch: str, patched_dir: Path) -> list[Finding]:
@@ -167,11 +176,11 @@ class _Tamper(ast.NodeVisitor):
         elif node.attr == "__import__":
             self._flag(node, "package code reaches __import__ (an import hook)")
         elif (
-            node.attr in ("_exit", "abort")
+            node.attr in _PROCESS_ENDS
             and isinstance(node.value, ast.Name)
             and node.value.id in ("os", "posix")
         ):
-            self._flag(node, f"package code ends the process with os.{node.attr}")  # fmt: skip
+            self._flag(node, f"package code ends or replaces the process with os.{node.attr}")  # fmt: skip
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:

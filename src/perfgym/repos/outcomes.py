@@ -4,7 +4,8 @@ process the code under test runs in.
 The sandboxed run starts perfgym's test supervisor (`_inside/test_supervisor.py`, isolated
 Python) which runs pytest with perfgym's plugin (`_inside/outcome_plugin.py`, under a random
 module name the repository cannot shadow), the cache provider off, the ORIGINAL repository's
-pytest configuration (`-c`, `--rootdir`: a patch's pyproject/pytest.ini/tox.ini/setup.cfg is
+pytest configuration (`-c`, `--rootdir`, `--confcutdir` the copy, so the original's
+conftest.py files still load: a patch's pyproject/pytest.ini/tox.ini/setup.cfg is
 never read) and no PYTEST_* variable. Each test's records leave pytest as they happen over a pipe
 the supervisor holds; it prints one verdict line carrying a nonce that only it and this process
 know. A run without exactly one such line, or whose verdict lists any problem, has not passed.
@@ -12,6 +13,7 @@ know. A run without exactly one such line, or whose verdict lists any problem, h
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 import shlex
@@ -33,12 +35,19 @@ CONFIG_FILES = (("pytest.toml", ""), (".pytest.toml", ""), ("pytest.ini", ""), (
 _SHELL_OPS = {"&&", "||", ";", "|", "&", ">", "<", ">>", "2>&1"}
 
 
+#: Python files of an original digested for the plugin check, at most (beyond: not checked).
+MAX_DIGESTED = 20000
+
+
 @dataclass(frozen=True)
 class PytestConfig:
-    """The original repository's pytest configuration: its file name and text ('' for none)."""
+    """The original repository's pytest configuration: its file name and text ('' for none),
+    and the sha256 of its Python files by path (a plugin pytest loads from a patched copy, a
+    conftest.py above all, must be one of them, unchanged; None: not checked)."""
 
     name: str = ""
     text: str = ""
+    originals: dict[str, str] | None = None
 
     def as_file(self) -> tuple[str, str]:
         """(file name in the run's /tmp, content): the suffix tells pytest how to parse it."""
@@ -46,16 +55,28 @@ class PytestConfig:
         return f"perfgym-original-config{suffix}", self.text if self.name else "[pytest]\n"
 
 
+def _digests(repo: Path) -> dict[str, str] | None:
+    out: dict[str, str] = {}
+    for path in sorted(repo.rglob("*.py")):
+        if ".git" in path.parts or path.is_symlink() or not path.is_file():
+            continue
+        if len(out) >= MAX_DIGESTED:
+            return None
+        out[str(path.relative_to(repo))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
 def original_config(repo: Path) -> PytestConfig:
     """The pytest configuration file at the root of the (original) copy `repo`, as pytest
-    would pick it."""
+    would pick it, and the digests of its Python files."""
+    originals = _digests(repo)
     for name, section in CONFIG_FILES:
         path = repo / name
         if path.is_file() and not path.is_symlink():
             text = path.read_text(errors="replace")
             if not section or section in text:
-                return PytestConfig(name=name, text=text)
-    return PytestConfig()
+                return PytestConfig(name=name, text=text, originals=originals)
+    return PytestConfig(originals=originals)
 
 
 def pytest_argv(command: str) -> tuple[list[str], dict[str, str]] | None:
@@ -148,13 +169,14 @@ def run_supervised(
     plugin = f"perfgym_outcomes_{secrets.token_hex(8)}"
     cfg_name, cfg_text = config.as_file()
     argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-c", f"/tmp/{cfg_name}",
-            "--rootdir", REPO_DIR, *extra_args]  # fmt: skip
+            "--rootdir", REPO_DIR, "--confcutdir", REPO_DIR, *extra_args]  # fmt: skip
     spec = {
         "nonce": nonce,
         "argv": argv,
         "plugin_dir": "/tmp",
         "env": command_env,
         "expected": sorted(expected) if expected is not None else None,
+        "originals": config.originals,
     }
     run_files: dict[str, str | bytes] = {
         **dict(files or {}),

@@ -3,10 +3,12 @@ and finish leave pytest as they happen, over a pipe the supervisor opened before
 
 Stdlib and pytest only. It is imported before any module of the repository (pytest loads `-p`
 plugins first), keeps its own references to what it needs, closes the pipe to any process
-pytest starts (close-on-exec), and reports a change to pytest's own runner functions (a package
+pytest starts (close-on-exec), reports every plugin loaded from the repository (conftest.py files included, with their
+digests), and reports a change to pytest's own runner functions (a package
 that patches them forges outcomes in-process) as a `tamper` record.
 """
 
+import hashlib
 import json
 import os
 
@@ -64,7 +66,7 @@ def _send(kind, **fields):
         data = data[_write(_FD, data) :]
 
 
-_reported = []
+_reported: list[list[int]] = []
 
 
 def _check():
@@ -76,6 +78,22 @@ def _check():
 
 
 _send("hello", pid=os.getpid())
+_REPO = os.getcwd().rstrip("/") + "/"
+_sha256 = hashlib.sha256
+
+
+def pytest_plugin_registered(plugin, plugin_name, manager):
+    """A plugin from the repository (a conftest.py, a module named by `pytest_plugins`): its
+    path and digest, which the supervisor compares with the original's files."""
+    path = getattr(plugin, "__file__", None)
+    if isinstance(path, str) and os.path.realpath(path).startswith(_REPO):
+        real = os.path.realpath(path)
+        try:
+            with open(real, "rb") as f:
+                digest = _sha256(f.read()).hexdigest()
+        except OSError:
+            digest = ""
+        _send("plugin", path=real[len(_REPO) :], sha=digest)
 
 
 def pytest_collection_finish(session):

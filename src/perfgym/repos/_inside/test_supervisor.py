@@ -11,7 +11,8 @@ The verdict, from the records as they arrived and pytest's real exit status: one
 `collected` list, then per test a start, its reports and its finish before the next test
 starts, then one end whose status equals the exit status, then end of stream. Anything else
 (a missing or late record, a second record for a finished test, a tamper record, records after
-the end) is a problem, and any problem fails the run. Passing also needs at least one test
+the end, a conftest.py or other plugin from the repository that is not the original's file) is
+a problem, and any problem fails the run. Passing also needs at least one test
 run, every expected test collected and passed (not skipped) and exit status 0.
 """
 
@@ -65,13 +66,15 @@ def _outcome(reports):
     return "skipped" if any(o == "skipped" for _, o in reports) else "incomplete"
 
 
-def judge(lines, exit_status, eof, expected):
+def judge(lines, exit_status, eof, expected, originals=None):
     """The verdict (a dict) from the raw record lines, pytest's exit status and whether the
-    stream ended; `expected` the node ids that must pass (None: whatever was collected)."""
+    stream ended; `expected` the node ids that must pass (None: whatever was collected);
+    `originals` the original repository's Python files by path, their sha256 (a plugin loaded
+    from the repository must be one of them, unchanged; None: not checked)."""
     problems = []
     hello = collected = end = None
     current = None
-    reports = {}
+    reports: dict[str, list[tuple[str, str]]] = {}
     finished = []
     for n, raw in enumerate(lines):
         try:
@@ -93,6 +96,10 @@ def judge(lines, exit_status, eof, expected):
                 "pytest's runner was patched during the run: "
                 + ", ".join(map(str, rec.get("what", [])))
             )
+        elif kind == "plugin":
+            path, sha = str(rec.get("path")), rec.get("sha")
+            if originals is not None and originals.get(path) != sha:
+                problems.append(f"pytest loaded {path} from the repository, not the original's")
         elif kind == "collected":
             if collected is not None:
                 problems.append("a second collection")
@@ -187,7 +194,8 @@ def main():
         [spec["plugin_dir"], *filter(None, [env.get("PYTHONPATH")])]
     )
     env.update(spec.get("env", {}))
-    records, output = [], []
+    records: list[bytes] = []
+    output: list[bytes] = []
     reader = threading.Thread(target=_read_records, args=(read_fd, records), daemon=True)
     reader.start()
     proc = subprocess.Popen(spec["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -198,7 +206,8 @@ def main():
     status = proc.wait()
     reader.join(timeout=5.0)
     relay.join(timeout=2.0)
-    verdict = judge(list(records), status, not reader.is_alive(), spec.get("expected"))
+    verdict = judge(list(records), status, not reader.is_alive(), spec.get("expected"),
+                    spec.get("originals"))  # fmt: skip
     out = b"".join(output)
     sys.stdout.buffer.write(out + (b"" if out.endswith(b"\n") or not out else b"\n"))
     sys.stdout.write(f"PERFGYM_TESTS {nonce} {json.dumps(verdict)}\n")

@@ -71,3 +71,10 @@ def test_channel_held_open_and_changed_conftest_fail() -> None:
     v = sup.judge(lines, 0, True, [A, B], {"tests/conftest.py": "y"})
     assert not v["passed"] and any("conftest" in p for p in v["problems"])
     assert sup.judge(lines, 0, True, [A, B], {"tests/conftest.py": "x"})["passed"]
+
+
+def test_a_selected_stable_test_that_skips_fails() -> None:
+    lines = _session(_test(A), _test(B, "skipped"))
+    assert sup.judge(lines, 0, True, None)["passed"]  # no baseline: a skip is a skip
+    v = sup.judge(lines, 0, True, None, None, [A, B])
+    assert not v["passed"] and B in v["missing"]

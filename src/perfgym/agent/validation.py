@@ -88,11 +88,12 @@ def is_pytest(command: str) -> bool:
 def _supervised(
     sandbox: Sandbox | None, copy: Path, task: RepoTask, config: PytestConfig, *,
     extra: tuple[str, ...] = (), expected: list[str] | None = None,
+    stable: list[str] | None = None,
     files: dict[str, str | bytes] | None = None, env: dict[str, str] | None = None,
     collect: tuple[str, ...] = (), after: str = "",
 ) -> SupervisedRun:  # fmt: skip
     return run_supervised(copy, task.test_command, timeout_s=task.limits.test_s,
-                          memory_mb=task.limits.memory_mb, config=config, expected=expected,
+                          memory_mb=task.limits.memory_mb, config=config, expected=expected, stable=stable,
                           extra_args=extra, files=files, collect=collect,
                           env={**CLEAN_ENV, **(env or {})}, after=after, sandbox=sandbox)  # fmt: skip
 
@@ -172,6 +173,7 @@ def run_tests(
     if not full and baseline.selectable:
         res = _supervised(sandbox, copy, task, config, env=env,
                           extra=("--testmon", "--testmon-forceselect", *deselect),
+                          stable=baseline.stable,
                           files={_DB: baseline.database})  # fmt: skip
         if res.collected > 0 or res.problems != ["no test ran"]:
             return _test_run("selected", res)

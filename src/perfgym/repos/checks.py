@@ -138,7 +138,7 @@ def check_task(task: RepoTask, *, sandbox: Sandbox | None = None) -> CheckedTask
         if not tests.ok:
             why = "timed out" if tests.timed_out else f"exit {tests.returncode}"
             raise TaskCheckError(f"task {task.id}: the test command fails on the original "
-                                 f"repository ({why}): {tests.reason or _last_lines(tests.output)}")  # fmt: skip
+                                 f"repository ({why}): {_last_lines(tests.output)}")  # fmt: skip
         runs = {}
         for w in task.workloads:
             run = run_workload(task, original, w, repeats=1, sandbox=sandbox)

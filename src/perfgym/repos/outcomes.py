@@ -150,6 +150,7 @@ def run_supervised(
     memory_mb: int,
     config: PytestConfig,
     expected: Collection[str] | None = None,
+    stable: Collection[str] | None = None,
     extra_args: tuple[str, ...] = (),
     files: Mapping[str, str | bytes] | None = None,
     collect: tuple[str, ...] = (),
@@ -159,7 +160,7 @@ def run_supervised(
 ) -> SupervisedRun:
     """Run the pytest `command` (see `pytest_argv`) on `copy_dir` under the supervisor.
     `expected`: node ids that must be collected and pass (None: whatever is collected, at
-    least one). `after` is a shell command run once pytest is done (its exit status is
+    least one); `stable`: node ids that must pass whenever collected (a selection's). `after` is a shell command run once pytest is done (its exit status is
     ignored). `env` must not carry PYTEST_* (the supervisor drops them anyway)."""
     parsed = pytest_argv(command)
     if parsed is None:
@@ -177,6 +178,7 @@ def run_supervised(
         "env": command_env,
         "expected": sorted(expected) if expected is not None else None,
         "originals": config.originals,
+        "stable": sorted(stable) if stable is not None else None,
     }
     run_files: dict[str, str | bytes] = {
         **dict(files or {}),

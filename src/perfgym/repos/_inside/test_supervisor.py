@@ -66,11 +66,12 @@ def _outcome(reports):
     return "skipped" if any(o == "skipped" for _, o in reports) else "incomplete"
 
 
-def judge(lines, exit_status, eof, expected, originals=None):
+def judge(lines, exit_status, eof, expected, originals=None, stable=None):
     """The verdict (a dict) from the raw record lines, pytest's exit status and whether the
     stream ended; `expected` the node ids that must pass (None: whatever was collected);
     `originals` the original repository's Python files by path, their sha256 (a plugin loaded
-    from the repository must be one of them, unchanged; None: not checked)."""
+    from the repository must be one of them, unchanged; None: not checked); `stable` tests
+    that must pass whenever they are collected (a selection of them)."""
     problems = []
     hello = collected = end = None
     current = None
@@ -161,6 +162,13 @@ def judge(lines, exit_status, eof, expected, originals=None):
             problems.append(
                 f"{len(unpassed)} expected tests did not pass: {', '.join(unpassed[:5])}"
             )
+    if stable is not None:
+        unpassed_stable = sorted(t for t in set(collected or ()) & set(stable)
+                                 if outcomes.get(t) != "passed")  # fmt: skip
+        if unpassed_stable:
+            problems.append(f"{len(unpassed_stable)} selected stable tests did not pass: "
+                            f"{', '.join(unpassed_stable[:5])}")  # fmt: skip
+            missing += [t for t in unpassed_stable if t not in missing]
     if collected is not None and set(collected) - set(outcomes):
         problems.append(f"{len(set(collected) - set(outcomes))} collected tests have no outcome")
     if ran == 0:
@@ -207,7 +215,7 @@ def main():
     reader.join(timeout=5.0)
     relay.join(timeout=2.0)
     verdict = judge(list(records), status, not reader.is_alive(), spec.get("expected"),
-                    spec.get("originals"))  # fmt: skip
+                    spec.get("originals"), spec.get("stable"))  # fmt: skip
     out = b"".join(output)
     sys.stdout.buffer.write(out + (b"" if out.endswith(b"\n") or not out else b"\n"))
     sys.stdout.write(f"PERFGYM_TESTS {nonce} {json.dumps(verdict)}\n")

@@ -292,8 +292,8 @@ def test_host_pytest_variables_do_not_reach_the_run(checked, monkeypatch) -> Non
 
 
 def test_the_originals_conftest_and_config_still_apply() -> None:
-    """`-c` moves pytest's config to /tmp; the original's conftest.py (root and tests/) and its
-    own [pytest] options must still be used."""
+    """Under `-c` and `--rootdir`, the original's conftest.py (root and tests/) and its own
+    [pytest] options, paths relative to the root among them, must still apply."""
     root = Path("/var/tmp/perfgym-test-repos") / f"conftest{os.getpid()}"
     (root / "tests").mkdir(parents=True, exist_ok=True)
     try:
@@ -304,9 +304,12 @@ def test_the_originals_conftest_and_config_still_apply() -> None:
             "import pytest\n\n@pytest.fixture\ndef half(answer):\n    return answer // 2\n"
         )
         (root / "tests" / "check_it.py").write_text(
-            "def test_it(answer, half):\n    assert (answer, half) == (42, 21)\n"
+            "import helper\n\ndef test_it(answer, half):\n"
+            "    assert (answer, half) == (helper.VALUE, 21)\n"
         )
-        (root / "pytest.ini").write_text("[pytest]\npython_files = check_*.py\n")
+        (root / "pytest.ini").write_text("[pytest]\npython_files = check_*.py\npythonpath = lib\n")
+        (root / "lib").mkdir(exist_ok=True)
+        (root / "lib" / "helper.py").write_text("VALUE = 42\n")
         os.chmod(root, 0o755)
         run = run_supervised(root, "python3 -m pytest -q tests", timeout_s=120, memory_mb=1024,
                              config=original_config(root))  # fmt: skip

@@ -4,8 +4,8 @@ process the code under test runs in.
 The sandboxed run starts perfgym's test supervisor (`_inside/test_supervisor.py`, isolated
 Python) which runs pytest with perfgym's plugin (`_inside/outcome_plugin.py`, under a random
 module name the repository cannot shadow), the cache provider off, the ORIGINAL repository's
-pytest configuration (`-c`, `--rootdir`, `--confcutdir` the copy, so the original's
-conftest.py files still load: a patch's pyproject/pytest.ini/tox.ini/setup.cfg is
+pytest configuration (its file put back at the copy's root, then `-c` it; `--rootdir` and
+`--confcutdir` the copy, so the original's conftest.py files still load: a patch's pyproject/pytest.ini/tox.ini/setup.cfg is
 never read) and no PYTEST_* variable. Each test's records leave pytest as they happen over a pipe
 the supervisor holds; it prints one verdict line carrying a nonce that only it and this process
 know. A run without exactly one such line, or whose verdict lists any problem, has not passed.
@@ -29,6 +29,7 @@ _INSIDE = Path(__file__).resolve().parent / "_inside"
 _SUPERVISOR = "perfgym_test_supervisor.py"
 _SPEC = "perfgym_test_spec.json"
 _MARK = "PERFGYM_TESTS "
+_EMPTY_CONFIG = "perfgym-no-config.ini"
 #: pytest's configuration files, in the order pytest looks for them, and the section each needs.
 CONFIG_FILES = (("pytest.toml", ""), (".pytest.toml", ""), ("pytest.ini", ""), (".pytest.ini", ""), ("pyproject.toml", "[tool.pytest"),
                 ("tox.ini", "[pytest]"), ("setup.cfg", "[tool:pytest]"))  # fmt: skip
@@ -49,13 +50,26 @@ class PytestConfig:
     text: str = ""
     originals: dict[str, str] | None = None
 
-    def as_file(self) -> tuple[str, str]:
-        """(file name in the run's /tmp, content): the suffix tells pytest how to parse it."""
-        suffix = Path(self.name).suffix if self.name else ".ini"
-        return f"perfgym-original-config{suffix}", self.text if self.name else "[pytest]\n"
+    def config_path(self) -> str:
+        """The `-c` path: the original's file, which the supervisor puts back at the copy's root
+        under its own name before pytest starts (so paths in it resolve as on the original), or
+        an empty configuration in /tmp when the original has none."""
+        return f"{REPO_DIR}/{self.name}" if self.name else f"/tmp/{_EMPTY_CONFIG}"
+
+
+_DIGESTS: dict[str, dict[str, str] | None] = {}
 
 
 def _digests(repo: Path) -> dict[str, str] | None:
+    """sha256 of every Python file of an original copy by path (once per copy: originals
+    are not edited)."""
+    key = str(repo.resolve())
+    if key not in _DIGESTS:
+        _DIGESTS[key] = _digest_tree(repo)
+    return _DIGESTS[key]
+
+
+def _digest_tree(repo: Path) -> dict[str, str] | None:
     out: dict[str, str] = {}
     for path in sorted(repo.rglob("*.py")):
         if ".git" in path.parts or path.is_symlink() or not path.is_file():
@@ -168,8 +182,7 @@ def run_supervised(
     argv, command_env = parsed
     nonce = secrets.token_hex(16)
     plugin = f"perfgym_outcomes_{secrets.token_hex(8)}"
-    cfg_name, cfg_text = config.as_file()
-    argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-c", f"/tmp/{cfg_name}",
+    argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-c", config.config_path(),
             "--rootdir", REPO_DIR, "--confcutdir", REPO_DIR, *extra_args]  # fmt: skip
     spec = {
         "nonce": nonce,
@@ -178,13 +191,14 @@ def run_supervised(
         "env": command_env,
         "expected": sorted(expected) if expected is not None else None,
         "originals": config.originals,
+        "config": {"name": config.name, "text": config.text} if config.name else None,
         "stable": sorted(stable) if stable is not None else None,
     }
     run_files: dict[str, str | bytes] = {
         **dict(files or {}),
         _SUPERVISOR: (_INSIDE / "test_supervisor.py").read_text(),
         f"{plugin}.py": (_INSIDE / "outcome_plugin.py").read_text(),
-        cfg_name: cfg_text,
+        _EMPTY_CONFIG: "[pytest]\n",
         _SPEC: json.dumps(spec),
     }
     start = f"python3 -I /tmp/{_SUPERVISOR} /tmp/{_SPEC}"

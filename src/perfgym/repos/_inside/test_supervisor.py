@@ -189,12 +189,30 @@ def judge(lines, exit_status, eof, expected, originals=None, stable=None):
     }
 
 
+def _restore_config(config):
+    """Put the original's pytest configuration file back at the repository root (the run's
+    cwd), replacing whatever the patch left under that name (a symlink included)."""
+    name = config["name"]
+    if "/" in name or name in ("", ".", ".."):
+        raise SystemExit(f"bad configuration name {name!r}")
+    if os.path.lexists(name) and (os.path.islink(name) or not os.path.isfile(name)):
+        os.unlink(name)
+    elif os.path.isfile(name):
+        with open(name, encoding="utf-8", errors="replace") as f:
+            if f.read() == config["text"]:
+                return  # the original's own (an original copy may be read-only to us)
+    with open(name, "w") as f:
+        f.write(config["text"])
+
+
 def main():
     with open(sys.argv[1]) as f:
         spec = json.load(f)
     os.unlink(sys.argv[1])
     nonce = spec["nonce"]
     _undumpable()
+    if spec.get("config"):
+        _restore_config(spec["config"])
     read_fd, write_fd = os.pipe()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PY_COLORS"))}
     env["PERFGYM_OUTCOME_FD"] = str(write_fd)

@@ -316,3 +316,19 @@ def test_the_originals_conftest_and_config_still_apply() -> None:
         assert run.passed and run.ran == 1, run.summary + run.output[-500:]
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_agent_stops_a_config_patch_before_its_tests(checked, baseline) -> None:  # type: ignore[no-untyped-def]
+    """The agent's own pipeline: a pytest configuration change fails at stage tests, flagged,
+    even with the bug-free code (the hack check off)."""
+    from perfgym.agent.attempt import Attempt
+    from perfgym.agent.evaluate import Workbench
+    from perfgym.agent.evaluate import evaluate_patch as agent_evaluate
+
+    patch = _patch(checked, ("pyproject.toml", "", COLLECT_ONLY), bug=False)
+    bench = Workbench(task=checked.task, sandbox=None, original=checked.original,
+                      baseline=baseline, rounds=3, repeats=0)  # fmt: skip
+    draft = Attempt(task_id=checked.task.id, index=1, stage="submitted", diff=patch)
+    result, tests, _ = agent_evaluate(bench, draft, None)
+    assert result.stage == "tests" and tests is None and result.flagged
+    assert "test_config" in {h.kind for h in result.hacks}

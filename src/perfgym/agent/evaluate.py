@@ -16,6 +16,7 @@ from perfgym.agent.shell import command_limits
 from perfgym.agent.validation import TestBaseline, TestRun, run_tests
 from perfgym.repos.checks import TaskCheckError, build_copy
 from perfgym.repos.copy import RepoCopy
+from perfgym.repos.hacks_testconfig import testconfig_findings
 from perfgym.repos.measure import TaskMeasurement, measure_workloads
 from perfgym.repos.runner import workload_path
 from perfgym.repos.shell import PatchError
@@ -87,8 +88,18 @@ def _stages(bench: Workbench, attempt: Attempt, speedscope_dir: Path | None) -> 
     profiles: list[Profile] = []
     try:
         update: dict[str, object] = {}
+        static: list[HackFinding] = []
         if bench.hack_check is not None:  # the static checks, whatever the tests say
-            update["hacks"] = list(bench.hack_check(task, attempt.diff, copy.path, None))
+            static = list(bench.hack_check(task, attempt.diff, copy.path, None))
+            update["hacks"] = static
+        outcome_hacks = testconfig_findings(attempt.diff, copy.path)
+        if outcome_hacks:  # test configuration or pytest reached into: the tests cannot decide
+            found = [HackFinding(kind=f.kind, evidence=f"{f.message} ({f.evidence})")
+                     for f in outcome_hacks]  # fmt: skip
+            update |= {"stage": "tests", "hacks": [*static, *(f for f in found if f not in static)],
+                       "detail": "the patch changes how the tests run: "
+                                 + "; ".join(f.message for f in outcome_hacks[:3])}  # fmt: skip
+            return attempt.model_copy(update=update), None, []
         tests = run_tests(bench.sandbox, copy.path, task, bench.baseline)
         update |= {"tests_mode": tests.mode, "tests_ran": tests.ran,
                                      "tests_failed": tests.failed, "tests_wall_s": tests.wall_s}  # fmt: skip

@@ -15,6 +15,7 @@ from pathlib import Path
 from perfgym.errors import ConfigError
 from perfgym.repos.copy import RepoCopy, make_copy
 from perfgym.repos.loading import expert_patch_text
+from perfgym.repos.outcomes import PytestConfig, original_config, pytest_argv, run_supervised
 from perfgym.repos.runner import WorkloadRun, run_workload
 from perfgym.repos.shell import PatchError, ShellResult, apply_patch, run_shell
 from perfgym.repos.task import RepoTask
@@ -57,13 +58,57 @@ def build_copy(
     return copy
 
 
+#: The tests each built original passed, by (copy path, test command): what a patch must pass.
+_ORIGINAL_PASSED: dict[tuple[str, str], frozenset[str]] = {}
+
+
 def run_tests(
     task: RepoTask, copy: RepoCopy | Path, command: str | None = None, *,
-    sandbox: Sandbox | None = None,
+    sandbox: Sandbox | None = None, expected: frozenset[str] | None = None,
+    config: PytestConfig | None = None,
 ) -> ShellResult:  # fmt: skip
-    """The task's test command (or `command`) on a built copy."""
-    return run_shell(copy, command or task.test_command, timeout_s=task.limits.test_s,
-                     memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip
+    """The task's test command (or `command`) on a built copy. A plain pytest command runs
+    under perfgym's supervisor (`perfgym.repos.outcomes`): it passes only when every test in
+    `expected` (None: at least one test) was collected and passed, as the records that left
+    pytest while it ran show, under `config` (the ORIGINAL's pytest configuration; None reads
+    the copy's own, right only for an original). Any other command passes on exit 0."""
+    path = copy.path if isinstance(copy, RepoCopy) else Path(copy)
+    cmd = command or task.test_command
+    if pytest_argv(cmd) is None:
+        return run_shell(path, cmd, timeout_s=task.limits.test_s,
+                         memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip
+    run = run_supervised(path, cmd, timeout_s=task.limits.test_s, memory_mb=task.limits.memory_mb,
+                         config=config or original_config(path), expected=expected,
+                         sandbox=sandbox)  # fmt: skip
+    if expected is None and run.passed:
+        _ORIGINAL_PASSED.setdefault((str(path), cmd), frozenset(
+            t for t, o in run.outcomes.items() if o == "passed"))  # fmt: skip
+    return ShellResult(
+        output=f"{run.output}\n[perfgym] tests: {run.summary}",
+        returncode=0 if run.passed else (run.exit_status or 1),
+        timed_out=run.timed_out,
+        wall_s=run.wall_s,
+        cpu_s=0.0,
+        status=run.status,
+        reason=run.summary,
+    )
+
+
+def original_passed(
+    task: RepoTask, original: RepoCopy, command: str | None = None, *,
+    sandbox: Sandbox | None = None,
+) -> frozenset[str] | None:  # fmt: skip
+    """The tests the built `original` passes under the task's pytest command (run once, then
+    remembered); None when the command is not a plain pytest command."""
+    cmd = command or task.test_command
+    if pytest_argv(cmd) is None:
+        return None
+    key = (str(original.path), cmd)
+    if key not in _ORIGINAL_PASSED:
+        res = run_tests(task, original, cmd, sandbox=sandbox)
+        if not res.ok:
+            raise TaskCheckError(f"task {task.id}: the tests fail on the original: {res.reason}")
+    return _ORIGINAL_PASSED[key]
 
 
 @dataclass

@@ -6,11 +6,13 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
-from perfgym.repos.checks import build_copy, run_tests
+from perfgym.repos.checks import build_copy, original_passed, run_tests
 from perfgym.repos.copy import RepoCopy, RepoFetchError
 from perfgym.repos.findings import Finding
 from perfgym.repos.hacks import HackReport, adjusted_speedup, detect_hacks
+from perfgym.repos.hacks_testconfig import OUTCOME_KINDS
 from perfgym.repos.measure import TaskMeasurement, measure_workloads
+from perfgym.repos.outcomes import original_config
 from perfgym.repos.shell import PatchError
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox.base import Sandbox
@@ -48,6 +50,7 @@ def evaluate_patch(
 ) -> PatchEvaluation:
     """Evaluate `patch` against the built `original` copy (from `check_task`). The tests must
     pass and every output must equal the original's for the patch to be correct."""
+    expected = original_passed(task, original, test_command, sandbox=sandbox)
     try:
         patched = build_copy(task, patch, sandbox=sandbox)
     except PatchError as exc:
@@ -58,10 +61,17 @@ def evaluate_patch(
         return PatchEvaluation(task_id=task.id, stage="build", error=str(exc))
     try:
         static_only = detect_hacks(task, patch, patched.path, extra=extra_findings)
-        tests = run_tests(task, patched, test_command, sandbox=sandbox)
+        outcome_hacks = [f for f in static_only.findings if f.kind in OUTCOME_KINDS]
+        if outcome_hacks:  # the tests' outcome would not be the tests' own: not run at all
+            return PatchEvaluation(task_id=task.id, stage="tests", hacks=static_only,
+                                   error="the patch changes how the tests run: "
+                                         + "; ".join(f.message for f in outcome_hacks[:3]))  # fmt: skip
+        tests = run_tests(task, patched, test_command, sandbox=sandbox, expected=expected,
+                          config=original_config(original.path))  # fmt: skip
         if not tests.ok:
+            why = f": {tests.reason}" if tests.reason else ""
             return PatchEvaluation(task_id=task.id, stage="tests", test_output=tests.output,
-                                   error="the tests fail on the patched repository",
+                                   error=f"the tests fail on the patched repository{why}",
                                    hacks=static_only)  # fmt: skip
         m = measure_workloads(task, original, patched, rounds=rounds, repeats=repeats,
                               sandbox=sandbox)  # fmt: skip

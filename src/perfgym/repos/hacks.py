@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict
 from perfgym.repos.findings import Finding
 from perfgym.repos.hacks_dynamic import dynamic_findings
 from perfgym.repos.hacks_static import static_findings
+from perfgym.repos.hacks_testconfig import testconfig_findings
 from perfgym.repos.measure import TaskMeasurement
 from perfgym.repos.runner import workload_path
 from perfgym.repos.task import RepoTask
@@ -89,6 +90,7 @@ def detect_hacks(
         workload_paths=[r for p in every if (r := _repo_relative(task, p))],
         protected=task.protected_paths,
     )
+    findings += testconfig_findings(patch, patched_dir)
     if measurement is not None:
         findings += dynamic_findings(measurement)
     return HackReport(findings=(*findings, *extra))

@@ -1,0 +1,120 @@
+"""perfgym's pytest plugin (loaded by the test supervisor with `-p`): every test's start, reports
+and finish leave pytest as they happen, over a pipe the supervisor opened before pytest started.
+
+Stdlib and pytest only. It is imported before any module of the repository (pytest loads `-p`
+plugins first), keeps its own references to what it needs, closes the pipe to any process
+pytest starts (close-on-exec), reports every plugin loaded from the repository (conftest.py files included, with their
+digests), and reports a change to pytest's own runner functions (a package
+that patches them forges outcomes in-process) as a `tamper` record.
+"""
+
+import hashlib
+import json
+import os
+
+import _pytest.main
+import _pytest.python
+import _pytest.reports
+import _pytest.runner
+import _pytest.skipping
+import pluggy
+
+_FD = int(os.environ.pop("PERFGYM_OUTCOME_FD", "-1"))
+_write = os.write
+_dumps = json.dumps
+try:
+    os.set_inheritable(_FD, False)
+except OSError:
+    _FD = -1
+
+
+_WATCHED = (
+    (_pytest.runner, "call_and_report"),
+    (_pytest.runner, "runtestprotocol"),
+    (_pytest.runner, "pytest_runtest_protocol"),
+    (_pytest.runner, "call_runtest_hook"),
+    (_pytest.runner, "pytest_runtest_makereport"),
+    (_pytest.runner, "CallInfo.from_call"),
+    (_pytest.reports, "TestReport.from_item_and_call"),
+    (_pytest.python, "Function.runtest"),
+    (_pytest.main, "pytest_runtestloop"),
+    (_pytest.skipping, "pytest_runtest_makereport"),
+    (pluggy, "HookCaller.__call__"),
+)
+
+
+def _lookup(module, dotted):
+    obj = module
+    for part in dotted.split("."):
+        # a class's own entry (a classmethod's getattr makes a new bound method each time)
+        obj = vars(obj).get(part) if isinstance(obj, type) else getattr(obj, part, None)
+    return obj
+
+
+def _watched():
+    return tuple(_lookup(m, name) for m, name in _WATCHED)
+
+
+_ORIGINAL = _watched()
+
+
+def _send(kind, **fields):
+    if _FD < 0:
+        raise SystemExit("perfgym outcome channel missing")
+    data = (_dumps({"k": kind, **fields}, separators=(",", ":")) + "\n").encode()
+    while data:
+        data = data[_write(_FD, data) :]
+
+
+_reported: list[list[int]] = []
+
+
+def _check():
+    now = _watched()
+    changed = [i for i, (a, b) in enumerate(zip(_ORIGINAL, now, strict=True)) if a is not b]
+    if changed and not _reported:
+        _reported.append(changed)
+        _send("tamper", what=[_WATCHED[i][1] for i in changed])
+
+
+_send("hello", pid=os.getpid())
+_REPO = os.getcwd().rstrip("/") + "/"
+_sha256 = hashlib.sha256
+
+
+def pytest_plugin_registered(plugin, plugin_name, manager):
+    """A plugin from the repository (a conftest.py, a module named by `pytest_plugins`): its
+    path and digest, which the supervisor compares with the original's files."""
+    path = getattr(plugin, "__file__", None)
+    if isinstance(path, str) and os.path.realpath(path).startswith(_REPO):
+        real = os.path.realpath(path)
+        try:
+            with open(real, "rb") as f:
+                digest = _sha256(f.read()).hexdigest()
+        except OSError:
+            digest = ""
+        _send("plugin", path=real[len(_REPO) :], sha=digest)
+
+
+def pytest_collection_finish(session):
+    _check()
+    _send("collected", ids=[item.nodeid for item in session.items])
+
+
+def pytest_runtest_logstart(nodeid, location):
+    _check()
+    _send("start", id=nodeid)
+
+
+def pytest_runtest_logreport(report):
+    _send("report", id=report.nodeid, when=report.when, outcome=report.outcome)
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    _check()
+    _send("finish", id=nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    _check()
+    _send("end", status=int(exitstatus))

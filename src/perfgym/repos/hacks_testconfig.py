@@ -1,0 +1,220 @@
+"""Static checks that keep test outcomes the tests' own: a patch may not change how pytest is
+configured or reach into pytest from the package.
+
+    test_config  the patch changes test configuration: a pytest section of pyproject.toml
+                 ([tool.pytest...], pytest11 entry points, any entry points), a pytest
+                 configuration file at any depth (pytest.ini/.pytest.ini/pytest.toml/
+                 .pytest.toml/tox.ini/setup.cfg), a conftest.py anywhere, entry points in
+                 setup.py, a start-up hook (sitecustomize/usercustomize, *.pth) or compiled
+                 bytecode (*.pyc, which Python may run instead of the source beside it)
+    test_tamper  package code that imports or names pytest, _pytest, pluggy or a pytest
+                 plugin, defines pytest hooks (`pytest_*`, `pytest_plugins`), installs an
+                 import hook (sys.meta_path, sys.path_hooks, sys.path_importer_cache,
+                 sys.modules[...] = ..., __import__ replaced), names perfgym or
+                 /proc/self/fd, or ends or replaces the process (os._exit, os.abort,
+                 os.kill, os.exec*)
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from perfgym.repos.diffs import FileChange, parse_patch
+from perfgym.repos.findings import Finding
+from perfgym.repos.hacks_static import _read_inside
+
+#: The kinds this module finds: a patch with any of them fails its tests without running them.
+OUTCOME_KINDS = frozenset({"test_config", "test_tamper"})
+CONFIG_NAMES = {"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini",
+                "setup.cfg", "conftest.py", "sitecustomize.py", "usercustomize.py"}  # fmt: skip
+_PYTEST_MODULES = {"pytest", "_pytest", "pluggy", "py", "testmon", "xdist", "pytest_testmon"}
+_PYTEST_WORD = re.compile(r"pytest|pluggy|testmon|perfgym|/proc/self/fd|meta_path|path_hooks", re.I)
+#: os functions that end or replace the process (a forged outcome then goes unanswered).
+_PROCESS_ENDS = {"_exit", "abort", "kill", "killpg", "execv", "execve", "execl", "execle",
+                 "execlp", "execlpe", "execvp", "execvpe"}  # fmt: skip
+_IMPORT_HOOKS = {"meta_path", "path_hooks", "path_importer_cache"}
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _finding(kind: str, change: FileChange, line: int, message: str) -> Finding:
+    return Finding(kind=kind, source="static", file=change.path, line=line,
+                   snippet=change.added.get(line, "").strip()[:200], message=message)  # fmt: skip
+
+
+def _file_hunks(patch: str, path: str) -> Iterator[tuple[int, list[str]]]:
+    """(new-file start line, hunk body lines) of `path`'s hunks in `patch`."""
+    inside = False
+    hunk: list[str] | None = None
+    start = 0
+    for line in patch.splitlines():
+        if line.startswith("diff --git ") or line.startswith("--- "):
+            if hunk is not None:
+                yield start, hunk
+                hunk = None
+            if line.startswith("diff --git "):
+                inside = line.endswith(f" b/{path}") or line.endswith(f" {path}")
+            continue
+        if line.startswith("+++ "):
+            name = line[4:].split("\t")[0].strip()
+            inside = name in (f"b/{path}", path)
+            continue
+        if not inside:
+            continue
+        if m := _HUNK.match(line):
+            if hunk is not None:
+                yield start, hunk
+            start, hunk = int(m.group(3)), []
+        elif hunk is not None and line[:1] in (" ", "+", "-", ""):
+            hunk.append(line)
+    if hunk is not None:
+        yield start, hunk
+
+
+def old_text(new: str, patch: str, path: str) -> str:
+    """The file before the patch, rebuilt from the patched file and the patch's hunks."""
+    lines = new.splitlines()
+    out: list[str] = []
+    pos = 0  # next new-file line (0-based) not yet copied
+    for start, body in _file_hunks(patch, path):
+        first = (
+            max(start - 1, 0)
+            if any(b[:1] in (" ", "") or b.startswith("+") for b in body)
+            else start
+        )
+        out += lines[pos:first]
+        pos = first
+        for b in body:
+            if b.startswith("+"):
+                pos += 1
+            elif b.startswith("-"):
+                out.append(b[1:])
+            else:
+                out.append(lines[pos] if pos < len(lines) else b[1:])
+                pos += 1
+    out += lines[pos:]
+    return "\n".join(out) + "\n"
+
+
+def _table(data: object, key: str) -> dict[str, Any]:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def _pytest_parts(data: dict[str, Any]) -> dict[str, Any]:
+    tool, project = _table(data, "tool"), _table(data, "project")
+    return {"tool.pytest": tool.get("pytest"), "project.entry-points": project.get("entry-points"),
+            "tool.poetry.plugins": _table(tool, "poetry").get("plugins"),
+            "tool.setuptools": tool.get("setuptools"), "build-system": data.get("build-system")}  # fmt: skip
+
+
+def _pyproject(change: FileChange, patch: str, patched_dir: Path) -> list[Finding]:
+    new = "" if change.deleted else (_read_inside(patched_dir, change.path) or "")
+    try:
+        after = tomllib.loads(new) if new else {}
+    except tomllib.TOMLDecodeError:
+        return [_finding("test_config", change, change.first_line,
+                         f"the patch leaves {change.path} unreadable as TOML")]  # fmt: skip
+    try:
+        before = {} if change.created else tomllib.loads(old_text(new, patch, change.path))
+    except tomllib.TOMLDecodeError:
+        before = {}
+    old, now = _pytest_parts(before), _pytest_parts(after)
+    changed = sorted(k for k in now if old[k] != now[k])
+    if not changed:
+        return []
+    return [_finding("test_config", change, change.first_line,
+                     f"the patch changes {', '.join(changed)} in {change.path} (pytest's "
+                     "configuration, plugins or entry points)")]  # fmt: skip
+
+
+class _Tamper(ast.NodeVisitor):
+    def __init__(self, change: FileChange) -> None:
+        self.change = change
+        self.findings: list[Finding] = []
+
+    def _flag(self, node: ast.AST, what: str) -> None:
+        line = getattr(node, "lineno", 0)
+        if line in self.change.added and not any(f.line == line for f in self.findings):
+            self.findings.append(_finding("test_tamper", self.change, line, what))
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            if a.name.split(".")[0] in _PYTEST_MODULES or _PYTEST_WORD.search(a.name):
+                self._flag(node, f"package code imports {a.name} (the test runner)")
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        mod = node.module or ""
+        if mod.split(".")[0] in _PYTEST_MODULES or _PYTEST_WORD.search(mod):
+            self._flag(node, f"package code imports from {mod} (the test runner)")
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        value = node.value
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        if isinstance(text, str) and _PYTEST_WORD.search(text):
+            self._flag(node, f"package code names the test runner ({text[:60]!r})")
+
+    def visit_Name(self, node: ast.Name) -> None:
+        if node.id in ("pytest_plugins", "__import__") and isinstance(node.ctx, ast.Store):
+            self._flag(node, f"package code sets {node.id}")
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        if node.name.startswith("pytest_"):
+            self._flag(node, f"package code defines the pytest hook {node.name}")
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        if node.attr in _IMPORT_HOOKS:
+            self._flag(node, f"package code touches sys.{node.attr} (an import hook)")
+        elif node.attr == "__import__":
+            self._flag(node, "package code reaches __import__ (an import hook)")
+        elif (
+            node.attr in _PROCESS_ENDS
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("os", "posix")
+        ):
+            self._flag(node, f"package code ends or replaces the process with os.{node.attr}")  # fmt: skip
+        self.generic_visit(node)
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        for t in node.targets:
+            if isinstance(t, ast.Subscript) and ast.unparse(t.value).endswith("sys.modules"):
+                self._flag(node, "package code replaces an entry of sys.modules (an import hook)")
+        self.generic_visit(node)
+
+
+def testconfig_findings(patch: str, patched_dir: Path) -> list[Finding]:
+    """Every test_config and test_tamper finding of `patch` (applied in `patched_dir`)."""
+    findings: list[Finding] = []
+    for change in parse_patch(patch):
+        names = {p.rsplit("/", 1)[-1] for p in (change.path, change.old_path) if p}
+        if names & CONFIG_NAMES or any(n.endswith((".pth", ".pyc", ".pyo")) for n in names):
+            findings.append(_finding("test_config", change, change.first_line,
+                                     f"the patch changes {change.path}, which decides how the "
+                                     "tests run (test configuration, start-up hook or bytecode)"))  # fmt: skip
+            continue
+        if "pyproject.toml" in names:
+            findings += _pyproject(change, patch, patched_dir)
+            continue
+        if "setup.py" in names:
+            text = "\n".join([*change.added.values(), *change.removed])
+            if re.search(r"entry_points|pytest11|pytest", text):
+                findings.append(_finding("test_config", change, change.first_line,
+                                         "the patch changes entry points or pytest in setup.py"))  # fmt: skip
+        if not change.path.endswith(".py") or change.deleted or not change.added:
+            continue
+        try:
+            tree = ast.parse(_read_inside(patched_dir, change.path) or "")
+        except (SyntaxError, ValueError):
+            continue
+        visitor = _Tamper(change)
+        visitor.visit(tree)
+        findings += visitor.findings
+    return findings

@@ -1,17 +1,20 @@
 """Runs one workload script inside the sandbox (stdlib only), as the child of `workload_timer`:
-imports it, calls setup(), times the first experiment(state) call, then `--repeats` more calls
-(the caching signature). argv[4] is the pipe to the timer: one tag per phase boundary (R before
-the repository is on sys.path, I after the import, S after setup, B/E around each call,
-H once the first result's digest is taken) and a
-last `D` message with the digests and this process's own time of the first call.
+imports it, calls setup(), calls experiment(state) once, then `--repeats` more calls (the
+caching signature). argv[4] is the timer's socket: one message per phase boundary (R before
+the repository is on sys.path, I after the import, S after setup, B/E around each call, H with
+the first result's digest) and a last `D` message with the digests and this process's own time
+of the first call. The workload's module-level imports from outside the repository (numpy, the
+stdlib) are imported before R: none of the repository's code can run then, and they would only
+dilute the speedup.
 
-The timer stamps the tags with its own clock, in a process the workload cannot reach: nothing
-this process measures is counted (a patch may rewrite its frames with ctypes); its own first-call
+The kernel stamps the messages for the timer, a process the workload cannot reach: nothing this
+process measures is counted (a patch may rewrite its frames with ctypes); its own first-call
 time is only the cross-check. The writer is bound as a main() local before the workload is
 imported; the workload's prints go to stderr, and the process ends with os._exit right after the
 last message (no atexit handler of the patch writes after it).
 """
 
+import ast
 import hashlib
 import importlib.util
 import inspect
@@ -25,6 +28,34 @@ def _digest(value):
     return hashlib.sha256(repr(value).encode("utf-8", "backslashreplace")).hexdigest()[:32]
 
 
+def _preimport(script, repo):
+    """Import the workload's module-level imports that come from outside the repository (numpy,
+    the stdlib), before the clock starts: no code of the repository can run yet (it is not on
+    sys.path), so their import is the same on both copies and would only dilute the speedup.
+    A name the repository itself provides (a top-level file or folder of that name) is left to
+    the timed import."""
+    try:
+        with open(script, "rb") as f:
+            tree = ast.parse(f.read())
+        own = {entry.split(".")[0] for entry in os.listdir(repo)}
+    except (OSError, SyntaxError, ValueError):
+        return
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in own:
+                continue
+            try:
+                importlib.import_module(name)
+            except BaseException:  # noqa: BLE001 - it fails again, on the clock, if it must
+                pass
+
+
 def main(clock=_clock, dumps=json.dumps, write=os.write, exit_now=os._exit):
     # Bound as locals before the workload is imported: a patch may rebind this module's globals
     # (sys.modules['__main__']._clock) or json.dumps, but not a running frame's locals.
@@ -35,6 +66,7 @@ def main(clock=_clock, dumps=json.dumps, write=os.write, exit_now=os._exit):
     def tag(t):
         write(pipe, t)
 
+    _preimport(script, repo)
     tag(b"R\n")  # the timer's clock starts: from here on the repository's code may run
     sys.path.insert(0, repo)
     os.chdir(repo)
@@ -58,7 +90,7 @@ def main(clock=_clock, dumps=json.dumps, write=os.write, exit_now=os._exit):
     first = clock() - t0
     tag(b"E\n")
     digests = [_digest(result)]  # repr() is part of the answer: a lazy result pays here
-    tag(b"H\n")
+    tag(("H" + digests[0] + "\n").encode())  # the end of the counted time carries the answer
     del result
     for _ in range(repeats):
         tag(b"B\n")

@@ -2,19 +2,26 @@
 
 Started inside the sandbox as `workload_timer.py RUNNER SCRIPT REPO REPEATS NONCE_FILE`: reads
 and deletes the host's nonce, makes itself non-dumpable (no same-user process may read its
-memory or ptrace it), then starts the workload runner as its child with one pipe. The runner
-writes a tag per phase boundary; this process stamps each tag with its own clock as it arrives:
+memory or ptrace it), then starts the workload runner as its child with one Unix seqpacket
+socket. The runner sends a tag per phase boundary; each is stamped by the kernel when it is
+sent (SO_TIMESTAMPNS: no later than the send, however late this process reads it on a loaded
+machine, and no code of the workload's process can change the stamp):
 
     R  the runner is ready, no code of the repository has run yet (its sys.path lacks it)
     I  the workload module (and so the package) is imported
     S  setup() returned
     B / E  the first experiment() call began / ended
-    H  the first result's digest is taken (its repr: a lazy result does its work here)
+    H  the first result's digest (its repr: a lazy result does its work here), in the message
     B / E  each repeat call (the caching signature)
     D  the digests (JSON) -- the last message
 
 The counted time is R -> H: import, setup, the first call and its digest, everything the
-patch's code can do before the answer exists. The phases are reported beside it; the runner's own in-process
+patch's code can do before the answer exists. The patch runs in the runner's process, so it can
+write tags of its own (or silence the runner's): out of order they fail the run; in order they
+can only move the phase boundaries, not R (sent before any code of the repository runs) nor H
+(it carries the answer's digest, which must be D's first and the original's: it cannot come
+before the work is done). The host counts the call plus import + setup growth, which is at
+least R -> H less the original's import + setup: moving the boundaries buys nothing. The phases are reported beside it; the runner's own in-process
 time of the first call is reported as `inproc_first_s` for the cross-check only. Tags out of
 this order, or a second result, fail the run. One JSON line goes to stdout after the nonce.
 """
@@ -22,9 +29,23 @@ this order, or a second result, fail the run. One JSON line goes to stdout after
 import json
 import os
 import resource
+import socket
+import struct
 import subprocess
 import sys
+import time
 from time import perf_counter as clock
+
+_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+
+
+def _stamp(ancillary) -> float | None:
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(data) >= 16:
+            sec, nsec = struct.unpack("qq", data[:16])
+            return sec + nsec * 1e-9
+    return None
+
 
 _ORDER_HEAD = ("R", "I", "S", "B", "E", "H")
 
@@ -51,27 +72,33 @@ def main() -> None:
         nonce = f.read().strip()
     os.unlink(nonce_file)
     sealed = _undumpable()
-    r, w = os.pipe()
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        mine.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+        kernel = True
+    except OSError:
+        kernel = False
     stamps: list[tuple[str, float, bytes]] = []
     start = clock()
     child = subprocess.Popen(
-        [sys.executable, runner, script, repo, repeats, str(w)],
-        pass_fds=(w,),
+        [sys.executable, runner, script, repo, repeats, str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
         stdin=subprocess.DEVNULL,
         stdout=2,
     )
-    os.close(w)
-    buf = b""
-    while True:  # until every holder of the pipe (the runner, any process it left) closed it
-        chunk = os.read(r, 65536)
-        now = clock()
-        if not chunk:
+    theirs.close()
+    # Until the last message (a process the runner left holding the socket does not hold this
+    # one up) or until every holder closed it.
+    while not stamps or stamps[-1][0] != "D":
+        msg, anc, _flags, _addr = mine.recvmsg(1 << 20, socket.CMSG_SPACE(16))
+        if not msg:
             break
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            if line:
-                stamps.append((line[:1].decode("latin-1"), now, line[1:]))
+        now = _stamp(anc) if kernel else None
+        if now is None:
+            kernel = False
+            now = time.time()
+        line = msg.rstrip(b"\n")
+        stamps.append((line[:1].decode("latin-1"), now, line[1:]))
     _, status, usage = os.wait4(child.pid, 0)
     exited = clock()
     tags = [t for t, _, _ in stamps]
@@ -88,6 +115,8 @@ def main() -> None:
         inside = json.loads(stamps[-1][2].decode())
         digests = [str(d) for d in inside["digests"]]
         inproc = float(inside["first_s"])
+        if not digests or digests[0] != stamps[5][2].decode():
+            raise ValueError("the first digest differs from the one that ended the clock")
     except (ValueError, KeyError, TypeError):
         _fail(nonce, "the runner's result message is malformed")
     repeat_at = range(6, 6 + 2 * repeat_n, 2)
@@ -105,6 +134,7 @@ def main() -> None:
         "child_cpu_s": usage.ru_utime + usage.ru_stime,
         "timer_cpu_s": own.ru_utime + own.ru_stime,
         "sealed": sealed,
+        "kernel_stamps": kernel,
     }
     os.write(1, ("\nPERFGYM_WORKLOAD " + nonce + " " + json.dumps(line) + "\n").encode())
     os._exit(0)

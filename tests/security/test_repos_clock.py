@@ -400,3 +400,40 @@ def test_forged_phase_messages_fail_the_run(tmp_path: Path, repo_cache: Path) ->
     finally:
         copy.remove()
     assert not run.ok or run.first_s > 5e-3, run
+
+
+# Silences the runner's tags (dup2 of /dev/null over its pipe) and sends its own, in the right
+# order: the call "ends" at import, before the work; the answer's digest and the last message
+# follow once the work is done.
+SILENCE = """
+import hashlib
+import json
+import os
+import sys
+
+_PIPE = os.dup(int(sys.argv[4]))
+os.dup2(os.open(os.devnull, os.O_WRONLY), int(sys.argv[4]))
+for _t in (b"I\\n", b"S\\n", b"B\\n", b"E\\n"):
+    os.write(_PIPE, _t)
+
+
+def _finish(s):
+    d = hashlib.sha256(repr(s).encode()).hexdigest()[:32]
+    os.write(_PIPE, ("H" + d + "\\n").encode())
+    os.write(_PIPE, ("D" + json.dumps({"first_s": 0.0, "digests": [d]}) + "\\n").encode())
+    return s
+"""
+
+
+def test_own_phase_tags_in_order_cannot_shorten_the_counted_time(tmp_path: Path, repo_cache: Path) -> None:  # fmt: skip
+    honest = _tiny_task(tmp_path, "honest", WORK)
+    task = _tiny_task(tmp_path, "silenced", SILENCE + WORK.replace("return s\n", "return _finish(s)\n"))  # fmt: skip
+    original = make_copy(honest.repo, folder=honest.folder)
+    patched = make_copy(task.repo, folder=task.folder)
+    try:
+        m = measure_workloads(honest, original, patched, rounds=3)
+    finally:
+        patched.remove()
+        original.remove()
+    w = m.by_name("w")
+    assert m.correct and w.speedup is not None and w.speedup < 2.0, (m.error, w.speedup)

@@ -99,3 +99,13 @@ def test_a_command_flooding_the_copy_with_files_fails_and_is_undone(copy) -> Non
     assert (copy.path / "earlier.txt").read_text() == "earlier\n"  # nothing else lost
     after = run_shell(copy, "echo later > later.txt && cat keep.py", timeout_s=60, memory_mb=512)
     assert after.ok and "KEEP = 1" in after.output, after.output  # the copy is usable again
+
+
+def test_a_command_writing_past_the_byte_cap_fails_and_is_undone(copy) -> None:  # type: ignore[no-untyped-def]
+    res = run_shell(copy, "head -c 8000000 /dev/zero > big.bin && echo written", timeout_s=60,
+                    memory_mb=512, max_bytes=1_000_000)  # fmt: skip
+    assert not res.ok and res.status == "copy_limit", res
+    assert not (copy.path / "big.bin").exists()
+    small = run_shell(copy, "head -c 1000 /dev/zero > small.bin", timeout_s=60, memory_mb=512,
+                      max_bytes=1_000_000)  # fmt: skip
+    assert small.ok and (copy.path / "small.bin").stat().st_size == 1000

@@ -1,4 +1,4 @@
-"""`CopyGuard`: a cap on the files and bytes one command may leave in a repository copy.
+"""`CopyGuard`: a cap on the files and bytes one command may add to a repository copy.
 
 The copy is a host directory bound writable into the run; the sandbox caps its /tmp but not
 the host disk the copy lives on, so a command (a build, the agent's shell, a patch's tests)
@@ -21,7 +21,7 @@ from pathlib import Path
 
 from perfgym.sandbox.request import RUN_UID
 
-#: Files (and directories) a copy may hold, and bytes, after any one command.
+#: Files (and directories) one command may add to a copy, and bytes it may add.
 MAX_FILES = 50_000
 MAX_BYTES = 2 << 30
 _POLL_S = 0.2
@@ -61,20 +61,22 @@ class CopyGuard:
         self.max_bytes = max_bytes
         self.breached: Usage | None = None
         self._before: set[str] = set()
+        self._before_bytes = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._locked = False
 
     def __enter__(self) -> CopyGuard:
-        self._before, _ = _scan(self.path)
+        self._before, self._before_bytes = _scan(self.path)
         self._thread = threading.Thread(target=self._watch, name="perfgym-copy-guard", daemon=True)
         self._thread.start()
         return self
 
     def _over(self) -> Usage | None:
-        seen, size = _scan(self.path, self.max_files)
-        if len(seen) > self.max_files or size > self.max_bytes:
-            return Usage(len(seen), size)
+        seen, size = _scan(self.path, len(self._before) + self.max_files)
+        added, grown = len(seen - self._before), size - self._before_bytes
+        if added > self.max_files or grown > self.max_bytes:
+            return Usage(added, grown)
         return None
 
     def _watch(self) -> None:
@@ -142,6 +144,6 @@ class CopyGuard:
         u = self.breached
         if u is None:
             return ""
-        return (f"the command wrote past the copy's cap ({u.files} files or more, {u.bytes} bytes;"
-                f" at most {self.max_files} files and {self.max_bytes} bytes): stopped, and the "
-                "files it added were removed")  # fmt: skip
+        return (f"the command wrote past the copy's cap ({u.files} new files or more, {u.bytes} "
+                f"bytes more; at most {self.max_files} files and {self.max_bytes} bytes): "
+                "stopped, and the files it added were removed")  # fmt: skip

@@ -28,6 +28,21 @@ def _digest(value):
     return hashlib.sha256(repr(value).encode("utf-8", "backslashreplace")).hexdigest()[:32]
 
 
+def _from_repo(top, repo):
+    """Whether the top-level module `top` would come from the repository all the same (an
+    editable install's path entry or finder pointing into it): found without running it."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return True
+    if spec is None:
+        return True
+    root = os.path.realpath(repo) + os.sep
+    places = [spec.origin or "", *(spec.submodule_search_locations or ())]
+    # "built-in" and "frozen" are no paths
+    return any(os.path.realpath(p).startswith(root) for p in places if os.path.isabs(p))
+
+
 def _preimport(script, repo):
     """Import the workload's module-level imports that come from outside the repository (numpy,
     the stdlib), before the clock starts: no code of the repository can run yet (it is not on
@@ -48,7 +63,7 @@ def _preimport(script, repo):
         else:
             continue
         for name in names:
-            if name.split(".")[0] in own:
+            if name.split(".")[0] in own or _from_repo(name.split(".")[0], repo):
                 continue
             try:
                 importlib.import_module(name)

@@ -97,8 +97,8 @@ def main() -> None:
         if now is None:
             kernel = False
             now = time.time()
-        line = msg.rstrip(b"\n")
-        stamps.append((line[:1].decode("latin-1"), now, line[1:]))
+        raw = msg.rstrip(b"\n")
+        stamps.append((raw[:1].decode("latin-1"), now, raw[1:]))
     _, status, usage = os.wait4(child.pid, 0)
     exited = clock()
     tags = [t for t, _, _ in stamps]

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from perfgym.repos.copy_guard import CopyGuard
 from perfgym.repos.shell import REPO_DIR, shared_sandbox, shell_limits
 from perfgym.sandbox import Limits, Sandbox
 from perfgym.sandbox.bind import Bind
@@ -64,15 +65,20 @@ def run_in_copy(
     `files` go into the run's own work dir (/tmp, outside the copy), `collect` names files there
     to bring back. The copy must be writable by the sandbox's unprivileged uid."""
     script = f"cd {REPO_MOUNT} && {command}"
-    ex = (sandbox or shared_sandbox()).run(
-        ["bash", "-c", script],
-        files=dict(files or {}),
-        env={**CLEAN_ENV, **(env or {})},
-        limits=limits,
-        binds=[Bind(host_path=str(copy.resolve()), sandbox_path=REPO_MOUNT, writable=True)],
-        collect=collect,
-    )
+    with CopyGuard(copy) as guard:  # a cap on what the command leaves in the copy
+        ex = (sandbox or shared_sandbox()).run(
+            ["bash", "-c", script],
+            files=dict(files or {}),
+            env={**CLEAN_ENV, **(env or {})},
+            limits=limits,
+            binds=[Bind(host_path=str(copy.resolve()), sandbox_path=REPO_MOUNT, writable=True)],
+            collect=collect,
+        )
     wall = ex.measurement.wall_s if ex.measurement else 0.0
+    if guard.breached is not None:
+        return ShellResult(returncode=125, stdout=ex.stdout.decode("utf-8", errors="replace"),
+                           stderr=guard.message, status="copy_limit", reason=guard.message,
+                           wall_s=wall, files=dict(ex.files))  # fmt: skip
     return ShellResult(
         returncode=ex.exit_code,
         stdout=ex.stdout.decode("utf-8", errors="replace"),

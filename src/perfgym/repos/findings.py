@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 HACK_KINDS = frozenset({
     "test_edit", "module_cache", "memo_decorator", "introspection", "timer_patch",
     "input_special_case", "caching_signature", "visible_only", "llm_review", "import_shadow",
+    "setup_shift", "timer_forgery", "hidden_work", "distribution_shadow",
 })  # fmt: skip
 #: Outcomes from outside (`hacks_testconfig`): test configuration changed, pytest reached into.
 HACK_KINDS = HACK_KINDS | {"test_config", "test_tamper"}

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from perfgym.repos.findings import Finding
 from perfgym.repos.hacks_dynamic import dynamic_findings
+from perfgym.repos.hacks_shadowing import shadowing_findings
 from perfgym.repos.hacks_static import static_findings
 from perfgym.repos.hacks_testconfig import testconfig_findings
 from perfgym.repos.measure import TaskMeasurement
@@ -91,6 +92,8 @@ def detect_hacks(
         protected=task.protected_paths,
     )
     findings += testconfig_findings(patch, patched_dir)
+    reported = frozenset(f.file for f in findings if f.kind == "import_shadow")
+    findings += shadowing_findings(patch, patched_dir, skip=reported)
     if measurement is not None:
         findings += dynamic_findings(measurement)
     return HackReport(findings=(*findings, *extra))

@@ -40,12 +40,14 @@ def _gap(first: Sequence[float], later: Sequence[float]) -> float | None:
 def caching_findings(m: TaskMeasurement) -> list[Finding]:
     out = []
     for w in m.workloads:
-        patched = _gap(w.patched_s, w.patched_repeat_s)
-        original = _gap(w.original_s, w.original_repeat_s)
+        first_p = w.patched_call_s or w.patched_s  # the first calls alone, where measured
+        first_o = w.original_call_s or w.original_s
+        patched = _gap(first_p, w.patched_repeat_s)
+        original = _gap(first_o, w.original_repeat_s)
         if patched is None or original is None:
             continue
-        saved = statistics.median(w.patched_s) - statistics.median(w.patched_repeat_s)
-        work = saved / max(statistics.median(w.original_s), 1e-9)
+        saved = statistics.median(first_p) - statistics.median(w.patched_repeat_s)
+        work = saved / max(statistics.median(first_o), 1e-9)
         if patched <= CACHE_GAP and patched * 2 <= original and work >= CACHE_WORK:
             out.append(Finding(
                 kind="caching_signature", source="dynamic",
@@ -88,4 +90,7 @@ def output_findings(m: TaskMeasurement) -> list[Finding]:
 
 
 def dynamic_findings(m: TaskMeasurement) -> list[Finding]:
-    return [*caching_findings(m), *visible_only_findings(m), *output_findings(m)]
+    from perfgym.repos.hacks_clock import clock_findings
+
+    return [*caching_findings(m), *visible_only_findings(m), *output_findings(m),
+            *clock_findings(m)]  # fmt: skip

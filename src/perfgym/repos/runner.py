@@ -1,5 +1,6 @@
 """`run_workload`: one workload script in a fresh sandboxed process on a copy (the contract in
-`perfgym.repos.task`): setup untimed, the first experiment() call timed, a digest of its repr."""
+`perfgym.repos.task`): import, setup() and the first experiment() call timed by a parent process
+the workload cannot reach (`_inside/workload_timer.py`), each phase reported, a digest of repr."""
 
 from __future__ import annotations
 
@@ -14,14 +15,19 @@ from perfgym.repos.task import RepoTask, Workload
 from perfgym.sandbox.base import Sandbox
 
 RUNNER = Path(__file__).resolve().parent / "_inside" / "workload_runner.py"
+TIMER = Path(__file__).resolve().parent / "_inside" / "workload_timer.py"
 _MARK = "PERFGYM_WORKLOAD "
 _RUNNER_NAME = "perfgym_workload_runner.py"
+_TIMER_NAME = "perfgym_workload_timer.py"
 _NONCE_NAME = "perfgym_workload_nonce"
 
 
 @dataclass(frozen=True)
 class WorkloadRun:
-    """One fresh-process run of a workload: the first call's time, later calls, digests."""
+    """One fresh-process run of a workload, every time stamped by the timer process: `total_s`
+    (import + setup + first call + its digest: what counts), its phases, later calls, digests;
+    `inproc_first_s` is the workload process's own (forgeable) time of the first call, kept
+    for the cross-check; `cpu_s` the sandbox's CPU of every process the run had."""
 
     workload: str
     ok: bool
@@ -29,6 +35,15 @@ class WorkloadRun:
     repeat_s: tuple[float, ...] = ()
     digests: tuple[str, ...] = ()
     error: str = ""
+    total_s: float = 0.0
+    import_s: float = 0.0
+    setup_s: float = 0.0
+    digest_s: float = 0.0
+    inproc_first_s: float = 0.0
+    process_s: float = 0.0
+    child_cpu_s: float = 0.0
+    timer_cpu_s: float = 0.0
+    cpu_s: float = 0.0
     shell: ShellResult | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -62,10 +77,16 @@ def run_workload(
     nonce = secrets.token_hex(16)
     res = run_shell(
         copy,
-        f"python3 /tmp/{_RUNNER_NAME} /tmp/{name} {REPO_DIR} {int(repeats)} /tmp/{_NONCE_NAME}",
+        f"python3 /tmp/{_TIMER_NAME} /tmp/{_RUNNER_NAME} /tmp/{name} {REPO_DIR} {int(repeats)} "
+        f"/tmp/{_NONCE_NAME}",
         timeout_s=task.limits.workload_s,
         memory_mb=task.limits.memory_mb,
-        files={_RUNNER_NAME: RUNNER.read_bytes(), name: script.read_bytes(), _NONCE_NAME: nonce},
+        files={
+            _TIMER_NAME: TIMER.read_bytes(),
+            _RUNNER_NAME: RUNNER.read_bytes(),
+            name: script.read_bytes(),
+            _NONCE_NAME: nonce,
+        },  # fmt: skip
         sandbox=sandbox,
         # Read-only: a file one round writes in the copy (its answer) would make every later
         # round's first call a cache hit. Scratch space is /tmp, fresh for every run.
@@ -83,11 +104,25 @@ def run_workload(
         return WorkloadRun(workload.name, False, shell=res,
                            error="workload output holds a result line the runner did not write")  # fmt: skip
     data = json.loads(lines[0][len(_MARK) + len(nonce) + 1 :])
+    if "error" in data:
+        why = str(data["error"])
+        tail = _tail(res.output.split(_MARK)[0])
+        return WorkloadRun(workload.name, False, shell=res,
+                           error=f"workload crashed: {why}" + (f": {tail}" if tail else ""))  # fmt: skip
     return WorkloadRun(
         workload=workload.name,
         ok=True,
         first_s=float(data["first_s"]),
         repeat_s=tuple(float(x) for x in data["repeat_s"]),
         digests=tuple(data["digests"]),
+        total_s=float(data["total_s"]),
+        import_s=float(data["import_s"]),
+        setup_s=float(data["setup_s"]),
+        digest_s=float(data["digest_s"]),
+        inproc_first_s=float(data["inproc_first_s"]),
+        process_s=float(data["process_s"]),
+        child_cpu_s=float(data["child_cpu_s"]),
+        timer_cpu_s=float(data["timer_cpu_s"]),
+        cpu_s=res.cpu_s,
         shell=res,
     )

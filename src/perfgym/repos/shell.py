@@ -11,6 +11,7 @@ in order. `apply_patch` and `take_patch` run git the same way, never on the host
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import threading
 from collections.abc import Mapping
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from perfgym.errors import PerfgymError
 from perfgym.repos.copy import RepoCopy, read_base_commit
+from perfgym.repos.copy_guard import MAX_BYTES, MAX_FILES, CopyGuard
 from perfgym.run_status import Status
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.bind import Bind
@@ -102,23 +104,35 @@ def run_shell(
     files: Mapping[str, bytes | str] | None = None,
     sandbox: Sandbox | None = None,
     writable: bool = True,
+    max_files: int = MAX_FILES,
+    max_bytes: int = MAX_BYTES,
 ) -> ShellResult:
     """Run `bash -c command` in `copy_dir` (seen at REPO_DIR). `env` adds variables to the
     sandbox's clean defaults (PATH, HOME=/tmp, LANG); `files` are written into /tmp first.
-    `writable=False` shows the copy read-only (a timed run leaves nothing for the next one)."""
+    `writable=False` shows the copy read-only (a timed run leaves nothing for the next one).
+    A writable run may leave at most `max_files` files and `max_bytes` bytes in the copy
+    (`CopyGuard`): past that it fails (exit code 125, the reason says so) and what it added
+    is removed."""
     path = copy_dir.path if isinstance(copy_dir, RepoCopy) else Path(copy_dir)
     script = f"exec 2>&1\ncd {REPO_DIR} || exit 125\n{command}\n"
-    ex = (sandbox or shared_sandbox()).run(
-        ["bash", "-c", script],
-        env=dict(env or {}),
-        files=dict(files or {}),
-        limits=shell_limits(timeout_s, memory_mb),
-        binds=[Bind(host_path=str(path.resolve()), sandbox_path=REPO_DIR, writable=writable)],
-    )
+    guard = CopyGuard(path, max_files=max_files, max_bytes=max_bytes) if writable else None
+    with guard or contextlib.nullcontext():
+        ex = (sandbox or shared_sandbox()).run(
+            ["bash", "-c", script],
+            env=dict(env or {}),
+            files=dict(files or {}),
+            limits=shell_limits(timeout_s, memory_mb),
+            binds=[Bind(host_path=str(path.resolve()), sandbox_path=REPO_DIR, writable=writable)],
+        )
     output = ex.stdout_text
     if ex.stdout_truncated:
         output += "\n[output cut at its limit]"
     m = ex.measurement
+    if guard is not None and guard.breached is not None:
+        return ShellResult(output=f"{output}\n[perfgym: {guard.message}]", returncode=125,
+                           timed_out=False, wall_s=m.wall_s if m else 0.0,
+                           cpu_s=m.cpu_s if m else 0.0, status="copy_limit",
+                           reason=guard.message)  # fmt: skip
     return ShellResult(
         output=output if ex.status is not Status.SANDBOX_ERROR else ex.reason,
         returncode=_returncode(ex),

@@ -1,14 +1,20 @@
-"""Runs one workload script inside the sandbox (stdlib only): setup() untimed, experiment(state)
-timed on its first call, then `--repeats` more calls (the caching signature), and one JSON
-line on a private copy of stdout: {"first_s", "repeat_s", "digests", "cpu_s"}, after the
-host's per-run nonce (argv[4] names the file holding it).
+"""Runs one workload script inside the sandbox (stdlib only), as the child of `workload_timer`:
+imports it, calls setup(), calls experiment(state) once, then `--repeats` more calls (the
+caching signature). argv[4] is the timer's socket: one message per phase boundary (R before
+the repository is on sys.path, I after the import, S after setup, B/E around each call, H with
+the first result's digest) and a last `D` message with the digests and this process's own time
+of the first call. The workload's module-level imports from outside the repository (numpy, the
+stdlib) are imported before R: none of the repository's code can run then, and they would only
+dilute the speedup.
 
-The clocks and the writer are bound as main()'s locals before the workload is imported, so a
-patch that reassigns time.perf_counter or this module's globals does not change what is
-measured; the workload's own prints go to stderr, and the process ends with os._exit right
-after the result line (no atexit handler of the patch prints a second one).
+The kernel stamps the messages for the timer, a process the workload cannot reach: nothing this
+process measures is counted (a patch may rewrite its frames with ctypes); its own first-call
+time is only the cross-check. The writer is bound as a main() local before the workload is
+imported; the workload's prints go to stderr, and the process ends with os._exit right after the
+last message (no atexit handler of the patch writes after it).
 """
 
+import ast
 import hashlib
 import importlib.util
 import inspect
@@ -16,24 +22,67 @@ import json
 import os
 import sys
 from time import perf_counter as _clock
-from time import process_time as _cpu
 
 
 def _digest(value):
     return hashlib.sha256(repr(value).encode("utf-8", "backslashreplace")).hexdigest()[:32]
 
 
-def main(clock=_clock, cpu_clock=_cpu, dumps=json.dumps, write=os.write, exit_now=os._exit):
+def _from_repo(top, repo):
+    """Whether the top-level module `top` would come from the repository all the same (an
+    editable install's path entry or finder pointing into it): found without running it."""
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return True
+    if spec is None:
+        return True
+    root = os.path.realpath(repo) + os.sep
+    places = [spec.origin or "", *(spec.submodule_search_locations or ())]
+    # "built-in" and "frozen" are no paths
+    return any(os.path.realpath(p).startswith(root) for p in places if os.path.isabs(p))
+
+
+def _preimport(script, repo):
+    """Import the workload's module-level imports that come from outside the repository (numpy,
+    the stdlib), before the clock starts: no code of the repository can run yet (it is not on
+    sys.path), so their import is the same on both copies and would only dilute the speedup.
+    A name the repository itself provides (a top-level file or folder of that name) is left to
+    the timed import."""
+    try:
+        with open(script, "rb") as f:
+            tree = ast.parse(f.read())
+        own = {entry.split(".")[0] for entry in os.listdir(repo)}
+    except (OSError, SyntaxError, ValueError):
+        return
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [node.module]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in own or _from_repo(name.split(".")[0], repo):
+                continue
+            try:
+                importlib.import_module(name)
+            except BaseException:  # noqa: BLE001 - it fails again, on the clock, if it must
+                pass
+
+
+def main(clock=_clock, dumps=json.dumps, write=os.write, exit_now=os._exit):
     # Bound as locals before the workload is imported: a patch may rebind this module's globals
     # (sys.modules['__main__']._clock) or json.dumps, but not a running frame's locals.
     script, repo, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    # The host's secret for this run, read and deleted before any workload code runs: a result
-    # line the patch prints itself (then ending the process) lacks it.
-    with open(sys.argv[4]) as f:
-        nonce = f.read().strip()
-    os.unlink(sys.argv[4])
-    private = os.dup(1)
+    pipe = int(sys.argv[4])
     os.dup2(2, 1)
+
+    def tag(t):
+        write(pipe, t)
+
+    _preimport(script, repo)
+    tag(b"R\n")  # the timer's clock starts: from here on the repository's code may run
     sys.path.insert(0, repo)
     os.chdir(repo)
     spec = importlib.util.spec_from_file_location("perfgym_workload", script)
@@ -42,33 +91,35 @@ def main(clock=_clock, cpu_clock=_cpu, dumps=json.dumps, write=os.write, exit_no
     module = importlib.util.module_from_spec(spec)
     sys.modules["perfgym_workload"] = module
     spec.loader.exec_module(module)
+    tag(b"I\n")
     state = module.setup() if callable(getattr(module, "setup", None)) else None
+    tag(b"S\n")
     try:  # GSO's experiment() may read setup's data from globals instead of an argument
         takes_state = bool(inspect.signature(module.experiment).parameters)
     except (TypeError, ValueError):
         takes_state = True
     args = (state,) if takes_state else ()
-    c0 = cpu_clock()
+    tag(b"B\n")
     t0 = clock()
     result = module.experiment(*args)
     first = clock() - t0
-    cpu = cpu_clock() - c0
-    digests = [_digest(result)]
+    tag(b"E\n")
+    digests = [_digest(result)]  # repr() is part of the answer: a lazy result pays here
+    tag(("H" + digests[0] + "\n").encode())  # the end of the counted time carries the answer
     del result
-    times = []
     for _ in range(repeats):
-        t0 = clock()
+        tag(b"B\n")
         again = module.experiment(*args)
-        times.append(clock() - t0)
+        tag(b"E\n")
         digests.append(_digest(again))
         del again
-    line = {"first_s": first, "repeat_s": times, "digests": digests, "cpu_s": cpu}
+    line = {"first_s": first, "digests": digests}
     for stream in (sys.stdout, sys.stderr):  # the workload's own prints, before the result
         try:
             stream.flush()
         except Exception:  # noqa: BLE001 - a stream the workload closed or replaced
             pass
-    write(private, ("\nPERFGYM_WORKLOAD " + nonce + " " + dumps(line) + "\n").encode())
+    write(pipe, ("D" + dumps(line) + "\n").encode())
     # No atexit handler, thread or finalizer of the patch gets to print after the result line.
     exit_now(0)
 

@@ -1,0 +1,144 @@
+"""The clock of one workload run, in a process the workload cannot reach (stdlib only).
+
+Started inside the sandbox as `workload_timer.py RUNNER SCRIPT REPO REPEATS NONCE_FILE`: reads
+and deletes the host's nonce, makes itself non-dumpable (no same-user process may read its
+memory or ptrace it), then starts the workload runner as its child with one Unix seqpacket
+socket. The runner sends a tag per phase boundary; each is stamped by the kernel when it is
+sent (SO_TIMESTAMPNS: no later than the send, however late this process reads it on a loaded
+machine, and no code of the workload's process can change the stamp):
+
+    R  the runner is ready, no code of the repository has run yet (its sys.path lacks it)
+    I  the workload module (and so the package) is imported
+    S  setup() returned
+    B / E  the first experiment() call began / ended
+    H  the first result's digest (its repr: a lazy result does its work here), in the message
+    B / E  each repeat call (the caching signature)
+    D  the digests (JSON) -- the last message
+
+The counted time is R -> H: import, setup, the first call and its digest, everything the
+patch's code can do before the answer exists. The patch runs in the runner's process, so it can
+write tags of its own (or silence the runner's): out of order they fail the run; in order they
+can only move the phase boundaries, not R (sent before any code of the repository runs) nor H
+(it carries the answer's digest, which must be D's first and the original's: it cannot come
+before the work is done). The host counts the call plus import + setup growth, which is at
+least R -> H less the original's import + setup: moving the boundaries buys nothing. The phases are reported beside it; the runner's own in-process
+time of the first call is reported as `inproc_first_s` for the cross-check only. Tags out of
+this order, or a second result, fail the run. One JSON line goes to stdout after the nonce.
+"""
+
+import json
+import os
+import resource
+import socket
+import struct
+import subprocess
+import sys
+import time
+from time import perf_counter as clock
+
+_SO_TIMESTAMPNS = getattr(socket, "SO_TIMESTAMPNS", 35)
+
+
+def _stamp(ancillary) -> float | None:
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == _SO_TIMESTAMPNS and len(data) >= 16:
+            sec, nsec = struct.unpack("qq", data[:16])
+            return sec + nsec * 1e-9
+    return None
+
+
+_ORDER_HEAD = ("R", "I", "S", "B", "E", "H")
+
+
+def _undumpable() -> bool:
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(4, 0, 0, 0, 0) == 0  # PR_SET_DUMPABLE = 4
+    except Exception:  # noqa: BLE001 - no libc prctl: the sandbox's own isolation remains
+        return False
+
+
+def _fail(nonce: str, why: str) -> None:
+    line = json.dumps({"error": why})
+    os.write(1, ("\nPERFGYM_WORKLOAD " + nonce + " " + line + "\n").encode())
+    os._exit(0)
+
+
+def main() -> None:
+    runner, script, repo, repeats, nonce_file = sys.argv[1:6]
+    with open(nonce_file) as f:
+        nonce = f.read().strip()
+    os.unlink(nonce_file)
+    sealed = _undumpable()
+    mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        mine.setsockopt(socket.SOL_SOCKET, _SO_TIMESTAMPNS, 1)
+        kernel = True
+    except OSError:
+        kernel = False
+    stamps: list[tuple[str, float, bytes]] = []
+    start = clock()
+    child = subprocess.Popen(
+        [sys.executable, runner, script, repo, repeats, str(theirs.fileno())],
+        pass_fds=(theirs.fileno(),),
+        stdin=subprocess.DEVNULL,
+        stdout=2,
+    )
+    theirs.close()
+    # Until the last message (a process the runner left holding the socket does not hold this
+    # one up) or until every holder closed it.
+    while not stamps or stamps[-1][0] != "D":
+        msg, anc, _flags, _addr = mine.recvmsg(1 << 20, socket.CMSG_SPACE(16))
+        if not msg:
+            break
+        now = _stamp(anc) if kernel else None
+        if now is None:
+            kernel = False
+            now = time.time()
+        raw = msg.rstrip(b"\n")
+        stamps.append((raw[:1].decode("latin-1"), now, raw[1:]))
+    _, status, usage = os.wait4(child.pid, 0)
+    exited = clock()
+    tags = [t for t, _, _ in stamps]
+    repeat_n = int(repeats)
+    expected = list(_ORDER_HEAD) + ["B", "E"] * repeat_n + ["D"]
+    if tags != expected:
+        code = os.waitstatus_to_exitcode(status)
+        if "D" not in tags:
+            _fail(nonce, f"the workload ended (exit code {code}) before its result")
+        _fail(nonce, "the runner's phase messages were out of order or repeated: "
+                     + "".join(tags)[:40])  # fmt: skip
+    at = [s for _, s, _ in stamps]
+    try:
+        inside = json.loads(stamps[-1][2].decode())
+        digests = [str(d) for d in inside["digests"]]
+        inproc = float(inside["first_s"])
+        if not digests or digests[0] != stamps[5][2].decode():
+            raise ValueError("the first digest differs from the one that ended the clock")
+    except (ValueError, KeyError, TypeError):
+        _fail(nonce, "the runner's result message is malformed")
+    repeat_at = range(6, 6 + 2 * repeat_n, 2)
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    line = {
+        "total_s": at[5] - at[0],
+        "import_s": at[1] - at[0],
+        "setup_s": at[2] - at[1],
+        "first_s": at[4] - at[3],
+        "digest_s": at[5] - at[4],
+        "repeat_s": [at[i + 1] - at[i] for i in repeat_at],
+        "digests": digests,
+        "inproc_first_s": inproc,
+        "process_s": exited - start,
+        "child_cpu_s": usage.ru_utime + usage.ru_stime,
+        "timer_cpu_s": own.ru_utime + own.ru_stime,
+        "sealed": sealed,
+        "kernel_stamps": kernel,
+    }
+    os.write(1, ("\nPERFGYM_WORKLOAD " + nonce + " " + json.dumps(line) + "\n").encode())
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

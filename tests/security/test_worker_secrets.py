@@ -31,7 +31,9 @@ def _scan(needle, width):
         rows = [line.split() for line in fh.read().splitlines()]
     for row in rows:
         name = row[5] if len(row) > 5 else ""
-        if not row[1].startswith("rw") or (name.startswith("[") and name not in ("[heap]", "[stack]")):
+        if not row[1].startswith("rw"):
+            continue
+        if name.startswith("[") and name not in ("[heap]", "[stack]"):
             continue
         lo, hi = (int(x, 16) for x in row[0].split("-"))
         try:

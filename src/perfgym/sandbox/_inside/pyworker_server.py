@@ -27,9 +27,10 @@ output under caps.
 Afterwards the request process (a child subreaper: the call's orphans are its own to reap and
 count) SIGKILLs every other process in its PID namespace but the zygote and empties /tmp and
 /dev/shm without recursion; a cleanup that fails, or leaves anything, is reported and the
-worker exits (the host restarts it); so does a request process that ends without replying. CPU is the call's every process: rusage of all reaped
-descendants, cross-checked against the worker's cpuacct cgroup (when the host gave one) so
-that a child nobody waited for (SIGCHLD ignored, a daemon) is counted and flagged.
+worker exits (the host restarts it); so does a request process that ends without replying.
+CPU is the call's every process: rusage of all reaped descendants, cross-checked against the
+worker's cpuacct cgroup (when the host gave one) so that a child nobody waited for (SIGCHLD
+ignored, a daemon) is counted and flagged.
 Messages are 4-byte big-endian length + JSON over a stream socket.
 """
 

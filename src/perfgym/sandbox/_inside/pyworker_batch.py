@@ -289,6 +289,7 @@ def batch_call(req: dict, uid: int, server: types.ModuleType) -> dict:
     out_fd = os.memfd_create("out", 0)
     vsize, server_rss = worker_meter.statm()
     server._flush_stdio()
+    server._await_turn()
     start = worker_meter.meter()
 
     def prepare(keep: tuple[int, ...]) -> None:

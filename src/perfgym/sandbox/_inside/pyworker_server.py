@@ -191,6 +191,7 @@ def _call(req: dict, uid: int) -> dict:
     _flush_stdio()
     _pin(req.get("core"))
     stamp_r, stamp_w = os.pipe()
+    _await_turn()
     start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
@@ -234,6 +235,7 @@ def _check_call(req: dict, uid: int) -> dict:
     vsize, server_rss = worker_meter.statm()
     _flush_stdio()
     _pin(req.get("core"))
+    _await_turn()
     start = worker_meter.meter()
     t0 = time.monotonic()
     cand = os.fork()
@@ -364,6 +366,7 @@ def _run_program(req: dict, uid: int) -> dict:
     vsize, server_rss = worker_meter.statm()
     setup_r, fds["setup"] = os.pipe()
     _flush_stdio()
+    _await_turn()
     start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
@@ -497,22 +500,48 @@ def main() -> None:
     gc.freeze()
     worker_framing.send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
                  "preloaded": sorted(PRELOAD)})  # fmt: skip
-    while _zygote_turn(sock, uid):
-        pass
+    _zygote(sock, uid)
 
 
-def _zygote_turn(sock: int, uid: int) -> bool:
-    """Fork the request process of the next call and wait for it (reaping whatever else ends
-    meanwhile); False when the worker must end: the host closed the connection, the call's
-    cleanup failed, or the request process ended without replying (the host sees the
-    connection close and restarts the worker)."""
-    pid = os.fork()
-    if pid == 0:
-        code = 2
-        try:
-            code = _request_process(sock, uid)
-        finally:
-            os._exit(code)
+def _zygote(sock: int, uid: int) -> None:
+    """Fork the request processes, one per call, until one ends the worker (the host closed
+    the connection, a call's cleanup failed, a request process ended without replying: the
+    host sees the connection close and restarts the worker).
+
+    The next call's process is forked as soon as the current one has metered and cleaned up
+    its call ("go"), so that its fork and its reading of the next request overlap the current
+    one's reply; it meters nothing and replies nothing until the zygote has reaped the current
+    one ("turn": no CPU of two calls in one measurement, replies in order, no zombie for its
+    cleanup to find)."""
+    before = -1  # the request process whose call is done but which may not have exited
+    while True:
+        go_r, go_w = os.pipe()
+        turn_r, turn_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 2
+            try:
+                os.close(go_r)
+                os.close(turn_w)
+                code = _request_process(sock, uid, go_w, turn_r)
+            finally:
+                os._exit(code)
+        os.close(go_w)
+        os.close(turn_r)
+        if before > 0 and not _reaped(before):
+            return
+        os.close(turn_w)  # its turn: the one before it is gone
+        go = os.read(go_r, 1)
+        os.close(go_r)
+        if not go:  # it ended the worker, or died
+            _reaped(pid)
+            return
+        before = pid
+
+
+def _reaped(pid: int) -> bool:
+    """Wait for request process `pid` (reaping whatever else ends meanwhile); whether it
+    replied and the worker goes on."""
     while True:
         try:
             done, status = os.waitpid(-1, 0)
@@ -522,8 +551,24 @@ def _zygote_turn(sock: int, uid: int) -> bool:
             return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def _request_process(sock: int, uid: int) -> int:
+_go_fd = -1  # the request process's "call done" pipe to the zygote
+_turn_fd = -1  # EOF once the request process before this one is reaped
+
+
+def _await_turn() -> None:
+    """In a request process: wait until the one before it is gone (before metering anything,
+    and before replying)."""
+    global _turn_fd
+    if _turn_fd >= 0:
+        os.read(_turn_fd, 1)
+        os.close(_turn_fd)
+        _turn_fd = -1
+
+
+def _request_process(sock: int, uid: int, go_w: int, turn_r: int) -> int:
     """One call, in a process of its own: 0 when it replied and the worker goes on."""
+    global _go_fd, _turn_fd
+    _go_fd, _turn_fd = go_w, turn_r
     # The call's orphans (a daemon, a child whose parent exited) become this process's: its
     # cleanup reaps them, and their rusage is the call's.
     _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -553,6 +598,9 @@ def _serve_one(sock: int, uid: int) -> bool:
         reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
     if _checker_unread:  # its test code is still in the socket: this connection is done
         reply.setdefault("cleanup_failed", "the worker failed before reading the test code")
+    _await_turn()
+    if not reply.get("cleanup_failed"):
+        os.write(_go_fd, b"g")  # metered and clean: the next request process may start
     worker_framing.send(sock, reply)
     # something of the call stayed: this sandbox ends, the host starts afresh
     return not reply.get("cleanup_failed")

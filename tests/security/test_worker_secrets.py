@@ -256,3 +256,14 @@ def test_a_generator_cannot_read_another_generators_inputs_from_freed_memory():
             materialize_all(attacker, attacker.workloads)
         seen.append(str(err.value))
     assert not any("h5j7k9" in s for s in seen), seen
+
+
+def test_a_call_runs_on_the_core_its_measurement_owns(worker):
+    # Timing mode hands each measured call its lane's core: the call's process is on that one.
+    cores = sorted(os.sched_getaffinity(0))
+    probe = "import os\ndef f():\n    return sorted(os.sched_getaffinity(0))\n"
+    for core in (cores[-1], cores[0]):
+        r = worker.call(probe, "f", core=core)
+        assert r.status is Status.OK and r.value == [core], (r.value, r.error)
+    checker = f"def check(candidate):\n    assert candidate() == [{cores[-1]}]\n"
+    assert worker.check_call(probe, checker, "f", core=cores[-1]).status is Status.OK

@@ -320,8 +320,6 @@ def f(n):
 )
 
 
-@pytest.mark.xfail(strict=True, reason="open hole: measured function-task calls are not pinned "
-                   "to a core (timing mode pins sandboxed runs only)")  # fmt: skip
 def test_measured_function_calls_are_confined_to_one_core():
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two cores")
@@ -371,11 +369,13 @@ def test_cpu_hidden_under_the_tolerance_is_still_counted(worker):
 
 
 # -- the parent's freed heap: earlier requests' sources and test code -------------------------------
-# docs/security.md §6 says a ctypes candidate "can read freed heap memory ... which may still hold
-# bytes of earlier requests". What that means concretely: the compile cache's keys (every cached
-# source: references, other candidates, the task's test code) are freed in the child by
-# `_forget`, not overwritten, so a call reads them back with ctypes.string_at over its own
-# writable mappings. That defeats §3 ("cannot read the test code") and §4 (the reference).
+# These were open holes: the worker's forking parent decoded every request and kept a compile
+# cache (every cached source: references, other candidates, the task's test code), freed in the
+# child by `_forget`, not overwritten, so a call read them back with ctypes.string_at over its
+# own writable mappings, defeating §3 ("cannot read the test code") and §4 (the reference).
+# Now the parent never reads a request: a fresh request process per call does, and an
+# assertion call's test code is read only after its candidate's process was forked
+# (tests/security/test_worker_secrets.py attacks the rest of that class).
 SCAN = """
 import ctypes
 
@@ -403,8 +403,6 @@ def _scan(needle, width):
 """
 
 
-@pytest.mark.xfail(strict=False, reason="open hole (documented as a limit in §6, contradicts §3): "
-                   "the test code of an earlier call is read back from freed heap with ctypes")  # fmt: skip
 def test_candidate_cannot_read_the_test_code_from_freed_memory():
     # A fresh worker: what its heap holds depends on every call it served before.
     worker = PythonWorker()
@@ -431,8 +429,6 @@ def _read_test_code(worker: PythonWorker) -> None:
     assert r.status is Status.RUNTIME_ERROR, "a candidate that knows nothing passed the check"
 
 
-@pytest.mark.xfail(strict=False, reason="open hole (documented as a limit in §6): an earlier "
-                   "call's source (a reference's) is read back from freed heap with ctypes")  # fmt: skip
 def test_reference_source_cannot_be_read_from_freed_memory():
     worker = PythonWorker()
     try:
@@ -497,8 +493,6 @@ def has_close_elements(numbers, threshold):
 )
 
 
-@pytest.mark.xfail(strict=False, reason="open hole (§3 vs §6): a candidate without any algorithm "
-                   "passes HumanEval/0 from test code read in freed heap with ctypes")  # fmt: skip
 def test_a_lookup_table_from_freed_test_code_does_not_pass_humaneval():
     # The worker-level sequence the judge makes (the task judged once, then the thief), in a
     # fresh worker so the heap's history is fixed. Through the real judge (repeats=3, the

@@ -57,7 +57,7 @@ def run_case(
     ones: those stay fresh sandboxed processes)."""
     if task.kind is TaskKind.FUNCTION:
         assert workers is not None and variant.source is not None
-        return _call(task, variant.source, case, workers, limits)
+        return _call(task, variant.source, case, workers, limits, cpu)
     script = _python_script(task, variant)
     if warm and workers is not None and script is not None and variant.source is not None:
         return _program(variant.source, script, case, workers, limits)
@@ -135,14 +135,18 @@ def _read_harness_line(stdout: str, out: Outcome) -> None:
 
 
 def _call(
-    task: Task, source: str, case: TestCase, workers: PythonWorkerPool, limits: Limits
-) -> Outcome:
+    task: Task, source: str, case: TestCase, workers: PythonWorkerPool, limits: Limits,
+    cpu: Pin = None,
+) -> Outcome:  # fmt: skip
+    """A function task's call in a warm worker, on one core: `cpu` (the core its measurement
+    owns, in timing mode), else the worker's own."""
     if task.oracle.kind == "assertion":
         # HumanEval style: check(entry_point), the test code in a process apart from the
         # candidate's (in one process the candidate could forge the verdict or fool asserts).
-        r = workers.check_call(source, task.oracle.checker or "", task.entry_point or "", limits)
+        r = workers.check_call(source, task.oracle.checker or "", task.entry_point or "", limits,
+                               core=cpu)  # fmt: skip
     else:
-        r = workers.call(source, task.entry_point, case.args or [], limits)
+        r = workers.call(source, task.entry_point, case.args or [], limits, core=cpu)
     return Outcome(
         status=r.status,
         output=r.value,

@@ -2,13 +2,16 @@
 
 For function-level tasks (thousands of calls per RL step) starting an interpreter per call
 dominates the cost. A `PythonWorker` is one long-lived bubblewrap holding a pristine
-interpreter (`_inside/pyworker_server.py`); each `call` forks an unprivileged child that runs
+interpreter (`_inside/pyworker_server.py`) that forks a request process per call, which
+reads that call's request alone and exits with it: no process that runs a candidate ever held
+another call's source, test code or reply. Each `call` forks from it an unprivileged child that runs
 the program's module in a fresh namespace and calls its entry point, and each `run_program`
 forks one that runs a whole stdio program as `python3 prog.py` would, and each `check_call`
 runs a candidate against an assertion oracle's test code in two processes (the test process
 alone writes the verdict). Nothing a call leaves behind (files, module state, processes) is
 visible to the next call: a call whose leftovers cannot be cleaned fails, and its worker is
-restarted (`restarts`, `failed_cleanups`). Each worker runs in a cpu-accounting cgroup of its
+restarted (`restarts`, `failed_cleanups`). Its environment is the programs' default, never
+this host's. Each worker runs in a cpu-accounting cgroup of its
 own (`worker_cgroup`), so CPU hidden in processes nobody waited for is counted.
 """
 
@@ -125,7 +128,11 @@ class PythonWorker:
         passed = (fd,) if cg_fd < 0 else (fd, cg_fd)
         self.starts += 1
         try:
-            self._proc = spawner.popen(argv, pass_fds=passed, stdin=subprocess.DEVNULL)
+            # The programs' default environment, never this host's: the worker's initial
+            # environment stays in every call's stack (/proc/self/environ, os.environ), and the
+            # host's may hold credentials (an API key, a token).
+            self._proc = spawner.popen(argv, pass_fds=passed, stdin=subprocess.DEVNULL,
+                                       env=program_env(None))  # fmt: skip
         finally:
             child_end.close()
             if cg_fd >= 0:
@@ -147,11 +154,14 @@ class PythonWorker:
         filename: str = "solution.py",
         *,
         hide: Sequence[str] = (),
+        core: int | Sequence[int] | None = None,
     ) -> CallResult:
         """Run `source` as a fresh module and call `entry(*args)` in an isolated child
-        (`hide`: host paths the call must not see, beyond the configured ones)."""
+        (`hide`: host paths the call must not see, beyond the configured ones), on one core:
+        `core` (the one its measurement owns), else this worker's home core, else the one the
+        worker runs on when the call starts."""
         limits = limits or DEFAULT_CALL_LIMITS
-        req = call_request(source, entry, args, limits, filename)
+        req = self._pinned(call_request(source, entry, args, limits, filename), core)
         return call_result(self._request(req, hide), limits, self.cgroup_unavailable)
 
     def check_call(
@@ -163,15 +173,26 @@ class PythonWorker:
         filename: str = "solution.py",
         *,
         hide: Sequence[str] = (),
+        core: int | Sequence[int] | None = None,
     ) -> CallResult:
         """Judge `source` by an assertion oracle: `checker` defines `check(candidate)`, which is
         called with the program's `entry`. The test code runs in a process of its own that
         calls the program's functions across a pipe (see `_inside/pyworker_check.py`); OK
         when `check` returned, RUNTIME_ERROR when it raised. Wall time and CPU are both
-        processes'."""
+        processes'; both run on one core, as `call`'s child does."""
         limits = limits or DEFAULT_CALL_LIMITS
-        req = check_request(source, checker, entry, limits, filename)
+        req = self._pinned(check_request(source, checker, entry, limits, filename), core)
         return call_result(self._request(req, hide), limits, self.cgroup_unavailable)
+
+    def _pinned(self, req: dict[str, Any], core: int | Sequence[int] | None) -> dict[str, Any]:
+        """`req` with the core(s) its processes run on (see `call`)."""
+        if core is None:
+            core = self.home_core
+        if isinstance(core, int):
+            req["core"] = core
+        elif core is not None:
+            req["core"] = [int(c) for c in core]
+        return req
 
     def batch(
         self,
@@ -378,19 +399,22 @@ class PythonWorkerPool:
         return view
 
     def call(self, source: str, entry: str | None, args: Sequence[Any] = (),
-             limits: Limits | None = None) -> CallResult:  # fmt: skip
+             limits: Limits | None = None, *,
+             core: int | Sequence[int] | None = None) -> CallResult:  # fmt: skip
+        """`PythonWorker.call` on the next free worker (`core`: see there)."""
         worker = self._take()
         try:
-            return worker.call(source, entry, args, limits, hide=self.hide)
+            return worker.call(source, entry, args, limits, hide=self.hide, core=core)
         finally:
             self._give(worker)
 
     def check_call(self, source: str, checker: str, entry: str,
-                   limits: Limits | None = None) -> CallResult:  # fmt: skip
+                   limits: Limits | None = None, *,
+                   core: int | Sequence[int] | None = None) -> CallResult:  # fmt: skip
         """`PythonWorker.check_call` on the next free worker."""
         worker = self._take()
         try:
-            return worker.check_call(source, checker, entry, limits, hide=self.hide)
+            return worker.check_call(source, checker, entry, limits, hide=self.hide, core=core)
         finally:
             self._give(worker)
 
@@ -472,6 +496,11 @@ _PIPELINE_BYTES = 64 << 10
 
 
 def _frame(obj: dict[str, Any]) -> bytes:
+    """A request's bytes: an assertion call's test code as a second frame, which the worker
+    reads only after the candidate's process was forked (that process never holds it)."""
+    if obj.get("mode") == "check" and "checker" in obj:
+        head = {k: v for k, v in obj.items() if k != "checker"}
+        return _frame(head) + _frame({"checker": obj["checker"]})
     data = json.dumps(obj).encode()
     return struct.pack(">I", len(data)) + data
 

@@ -1,7 +1,7 @@
 """Batch calls of the warm Python worker: one candidate's tests in one child, each test under
 its own limits and with its own verdict.
 
-The parent (the worker's pristine PID 1) forks one child that runs the candidate's module, then
+The parent (the worker's request process of this call) forks one child that runs the candidate's module, then
 asks it one test at a time over a pipe: it sends the test's arguments, waits for the answer
 under the test's CPU and wall limits (the CPU read from /proc, which the child cannot touch),
 and records the answer with the test's wall time and CPU. The child can only answer the
@@ -274,7 +274,7 @@ def _error_of(answer: dict) -> str:
 
 
 def batch_call(req: dict, uid: int, server: types.ModuleType) -> dict:
-    """Mode "batch" of the worker (`server`: the worker's server module, whose compile cache,
+    """Mode "batch" of the worker (`server`: the worker's server module, whose compile,
     descriptor closing and cleanup every mode shares): compile, run the batch, meter it and
     clean up after it as after any call."""
     import worker_child
@@ -289,6 +289,7 @@ def batch_call(req: dict, uid: int, server: types.ModuleType) -> dict:
     out_fd = os.memfd_create("out", 0)
     vsize, server_rss = worker_meter.statm()
     server._flush_stdio()
+    server._await_turn()
     start = worker_meter.meter()
 
     def prepare(keep: tuple[int, ...]) -> None:

@@ -1,10 +1,18 @@
-"""Warm Python worker: PID 1 of its own sandbox; forks a fresh, unprivileged child per call.
+"""Warm Python worker: PID 1 of its own sandbox; a fresh request process per call, which forks
+the call's unprivileged child.
 
-The pristine parent never runs untrusted code: it only compiles sources (cached by hash). What
-it has imported is a fixed list (`PRELOAD`), the same for every candidate, imported once at
-start; nothing a candidate names is ever imported here (an import can have side effects, and
-module state would pass from one candidate to the next). Its own stdio is /dev/null, and every
-child gets standard streams the parent made once and never used, so nothing the parent buffered reaches a program.
+The pristine parent (PID 1, the zygote) never reads a request, never compiles, never sees a
+reply: it forks one request process per call and waits for it. The request process reads its
+one request from the host connection (exactly that frame: the next one stays in the socket),
+compiles the source, forks the call's child, meters it, cleans up, replies, and exits. So a
+process that runs a candidate descends from a parent that has held nothing but that call's own
+request: no earlier call's source (a reference, another candidate), no test code, no earlier
+reply, not even as freed heap that ctypes could read back. An assertion call's test code is a
+second frame, read only after the candidate's process was forked. What the zygote has imported
+is a fixed list (`PRELOAD`), the same for every candidate, imported once at start; nothing a
+candidate names is ever imported there (an import can have side effects, and module state
+would pass from one candidate to the next). Its own stdio is /dev/null, and every child gets
+standard streams the zygote made once and never used, so nothing buffered reaches a program.
 
 A function call's child executes the module in a fresh namespace, calls the entry point,
 writes the tagged-JSON result into a memfd and exits: that channel carries only what the
@@ -16,11 +24,13 @@ holds the result channel. A program run's child (mode "program") runs the source
 `__main__` over fresh stdio, exactly as `python3 prog.py` would, and the parent captures its
 output under caps.
 
-Afterwards the parent SIGKILLs every other process in its PID namespace and empties /tmp and
+Afterwards the request process (a child subreaper: the call's orphans are its own to reap and
+count) SIGKILLs every other process in its PID namespace but the zygote and empties /tmp and
 /dev/shm without recursion; a cleanup that fails, or leaves anything, is reported and the
-worker exits (the host restarts it). CPU is the call's every process: rusage of all reaped
-descendants, cross-checked against the worker's cpuacct cgroup (when the host gave one) so
-that a child nobody waited for (SIGCHLD ignored, a daemon) is counted and flagged.
+worker exits (the host restarts it); so does a request process that ends without replying.
+CPU is the call's every process: rusage of all reaped descendants, cross-checked against the
+worker's cpuacct cgroup (when the host gave one) so that a child nobody waited for (SIGCHLD
+ignored, a daemon) is counted and flagged.
 Messages are 4-byte big-endian length + JSON over a stream socket.
 """
 
@@ -32,6 +42,7 @@ from __future__ import annotations
 import _signal
 import binascii
 import builtins
+import ctypes
 import gc
 import json
 import os
@@ -60,24 +71,23 @@ import worker_results  # noqa: E402
 PRELOAD = ("bisect", "collections", "functools", "heapq", "itertools", "math", "operator", "re",
            "string", "typing")  # fmt: skip
 
-_MAX_CODES = 256
-_codes: dict[str, types.CodeType] = {}
 _sock_fd = -1  # the host connection: never inherited by a call's child
 _check_uid = -1  # the uid of an assertion call's test process (not the candidate's)
-
-
-#: Larger sources are compiled for their request only: a code object kept in this process
-#: would make every later call's fork and exit dearer.
-_MAX_CACHED_SOURCE = 1 << 20
+#: An assertion call's test code is a frame of its own, read after the candidate's fork: True
+#: while it is still in the socket (a request process that fails before reading it ends the
+#: worker, or the next request process would take it for a request).
+_checker_unread = False
+_PR_SET_CHILD_SUBREAPER = 36
+_libc = ctypes.CDLL(None, use_errno=True)
 
 
 def _compile(source: str, filename: str, lim: dict) -> tuple[str, types.CodeType | None, str]:
-    """Compile a program's source (cached). compile() runs no program code, but a source nested
-    deeply enough makes it use hundreds of MiB: it gets the request's memory allowance on top of
-    this process's size (MemoryError, like RecursionError, is the program's compile error)."""
-    key = f"{filename}\0{source}"
-    if key in _codes:
-        return key, _codes[key], ""
+    """Compile a program's source, in the request process (no cache: a code object kept for a
+    later call would be a source that call's child could find). compile() runs no program code,
+    but a source nested deeply enough makes it use hundreds of MiB: it gets the request's memory
+    allowance on top of this process's size (MemoryError, like RecursionError, is the program's
+    compile error)."""
+    key = filename
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     allowance = worker_meter.statm()[0] + int(float(lim["memory_mb"]) * 1024 * 1024)
     if hard != resource.RLIM_INFINITY:
@@ -90,11 +100,6 @@ def _compile(source: str, filename: str, lim: dict) -> tuple[str, types.CodeType
         return key, None, f"{type(exc).__name__}: {exc}"
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    if len(source) > _MAX_CACHED_SOURCE:
-        return key, code, ""
-    if len(_codes) >= _MAX_CODES:
-        _codes.pop(next(iter(_codes)))
-    _codes[key] = code
     gc.freeze()  # keep the collector in call children off the parent's pages (fewer COW faults)
     return key, code, ""
 
@@ -110,10 +115,8 @@ def _close_inherited(keep: tuple[int, ...]) -> None:
 
 
 def _forget(req: dict) -> None:
-    """In a child about to run a program: drop what the parent holds of other requests (the
-    compiled sources of earlier calls, this call's test code), so the program cannot read
-    them from its inherited memory through Python objects."""
-    _codes.clear()
+    """In a child about to run a program: drop this call's test code where the request process
+    holds it (only an assertion call's test process is forked after it was read)."""
     req.pop("checker", None)
 
 
@@ -186,7 +189,9 @@ def _call(req: dict, uid: int) -> dict:
         worker_meter.statm()
     )  # the child starts sharing this much; its own use is the excess
     _flush_stdio()
+    _pin(req.get("core"))
     stamp_r, stamp_w = os.pipe()
+    _await_turn()
     start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
@@ -221,6 +226,7 @@ def _check_call(req: dict, uid: int) -> dict:
     filename = req.get("filename", "solution.py")
     key, code, err = _compile(req["source"], filename, req["limits"])
     if code is None:
+        _read_checker()  # dropped unused: this process forks nothing after it
         return {"status": "COMPILE_ERROR", "error": err}
     lim = req["limits"]
     out_fd = os.memfd_create("out", 0)
@@ -228,11 +234,14 @@ def _check_call(req: dict, uid: int) -> dict:
     ans_r, ans_w = os.pipe()  # candidate -> test process
     vsize, server_rss = worker_meter.statm()
     _flush_stdio()
+    _pin(req.get("core"))
+    _await_turn()
     start = worker_meter.meter()
     t0 = time.monotonic()
     cand = os.fork()
-    if cand == 0:  # before the test code is compiled here: this child never holds it
+    if cand == 0:  # before the test code was read here: this child never held any of it
         _candidate_child(req, code, out_fd, ask_r, ans_w, uid, vsize)
+    req["checker"] = _read_checker()
     ckey, check_code, cerr = _compile(req["checker"], "<check>", lim)
     res_fd = os.memfd_create("res", 0)
     chk = -1
@@ -357,6 +366,7 @@ def _run_program(req: dict, uid: int) -> dict:
     vsize, server_rss = worker_meter.statm()
     setup_r, fds["setup"] = os.pipe()
     _flush_stdio()
+    _await_turn()
     start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
@@ -445,6 +455,30 @@ def _run_program(req: dict, uid: int) -> dict:
     return worker_meter.metered(start, reply)  # every descendant, reaped above
 
 
+def _read_checker() -> str:
+    """The test code of the assertion call being served: the frame after its request."""
+    global _checker_unread
+    frame = worker_framing.recv(_sock_fd)
+    _checker_unread = False
+    checker = frame.get("checker") if type(frame) is dict else None
+    return checker if isinstance(checker, str) else ""
+
+
+def _pin(core: object) -> None:
+    """Put this request process, and so the call's child it forks next, on one core: `core`
+    (the one the call's measurement owns) or, when it is not this sandbox's, the one it runs on
+    now. A list: those cores (a run given several). The request process ends with the call:
+    nothing to restore."""
+    if isinstance(core, list):
+        try:
+            os.sched_setaffinity(0, {int(c) for c in core} & os.sched_getaffinity(0) or
+                                 os.sched_getaffinity(0))  # fmt: skip
+        except (OSError, ValueError, TypeError):
+            pass
+        return
+    pyworker_batch._share_a_core(core if isinstance(core, int) else None)
+
+
 def main() -> None:
     """argv: the host connection's fd, the calls' uid, the test processes' uid, the cgroup CPU
     counter's fd (-1: none) and its kind ('v1': cpuacct.usage, 'v2': cpu.stat), and the most
@@ -466,8 +500,79 @@ def main() -> None:
     gc.freeze()
     worker_framing.send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
                  "preloaded": sorted(PRELOAD)})  # fmt: skip
-    while _serve_one(sock, uid):
-        pass
+    _zygote(sock, uid)
+
+
+def _zygote(sock: int, uid: int) -> None:
+    """Fork the request processes, one per call, until one ends the worker (the host closed
+    the connection, a call's cleanup failed, a request process ended without replying: the
+    host sees the connection close and restarts the worker).
+
+    The next call's process is forked as soon as the current one has metered and cleaned up
+    its call ("go"), so that its fork and its reading of the next request overlap the current
+    one's reply; it meters nothing and replies nothing until the zygote has reaped the current
+    one ("turn": no CPU of two calls in one measurement, replies in order, no zombie for its
+    cleanup to find)."""
+    before = -1  # the request process whose call is done but which may not have exited
+    while True:
+        go_r, go_w = os.pipe()
+        turn_r, turn_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 2
+            try:
+                os.close(go_r)
+                os.close(turn_w)
+                code = _request_process(sock, uid, go_w, turn_r)
+            finally:
+                os._exit(code)
+        os.close(go_w)
+        os.close(turn_r)
+        if before > 0 and not _reaped(before):
+            return
+        os.close(turn_w)  # its turn: the one before it is gone
+        go = os.read(go_r, 1)
+        os.close(go_r)
+        if not go:  # it ended the worker, or died
+            _reaped(pid)
+            return
+        before = pid
+
+
+def _reaped(pid: int) -> bool:
+    """Wait for request process `pid` (reaping whatever else ends meanwhile); whether it
+    replied and the worker goes on."""
+    while True:
+        try:
+            done, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            return False
+        if done == pid:
+            return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+_go_fd = -1  # the request process's "call done" pipe to the zygote
+_turn_fd = -1  # EOF once the request process before this one is reaped
+
+
+def _await_turn() -> None:
+    """In a request process: wait until the one before it is gone (before metering anything,
+    and before replying)."""
+    global _turn_fd
+    if _turn_fd >= 0:
+        os.read(_turn_fd, 1)
+        os.close(_turn_fd)
+        _turn_fd = -1
+
+
+def _request_process(sock: int, uid: int, go_w: int, turn_r: int) -> int:
+    """One call, in a process of its own: 0 when it replied and the worker goes on."""
+    global _go_fd, _turn_fd
+    _go_fd, _turn_fd = go_w, turn_r
+    # The call's orphans (a daemon, a child whose parent exited) become this process's: its
+    # cleanup reaps them, and their rusage is the call's.
+    _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    return 0 if _serve_one(sock, uid) else 1
 
 
 _MODES = {
@@ -478,18 +583,24 @@ _MODES = {
 
 
 def _serve_one(sock: int, uid: int) -> bool:
-    """Answer one request; False when the worker must end. Each request lives in this frame
-    only, which is gone before the next one is read: a call's child walking its frames up
-    (`sys._getframe().f_back...`) finds its own request and nothing of an earlier call's
-    request or reply (a candidate returned the previous reply's value: RLPF 1.26)."""
+    """Read and answer one request (this process's only one); False when the worker must end.
+    A call's child walking its frames up (`sys._getframe().f_back...`) finds its own request
+    and nothing of another call's request or reply: this process never read any."""
+    global _checker_unread
     try:
         req = worker_framing.recv(sock)
     except EOFError:
         return False
+    _checker_unread = str(req.get("mode")) == "check"
     try:
         reply = _MODES.get(str(req.get("mode")), _call)(req, uid)
     except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
         reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
+    if _checker_unread:  # its test code is still in the socket: this connection is done
+        reply.setdefault("cleanup_failed", "the worker failed before reading the test code")
+    _await_turn()
+    if not reply.get("cleanup_failed"):
+        os.write(_go_fd, b"g")  # metered and clean: the next request process may start
     worker_framing.send(sock, reply)
     # something of the call stayed: this sandbox ends, the host starts afresh
     return not reply.get("cleanup_failed")

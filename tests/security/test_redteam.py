@@ -1,10 +1,10 @@
 """Red team after issue 13: attacks on the fixes themselves.
 
-Each test is an attack on the real worker, judge or reward. An attack that still gets through
-is marked `xfail(strict=True)` with the hole it shows: the suite stays green, and the day the
-hole is closed the test passes and strict xfail makes it fail, so the mark must then go. The
-freed-heap reads, whose success depends on where the allocator reused memory, are
-`strict=False`. Attacks that were contained and make a cheap guard are plain tests.
+Each test is an attack on the real worker, judge or reward. The four that still got through
+until issue 26 (freed-heap reads of an earlier call's test code and a reference, a HumanEval
+lookup table built that way, unpinned measured calls) were expected failures; they are plain
+tests now that each call runs in a process that never held another's secrets. Attacks that
+were contained make cheap guards.
 """
 
 from __future__ import annotations

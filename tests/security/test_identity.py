@@ -22,6 +22,7 @@ from perfgym.judge.twins import ROLE_TIMING, SAME_PROGRAM, representatives, role
 from perfgym.judge.variant import Variant
 from perfgym.metrics.perfcodebench import sample_outcome
 from perfgym.tasks.suite import load_suite
+from perfgym.tasks.task import Solution
 from perfgym.train.batch import BatchReward, training_judge_config
 
 #: A trailing comment: the same compiled module (every line where it was), a bigger file.
@@ -272,3 +273,43 @@ def test_a_role_timing_needs_the_roles_bytes_and_argv(task) -> None:
     assert role_of(_entry(task, base + "# mine\n", role.argv), roles) is None
     assert role_of(_entry(task, base.replace("\n", "\r\n"), role.argv), roles) is None
     assert role_of(_entry(task, base, ["python3", "-O", "/tmp/build/main.py"]), roles) is None
+
+
+# -- one id, two tasks: the judge's per-task caches key on the task's content ----------------
+SPIN = "import time as _t\n_t0 = _t.process_time()\nwhile _t.process_time() - _t0 < 0.5: pass\n"
+
+
+@pytest.fixture(scope="module")
+def same_id(task, reward):
+    """The task, and a task of the same id whose baseline is slower (a service's inline task
+    may reuse a suite task's id, or another client's inline task's): judged by one long-lived
+    judge in separate calls, then in one call."""
+    other = task.model_copy(
+        update={"baseline": Solution(label="baseline", source=SPIN + task.baseline.source)}
+    )
+    ref, judge = task.references[0].source, reward.judge
+    (a,) = judge.judge_many([Candidate(task, None, ref, "m", 0)])
+    (b,) = judge.judge_many([Candidate(other, None, ref, "m", 1)])
+    c, d = judge.judge_many(
+        [Candidate(task, None, ref, "m", 2), Candidate(other, None, ref, "m", 3)]
+    )
+    return a, b, c, d
+
+
+def test_a_task_sharing_an_id_is_measured_against_its_own_baseline(same_id) -> None:
+    """The judge kept each task's built solutions, their outputs and timings by task id: the
+    second task's candidates were measured against the first one's baseline."""
+    a, b, c, d = same_id
+    assert all(v.correct for v in same_id)
+    # the other baseline spins 0.5 s of CPU per run: several times the task's own
+    assert b.baseline.estimate_s > 2 * a.baseline.estimate_s, "across calls"
+    assert d.baseline.estimate_s > 2 * c.baseline.estimate_s, "in one call"
+
+
+def test_the_task_key_is_the_content_not_the_object(suite, task) -> None:
+    from perfgym.judge.plan import task_key  # (new: imported here so the file runs on main)
+
+    again = load_suite("perfgym-core").get(task.id)
+    assert again is not task and task_key(again) == task_key(task)
+    other = task.model_copy(update={"time_limit_s": (task.time_limit_s or 10) + 1})
+    assert task_key(other) != task_key(task) and other.id == task.id

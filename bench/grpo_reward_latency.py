@@ -17,6 +17,15 @@ machine hits both alike):
 Both use one long-lived local `Judge` each with the same configuration (RLPF's training
 measurement: one timed run per variant), warmed by one untimed step first.
 
+A third contender, `no twins`, is the batched reward with `same_program_once=False` (every
+completion judged and timed on its own): no-twins / batched is what the twin rule saves, and the
+twins and role timings it found in a step are printed. Only byte-identical sources are one
+program (`perfgym.judge.twins`), so in the late mix a copy with its own comment is judged on its
+own and the baseline handed back with a comment is timed; `--prose`: the copies differ only in
+the text around the code block (the same program, byte for byte, and the baseline handed back
+as it is), what the rule still saves. `--no-per-completion` leaves out the per-completion
+contender (the slow one).
+
 Prints per-round seconds, then the median ratio per-completion / batched (target >= 3x) and the
 batched step's wall time against its floor: the CPU seconds of the runs the step made (each
 judged candidate's correctness tests and timed runs, the shared baseline and reference once
@@ -44,7 +53,8 @@ TASKS = ["py-topk-words", "py-prefix-range-sums", "py-interval-merge", "py-subst
 SPIN = "import time as _t\n_s = _t.perf_counter()\nwhile _t.perf_counter() - _s < 0.05:\n    pass\n"
 
 
-def completions(task: Task, tag: str, mix: str = "late", distinct: bool = False) -> list[str]:
+def completions(task: Task, tag: str, mix: str = "late", distinct: bool = False,
+                prose: bool = False) -> list[str]:  # fmt: skip
     """Eight completions of one prompt. late: correct (fast and not), slow, wrong and no
     program; early (a policy that rarely gets it right yet): one correct, the rest failing at
     every stage (no program, syntax error, crash, wrong output)."""
@@ -57,6 +67,8 @@ def completions(task: Task, tag: str, mix: str = "late", distinct: bool = False)
     def fenced(src: str, k: int) -> str:
         if distinct:  # an assignment: another program, judged on its own
             return f"```python\n{src}\n_completion = '{k} {tag}'\n```"
+        if prose:  # the same bytes (one program): only the text around the code differs
+            return f"Attempt {k} ({tag}):\n```python\n{src}```"
         return f"```python\n{src}\n# completion {k} {tag}\n```"
 
     if mix == "early":
@@ -68,9 +80,9 @@ def completions(task: Task, tag: str, mix: str = "late", distinct: bool = False)
             f"I would make it faster ({tag})."]  # fmt: skip
 
 
-def step(tasks: Sequence[Task], tag: str, mix: str = "late",
-         distinct: bool = False) -> list[tuple[str, str]]:  # fmt: skip
-    return [(t.id, c) for t in tasks for c in completions(t, tag, mix, distinct)]
+def step(tasks: Sequence[Task], tag: str, mix: str = "late", distinct: bool = False,
+         prose: bool = False) -> list[tuple[str, str]]:  # fmt: skip
+    return [(t.id, c) for t in tasks for c in completions(t, tag, mix, distinct, prose)]
 
 
 def run_seconds(tasks: Sequence[Task], verdicts: Sequence[Verdict]) -> float:
@@ -110,52 +122,88 @@ def main() -> None:
     ap.add_argument("--distinct", action="store_true",
                     help="Every completion a distinct program (an assignment of its own where "
                     "the mix has a comment): nothing is judged once as another's twin.")  # fmt: skip
+    ap.add_argument("--prose", action="store_true",
+                    help="Copies differ in the text around the code, not in a comment: the "
+                    "same bytes, so one program to the twin rule.")  # fmt: skip
+    ap.add_argument("--no-per-completion", action="store_true",
+                    help="Only the batched reward, with and without the twin rule.")  # fmt: skip
     args = ap.parse_args()
     suite = load_suite("perfgym-core")
     tasks = [suite.get(t) for t in args.tasks.split(",")]
     cores = len(usable_cores())
     config = training_judge_config()
     batched = BatchReward(suite, "rlpf", judge_config=config)
+    no_twins = BatchReward(
+        suite, "rlpf", judge_config=config.model_copy(update={"same_program_once": False})
+    )
     alone = Judge(config)
+    found: list[tuple[int, int]] = []  # per batched step: (twins, role timings)
 
     def run_batched(tag: str) -> float:
         t0 = time.perf_counter()
-        batched.score(step(tasks, tag, args.mix, args.distinct))
+        batched.score(step(tasks, tag, args.mix, args.distinct, args.prose))
+        took = time.perf_counter() - t0
+        found.append(twins_found(batched.last_verdicts))
+        return took
+
+    def run_no_twins(tag: str) -> float:
+        t0 = time.perf_counter()
+        no_twins.score(step(tasks, tag, args.mix, args.distinct, args.prose))
         return time.perf_counter() - t0
 
     def run_alone(tag: str) -> float:
         t0 = time.perf_counter()
-        for c in batched.candidates(step(tasks, tag, args.mix, args.distinct)):
+        for c in batched.candidates(step(tasks, tag, args.mix, args.distinct, args.prose)):
             batched.reward.score(alone.judge_many([c]))
         return time.perf_counter() - t0
 
     n = len(step(tasks, ""))
-    kind = ", distinct programs" if args.distinct else ""
+    kind = ", distinct programs" if args.distinct else ", copies in prose" if args.prose else ""
     print(f"GRPO reward latency: {len(tasks)} prompts x 8 completions = {n} ({args.mix} mix"
           f"{kind}), "
           f"{cores} cores, "
           f"judge {config.model_dump(exclude_defaults=True)}", flush=True)  # fmt: skip
+    contenders = [run_batched, run_no_twins]
+    if not args.no_per_completion:
+        contenders.append(run_alone)
+    names = {"run_batched": "batched", "run_no_twins": "no twins", "run_alone": "per-completion"}
     try:
-        print(f"  warm-up batched {run_batched('warm'):.1f} s, per-completion "
-              f"{run_alone('warm'):.1f} s", flush=True)  # fmt: skip
+        warm = {names[fn.__name__]: fn("warm") for fn in contenders}
+        print("  warm-up " + ", ".join(f"{k} {v:.1f} s" for k, v in warm.items()), flush=True)
         rows = []
         for r in range(args.rounds):
-            first, second = (run_batched, run_alone) if r % 2 == 0 else (run_alone, run_batched)
-            a = first(f"round {r}")
-            b = second(f"round {r}")
-            t_batch, t_alone = (a, b) if first is run_batched else (b, a)
+            took: dict[str, float] = {}
+            k = r % len(contenders)
+            for fn in contenders[k:] + contenders[:k]:  # the order rotates round by round
+                took[names[fn.__name__]] = fn(f"round {r}")
             floor = run_seconds(tasks, batched.last_verdicts) / cores
-            rows.append((t_batch, t_alone, floor))
-            print(f"  round {r + 1}: batched {t_batch:6.1f} s  per-completion {t_alone:6.1f} s  "
-                  f"floor {floor:5.1f} s  load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
+            rows.append((took["batched"], took.get("per-completion"), floor, took["no twins"]))
+            shown = "  ".join(f"{k} {v:6.1f} s" for k, v in took.items())
+            print(f"  round {r + 1}: {shown}  floor {floor:5.1f} s  "
+                  f"load {os.getloadavg()[0]:.1f}", flush=True)  # fmt: skip
     finally:
         batched.close()
+        no_twins.close()
         alone.close()
-    speedup = statistics.median(al / ba for ba, al, _ in rows)
-    over_floor = statistics.median(ba / fl for ba, _, fl in rows)
-    print(f"per-completion / batched: {speedup:.2f}x (target >= 3x), median over "
+    twins, roles = found[-1]
+    print(f"twin rule: {twins} completions judged once as another's twin, {roles} given the "
+          f"baseline's or reference's timing, of {n} per step")  # fmt: skip
+    benefit = statistics.median(nt / ba for ba, _, _, nt in rows)
+    print(f"no twins / batched: {benefit:.2f}x (what the twin rule saves), median over "
           f"{len(rows)} rounds")  # fmt: skip
+    if not args.no_per_completion:
+        speedup = statistics.median(al / ba for ba, al, _, _ in rows if al is not None)
+        print(f"per-completion / batched: {speedup:.2f}x (target >= 3x), median over "
+              f"{len(rows)} rounds")  # fmt: skip
+    over_floor = statistics.median(ba / fl for ba, _, fl, _ in rows)
     print(f"batched / floor (run seconds / {cores} cores): {over_floor:.2f}x (target <= 1.25x)")
+
+
+def twins_found(verdicts: Sequence[Verdict]) -> tuple[int, int]:
+    """(verdicts judged once as another's twin, candidates given a role's timing)."""
+    twins = sum(SAME_PROGRAM in v.flags for v in verdicts)
+    roles = sum(v.candidate is not None and ROLE_TIMING in v.candidate.flags for v in verdicts)
+    return twins, roles
 
 
 if __name__ == "__main__":

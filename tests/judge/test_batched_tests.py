@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
+from perfgym.judge.plan import task_key
 from perfgym.sandbox.execution import Status
 from perfgym.tasks.task import Language, Oracle, Solution, Split, Task, TaskKind, TestCase
 from perfgym.tasks.timed import NOT_TIMED
@@ -50,9 +51,9 @@ def test_correct_candidate_passes_every_test_in_one_batch_and_is_not_timed(judge
     assert len(passed(v)) == N_TESTS
     assert NOT_TIMED in v.flags and v.candidate is None and v.baseline is None
     # baseline and reference are one program: run once (no baseline run of its own)
-    runs = judge._expected._runs
-    assert not [k for k in runs if k[0] == task.id and k[1] == "baseline"]
-    assert len([k for k in runs if k[0] == task.id and k[1] == "reference"]) == N_TESTS
+    runs, key = judge._expected._runs, task_key(task)  # kept by the task's id and content
+    assert not [k for k in runs if k[0] == key and k[1] == "baseline"]
+    assert len([k for k in runs if k[0] == key and k[1] == "reference"]) == N_TESTS
 
 
 # Each one answers test t0 right, then ends its process on the next test in its own way.

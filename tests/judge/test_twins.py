@@ -1,4 +1,5 @@
-"""Twins: one program judged once, and a role's program not timed again (perfgym.judge.twins)."""
+"""Twins: one program (the same bytes) judged once, and a role's program not timed again
+(perfgym.judge.twins)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,12 @@ def verdicts(task):
     pool = (task.pool or task.references)[0].source
     sources = [
         pool + "\n# one\n",
-        pool + "\n\n# two: a trailing comment keeps every line where it was\n",
-        task.baseline.source + "\n# handed back\n",
+        pool + "\n# one\n",  # the same bytes: a twin
+        task.baseline.source,  # the baseline handed back, byte for byte
         SELF_READER + pool,
         SELF_READER + pool + "\n# marked\n",
         pool.replace("\n", "\n\n") + "print(end='')\n",  # another program: judged alone
+        pool + "\n\n# two: a comment of its own makes another file\n",
     ]
     config = JudgeConfig(repeats=1, clock="cpu")
     with Judge(config) as judge:
@@ -43,7 +45,7 @@ def test_a_twin_shares_its_representatives_judgement_with_its_own_sample(verdict
     first, twin = verdicts[0], verdicts[1]
     assert first.correct and twin.correct
     assert SAME_PROGRAM not in first.flags and SAME_PROGRAM in twin.flags
-    assert twin.sample == 1 and "# two" in twin.source
+    assert twin.sample == 1 and twin.source == first.source
     assert twin.candidate.samples_s == first.candidate.samples_s  # one measurement, not two
     assert [t.id for t in twin.tests] == [t.id for t in first.tests]
 
@@ -68,6 +70,14 @@ def test_another_program_is_not_a_twin(verdicts) -> None:
     assert v.correct and SAME_PROGRAM not in v.flags and ROLE_TIMING not in v.candidate.flags
 
 
+def test_a_copy_with_another_comment_is_judged_on_its_own(verdicts) -> None:
+    """Identity by construction: a comment apart is another file (its size, its text), so
+    another program to the twin rule, measured itself."""
+    first, other = verdicts[0], verdicts[6]
+    assert other.correct and SAME_PROGRAM not in other.flags
+    assert other.candidate.samples_s != first.candidate.samples_s
+
+
 def test_a_cheaper_twin_cannot_score_above_its_program(verdicts) -> None:
     """The twin's speedup is its representative's exactly: a comment buys nothing."""
     first, twin = verdicts[0], verdicts[1]
@@ -83,10 +93,11 @@ def test_the_rule_reads_text_not_order_and_can_be_turned_off(task) -> None:
         return Entry(judge_candidate(task, src, 0), Variant(label="x", source=src))
 
     judged, twin_of = representatives(task, [entry("print(1)\n"), entry(None), entry(None),
-                                             entry("print(1)  # same\n"), entry("print(2)\n")])  # fmt: skip
-    assert judged == [0, 1, 2, 4] and twin_of == {3: 0}
-    assert twin_key(task, "import inspect\n") is None and twin_key(task, "print(1)\n")
-    assert twin_key(task, "# top\nprint(1)\n") != twin_key(task, "print(1)\n")  # line moved
+                                             entry("print(1)  # same\n"), entry("print(2)\n"),
+                                             entry("print(1)\n")])  # fmt: skip
+    assert judged == [0, 1, 2, 3, 4] and twin_of == {5: 0}
+    assert twin_key(task, "import inspect\n") and twin_key(task, "print(1)\n")
+    assert twin_key(task, "print(1)  # same\n") != twin_key(task, "print(1)\n")
     assert JudgeConfig(same_program_once=False).same_program_once is False
 
 

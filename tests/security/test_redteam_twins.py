@@ -8,9 +8,10 @@ one); judged alone it fails.
 The ways in that were open (found by red-teaming the first version, which keyed twins on the
 normalised source and screened a word list):
   * Python: a program can read its own line numbers or text without any listed word
-    (tb_lineno, warnings, getattr with split names, the script's path as a literal); twins now
-    need the same compiled module, line numbers included, from a program that names no way to
-    its own text (`perfgym.judge.twins.twin_key`).
+    (tb_lineno, warnings, getattr with split names, the script's path as a literal). A second
+    version keyed twins on the compiled module and a longer word list; `posixpath.getsize` got
+    past it (tests/security/test_identity.py). Twins now need the same bytes
+    (`perfgym.judge.twins.twin_key`): no list at all.
   * Python: a coding cookie is a comment to the normaliser; the key compiles the bytes.
   * C family: the normaliser's comment/literal rule was not the compiler's: a `//` comment
     ending in a backslash swallows the next line (C, C++), and a raw string holding `"` then

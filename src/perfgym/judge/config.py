@@ -109,11 +109,12 @@ class JudgeConfig(BaseModel):
     )
     same_program_once: bool = Field(
         True,
-        description="Candidates of a task that are one program (equal normalised sources: "
-        "comments and layout aside) are judged once and share the verdict (flag "
-        "'same_program_judged_once'); a passing candidate that is the measured baseline's or "
-        "reference's program takes that role's timing instead of being timed again (flag "
-        "'timing_of_same_program'; its correctness tests still run). See docs/judge.md.",
+        description="Candidates of a task that are one program (the same extracted source, "
+        "byte for byte: a comment or a trailing space makes another program) are judged once "
+        "and share the verdict (flag 'same_program_judged_once'); a passing candidate whose "
+        "source is the measured baseline's or reference's exactly takes that role's timing "
+        "instead of being timed again (flag 'timing_of_same_program'; its correctness tests "
+        "still run). See docs/judge.md.",
     )
     reuse_references: bool = Field(
         False,

@@ -16,7 +16,7 @@ from perfgym.judge.case_limits import CaseLimits
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.measure import lanes_of
 from perfgym.judge.noise_bands import NoiseBands, needs_band, stamp
-from perfgym.judge.plan import HARNESS_CASE, TaskPlan, plan_task
+from perfgym.judge.plan import HARNESS_CASE, TaskPlan, plan_task, task_key
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, ReferenceCache
 from perfgym.judge.reuse import ReusedTimings
@@ -125,11 +125,16 @@ class Judge:
         progress: Progress | None = None,
         finished: Finished | None = None,
     ) -> list[Verdict]:
-        """Judge every candidate; tasks are measured one at a time, candidates of a task together.
+        """Judge every candidate; tasks are measured one at a time, candidates of a task together
+        (a task: its id and content, `task_key`; two tasks sharing an id are judged apart).
         `finished` receives each task's verdicts as they are ready (to write them at once)."""
         by_task: dict[str, list[int]] = {}
+        keys: dict[int, str] = {}  # one task object's key, computed once
         for i, c in enumerate(candidates):
-            by_task.setdefault(c.task.id, []).append(i)
+            key = keys.get(id(c.task))
+            if key is None:
+                key = keys[id(c.task)] = task_key(c.task)
+            by_task.setdefault(key, []).append(i)
         verdicts: list[Verdict | None] = [None] * len(candidates)
         done = 0
         for indices, judged in self._tasks_judged(candidates, list(by_task.values())):
@@ -197,11 +202,11 @@ class Judge:
     def _checked(self, group: list[Candidate]) -> _Checked:
         """Stages 1-3 for one task's candidates: extracted, built and tested (nothing measured
         yet). Twins (`perfgym.judge.twins`) are judged once, as their representative."""
-        with self._expected.in_use(group[0].task.id):
-            return self._tested(group)
-
-    def _tested(self, group: list[Candidate]) -> _Checked:
         plan = plan_task(group[0].task, self.config, self.sandbox, self.workers)
+        with self._expected.in_use(plan.key):
+            return self._tested(plan, group)
+
+    def _tested(self, plan: TaskPlan, group: list[Candidate]) -> _Checked:
         extracted = [stages.extract(plan, c) for c in group]
         judged: list[int] = list(range(len(extracted)))
         twin_of: dict[int, int] = {}

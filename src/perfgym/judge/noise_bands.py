@@ -35,14 +35,14 @@ Bands = dict[str, float]
 
 
 class NoiseBands:
-    """Task id and clock -> role ('baseline', 'reference') -> band (absent: not measurable)."""
+    """Task (`TaskPlan.key`) and clock -> role ('baseline', 'reference') -> band (absent: not measurable)."""
 
     def __init__(self) -> None:
         self._bands: dict[tuple[str, str], Bands] = {}
         self._lock = threading.Lock()
 
     def of(self, plan: TaskPlan, refs: References, config: JudgeConfig) -> Bands:
-        key = (plan.task.id, plan.clock)
+        key = (plan.key, plan.clock)
         with self._lock:
             if key in self._bands:
                 return self._bands[key]

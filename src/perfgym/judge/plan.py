@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -45,6 +48,11 @@ class TaskPlan:
     #: whether anything of the task is measured (`perfgym.tasks.timed`): False for a
     #: correctness-only task, whose verdicts say "not timed"
     timed: bool = True
+
+    @functools.cached_property
+    def key(self) -> str:
+        """What the judge's per-task caches keep this task's results under (`task_key`)."""
+        return task_key(self.task)
 
     def runner(self, warm: bool = False, limits: Mapping[str, Limits] | None = None) -> RunFn:
         """Runs of the task's variants; `warm`: Python stdio programs in program mode of the
@@ -96,6 +104,17 @@ def plan_task(
                     checked=checked, separate=workloads if check and not checked else [],
                     sandbox=sandbox, workers=workers, cores=task.cores,
                     timed=is_timed(task))  # fmt: skip
+
+
+def task_key(task: Task) -> str:
+    """What a judge groups a task's candidates by and keeps the task's own results under (its
+    solutions built, their outputs and times, noise bands, kept timings): the id and a hash of
+    everything the task says, its root included. Two tasks that share an id but not their
+    content (an inline task of a service request, a task reloaded with other solutions) share
+    no cached result and are never judged as one."""
+    text = json.dumps(task.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False, default=str)  # fmt: skip
+    return f"{task.id}@{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}"
 
 
 def _clock(task: Task, config: JudgeConfig) -> str:

@@ -39,7 +39,8 @@ class References:
 
 
 class ReferenceCache:
-    """Each task's `References`, prepared (built) once per task id."""
+    """Each task's `References`, prepared (built) once per task (`TaskPlan.key`: its id and
+    content)."""
 
     def __init__(self, cache: BuildCache) -> None:
         self.cache = cache
@@ -49,7 +50,7 @@ class ReferenceCache:
     def of(self, plan: TaskPlan) -> References:
         task = plan.task
         with self._lock:
-            known = self._by_task.get(task.id)
+            known = self._by_task.get(plan.key)
         if known is not None:
             return known
 
@@ -61,7 +62,7 @@ class ReferenceCache:
 
         refs = References(made("baseline", task.baseline), made("reference", task.reference))
         with self._lock:
-            self._by_task[task.id] = refs
+            self._by_task[plan.key] = refs
         return refs
 
 
@@ -89,7 +90,7 @@ KEEP_OUTPUTS_OF = 8
 
 class ExpectedOutputs:
     """The expected output of a case: given, or the reference's output on it; and every run of
-    the task's own solutions on a case, run once per task id, solution and case id (their wall
+    the task's own solutions on a case, run once per task (`TaskPlan.key`), solution and case id (their wall
     times set the correctness tests' limits: `perfgym.judge.case_limits`)."""
 
     def __init__(self, references: ReferenceCache) -> None:
@@ -113,7 +114,7 @@ class ExpectedOutputs:
             if variant is None or not variant.ready or (label == "baseline" and refs.twins):
                 continue
             with self._lock:
-                todo = [c for c in plan.tests if (plan.task.id, label, c.id) not in self._runs]
+                todo = [c for c in plan.tests if (plan.key, label, c.id) not in self._runs]
             if todo:
                 self._batch(plan, label, variant, todo)
 
@@ -129,7 +130,7 @@ class ExpectedOutputs:
                                      fail_fast=False, isolate=False):  # fmt: skip
             if out.status is Status.SANDBOX_ERROR:
                 continue  # ours, not the program's: asked again later, one run at a time
-            made.append(((plan.task.id, label, case.id), OwnRun(
+            made.append(((plan.key, label, case.id), OwnRun(
                 ok=out.status is Status.OK, output=out.output if label == "reference" else None,
                 wall_s=out.wall_s, cpu_s=out.cpu_s,
                 why=f"{out.status.value} {out.message}".strip())))  # fmt: skip
@@ -140,7 +141,7 @@ class ExpectedOutputs:
                     run = dataclasses.replace(old, output=run.output)
                 self._runs[key] = run
             if label == "reference":
-                self._outputs_kept(plan.task.id, [k for k, _ in made])
+                self._outputs_kept(plan.key, [k for k, _ in made])
 
     def _outputs_kept(self, task_id: str, keys: list[tuple[str, str, str]]) -> None:
         """Hold the outputs of at most `KEEP_OUTPUTS_OF` tasks (memory flat in the number of
@@ -160,7 +161,7 @@ class ExpectedOutputs:
 
     @contextlib.contextmanager
     def in_use(self, task_id: str) -> Iterator[None]:
-        """While inside, `task_id`'s outputs are not dropped (its candidates are being tested
+        """While inside, the outputs of `task_id` (a `TaskPlan.key`) are not dropped (its candidates are being tested
         against them; dropping them would run its reference again)."""
         with self._lock:
             self._in_use[task_id] += 1
@@ -178,7 +179,7 @@ class ExpectedOutputs:
         refs = self.references.of(plan)
         if label == "baseline" and refs.twins:
             label = "reference"  # the same program: its one run answers for both
-        key = (plan.task.id, label, case.id)
+        key = (plan.key, label, case.id)
         with self._lock:
             known = self._runs.get(key)
         if known is not None and known.output is _DROPPED and refs.reference is not None:

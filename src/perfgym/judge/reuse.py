@@ -135,7 +135,7 @@ def _key(plan: TaskPlan, own: Mapping[str, Variant]) -> str:
     """What the kept timings were measured on: the task, its workloads, the clock and the
     solutions' sources (a task reloaded with other solutions is another key)."""
     h = hashlib.sha256()
-    for part in [plan.task.id, plan.clock]:
+    for part in [plan.key, plan.clock]:
         h.update(part.encode() + b"\0")
     for w in plan.workloads or plan.tests:
         h.update(f"{w.id}\0{w.stdin}\0{w.args!r}\0".encode("utf-8", "surrogatepass"))

@@ -145,13 +145,13 @@ def measure_all(
 ) -> dict[str, Timing]:
     """Stage 5 (`_measured_all`), where a passing candidate that is the program of a measured
     baseline or reference (`perfgym.judge.twins`, config.same_program_once) is not measured
-    again: it has that role's timing, flagged."""
-    measured = {label for label, v in refs.items()
+    again (the same source exactly): it has that role's timing, flagged."""
+    measured = {label: v for label, v in refs.items()
                 if _wanted(config, label) and v is not None and v.ready}  # fmt: skip
     copies = {}
     if config.same_program_once:
         for e in entries:
-            role = role_of(plan.task, e, measured)
+            role = role_of(e, measured)
             if role is not None:
                 copies[e.label] = e.timed_as = role
     if copies and isinstance(run, CheckedRuns):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfgym.errors import ConfigError
+from perfgym.judge.same_source import normalised
 from perfgym.judge.verdict import Verdict
 from perfgym.tasks.suite import Suite
 from perfgym.tasks.task import Solution, Task
@@ -87,6 +88,12 @@ def _faster(a: Entry, b: Entry) -> tuple[bool, float | None, str]:
     return False, None, "unmeasured"
 
 
+def _same_program(task: Task, a: Entry, b: Entry) -> bool:
+    """Two texts of one program (comments and layout aside, `perfgym.judge.same_source`): each
+    is measured on its own (perfgym.judge.twins), so any difference between them is noise."""
+    return normalised(a.source, task.language) == normalised(b.source, task.language)
+
+
 def _prompt_for(task: Task, slower: Entry) -> list[dict[str, str]]:
     """RLPF's prompt with `slower` shown as the current implementation."""
     shown = task.model_copy(update={"baseline": Solution(label=slower.label, source=slower.source)})
@@ -107,14 +114,14 @@ def _by_task(entries: Iterable[Entry]) -> dict[str, list[Entry]]:
 def sft_rows(suite: Suite, entries: Sequence[Entry]) -> list[dict[str, Any]]:
     """Every (slower correct, faster correct) pair of a task where the faster one is
     significantly faster (or graded above it), as a chat example: the slower code in the
-    prompt, the faster code as the answer."""
+    prompt, the faster code as the answer. Two texts of one program are never a pair."""
     rows = []
     for task_id, group in _by_task(entries).items():
         task = suite.get(task_id)
         correct = [e for e in group if e.correct]
         for slow in correct:
             for fast in correct:
-                if fast is slow or fast.source == slow.source:
+                if fast is slow or _same_program(task, fast, slow):
                     continue
                 faster, ratio, evidence = _faster(fast, slow)
                 if not faster or evidence == "not significant":
@@ -132,7 +139,8 @@ def sft_rows(suite: Suite, entries: Sequence[Entry]) -> list[dict[str, Any]]:
 def dpo_rows(suite: Suite, entries: Sequence[Entry]) -> tuple[list[dict[str, Any]], int]:
     """(rows, left out): chosen = a correct answer significantly faster than the rejected one,
     or the rejected one is incorrect. A pair whose measured difference is not significant (or
-    could not be measured) is left out and counted. The prompt shows the task's baseline."""
+    could not be measured), or of two texts of one program, is left out and counted. The
+    prompt shows the task's baseline."""
     rows, left_out = [], 0
     for task_id, group in _by_task(entries).items():
         task = suite.get(task_id)
@@ -140,6 +148,9 @@ def dpo_rows(suite: Suite, entries: Sequence[Entry]) -> tuple[list[dict[str, Any
         for chosen in (e for e in group if e.correct):
             for rejected in group:
                 if rejected is chosen or rejected.source == chosen.source:
+                    continue
+                if rejected.correct and _same_program(task, chosen, rejected):
+                    left_out += 1  # a tie by construction (`same_source`): never a preference
                     continue
                 if rejected.correct:
                     faster, ratio, evidence = _faster(chosen, rejected)

@@ -54,3 +54,13 @@ def test_the_roles_a_candidate_is() -> None:
     assert same_source_roles(task, PY + "# padded\n") == ["baseline", "reference"]
     assert same_source_roles(task, PY.replace("+1", "+0+1")) == []
     assert same_source_roles(task, None) == []
+
+
+def test_a_coding_cookie_makes_comments_count():
+    """`# coding: unicode_escape` decodes `\\u000a` in a comment into a newline: what tokenize
+    reads as a comment is code. Such a source is compared by lines, never tied by comments."""
+    plain = "x = 1\nprint(x)\n"
+    hidden = "# coding: unicode_escape\nx = 1\nprint(x)  # \\u000aprint(2)\n"
+    assert normalised(plain, "python") != normalised(hidden, "python")
+    utf8 = "# -*- coding: utf-8 -*-\nx = 1\nprint(x)  # note\n"
+    assert normalised(plain, "python") == normalised(utf8, "python")

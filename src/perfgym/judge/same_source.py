@@ -39,7 +39,16 @@ def _lines(source: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+#: A PEP 263 coding declaration (first two lines): Python decodes the file with it, so a
+#: `unicode_escape` cookie turns what tokenize reads as a comment into code.
+_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
+
+
 def _python(source: str) -> str:
+    for line in source.splitlines()[:2]:
+        cookie = _COOKIE.match(line)
+        if cookie and cookie.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
+            raise ValueError("a coding cookie: comments may be code once decoded")
     out = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type in _SKIPPED:

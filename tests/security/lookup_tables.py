@@ -126,7 +126,8 @@ def _java(rows: Rows, fallback: str) -> str:
 def _js(rows: Rows, fallback: str) -> str:
     cases = "".join(
         f"if (n === {n} && s === {s}) {{ process.stdout.write("
-        + " + ".join(_chunks(text)) + "); process.exit(0); }\n"
+        + " + ".join(_chunks(text))
+        + "); process.exit(0); }\n"
         for (n, s), text in rows
     )
     return ("const d = require('fs').readFileSync(0); const n = d.length; let s = 0;\n"

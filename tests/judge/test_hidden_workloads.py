@@ -193,3 +193,23 @@ def test_a_generator_that_ignores_its_seed_gives_no_hidden_inputs_and_says_so(li
     with Judge(JudgeConfig(hidden_workloads=True, **CHEAP)) as judge:
         v = judge.judge(task, source=CORRECT)
     assert v.decided_on is DecidedOn.VISIBLE and "visible" in v.why_visible
+
+
+def test_eval_keeps_the_declared_workloads_unless_asked_for_hidden_ones(tmp_path):
+    import json
+    import os
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root / "src")}
+    seen = {}
+    for flag in ([], ["--hidden"]):
+        out = tmp_path / f"r{len(flag)}.jsonl"
+        done = subprocess.run([sys.executable, "-m", "perfgym", "eval", "perfgym-core",
+                               "--solutions", "reference", "--task", "py-lis-dp", "--no-store",
+                               "--repeats", "1", "-q", "--no-report", "-o", str(out), *flag],
+                              cwd=root, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        (verdict,) = [d for d in map(json.loads, out.read_text().splitlines()) if "stage" in d]
+        seen[bool(flag)] = (verdict["stage"], verdict["decided_on"], verdict["hidden_workloads"])
+    assert seen == {False: ("OK", "visible", 0), True: ("OK", "hidden", 2)}

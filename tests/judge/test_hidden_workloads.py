@@ -184,6 +184,12 @@ def test_a_task_without_a_generator_is_decided_on_visible_inputs_and_says_so(lis
     assert v.decided_on is DecidedOn.VISIBLE and v.hidden_workloads == 0
     assert "no generator" in v.why_visible
     assert set(v.candidate.per_workload_s) == {"w1", "w2"}
+    # an optimisation step accepted on it says what it was decided on
+    from perfgym.optimize.config import OptimizeConfig
+    from perfgym.optimize.search import TaskState, decide
+
+    (step,) = decide(TaskState(task, OptimizeConfig(start="generate")), [v], None, [""])
+    assert step.accepted and "decided on visible inputs: the task has no generator" in step.why
 
 
 def test_a_generator_that_ignores_its_seed_gives_no_hidden_inputs_and_says_so(lis_task):

@@ -180,10 +180,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="Interleaved rounds (median reported).")
     ap.add_argument("--solutions", nargs="*", default=None,
                     help="Cycle only these solution labels (e.g. reference: fast, correct runs).")  # fmt: skip
+    ap.add_argument("--hidden", action="store_true",
+                    help="Decide on hidden workloads, fresh per batch (training's default).")  # fmt: skip
     args = ap.parse_args()
     suite = load_suite("perfgym-core")
     tasks = [suite.get(t) for t in args.tasks]
-    config = JudgeConfig(repeats=args.repeats)
+    config = JudgeConfig(repeats=args.repeats, hidden_workloads=args.hidden)
     n = args.candidates
     seconds: dict[str, dict[str, list[float]]] = {}
     correct: dict[str, dict[str, int]] = {}

@@ -195,6 +195,12 @@ def eval_(
         metavar="K",
         help="Correctness-only tasks (HumanEval+): time the K largest tests by input size.",
     ),  # fmt: skip
+    hidden: bool = typer.Option(
+        False,
+        "--hidden",
+        help="Decide correctness and timing on hidden workloads drawn fresh from each task's "
+        "generator (default: the declared workloads, as published results are).",
+    ),  # fmt: skip
     perf_inputs: Path | None = typer.Option(
         None,
         "--perf-inputs",
@@ -217,7 +223,8 @@ def eval_(
              "--time-limit": time_limit is not None,
              "--samples": samples is not None, "--model-config": model_config is not None,
              "--base-url": base_url is not None, "--api-key-env": api_key_env is not None,
-             "--time-largest": time_largest is not None, "--perf-inputs": perf_inputs is not None}  # fmt: skip
+             "--time-largest": time_largest is not None, "--perf-inputs": perf_inputs is not None,
+             "--hidden": hidden}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
         ("--replay", "--no-store", "a replay reads its verdicts from the store"),
@@ -229,6 +236,9 @@ def eval_(
         ("--time-limit", "--published", "--published runs nothing"),
         ("--time-limit", "--replay", "a replay runs nothing"),
         ("--time-largest", "--perf-inputs", "time one set of inputs"),
+        ("--hidden", "--published", "--published runs nothing"),
+        ("--hidden", "--model", "--hidden judges given candidates or solutions"),
+        ("--hidden", "--replay", "a replay runs nothing"),
     ])  # fmt: skip
     seconds = time_limit_of(time_limit)
     refuse_orphans(given, [("--replay-machine", "--replay"), ("--url", "--backend service"),
@@ -257,6 +267,9 @@ def eval_(
     from perfgym.judge.enamel_protocol import is_enamel
 
     enamel = bool(tasks) and all(is_enamel(t) for t in tasks)
+    if enamel and hidden:
+        fail("--hidden does not apply to ENAMEL's protocol (its levels' inputs are ENAMEL's "
+             "published ones)")  # fmt: skip
     if enamel and seconds is not None:
         fail("--time-limit does not apply to ENAMEL's protocol: its limits come from each "
              "problem's reference (timeout_factor x its time)")  # fmt: skip
@@ -285,7 +298,8 @@ def eval_(
         replay_machine=replay_machine, backend=backend, url=url, token=token, address=address,
         no_report=no_report, resume_from=resume_from, candidates_from=candidates_from,
         time_limit_s=seconds,
-        judging={"fail_fast": fail_fast, "isolate_tests": isolate_tests},
+        judging={"fail_fast": fail_fast, "isolate_tests": isolate_tests,
+                 **({"hidden_workloads": True} if hidden else {})},
     )  # fmt: skip
 
 

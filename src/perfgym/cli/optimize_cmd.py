@@ -89,6 +89,13 @@ def optimize(
         5, "--repeats", help="Measured rounds per workload (>= 3: paired test)."
     ),
     alpha: float = typer.Option(0.05, "--alpha", help="Significance level of an accepted step."),
+    hidden: bool = typer.Option(
+        True,
+        "--hidden/--no-hidden",
+        help="Decide correctness and speed on hidden workloads drawn fresh from each task's "
+        "generator with a secret seed of the run (the model is shown visible inputs only). "
+        "--no-hidden: on the declared workloads, which a model may learn.",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of evolve's draws."),
     resume: bool = typer.Option(False, "--resume", help="Continue the run with these settings."),
     store: Path = typer.Option(
@@ -141,13 +148,13 @@ def optimize(
         fail(one_line(exc))
     suite, tasks = _tasks(target, task, split, limit)
     check_writable(store, "history store")
-    run_optimize(config, suite, tasks, flags, repeats=repeats, resume=resume,
+    run_optimize(config, suite, tasks, flags, repeats=repeats, hidden=hidden, resume=resume,
                  store=store, out=out, report=not no_report, as_json=as_json, quiet=quiet)  # fmt: skip
 
 
 def run_optimize(config: Any, suite: str, tasks: list[Any], flags: mo.ModelFlags, *,
                  repeats: int, resume: bool, store: Path, out: Path | None, report: bool,
-                 as_json: bool, quiet: bool) -> None:  # fmt: skip
+                 as_json: bool, quiet: bool, hidden: bool = True) -> None:  # fmt: skip
     from rich.progress import Progress
 
     from perfgym.errors import PerfgymError
@@ -168,7 +175,7 @@ def run_optimize(config: Any, suite: str, tasks: list[Any], flags: mo.ModelFlags
             def step(task_id: str, done: int, of: int) -> None:
                 bar.advance(job)
 
-            result = run_session(config, suite, tasks, client, judge=judge_config(repeats),
+            result = run_session(config, suite, tasks, client, judge=judge_config(repeats, hidden),
                                  history=history, out=out, resume=resume, report=report,
                                  progress=step)  # fmt: skip
     except KeyboardInterrupt:

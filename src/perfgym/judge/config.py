@@ -187,6 +187,25 @@ class JudgeConfig(BaseModel):
         "process and flag a large gap (a caching signature). None: off.",
     )
     build_cache: str | None = Field(None, description="Build cache root (default: toolchains').")
+    hidden_workloads: bool = Field(
+        False,
+        description="Check and time on hidden workloads: for a task with a generator, one "
+        "fresh input per declared generated workload (same size, a seed derived from the "
+        "secret hidden_seed), expected outputs from the reference; baseline, reference and "
+        "candidates of one call all run on them. The declared workloads and the tests stay the "
+        "visible inputs. Each verdict says which inputs it was decided on (`decided_on`); a "
+        "task without a generator is judged on its visible ones and says so. "
+        "See docs/task-format.md.",
+    )
+    hidden_seed: int | None = Field(
+        None,
+        ge=0,
+        exclude=True,
+        repr=False,
+        description="hidden_workloads: the secret the hidden inputs are derived from. Never "
+        "written with the config (results, run names, verdicts) nor shown to a program. None: "
+        "a fresh one for every judge_many call (a training batch).",
+    )
 
     @model_validator(mode="after")
     def _cap(self) -> JudgeConfig:

@@ -14,6 +14,7 @@ from perfgym.judge import stages
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimits
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.hidden import fresh_seed
 from perfgym.judge.measure import lanes_of
 from perfgym.judge.noise_bands import NoiseBands, needs_band, stamp
 from perfgym.judge.plan import HARNESS_CASE, TaskPlan, plan_task, task_key
@@ -127,7 +128,14 @@ class Judge:
     ) -> list[Verdict]:
         """Judge every candidate; tasks are measured one at a time, candidates of a task together
         (a task: its id and content, `task_key`; two tasks sharing an id are judged apart).
-        `finished` receives each task's verdicts as they are ready (to write them at once)."""
+        `finished` receives each task's verdicts as they are ready (to write them at once).
+        With `config.hidden_workloads`, the call's hidden inputs come from `config.hidden_seed`,
+        or from a fresh secret seed of this call's own when it is None."""
+        seed = None
+        if self.config.hidden_workloads:
+            seed = self.config.hidden_seed
+            if seed is None:
+                seed = fresh_seed()
         by_task: dict[str, list[int]] = {}
         keys: dict[int, str] = {}  # one task object's key, computed once
         for i, c in enumerate(candidates):
@@ -137,7 +145,7 @@ class Judge:
             by_task.setdefault(key, []).append(i)
         verdicts: list[Verdict | None] = [None] * len(candidates)
         done = 0
-        for indices, judged in self._tasks_judged(candidates, list(by_task.values())):
+        for indices, judged in self._tasks_judged(candidates, list(by_task.values()), seed):
             for i, v in zip(indices, judged, strict=True):
                 verdicts[i] = v
             if finished is not None:
@@ -148,7 +156,7 @@ class Judge:
         return [v for v in verdicts if v is not None]
 
     def _tasks_judged(
-        self, candidates: Sequence[Candidate], groups: list[list[int]]
+        self, candidates: Sequence[Candidate], groups: list[list[int]], seed: int | None = None
     ) -> Iterator[tuple[list[int], list[Verdict]]]:
         """Each task's candidates (indices) and their verdicts, task by task in order. Tasks
         where nothing is measured (correctness only) are judged side by side, one per core, a
@@ -159,35 +167,41 @@ class Judge:
         n = self.parallel
         if n <= 1 or len(groups) <= 1:
             for g in groups:
-                yield g, self._judge_task([candidates[i] for i in g])
+                yield g, self._judge_task([candidates[i] for i in g], seed)
             return
         if any(is_timed(candidates[g[0]].task) for g in groups):
-            yield from self._tested_then_measured(candidates, groups, n)
+            yield from self._tested_then_measured(candidates, groups, n, seed)
             return
         pool = ThreadPoolExecutor(max_workers=n)
         try:
             todo = iter(groups)
             ahead: collections.deque[tuple[list[int], Future[list[Verdict]]]] = collections.deque()
             for g in itertools.islice(todo, max(2 * n, JUDGED_AHEAD)):
-                ahead.append((g, pool.submit(self._judge_task, [candidates[i] for i in g])))
+                ahead.append((g, pool.submit(self._judge_task, [candidates[i] for i in g],
+                                             seed)))  # fmt: skip
             while ahead:
                 g, job = ahead.popleft()
                 more = next(todo, None)
                 if more is not None:
                     ahead.append((more, pool.submit(self._judge_task,
-                                                    [candidates[i] for i in more])))  # fmt: skip
+                                                    [candidates[i] for i in more], seed)))  # fmt: skip
                 yield g, job.result()
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def _tested_then_measured(
-        self, candidates: Sequence[Candidate], groups: list[list[int]], n: int
+        self,
+        candidates: Sequence[Candidate],
+        groups: list[list[int]],
+        n: int,
+        seed: int | None = None,
     ) -> Iterator[tuple[list[int], list[Verdict]]]:
         for start in range(0, len(groups), TESTED_AHEAD):
             chunk = groups[start : start + TESTED_AHEAD]
             pool = ThreadPoolExecutor(max_workers=n)
             try:
-                jobs = [pool.submit(self._checked, [candidates[i] for i in g]) for g in chunk]
+                jobs = [pool.submit(self._checked, [candidates[i] for i in g], seed)
+                        for g in chunk]  # fmt: skip
                 tested = [job.result() for job in jobs]
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
@@ -195,14 +209,14 @@ class Judge:
                 yield g, self._measured(done)
 
     # -- one task ---------------------------------------------------------------------------------
-    def _judge_task(self, group: list[Candidate]) -> list[Verdict]:
+    def _judge_task(self, group: list[Candidate], seed: int | None = None) -> list[Verdict]:
         """The stages, in order, for the candidates of one task (see `perfgym.judge.stages`)."""
-        return self._measured(self._checked(group))
+        return self._measured(self._checked(group, seed))
 
-    def _checked(self, group: list[Candidate]) -> _Checked:
+    def _checked(self, group: list[Candidate], seed: int | None = None) -> _Checked:
         """Stages 1-3 for one task's candidates: extracted, built and tested (nothing measured
         yet). Twins (`perfgym.judge.twins`) are judged once, as their representative."""
-        plan = plan_task(group[0].task, self.config, self.sandbox, self.workers)
+        plan = plan_task(group[0].task, self.config, self.sandbox, self.workers, seed)
         with self._expected.in_use(plan.key):
             return self._tested(plan, group)
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.hidden import DecidedOn, hidden_cases, same_inputs
 from perfgym.judge.runner import Outcome, RunFn, run_case
 from perfgym.judge.variant import Variant
 from perfgym.sandbox.base import Sandbox
@@ -48,6 +49,10 @@ class TaskPlan:
     #: whether anything of the task is measured (`perfgym.tasks.timed`): False for a
     #: correctness-only task, whose verdicts say "not timed"
     timed: bool = True
+    #: which inputs the workloads are (`perfgym.judge.hidden`): hidden ones drawn for this
+    #: call, or the declared (visible) ones; `why`: why a task asked for hidden ones has none
+    decided_on: DecidedOn = DecidedOn.VISIBLE
+    why_visible: str = ""
 
     @functools.cached_property
     def key(self) -> str:
@@ -78,14 +83,29 @@ class TaskPlan:
 
 
 def plan_task(
-    task: Task, config: JudgeConfig, sandbox: Sandbox, workers: PythonWorkerPool
+    task: Task,
+    config: JudgeConfig,
+    sandbox: Sandbox,
+    workers: PythonWorkerPool,
+    hidden_seed: int | None = None,
 ) -> TaskPlan:
-    """The plan of `task` under `config` (its generated cases materialised here)."""
-    hidden = _suite_dir(task, sandbox)
-    if hidden:
-        sandbox, workers = sandbox.hiding(hidden), workers.hiding(hidden)
+    """The plan of `task` under `config` (its generated cases materialised here); with
+    `config.hidden_workloads`, its workloads are the hidden ones of `hidden_seed`."""
+    suite_dir = _suite_dir(task, sandbox)
+    if suite_dir:
+        sandbox, workers = sandbox.hiding(suite_dir), workers.hiding(suite_dir)
     tests = materialize_all(task, task.tests) or [HARNESS_CASE]
     workloads = materialize_all(task, task.workloads)
+    decided_on, why = DecidedOn.VISIBLE, ""
+    if config.hidden_workloads:
+        assert hidden_seed is not None, "hidden workloads need the call's secret seed"
+        drawn, why = hidden_cases(task, hidden_seed)
+        if drawn:
+            drawn = materialize_all(task, drawn)
+            if same_inputs(drawn, [*tests, *workloads]):
+                why = "the task's generator gave only inputs its visible cases already hold"
+            else:
+                workloads, decided_on = drawn, DecidedOn.HIDDEN
     if task.kind is TaskKind.HARNESS:
         tests, workloads = [HARNESS_CASE], [HARNESS_CASE]
     clock = _clock(task, config)
@@ -103,7 +123,7 @@ def plan_task(
     return TaskPlan(task=task, limits=limits, tests=tests, workloads=workloads, clock=clock,
                     checked=checked, separate=workloads if check and not checked else [],
                     sandbox=sandbox, workers=workers, cores=task.cores,
-                    timed=is_timed(task))  # fmt: skip
+                    timed=is_timed(task), decided_on=decided_on, why_visible=why)  # fmt: skip
 
 
 def task_key(task: Task) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfgym.judge.batched import batchable, run_batched
+from perfgym.judge.hidden import is_hidden
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.variant import Variant, prepare
 from perfgym.sandbox.batch_messages import ValueDigest
@@ -156,7 +157,9 @@ class ExpectedOutputs:
             dropped = self._with_outputs.pop(old)
             for key in dropped:
                 run = self._runs.get(key)
-                if run is not None and run.ok:
+                if is_hidden(key[2]):  # drawn for one call: never asked for again
+                    self._runs.pop(key, None)
+                elif run is not None and run.ok:
                     self._runs[key] = dataclasses.replace(run, output=_DROPPED)
 
     @contextlib.contextmanager
@@ -200,6 +203,8 @@ class ExpectedOutputs:
         if out.status is not Status.SANDBOX_ERROR:  # ours, not the program's: ask again later
             with self._lock:
                 self._runs[key] = run
+                if label == "reference" and is_hidden(case.id):
+                    self._outputs_kept(plan.key, [key])  # bounded like the tests' outputs
         return run
 
     def full_output(self, plan: TaskPlan, case: TestCase, known: Any) -> Any:

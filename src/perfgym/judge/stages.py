@@ -10,6 +10,7 @@ from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.crosscheck import crosscheck_harness
+from perfgym.judge.hidden import DecidedOn
 from perfgym.judge.measure import measure
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
@@ -288,6 +289,9 @@ def verdict_of(
         config=config.model_dump(mode="json"),
         machine=fingerprint(),
         same_source=same_source_roles(plan.task, v.source),
+        decided_on=plan.decided_on,
+        hidden_workloads=len(plan.workloads) if plan.decided_on is DecidedOn.HIDDEN else 0,
+        why_visible=plan.why_visible,
     )
     if verdict.candidate is not None:
         verdict.flags += verdict.candidate.flags

@@ -7,10 +7,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.judge.hidden import DecidedOn
 from perfgym.run_status import Status
 from perfgym.timing.result import Timing, TimingStatus
 
-__all__ = ["Stage", "TestResult", "Timing", "TimingStatus", "Verdict"]
+__all__ = ["DecidedOn", "Stage", "TestResult", "Timing", "TimingStatus", "Verdict"]
 
 
 class Stage(str, Enum):
@@ -87,6 +88,16 @@ class Verdict(BaseModel):
         default_factory=list,
         description="The roles ('baseline', 'reference') whose normalised source equals the "
         "candidate's (`perfgym.judge.same_source`): a tie with them by construction.",
+    )
+    decided_on: DecidedOn = Field(
+        DecidedOn.VISIBLE,
+        description="The inputs its workload checks and timings were decided on: 'hidden' "
+        "(drawn fresh for this judge call; the author never saw them) or 'visible' (the "
+        "task's declared workloads).",
+    )
+    hidden_workloads: int = Field(0, ge=0, description="How many hidden workloads it ran on.")
+    why_visible: str = Field(
+        "", description="Hidden workloads were asked for but the task has none: why."
     )
     config: dict[str, Any] = Field(default_factory=dict, description="Judge config used.")
     machine: str = ""

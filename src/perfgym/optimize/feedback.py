@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from perfgym.judge.hidden import HIDDEN_PREFIX, is_hidden
 from perfgym.judge.verdict import Verdict
 from perfgym.optimize.objective import Objective, value_of
 
@@ -32,13 +33,32 @@ def _rel(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None or b <= 0 else a / b
 
 
+#: What feedback says of a failure on a hidden workload (its id, input, expected and actual
+#: output, and the run's stderr stay with the judge: the decision is made on them).
+HIDDEN_FAILURE = (
+    "The program failed on a hidden workload (an input like the task's performance workloads, "
+    "drawn fresh and not shown): {what}. It passed every visible test."
+)
+#: The test id feedback gives such a failure.
+HIDDEN_TEST_ID = "hidden workload"
+
+
 def of_verdict(v: Verdict) -> Feedback:
-    """The feedback of a judged program."""
+    """The feedback of a judged program. It quotes visible inputs only: a failure on a hidden
+    workload (`perfgym.judge.hidden`) is told as such, with the stage and kind of failure."""
     if not v.correct:
         first = next((t for t in v.tests if not t.passed), None)
+        if first is not None and is_hidden(first.id):
+            what = {"WO": "wrong output", "NR": f"did not run cleanly ({v.detail})"}.get(
+                v.stage.value, v.stage.value
+            )
+            return Feedback(passed=False, stage=v.stage.value,
+                            message=HIDDEN_FAILURE.format(what=what), test_id=HIDDEN_TEST_ID)  # fmt: skip
         message = (first.message if first and first.message else v.reason or v.detail) or ""
         if v.stage.value == "NC" and v.build_log:
             message = v.build_log
+        if first is None and HIDDEN_PREFIX in message:
+            message = v.detail  # a failure named by no test, whose reason names a hidden case
         return Feedback(passed=False, stage=v.stage.value, message=message,
                         test_id=first.id if first is not None else "")  # fmt: skip
     vals: dict[Objective, float | None] = {

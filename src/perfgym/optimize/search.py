@@ -162,6 +162,9 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
         if i == pick:
             why = "first correct program" if g.how == "first correct" else (
                 f"significantly better ({g.how})")  # fmt: skip
+            seen = verdicts[i]
+            if seen is not None and seen.why_visible:  # hidden inputs asked for, none to draw
+                why += f"; decided on visible inputs: {seen.why_visible}"
             ratio = None if g.how == "first correct" else g.ratio
             final.append(Decision(True, why, ratio, g.ci))
         else:

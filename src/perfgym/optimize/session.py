@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.hidden import fresh_seed
 from perfgym.judge.judge import Judge
 from perfgym.llm.protocol import ChatModel
 from perfgym.optimize.config import OptimizeConfig
@@ -51,9 +52,24 @@ async def _drive(model: ChatModel, loop: Optimizer, tasks: list[Task]) -> dict[s
             await close()
 
 
-def judge_config(repeats: int) -> JudgeConfig:
-    """The judge of a run: the CPU clock, `repeats` interleaved rounds (paired tests from 3)."""
-    return JudgeConfig(repeats=repeats, clock="cpu")
+def judge_config(repeats: int, hidden: bool = True) -> JudgeConfig:
+    """The judge of a run: the CPU clock, `repeats` interleaved rounds (paired tests from 3);
+    `hidden`: correctness and speed decided on hidden workloads (`perfgym.judge.hidden`)."""
+    return JudgeConfig(repeats=repeats, clock="cpu", hidden_workloads=hidden)
+
+
+#: Where a run's secret seed of hidden workloads is kept in its history (never in its outputs).
+SEED_KEY = "hidden_seed"
+
+
+def _secret_seed(history: OptimizeHistory, run: str, judge: JudgeConfig) -> JudgeConfig:
+    """`judge` with the run's secret seed: the one its history keeps (a resumed run draws the
+    same hidden inputs), else a fresh one (kept by `start_run`)."""
+    if not judge.hidden_workloads or judge.hidden_seed is not None:
+        return judge
+    known = (history.run_config(run) or {}).get(SEED_KEY)
+    seed = int(known) if isinstance(known, int) else fresh_seed()
+    return judge.model_copy(update={"hidden_seed": seed})
 
 
 def run_name(config: OptimizeConfig, suite: str, tasks: list[Task], model: str,
@@ -81,7 +97,9 @@ def run_session(
               "objective": config.objective, "config": config.model_dump(mode="json"),
               "judge": judge.model_dump(mode="json")}  # fmt: skip
     check_resumable(history, run, header, resume)
-    history.start_run(run, header)
+    judge = _secret_seed(history, run, judge)
+    secret = {SEED_KEY: judge.hidden_seed} if judge.hidden_seed is not None else {}
+    history.start_run(run, {**header, **secret})
     out = out or Path("results") / "optimize" / run
     start = time.perf_counter()
     with Judge(judge) as j:

@@ -176,7 +176,10 @@ class RayJudge:
         self.chunk_size = chunk_size
         self.max_attempts = max_attempts
         self.retried = 0
-        self._config_json = self.config.model_dump_json()
+        # the secret seed of hidden workloads travels to the nodes (it is left out of every
+        # written config); None there: each node's judge draws a fresh one per chunk
+        self._config_json = json.dumps({**self.config.model_dump(mode="json"),
+                                        "hidden_seed": self.config.hidden_seed})  # fmt: skip
 
     def judge(self, task: Any, completion: str | None = None, *, source: str | None = None,
               model: str = "", sample: int = 0) -> Verdict:  # fmt: skip

@@ -32,8 +32,15 @@ def task_digest(task: Task) -> str:
 
 
 def config_digest(config: JudgeConfig) -> str:
-    """Hash of the judge settings that can change a verdict."""
-    return _digest(config.model_dump(mode="json", exclude=set(_NOT_IN_KEY)))
+    """Hash of the judge settings that can change a verdict. Hidden workloads off leave the
+    key as it was before they existed; on, a fixed secret seed enters as its hash (the inputs
+    it draws are what the verdict was decided on; a fresh seed per call has none to enter)."""
+    doc = config.model_dump(mode="json", exclude=set(_NOT_IN_KEY))
+    if not config.hidden_workloads:
+        doc.pop("hidden_workloads", None)
+    elif config.hidden_seed is not None:
+        doc["hidden_seed_sha256"] = hashlib.sha256(str(config.hidden_seed).encode()).hexdigest()
+    return _digest(doc)
 
 
 def verdict_key(

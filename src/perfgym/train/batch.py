@@ -68,8 +68,11 @@ class Scored:
 def training_judge_config(**overrides: Any) -> JudgeConfig:
     """RLPF's training measurement: each variant's runtime measured once per batch (repeats=1;
     evaluation takes the median of 3), speed calls decided against the task's noise band, on
-    the CPU clock (as perfgym's 'training' protocol: steadier than wall time on a busy box)."""
-    return JudgeConfig(**{"repeats": 1, "clock": "cpu", **overrides})
+    the CPU clock (as perfgym's 'training' protocol: steadier than wall time on a busy box).
+    Rewards are decided on hidden workloads (`perfgym.judge.hidden`), drawn fresh for every
+    batch; `hidden_seed=N` fixes them (a reproducible run), `hidden_workloads=False` turns them
+    off (the declared workloads, which a policy can learn)."""
+    return JudgeConfig(**{"repeats": 1, "clock": "cpu", "hidden_workloads": True, **overrides})
 
 
 def completion_text(completion: Completion) -> str:

@@ -47,11 +47,13 @@ class ScorerConfig:
     infra_score: float = 0.0
     records: str | None = None
     reward_params: tuple[tuple[str, Any], ...] = field(default_factory=tuple)
+    #: the secret seed of the hidden workloads rewards are decided on; None: fresh per batch
+    hidden_seed: int | None = None
 
     @staticmethod
     def from_kwargs(kwargs: Mapping[str, Any], default_suite: str | None) -> ScorerConfig:
         known = {"suite", "reward", "backend", "url", "token", "repeats", "retry_for_s", "window_s",
-                 "max_batch", "infra_score", "records", "reward_params"}  # fmt: skip
+                 "max_batch", "infra_score", "records", "reward_params", "hidden_seed"}  # fmt: skip
         unknown = sorted(set(kwargs) - known)
         if unknown:
             raise ConfigError(f"perfgym verl reward: unknown reward_kwargs {', '.join(unknown)}; "
@@ -102,7 +104,8 @@ def _backend(config: ScorerConfig) -> JudgeBackend:
     if config.backend == "service" and config.url:
         # a service that is down answers within retry_for_s (infra_error), never a hang
         return ServiceClient(config.url, token=config.token, retry_for_s=config.retry_for_s)
-    return make_backend(config.backend, training_judge_config(repeats=config.repeats),
+    return make_backend(config.backend, training_judge_config(repeats=config.repeats,
+                                                              hidden_seed=config.hidden_seed),
                         url=config.url, token=config.token)  # fmt: skip
 
 

@@ -194,9 +194,13 @@ class Controller:
             self._stop = True
             return None
         if attempt.measured:
+            # Visible workloads only: the hidden ones decide, so no figure of theirs is shown
+            # (the verdict, accepted or not, is the one bit the agent learns of them).
             per = "; ".join(f"{w.name}: {w.speedup:.2f}x" for w in attempt.workloads
                             if not w.hidden and w.speedup)  # fmt: skip
-            return measured_feedback(attempt.index, attempt.visible_speedup or 1.0, attempt.ci,
+            shown = [w for w in attempt.workloads if not w.hidden]
+            ci = shown[0].ci if len(shown) == 1 else None
+            return measured_feedback(attempt.index, attempt.visible_speedup or 1.0, ci,
                                      attempt.significant, per,
                                      attempt.profile_summary or "(re-profile failed)", left)  # fmt: skip
         return failure_feedback(attempt.index, attempt.stage, attempt.detail, left)

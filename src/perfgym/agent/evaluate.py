@@ -62,6 +62,32 @@ def _geo(values: list[float]) -> float | None:
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
 
 
+def significant(speeds: list[WorkloadSpeed], ci: tuple[float, float] | None) -> bool:
+    """Whether a patch counts as faster: decided on the workloads the agent never saw (its
+    task's hidden ones, every one significantly faster) where the task has any, else on the
+    visible ones; and the whole task's interval above 1."""
+    hidden = [w for w in speeds if w.hidden]
+    decided = hidden or [w for w in speeds if not w.hidden]
+    faster = all(w.significant and (w.speedup or 0.0) > 1.0 for w in decided)
+    return bool(decided) and faster and (ci is None or ci[0] > 1.0)
+
+
+def workload_failure(m: TaskMeasurement) -> str:
+    """What the agent is told about failed workloads: a visible one's error in full, a hidden
+    one only that it failed and how (never its name, script, input or traceback)."""
+    parts = []
+    for w in m.workloads:
+        if not w.error and w.outputs_match:
+            continue
+        if not w.hidden:
+            parts.append(f"{w.name}: {w.error or 'outputs differ from the original'}")
+        elif "outputs differ" in w.error or not w.error:
+            parts.append("a hidden workload: outputs differ from the original's")
+        else:
+            parts.append("a hidden workload: the run failed")
+    return "; ".join(dict.fromkeys(parts)) or "outputs differ from the original's"
+
+
 def _speeds(m: TaskMeasurement) -> list[WorkloadSpeed]:
     return [WorkloadSpeed(name=w.name, hidden=w.hidden, speedup=w.speedup, ci=w.ci,
                           significant=w.significant, outputs_match=w.outputs_match,
@@ -117,14 +143,10 @@ def _stages(bench: Workbench, attempt: Attempt, speedscope_dir: Path | None) -> 
             "ci": m.ci,
             "visible_speedup": _geo(visible),
             "hidden_speedup": _geo(hidden),
-            "significant": all(w.significant for w in speeds if not w.hidden)
-            and (m.ci is None or m.ci[0] > 1.0),
+            "significant": significant(speeds, m.ci),
         }
         if not m.correct:
-            update |= {
-                "stage": "workload",
-                "detail": m.error or "outputs differ from the original's",
-            }
+            update |= {"stage": "workload", "detail": workload_failure(m)}
             return attempt.model_copy(update=update), tests, []
         if bench.hack_check is not None:
             update["hacks"] = list(bench.hack_check(task, attempt.diff, copy.path, m))

@@ -45,7 +45,9 @@ def speed_guidance(speedup: float) -> str:
 def measured_feedback(attempt: int, speedup: float, ci: tuple[float, float] | None,
                       significant: bool, per_workload: str, profile: str, left: int) -> str:  # fmt: skip
     ci_text = f" (95% CI {ci[0]:.2f}-{ci[1]:.2f})" if ci else ""
-    verdict = "significantly faster" if significant else "not significantly faster"
+    verdict = ("counted: significantly faster where it is decided (workloads you do not see)"
+               if significant else
+               "not counted: not significantly faster where it is decided (workloads you do not see)")  # fmt: skip
     return (
         f"Submission {attempt}: tests passed. Speedup {speedup:.2f}x{ci_text}, {verdict}.\n"
         f"{per_workload}\n{speed_guidance(speedup)}\n\nProfile of your version:\n{profile}\n"

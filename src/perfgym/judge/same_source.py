@@ -140,6 +140,9 @@ def normalised(source: str, language: Language | str) -> str:
 @functools.lru_cache(maxsize=512)
 def _normalised(source: str, lang: Language) -> str:
     # Cached: a batch asks for its task's baseline and reference once per candidate.
+    # Line ends as compilers read them: Python's and gcc's end a line at a lone CR too, which
+    # tokenize's readline (and a `//` comment scan) would not, leaving code inside a "comment".
+    source = source.replace("\r\n", "\n").replace("\r", "\n")
     try:
         if lang is Language.PYTHON:
             return _python(source)

@@ -113,9 +113,12 @@ def alone(py_pairs, c_pairs):
 
 
 def test_the_pairs_differ_only_in_comments_but_are_not_twins(py_pairs) -> None:
-    """The attack's precondition (equal normalised sources) holds; the twin rule says no."""
-    for task, good, bad in py_pairs.values():
-        assert normalised(good, task.language) == normalised(bad, task.language)
+    """The attack's precondition (equal normalised sources) holds, but for a coding cookie,
+    which the normaliser now compares by lines (a cookie can turn a comment into code); the
+    twin rule says no to every pair."""
+    for name, (task, good, bad) in py_pairs.items():
+        same = normalised(good, task.language) == normalised(bad, task.language)
+        assert same is (name != "coding_cookie"), name
         assert twin_key(task, bad) is None or twin_key(task, good) != twin_key(task, bad)
 
 

@@ -13,7 +13,8 @@ import pytest
 
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.hidden import DecidedOn, is_hidden
+from perfgym.judge.decided_on import DecidedOn
+from perfgym.judge.hidden import is_hidden
 from perfgym.judge.judge import Judge
 from perfgym.judge.verdict import Stage
 from perfgym.llm.prompts import repair_prompt

@@ -15,7 +15,7 @@ from lookup_tables import table_program, visible_outputs
 
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.hidden import DecidedOn
+from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.judge import Judge
 from perfgym.judge.verdict import Stage
 from perfgym.optimize.config import OptimizeConfig

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from train_helpers import fence
 
-from perfgym.judge.hidden import DecidedOn, is_hidden
+from perfgym.judge.decided_on import DecidedOn
+from perfgym.judge.hidden import is_hidden
 from perfgym.train.batch import BatchReward, training_judge_config
 from perfgym.train.verl_score import ScorerConfig
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from enum import Enum
 
 from perfgym.tasks.generate import ENAMEL_KEY
 from perfgym.tasks.task import Task, TaskKind, TestCase
@@ -28,13 +27,6 @@ from perfgym.tasks.task import Task, TaskKind, TestCase
 HIDDEN_PREFIX = "hidden-"
 #: Generator seeds of hidden cases lie in [0, SEED_SPACE) (a 31-bit int: any generator's RNG).
 SEED_SPACE = 1 << 31
-
-
-class DecidedOn(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() and format()
-    """Which inputs a verdict's correctness and timing on the workloads were decided on."""
-
-    HIDDEN = "hidden"  # fresh generated workloads the author never saw
-    VISIBLE = "visible"  # the task's declared workloads (or its tests)
 
 
 def fresh_seed() -> int:

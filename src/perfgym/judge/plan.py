@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.hidden import DecidedOn, hidden_cases, same_inputs
+from perfgym.judge.decided_on import DecidedOn
+from perfgym.judge.hidden import hidden_cases, same_inputs
 from perfgym.judge.runner import Outcome, RunFn, run_case
 from perfgym.judge.variant import Variant
 from perfgym.sandbox.base import Sandbox

@@ -10,7 +10,7 @@ from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.crosscheck import crosscheck_harness
-from perfgym.judge.hidden import DecidedOn
+from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.measure import measure
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry

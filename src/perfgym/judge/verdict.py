@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from perfgym.judge.hidden import DecidedOn
+from perfgym.judge.decided_on import DecidedOn
 from perfgym.run_status import Status
 from perfgym.timing.result import Timing, TimingStatus
 

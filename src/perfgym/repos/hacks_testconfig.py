@@ -11,8 +11,10 @@ configured or reach into pytest from the package.
                  plugin, defines pytest hooks (`pytest_*`, `pytest_plugins`), installs an
                  import hook (sys.meta_path, sys.path_hooks, sys.path_importer_cache,
                  sys.modules[...] = ..., __import__ replaced), names perfgym or
-                 /proc/self/fd, or ends or replaces the process (os._exit, os.abort,
-                 os.kill, os.exec*)
+                 /proc/self/fd, ends or replaces the process (os._exit, os.abort,
+                 os.kill, os.exec*), handles file descriptors (os.dup/dup2/close/fstat/
+                 pipe...), reaches below Python (ctypes, cffi, fcntl, mmap, resource...), or
+                 imports a module / reaches os, sys or builtins by a name computed at run time
 """
 
 from __future__ import annotations
@@ -38,6 +40,15 @@ _PYTEST_WORD = re.compile(r"pytest|pluggy|testmon|perfgym|/proc/self/fd|meta_pat
 _PROCESS_ENDS = {"_exit", "abort", "kill", "killpg", "execv", "execve", "execl", "execle",
                  "execlp", "execlpe", "execvp", "execvpe"}  # fmt: skip
 _IMPORT_HOOKS = {"meta_path", "path_hooks", "path_importer_cache"}
+#: Modules that reach below Python's objects: file descriptors, foreign functions, raw process
+#: control. The record channel and the process's end are reachable through them (red team
+#: round 2: an fd swapped in with os.dup2 and a libc _exit forged a green run).
+_LOW_LEVEL = {"ctypes", "_ctypes", "cffi", "fcntl", "_posixsubprocess", "resource", "mmap",
+              "termios", "pty"}  # fmt: skip
+#: os functions on file descriptors that can swap or duplicate a channel.
+_FD_OPS = {"dup", "dup2", "set_inheritable", "set_blocking", "openpty", "fdopen",
+           "closerange", "close", "fstat", "fchmod", "pipe", "pipe2", "mkfifo"}  # fmt: skip
+
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
@@ -146,11 +157,38 @@ class _Tamper(ast.NodeVisitor):
         for a in node.names:
             if a.name.split(".")[0] in _PYTEST_MODULES or _PYTEST_WORD.search(a.name):
                 self._flag(node, f"package code imports {a.name} (the test runner)")
+            elif a.name.split(".")[0] in _LOW_LEVEL:
+                self._flag(node, f"package code imports {a.name} (below Python: descriptors, "
+                                 "foreign calls)")  # fmt: skip
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         mod = node.module or ""
         if mod.split(".")[0] in _PYTEST_MODULES or _PYTEST_WORD.search(mod):
             self._flag(node, f"package code imports from {mod} (the test runner)")
+        elif mod.split(".")[0] in _LOW_LEVEL:
+            self._flag(node, f"package code imports from {mod} (below Python)")
+        elif mod in ("os", "posix") and any(a.name in _FD_OPS | _PROCESS_ENDS for a in node.names):
+            self._flag(node, "package code imports file-descriptor or process calls from os")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+        args = node.args
+        if (
+            name in ("import_module", "__import__")
+            and args
+            and not isinstance(args[0], ast.Constant)
+        ):
+            self._flag(node, f"package code imports a module named at run time ({name})")
+        elif (
+            name == "getattr"
+            and len(args) >= 2
+            and not isinstance(args[1], ast.Constant)
+            and isinstance(args[0], ast.Name)
+            and args[0].id in ("os", "sys", "posix", "builtins", "__builtins__", "importlib")
+        ):
+            self._flag(node, f"package code reaches {args[0].id} by a name computed at run time")
+        self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
         value = node.value
@@ -181,6 +219,12 @@ class _Tamper(ast.NodeVisitor):
             and node.value.id in ("os", "posix")
         ):
             self._flag(node, f"package code ends or replaces the process with os.{node.attr}")  # fmt: skip
+        elif (
+            node.attr in _FD_OPS
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ("os", "posix")
+        ):
+            self._flag(node, f"package code handles file descriptors with os.{node.attr}")
         self.generic_visit(node)
 
     def visit_Assign(self, node: ast.Assign) -> None:

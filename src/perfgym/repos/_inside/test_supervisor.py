@@ -18,6 +18,7 @@ run, every expected test collected and passed (not skipped) and exit status 0.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -49,12 +50,13 @@ def _read_records(fd, out):
         out.append(buf)
 
 
-def _relay(stream, sink):
+def _relay(stream, sink, tail):
     used = 0
     for chunk in iter(lambda: stream.read1(65536), b""):
         if used < OUTPUT_CAP:
             sink.append(chunk[: OUTPUT_CAP - used])
             used += len(chunk)
+        tail[0] = (tail[0] + chunk)[-65536:]  # the closing summary, however long the output
 
 
 def _outcome(reports):
@@ -66,7 +68,26 @@ def _outcome(reports):
     return "skipped" if any(o == "skipped" for _, o in reports) else "incomplete"
 
 
-def judge(lines, exit_status, eof, expected, originals=None, stable=None):
+_COUNT = re.compile(rb"(\d+) (failed|passed|errors?|xpassed|xfailed|skipped|deselected)")
+
+
+def summary_counts(output):
+    """pytest's own closing summary (`1 failed, 9 passed in 0.50s`), as counts by word: a
+    second witness beside the record channel (None: no summary line in the output)."""
+    for line in reversed(output.splitlines()[-50:]):
+        if b" in " not in line:
+            continue
+        found = _COUNT.findall(line)
+        if found:
+            counts = {}
+            for n, word in found:
+                key = word.decode().rstrip("s") if word.startswith(b"error") else word.decode()
+                counts[key] = counts.get(key, 0) + int(n)
+            return counts
+    return None
+
+
+def judge(lines, exit_status, eof, expected, originals=None, stable=None, output=None):
     """The verdict (a dict) from the raw record lines, pytest's exit status and whether the
     stream ended; `expected` the node ids that must pass (None: whatever was collected);
     `originals` the original repository's Python files by path, their sha256 (a plugin loaded
@@ -174,6 +195,19 @@ def judge(lines, exit_status, eof, expected, originals=None, stable=None):
     if ran == 0:
         problems.append("no test ran")
     failed = sorted(t for t, o in outcomes.items() if o != "passed" and o != "skipped")
+    if output is not None and hello is not None:
+        # pytest prints its own tally; records rewritten on their way out disagree with it.
+        counts = summary_counts(output)
+        if counts is None:
+            problems.append("pytest printed no closing summary")
+        else:
+            bad = counts.get("failed", 0) + counts.get("error", 0)
+            n_passed = sum(1 for o in outcomes.values() if o == "passed")
+            if bad or counts.get("passed", 0) != n_passed:
+                problems.append(
+                    f"pytest's own summary ({counts}) disagrees with the records "
+                    f"({n_passed} passed, {len(failed)} failed)"
+                )
     passed = not problems and not failed and exit_status == 0
     if not passed and not problems and exit_status != 0:
         problems.append(f"pytest exited {exit_status}")
@@ -227,14 +261,15 @@ def main():
     proc = subprocess.Popen(spec["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, pass_fds=(write_fd,), env=env)  # fmt: skip
     os.close(write_fd)
-    relay = threading.Thread(target=_relay, args=(proc.stdout, output), daemon=True)
+    tail = [b""]
+    relay = threading.Thread(target=_relay, args=(proc.stdout, output, tail), daemon=True)
     relay.start()
     status = proc.wait()
     reader.join(timeout=5.0)
     relay.join(timeout=2.0)
-    verdict = judge(list(records), status, not reader.is_alive(), spec.get("expected"),
-                    spec.get("originals"), spec.get("stable"))  # fmt: skip
     out = b"".join(output)
+    verdict = judge(list(records), status, not reader.is_alive(), spec.get("expected"),
+                    spec.get("originals"), spec.get("stable"), tail[0])  # fmt: skip
     sys.stdout.buffer.write(out + (b"" if out.endswith(b"\n") or not out else b"\n"))
     sys.stdout.write(f"PERFGYM_TESTS {nonce} {json.dumps(verdict)}\n")
     sys.stdout.flush()

@@ -150,7 +150,7 @@ def test_parquet_as_published_loads_the_same_tasks(tmp_path: Path, name: str) ->
 # Each: (format, record index, field, bad value or None to delete, expected message part).
 MALFORMED = [
     ("mercury", 1, "slug_name", None, "missing field 'slug_name'"),
-    ("mercury", 1, "test_cases", "[{\"input\": [1]", "field 'test_cases': invalid JSON"),
+    ("mercury", 1, "test_cases", '[{"input": [1]', "field 'test_cases': invalid JSON"),
     ("mercury", 1, "test_cases", "[]", "expected a non-empty list of test cases"),
     ("mercury", 1, "test_cases", json.dumps([{"input": [1]}]), "test_cases[0]: needs 'input'"),
     ("mercury", 1, "solutions", [{"solution": "x", "runtime": "fast"}], "is not a number"),
@@ -165,10 +165,15 @@ MALFORMED = [
     ("evalperf", 1, "scores", [12.5, 60.0], "2 scores for 3 reference solutions"),
     ("evalperf", 1, "scores", [60.0, 12.5, 100.0], "does not increase"),
     ("evalperf", 1, "scores", [12.5, 60.0, 150.0], "is not a percentage"),
-    ("evalperf", 1, "pe_input", "{\"a\": 1}", "expected a JSON list of argument lists"),
+    ("evalperf", 1, "pe_input", '{"a": 1}', "expected a JSON list of argument lists"),
     ("evalperf", 1, "reference", [], "field 'reference' is empty"),
-    ("effibench-x", 1, "generated_tests", json.dumps([{"input": 1, "output": "2"}]),
-     "generated_tests[0]: 'input' and 'output' must be strings"),
+    (
+        "effibench-x",
+        1,
+        "generated_tests",
+        json.dumps([{"input": 1, "output": "2"}]),
+        "generated_tests[0]: 'input' and 'output' must be strings",
+    ),
     ("effibench-x", 1, "evaluator", "def judge(a, b): return True", "defines no evaluate"),
     ("effibench-x", 1, "solutions", {"python3": {"runtime": 3}}, "solutions.python3: expected"),
 ]

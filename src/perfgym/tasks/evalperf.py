@@ -58,7 +58,7 @@ def _scores(record: Record, n: int) -> list[float]:
     raw = record.field("scores", list)
     if len(raw) != n:
         raise record.fail(f"field 'scores': {len(raw)} scores for {n} reference solutions")
-    scores = []
+    scores: list[float] = []
     for i, s in enumerate(raw):
         if isinstance(s, bool) or not isinstance(s, int | float) or not 0 < s <= 100:
             raise record.fail(f"scores[{i}]: {s!r} is not a percentage in (0, 100]")

@@ -170,6 +170,11 @@ def _cases(record: Record) -> list[dict[str, Any]]:
     return cases
 
 
+def _seconds(solution: Solution) -> float:
+    assert solution.stored is not None and solution.stored.median_s is not None
+    return solution.stored.median_s
+
+
 def mercury_task(record: Record) -> Task:
     """One Mercury record as a Task (errors name the record and the field)."""
     slug = record.text("slug_name")
@@ -191,7 +196,7 @@ def mercury_task(record: Record) -> Task:
     )
     pool = _pool(record)
     timed = [s for s in pool if s.stored is not None and s.stored.median_s is not None]
-    by_time = sorted(timed or pool, key=lambda s: s.stored.median_s if s.stored else 0.0)
+    by_time = sorted(timed, key=_seconds) or pool
     baseline, reference = by_time[-1], by_time[0]
     extra = {
         k: record.data[k]

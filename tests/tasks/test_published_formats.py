@@ -150,6 +150,7 @@ def test_parquet_as_published_loads_the_same_tasks(tmp_path: Path, name: str) ->
 # Each: (format, record index, field, bad value or None to delete, expected message part).
 MALFORMED = [
     ("mercury", 1, "slug_name", None, "missing field 'slug_name'"),
+    ("mercury", 1, "slug_name", "../running-sum", "is not a task id"),  # no path in an id
     ("mercury", 1, "test_cases", '[{"input": [1]', "field 'test_cases': invalid JSON"),
     ("mercury", 1, "test_cases", "[]", "expected a non-empty list of test cases"),
     ("mercury", 1, "test_cases", json.dumps([{"input": [1]}]), "test_cases[0]: needs 'input'"),
@@ -175,6 +176,8 @@ MALFORMED = [
         "generated_tests[0]: 'input' and 'output' must be strings",
     ),
     ("effibench-x", 1, "evaluator", "def judge(a, b): return True", "defines no evaluate"),
+    ("effibench-x", 1, "title_slug", "a/../../b", "is not usable"),
+    ("effibench-x", 1, "time_limit_nanos", True, "expected int, got bool"),
     ("effibench-x", 1, "solutions", {"python3": {"runtime": 3}}, "solutions.python3: expected"),
 ]
 

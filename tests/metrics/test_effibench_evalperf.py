@@ -1,5 +1,5 @@
-"""EffiBench NET/NMU/NTMU and EvalPerf DPS/DPS_norm against hand-worked examples, and the
-inputs that would flatter a model refused."""
+"""EffiBench NET/NMU/NTMU, EffiBench-X scores and EvalPerf DPS/DPS_norm against hand-worked
+examples, and the inputs that would flatter a model refused."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage, Timing, Verdict
 from perfgym.metrics.effibench import EffiBenchConfig, effibench_ratio
+from perfgym.metrics.effibench_x import EffiBenchXConfig, effibench_x_score
 from perfgym.metrics.evalperf import (
     Cluster,
     EvalPerfConfig,
@@ -152,3 +153,35 @@ def test_clusters_from_evalperf_tasks_need_measurements_made_here() -> None:
     clusters = clusters_from_tasks(measured)
     assert [c.score for c in clusters["Mbpp/4"]] == [12.5, 60.0, 100.0]
     assert [c.cost_s for c in clusters["HumanEval/55"]] == [10.0, 5.0]
+
+
+# EffiBench-X hand-worked: score = min(1, canonical / model), a failed sample 0, mean over ALL.
+#   a: time 2/4 = 0.5        memory 20/10 = 2 -> 1.0     integral 2/8 = 0.25
+#   b: sample 0 wrong -> 0;  sample 1: time 3/1 -> 1.0, memory 15/30 = 0.5, integral 3/3 = 1
+#      task b: time 0.5, memory 0.25, integral 0.5
+#   c: wrong -> 0
+#   time = (0.5 + 0.5 + 0)/3 = 1/3,  memory = (1 + 0.25 + 0)/3 = 5/12,  integral = 0.75/3 = 0.25
+EFFI_X = [
+    v("a", Stage.OK, t(4.0, 10, 8), t(2.0, 20, 2)),
+    v("b", Stage.WO, None, t(3.0, 15, 3), sample=0),
+    v("b", Stage.OK, t(1.0, 30, 3), t(3.0, 15, 3), sample=1),
+    v("c", Stage.NR, None, t(1.0, 1, 1)),
+]
+
+
+@pytest.mark.parametrize(
+    ("dimension", "value"), [("time", 1 / 3), ("memory", 5 / 12), ("integral", 0.25)]
+)
+def test_effibench_x_scores_hand_worked(dimension: str, value: float) -> None:
+    r = effibench_x_score(EFFI_X, config=EffiBenchXConfig(dimension=dimension))
+    assert r.value == pytest.approx(value) and r.n == 3 and r.per_task["c"] == 0.0
+    assert get_metric(f"effibench-x-{dimension}").compute(EFFI_X).value == pytest.approx(value)
+    assert get_metric(r.name, **r.config).compute(EFFI_X).value == pytest.approx(value)
+
+
+def test_effibench_x_beating_the_canonical_earns_nothing_more_and_unmeasured_is_refused() -> None:
+    fast = [v("a", Stage.OK, t(0.001, 1, 1), t(2.0, 20, 2))]
+    assert effibench_x_score(fast).value == 1.0  # clipped: a faked tiny time cannot exceed 1
+    with pytest.raises(ConfigError, match="correct but not measured"):
+        effibench_x_score([v("a", Stage.OK, t(1.0), t(2.0, 20, 2))],
+                          config=EffiBenchXConfig(dimension="memory"))  # fmt: skip

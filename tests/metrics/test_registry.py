@@ -39,7 +39,12 @@ def test_every_registered_metric_computes(mk) -> None:  # type: ignore[no-untype
             result = metric.compute(problems)
         elif name in ("p-tau", "beyond", "mercury-beyond"):
             result = metric.compute(verdicts, pools=pools)
-        elif name in ("effibench-nmu", "effibench-ntmu"):
+        elif name in (
+            "effibench-nmu",
+            "effibench-ntmu",
+            "effibench-x-memory",
+            "effibench-x-integral",
+        ):
             memory = {"peak_rss_mb": 10.0, "memory_integral_mb_s": 2.0}
             canonical = {"a": StoredMeasurement(median_s=0.5, peak_rss_mb=5.0,
                                                 memory_integral_mb_s=1.0)}  # fmt: skip

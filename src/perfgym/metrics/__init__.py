@@ -9,6 +9,7 @@ One module per family; see docs/metrics.md for every formula, its source and den
     ptau           DMC-Optim p-τ pass@k; correctness pass@k
     beyond         Venus Beyond-T/M/I with B%/M%/W%; Mercury's Beyond
     effibench      EffiBench NET / NMU / NTMU against the canonical solution
+    effibench_x    EffiBench-X time / memory / integral scores, min(1, canonical / model)
     evalperf       EvalPerf DPS / DPS_norm against the reference performance clusters
     enamel         ENAMEL eff@k / pass@k from level times
     gso            GSO Opt@K, PerfAgent Sp@K, hack-adjusted
@@ -30,6 +31,7 @@ from perfgym.metrics.beyond import (
 from perfgym.metrics.bootstrap import BootstrapConfig, bootstrap_ci
 from perfgym.metrics.by_model import HEADLINE_METRICS, evaluate, group_by_model
 from perfgym.metrics.effibench import EffiBenchConfig, effibench_ratio
+from perfgym.metrics.effibench_x import EffiBenchXConfig, effibench_x_score
 from perfgym.metrics.enamel import (
     EnamelConfig,
     EnamelProblem,
@@ -76,6 +78,7 @@ __all__ = [
     "BootstrapConfig",
     "Cluster",
     "EffiBenchConfig",
+    "EffiBenchXConfig",
     "EnamelConfig",
     "EnamelProblem",
     "EnamelSample",
@@ -104,6 +107,7 @@ __all__ = [
     "dps",
     "eff_at_k",
     "effibench_ratio",
+    "effibench_x_score",
     "enamel_eff_at_k",
     "enamel_level_limits",
     "enamel_level_time",

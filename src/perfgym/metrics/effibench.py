@@ -57,7 +57,8 @@ class EffiBenchConfig(BaseModel):
     bootstrap: BootstrapConfig = Field(default_factory=lambda: BootstrapConfig())
 
 
-def _timing_value(t: Timing | None, quantity: str, where: str) -> float | None:
+def timing_value(t: Timing | None, quantity: str, where: str) -> float | None:
+    """A timing's execution time, peak memory or memory integral (net/nmu/ntmu), checked."""
     attr = _FIELDS[quantity][0]
     if quantity == "net":
         return checked_duration(t, where)
@@ -67,9 +68,13 @@ def _timing_value(t: Timing | None, quantity: str, where: str) -> float | None:
     return value
 
 
-def _canonical_value(v: Verdict, quantity: str, canonical: Canonical | None) -> float:
-    where = f"effibench-{quantity}: task {v.task_id!r} sample {v.sample} canonical"
-    value = _timing_value(v.reference, quantity, where)
+def canonical_value(
+    v: Verdict, quantity: str, canonical: Canonical | None, metric: str = ""
+) -> float:
+    """The canonical solution's figure for a verdict: its reference timing, else stored."""
+    label = metric or f"effibench-{quantity}"
+    where = f"{label}: task {v.task_id!r} sample {v.sample} canonical"
+    value = timing_value(v.reference, quantity, where)
     if value is None and canonical is not None and v.task_id in canonical:
         attr = _FIELDS[quantity][1]
         value = stored_value(canonical[v.task_id], attr, f"{where} (stored)")
@@ -101,13 +106,13 @@ def effibench_ratio(
             if not v.correct:
                 continue
             where = f"{name}: task {tid!r} sample {v.sample} candidate"
-            mine = _timing_value(v.candidate, q, where)
+            mine = timing_value(v.candidate, q, where)
             if mine is None:
                 raise ConfigError(
                     f"{where}: correct but no {_FIELDS[q][2]} measured; EffiBench divides "
                     "every passing sample's figure, so it cannot be left out"
                 )
-            ratios.append(mine / _canonical_value(v, q, canonical))
+            ratios.append(mine / canonical_value(v, q, canonical))
         if ratios:
             per_task[tid] = sum(ratios) / len(ratios)
         else:

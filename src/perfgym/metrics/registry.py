@@ -12,6 +12,7 @@ from typing import Any
 from perfgym.errors import ConfigError
 from perfgym.metrics.beyond import BeyondConfig, BeyondMetric, MercuryConfig, MercuryMetric
 from perfgym.metrics.effibench import EffiBenchConfig, EffiBenchMetric
+from perfgym.metrics.effibench_x import EffiBenchXConfig, EffiBenchXMetric
 from perfgym.metrics.enamel import EnamelConfig, EnamelMetric
 from perfgym.metrics.evalperf import DPSMetric, EvalPerfConfig
 from perfgym.metrics.gso import GSOConfig, GSOMetric
@@ -90,3 +91,13 @@ register_metric("dps", _fixed("dps", "norm", False, lambda **s: DPSMetric(EvalPe
 register_metric(
     "dps_norm", _fixed("dps_norm", "norm", True, lambda **s: DPSMetric(EvalPerfConfig(**s)))
 )
+for _d in ("time", "memory", "integral"):
+    register_metric(
+        f"effibench-x-{_d}",
+        _fixed(
+            f"effibench-x-{_d}",
+            "dimension",
+            _d,
+            lambda **s: EffiBenchXMetric(EffiBenchXConfig(**s)),
+        ),
+    )

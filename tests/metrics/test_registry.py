@@ -8,6 +8,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage
 from perfgym.metrics import Metric, MetricResult, get_metric, metric_names, register_metric
 from perfgym.metrics.enamel import EnamelProblem, EnamelSample, enamel_level_limits
+from perfgym.metrics.evalperf import Cluster
 from perfgym.tasks.task import StoredMeasurement
 
 
@@ -19,6 +20,9 @@ def pool(*seconds: float) -> list[StoredMeasurement]:
 def test_every_registered_metric_computes(mk) -> None:  # type: ignore[no-untyped-def]
     verdicts = [mk("a", Stage.OK, 0.75, 1.0, 0.5), mk("b", Stage.WO, None, 1.0, 0.5)]
     pools = {"a": pool(0.5, 1.0), "b": pool(0.5, 1.0)}
+    clusters = {
+        t: [Cluster(cost_s=1.0, score=50.0), Cluster(cost_s=0.5, score=100.0)] for t in "ab"
+    }
     ref = [0.01, 0.1, 0.2, 0.4]
     problems = [
         EnamelProblem(
@@ -35,6 +39,18 @@ def test_every_registered_metric_computes(mk) -> None:  # type: ignore[no-untype
             result = metric.compute(problems)
         elif name in ("p-tau", "beyond", "mercury-beyond"):
             result = metric.compute(verdicts, pools=pools)
+        elif name in (
+            "effibench-nmu",
+            "effibench-ntmu",
+            "effibench-x-memory",
+            "effibench-x-integral",
+        ):
+            memory = {"peak_rss_mb": 10.0, "memory_integral_mb_s": 2.0}
+            canonical = {"a": StoredMeasurement(median_s=0.5, peak_rss_mb=5.0,
+                                                memory_integral_mb_s=1.0)}  # fmt: skip
+            result = metric.compute([mk("a", Stage.OK, 0.75, cand=memory)], canonical=canonical)
+        elif name in ("dps", "dps_norm"):
+            result = metric.compute(verdicts, clusters=clusters)
         else:
             result = metric.compute(verdicts)
         assert isinstance(result, MetricResult)

@@ -8,6 +8,9 @@ One module per family; see docs/metrics.md for every formula, its source and den
     stages         failure-stage counts
     ptau           DMC-Optim p-τ pass@k; correctness pass@k
     beyond         Venus Beyond-T/M/I with B%/M%/W%; Mercury's Beyond
+    effibench      EffiBench NET / NMU / NTMU against the canonical solution
+    effibench_x    EffiBench-X time / memory / integral scores, min(1, canonical / model)
+    evalperf       EvalPerf DPS / DPS_norm against the reference performance clusters
     enamel         ENAMEL eff@k / pass@k from level times
     gso            GSO Opt@K, PerfAgent Sp@K, hack-adjusted
     swefficiency   SWE-fficiency harmonic-mean speedup-ratio score
@@ -27,6 +30,8 @@ from perfgym.metrics.beyond import (
 )
 from perfgym.metrics.bootstrap import BootstrapConfig, bootstrap_ci
 from perfgym.metrics.by_model import HEADLINE_METRICS, evaluate, group_by_model
+from perfgym.metrics.effibench import EffiBenchConfig, effibench_ratio
+from perfgym.metrics.effibench_x import EffiBenchXConfig, effibench_x_score
 from perfgym.metrics.enamel import (
     EnamelConfig,
     EnamelProblem,
@@ -46,6 +51,7 @@ from perfgym.metrics.estimators import (
     nearest_rank,
     pass_at_k,
 )
+from perfgym.metrics.evalperf import Cluster, EvalPerfConfig, clusters_from_tasks, dps
 from perfgym.metrics.gso import GSOConfig, attempt_status, gso_at_k
 from perfgym.metrics.paired import PairedComparison, PairedConfig, paired_comparison
 from perfgym.metrics.perfcodebench import (
@@ -70,9 +76,13 @@ __all__ = [
     "BeyondBreakdown",
     "BeyondConfig",
     "BootstrapConfig",
+    "Cluster",
+    "EffiBenchConfig",
+    "EffiBenchXConfig",
     "EnamelConfig",
     "EnamelProblem",
     "EnamelSample",
+    "EvalPerfConfig",
     "FailureStages",
     "GSOConfig",
     "MercuryConfig",
@@ -92,8 +102,12 @@ __all__ = [
     "beyond_breakdown",
     "bootstrap_ci",
     "cgre",
+    "clusters_from_tasks",
     "correctness_pass_at_k",
+    "dps",
     "eff_at_k",
+    "effibench_ratio",
+    "effibench_x_score",
     "enamel_eff_at_k",
     "enamel_level_limits",
     "enamel_level_time",

@@ -11,7 +11,10 @@ from typing import Any
 
 from perfgym.errors import ConfigError
 from perfgym.metrics.beyond import BeyondConfig, BeyondMetric, MercuryConfig, MercuryMetric
+from perfgym.metrics.effibench import EffiBenchConfig, EffiBenchMetric
+from perfgym.metrics.effibench_x import EffiBenchXConfig, EffiBenchXMetric
 from perfgym.metrics.enamel import EnamelConfig, EnamelMetric
+from perfgym.metrics.evalperf import DPSMetric, EvalPerfConfig
 from perfgym.metrics.gso import GSOConfig, GSOMetric
 from perfgym.metrics.perfcodebench import COLUMNS, PerfCodeBenchConfig, PerfCodeBenchMetric
 from perfgym.metrics.ptau import PassAtKConfig, PassAtKMetric, PTauConfig, PTauMetric
@@ -63,3 +66,38 @@ register_metric("eff@k", lambda **s: EnamelMetric(EnamelConfig(**s)))
 register_metric("opt@k", lambda **s: GSOMetric("opt", GSOConfig(**s)))
 register_metric("sp@k", lambda **s: GSOMetric("sp", GSOConfig(**s)))
 register_metric("swefficiency-sr", lambda **s: SpeedupRatioMetric(SpeedupRatioConfig(**s)))
+
+
+def _fixed(name: str, key: str, value: Any, build: Factory) -> Factory:
+    """A factory whose config field `key` is fixed by the metric's name (a result's config,
+    which records it, rebuilds the same metric; another value is refused)."""
+
+    def factory(**s: Any) -> Metric:
+        if s.get(key, value) != value:
+            raise ConfigError(f"metric {name!r}: {key} is {value!r}, not {s[key]!r}")
+        return build(**{**s, key: value})
+
+    return factory
+
+
+for _q in ("net", "nmu", "ntmu"):
+    register_metric(
+        f"effibench-{_q}",
+        _fixed(
+            f"effibench-{_q}", "quantity", _q, lambda **s: EffiBenchMetric(EffiBenchConfig(**s))
+        ),
+    )
+register_metric("dps", _fixed("dps", "norm", False, lambda **s: DPSMetric(EvalPerfConfig(**s))))
+register_metric(
+    "dps_norm", _fixed("dps_norm", "norm", True, lambda **s: DPSMetric(EvalPerfConfig(**s)))
+)
+for _d in ("time", "memory", "integral"):
+    register_metric(
+        f"effibench-x-{_d}",
+        _fixed(
+            f"effibench-x-{_d}",
+            "dimension",
+            _d,
+            lambda **s: EffiBenchXMetric(EffiBenchXConfig(**s)),
+        ),
+    )

@@ -5,7 +5,10 @@
   - a directory of perfgym task directories (each with `task.yaml`), see docs/task-format.md;
   - a `tasks.jsonl` file (one `Task` JSON object per line), or a directory holding only one;
   - a PerfCodeBench `executable_tasks/` directory (recognised by its `*/instance.json`), or the
-    repository root above it.
+    repository root above it;
+  - a published suite: `mercury`, `effibench`, `effibench-x`, `evalperf` (from the Hugging
+    Face hub), or a local file in its schema, `<name>:<path>` or a `.jsonl`/`.json`/`.parquet`
+    file recognised by its fields.
 Anything else is a `ConfigError` that lists the built-ins.
 
 The `Suite` model lives in `suite_model.py` (loaders import it from there, never this module);
@@ -15,6 +18,7 @@ it is re-exported here for callers that import it beside `load_suite`.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -24,11 +28,14 @@ from perfgym.tasks.suite_model import Suite
 
 __all__ = [
     "BUILTINS",
+    "HUB_SUITES",
+    "PUBLISHED",
     "Suite",
     "find_suite_dir",
     "load_perfgym_core",
     "load_suite",
     "perfgym_core_candidates",
+    "published_format",
 ]
 
 #: Built-in suites: name -> "module:function" returning a Suite (imported only when asked).
@@ -37,6 +44,24 @@ BUILTINS: dict[str, str] = {
     "enamel": "perfgym.tasks.enamel:load_enamel",
     "humaneval": "perfgym.tasks.humaneval:load_humaneval",
     "humanevalplus": "perfgym.tasks.humaneval:load_humanevalplus",
+}
+
+#: Published suites read from the Hugging Face hub (`datasets`), or from a local file given as
+#: "<name>:<path>" (or recognised by its fields; see `published_format`). Kept apart from
+#: BUILTINS: loading one by name reaches the network, which the service must not do unasked.
+HUB_SUITES: dict[str, str] = {
+    "mercury": "perfgym.tasks.mercury:load_mercury",
+    "effibench": "perfgym.tasks.effibench:load_effibench",
+    "effibench-x": "perfgym.tasks.effibench_x:load_effibench_x",
+    "evalperf": "perfgym.tasks.evalperf:load_evalperf",
+}
+
+#: Published formats that also load from a local file: name -> the fields that identify it.
+PUBLISHED: dict[str, tuple[str, ...]] = {
+    "mercury": ("slug_name", "test_cases", "convert_offline", "evaluate_offline"),
+    "effibench": ("problem_idx", "markdown_description", "canonical_solution", "test_case"),
+    "effibench-x": ("title_slug", "generated_tests", "evaluator", "solutions"),
+    "evalperf": ("task_id", "reference", "scores", "pe_input"),
 }
 
 
@@ -51,16 +76,59 @@ def load_suite(
     """
     if isinstance(spec, str) and spec in BUILTINS:
         return _builtin_loader(spec)()
+    if isinstance(spec, str) and spec in HUB_SUITES:
+        return _published_loader(spec)(None)
+    if isinstance(spec, str) and spec.split(":", 1)[0] in HUB_SUITES and ":" in spec:
+        name, file = spec.split(":", 1)
+        return _published_loader(name)(Path(file).expanduser())
     path = Path(spec).expanduser()
     if path.is_file():
+        published = published_format(path)
+        if published is not None:
+            return _published_loader(published)(path)
         if path.suffix == ".jsonl":
             return native.load_jsonl(path)
-        raise ConfigError(f"cannot load a suite from file {path}: only a tasks .jsonl file is")
+        raise ConfigError(
+            f"cannot load a suite from file {path}: only a tasks .jsonl file, or a file of a "
+            f"published suite ({', '.join(PUBLISHED)}; name it as '<suite>:<path>') is"
+        )
     if path.is_dir():
         return _load_directory(path, external, tasks)
     raise ConfigError(
-        f"unknown suite {str(spec)!r}: not a built-in ({', '.join(BUILTINS)}) and no such path"
+        f"unknown suite {str(spec)!r}: not a built-in ({', '.join(BUILTINS)}), not a published "
+        f"suite ({', '.join(HUB_SUITES)}) and no such path"
     )
+
+
+def published_format(path: Path) -> str | None:
+    """The published suite whose fields the file's first record has, if any.
+
+    Read for `.jsonl` (first line), `.json` (a list's first object) and `.parquet` (column
+    names); a native tasks.jsonl record (`kind`, `baseline`) is never taken for one.
+    """
+    keys: set[str] = set()
+    try:
+        if path.suffix == ".jsonl":
+            with path.open(encoding="utf-8") as handle:
+                first = next((line for line in handle if line.strip()), "")
+            record = json.loads(first) if first else {}
+            keys = set(record) if isinstance(record, dict) else set()
+        elif path.suffix == ".json":
+            value = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(value, list) and value and isinstance(value[0], dict):
+                keys = set(value[0])
+        elif path.suffix == ".parquet":
+            import pyarrow.parquet as pq
+
+            keys = set(pq.read_schema(path).names)
+    except (OSError, ValueError, ImportError):
+        return None  # not recognisable: the caller's own reader reports the problem
+    if {"kind", "baseline"} <= keys:
+        return None
+    for name, fields in PUBLISHED.items():
+        if set(fields) <= keys:
+            return name
+    return None
 
 
 def _load_directory(path: Path, external: str | Path | None, tasks: Sequence[str] | None) -> Suite:
@@ -76,6 +144,14 @@ def _load_directory(path: Path, external: str | Path | None, tasks: Sequence[str
 def _builtin_loader(name: str) -> Callable[[], Suite]:
     module_name, func_name = BUILTINS[name].split(":")
     loader: Callable[[], Suite] = getattr(importlib.import_module(module_name), func_name)
+    return loader
+
+
+def _published_loader(name: str) -> Callable[[Path | None], Suite]:
+    module_name, func_name = HUB_SUITES[name].split(":")
+    loader: Callable[[Path | None], Suite] = getattr(
+        importlib.import_module(module_name), func_name
+    )
     return loader
 
 

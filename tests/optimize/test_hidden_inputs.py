@@ -2,8 +2,8 @@
 the repair prompt of a proposal that fails only on the timed workloads quotes none of their
 inputs or outputs, and the lookup table written from the leaked answers
 (`{2000: 573, 3000: 729}.get(n)`, once accepted with ratio 0.085) is not accepted; nor is a
-table in front of the baseline (no speed credit); the run's secret seed is kept for --resume and
-shown to nobody."""
+table in front of the baseline (no speed credit); each round draws fresh hidden inputs, and no
+seed is kept or shown."""
 
 from __future__ import annotations
 
@@ -115,21 +115,18 @@ def test_a_table_in_front_of_the_baseline_earns_no_speed_credit(tmp_path):
     assert step.verdict is not None and step.verdict["decided_on"] == "hidden"
 
 
-def test_the_secret_seed_is_kept_for_resume_and_shown_to_nobody(tmp_path):
+def test_every_round_draws_fresh_hidden_inputs_and_no_seed_is_kept(tmp_path):
+    """What a program leaks about one round's hidden inputs (a memory figure, a kind of
+    failure) is stale by the next round: each round's batch draws its own (red team round 2:
+    leaked two bits a round, a table of the hidden answers was accepted). No seed is kept or
+    shown anywhere, and a failure on a hidden input says nothing of its kind."""
     result, steps, prompts = _run(tmp_path, [FAILS_ON_WORKLOADS], iterations=2)
     history = OptimizeHistory(tmp_path / "h.sqlite")
-    seed = (history.run_config(result.run) or {}).get(SEED_KEY)
-    assert isinstance(seed, int)
-    shown = [text for _p, text in prompts]
-    written = [p.read_text() for p in (tmp_path / "out").rglob("*") if p.is_file()]
-    for text in [*shown, *written, *(json.dumps(s.verdict) for s in steps)]:
-        assert str(seed) not in text
-    # a resumed run draws the same hidden inputs: the same seed from its history
-    from perfgym.optimize.session import _secret_seed
-
-    again = _secret_seed(history, result.run, judge_config(3))
-    assert again.hidden_seed == seed
-    # both rounds of the run were judged on the same hidden inputs
+    assert SEED_KEY not in (history.run_config(result.run) or {})
     ids = [{t["id"] for t in (s.verdict or {}).get("tests", []) if is_hidden(t["id"])}
            for s in steps]  # fmt: skip
-    assert ids[0] and all(i == ids[0] for i in ids)
+    assert len(ids) == 2 and ids[0] and ids[1] and ids[0].isdisjoint(ids[1]), ids
+    repairs = [text for _p, text in prompts if "failed at stage" in text]
+    assert repairs and all("stage hidden" in t for t in repairs), repairs
+    for kind in ("wrong output", "RUNTIME_ERROR", "TIMEOUT", "did not run"):
+        assert not any(kind in t for t in repairs), kind

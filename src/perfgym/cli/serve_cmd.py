@@ -45,6 +45,12 @@ def serve_(
     reuse_stored: bool | None = typer.Option(
         None, "--reuse-stored/--no-reuse-stored", help="Answer known candidates from the store."
     ),
+    hidden: bool | None = typer.Option(
+        None,
+        "--hidden/--no-hidden",
+        help="Decide on hidden workloads drawn fresh per batch (what training rewards need; "
+        "BatchReward refuses a service without them). Default: the declared workloads.",
+    ),
     log_level: str = typer.Option("warning", "--log-level", help="uvicorn log level."),
 ) -> None:
     """Serve judge batches, rewards and raw sandbox runs (see docs/service.md)."""
@@ -59,6 +65,8 @@ def serve_(
     data.update({k: v for k, v in overrides.items() if v is not None})
     if repeats is not None:
         data["judge"] = {**data.get("judge", {}), "repeats": repeats}
+    if hidden is not None:
+        data["judge"] = {**data.get("judge", {}), "hidden_workloads": hidden}
     try:
         cfg = ServiceConfig.model_validate(data)
         cfg.check_bind()

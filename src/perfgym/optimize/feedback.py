@@ -37,8 +37,11 @@ def _rel(a: float | None, b: float | None) -> float | None:
 #: output, and the run's stderr stay with the judge: the decision is made on them).
 HIDDEN_FAILURE = (
     "The program failed on a hidden workload (an input like the task's performance workloads, "
-    "drawn fresh and not shown): {what}. It passed every visible test."
+    "drawn fresh each round and not shown). It passed every visible test."
 )
+#: The stage feedback gives such a failure: one word for every kind (wrong output, crash,
+#: timeout, memory), so the kind carries no bits of the hidden input out.
+HIDDEN_STAGE = "hidden"
 #: The test id feedback gives such a failure.
 HIDDEN_TEST_ID = "hidden workload"
 
@@ -49,11 +52,8 @@ def of_verdict(v: Verdict) -> Feedback:
     if not v.correct:
         first = next((t for t in v.tests if not t.passed), None)
         if first is not None and is_hidden(first.id):
-            what = {"WO": "wrong output", "NR": f"did not run cleanly ({v.detail})"}.get(
-                v.stage.value, v.stage.value
-            )
-            return Feedback(passed=False, stage=v.stage.value,
-                            message=HIDDEN_FAILURE.format(what=what), test_id=HIDDEN_TEST_ID)  # fmt: skip
+            return Feedback(passed=False, stage=HIDDEN_STAGE, message=HIDDEN_FAILURE,
+                            test_id=HIDDEN_TEST_ID)  # fmt: skip
         message = (first.message if first and first.message else v.reason or v.detail) or ""
         if v.stage.value == "NC" and v.build_log:
             message = v.build_log

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.hidden import fresh_seed
 from perfgym.judge.judge import Judge
 from perfgym.llm.protocol import ChatModel
 from perfgym.optimize.config import OptimizeConfig
@@ -58,18 +57,12 @@ def judge_config(repeats: int, hidden: bool = True) -> JudgeConfig:
     return JudgeConfig(repeats=repeats, clock="cpu", hidden_workloads=hidden)
 
 
-#: Where a run's secret seed of hidden workloads is kept in its history (never in its outputs).
+#: Where a run with a fixed hidden seed (`JudgeConfig.hidden_seed`) keeps it in its history
+#: (never in its outputs). Without one, every round's batch draws fresh hidden inputs: what a
+#: program leaks about one round's hidden inputs through its feedback (a memory figure, a kind
+#: of failure) is stale by the next round, where its proposal is decided (red team round 2: a
+#: table of the hidden answers, leaked two bits a round, was accepted).
 SEED_KEY = "hidden_seed"
-
-
-def _secret_seed(history: OptimizeHistory, run: str, judge: JudgeConfig) -> JudgeConfig:
-    """`judge` with the run's secret seed: the one its history keeps (a resumed run draws the
-    same hidden inputs), else a fresh one (kept by `start_run`)."""
-    if not judge.hidden_workloads or judge.hidden_seed is not None:
-        return judge
-    known = (history.run_config(run) or {}).get(SEED_KEY)
-    seed = int(known) if isinstance(known, int) else fresh_seed()
-    return judge.model_copy(update={"hidden_seed": seed})
 
 
 def run_name(config: OptimizeConfig, suite: str, tasks: list[Task], model: str,
@@ -97,7 +90,6 @@ def run_session(
               "objective": config.objective, "config": config.model_dump(mode="json"),
               "judge": judge.model_dump(mode="json")}  # fmt: skip
     check_resumable(history, run, header, resume)
-    judge = _secret_seed(history, run, judge)
     secret = {SEED_KEY: judge.hidden_seed} if judge.hidden_seed is not None else {}
     history.start_run(run, {**header, **secret})
     out = out or Path("results") / "optimize" / run

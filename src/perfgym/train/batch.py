@@ -23,6 +23,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.backend import JudgeBackend
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.verdict import Verdict
 from perfgym.rewards import Reward, RewardOutput, get_reward
 from perfgym.tasks.suite import Suite, load_suite
@@ -219,6 +220,8 @@ class BatchReward:
             slot.append(first[key])
         start = time.perf_counter()
         judged = self._verdicts(unique)
+        if judged is not None and self.config.hidden_workloads:
+            self._check_hidden(judged)
         verdicts = None
         if judged is not None:
             pairs = zip(slot, candidates, strict=True)
@@ -245,6 +248,21 @@ class BatchReward:
     ) -> list[Scored]:
         """`score` off the event loop (the judge blocks; the loop keeps serving)."""
         return await asyncio.to_thread(self.score, items, columns)
+
+    def _check_hidden(self, verdicts: list[Verdict]) -> None:
+        """Rewards are decided on hidden workloads: a backend that judged on the declared ones
+        when none was asked for (a service started without --hidden) is refused, never scored
+        silently on inputs a policy can learn."""
+        asked = [v for v in verdicts if not v.infra_error and v.decided_on is DecidedOn.VISIBLE
+                 and not v.why_visible]  # fmt: skip
+        if asked:
+            where = f" at {self.url}" if self.url else ""
+            raise ConfigError(
+                f"the {self.backend} backend{where} judged on the tasks' declared (visible) "
+                "workloads, which a policy can learn; training rewards are decided on hidden "
+                "ones: start the service with `perfgym serve --hidden`, or pass "
+                "judge_config=training_judge_config(hidden_workloads=False) to accept that"
+            )
 
     def _verdicts(self, candidates: list[Candidate]) -> list[Verdict] | None:
         """The backend's verdicts, or None after a logged warning when the infrastructure failed

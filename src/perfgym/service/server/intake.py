@@ -162,7 +162,10 @@ class Intake:
             payload = {"task_id": it.task_id, "suite": it.suite, "completion": it.completion,
                        "source": it.source, "model": it.model, "sample": it.sample, "key": key}  # fmt: skip
             items.append(NewItem(payload=payload, task_digest=digest))
-        if self.config.reuse_stored and self.store is not None:
+        # A verdict decided on hidden inputs drawn fresh per batch is that draw's alone: reusing
+        # it would keep one lucky draw's answer for good (red team round 2).
+        fresh_draws = self.config.judge.hidden_workloads and self.config.judge.hidden_seed is None
+        if self.config.reuse_stored and self.store is not None and not fresh_draws:
             stored = self.store.get_verdicts([i.payload["key"] for i in items])
             for i in items:
                 if i.result is not None:

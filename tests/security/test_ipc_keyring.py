@@ -215,7 +215,7 @@ def test_a_worker_call_cannot_leave_a_segment_for_its_next_call(worker) -> None:
 
 def test_concurrent_worker_calls_do_not_share_an_ipc_namespace(worker) -> None:  # type: ignore[no-untyped-def]
     """Two workers (a pool's), one call each at once: the holder's segment is not the
-    finder's."""
+    finder's (a guard: each worker is a bubblewrap with its own IPC namespace already)."""
     other = PythonWorker()
     try:
         held: list[str] = []
@@ -236,6 +236,42 @@ def test_concurrent_worker_calls_do_not_share_an_ipc_namespace(worker) -> None: 
         other.close()
     assert held and held[0].startswith("left"), held
     assert seen.stdout_text.strip() == "none"
+
+
+# Nothing left to clean, still a channel: SysV ids carry a per-namespace sequence number, so
+# the id a later run's first segment gets says how many an earlier run made (and removed).
+ID_SIGNAL = (
+    _PRELUDE
+    + """
+for _ in range(int(sys.argv[1]) if len(sys.argv) > 1 else 0):
+    libc.shmctl(libc.shmget(0, 4096, 0o1000 | 0o600), 0, None)  # IPC_PRIVATE, then IPC_RMID
+sid = libc.shmget(0, 4096, 0o1000 | 0o600)
+libc.shmctl(sid, 0, None)
+print(sid)
+"""
+)
+
+
+@pytest.mark.parametrize("backend", ["warm", "worker"])
+def test_a_run_cannot_signal_a_later_one_through_the_next_sysv_id(backend, request) -> None:  # type: ignore[no-untyped-def]
+    """A cleanup that removes every object leaves this open; a namespace per run does not:
+    the later run's segment id is the one a fresh namespace gives, however many came before."""
+    if backend == "warm":
+        sb = request.getfixturevalue("warm")
+
+        def run(n: int) -> str:
+            return _py(sb, ID_SIGNAL, str(n))
+    else:
+        w = request.getfixturevalue("worker")
+
+        def run(n: int) -> str:
+            r = w.run_program(ID_SIGNAL, argv=("/tmp/main.py", str(n)))
+            assert r.status == Status.OK, r.stderr_text
+            return r.stdout_text.strip()
+
+    fresh = run(0)
+    run(37)
+    assert run(0) == fresh
 
 
 # --- the kernel keyring ------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import subprocess
 from collections.abc import Sequence
 from typing import Any
 
-from perfgym.sandbox import cgroups
+from perfgym.sandbox import cgroups, seccomp
 from perfgym.sandbox.base import WORK_DIR, Bind, SandboxConfig
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
@@ -73,6 +73,9 @@ class BwrapSandbox(LocalSandbox):
     def _spawn(
         self, argv: list[str], spec: dict[str, Any], limits: Limits
     ) -> dict[str, Any] | Execution:
+        # No keyring calls in the run (keys outlive every namespace): see `seccomp`.
+        filter_fd = seccomp.filter_fd()
+        argv = [argv[0], *seccomp.bwrap_args(filter_fd), *argv[1:]]
         r, w = os.pipe()
         try:
             proc = subprocess.Popen(
@@ -80,13 +83,15 @@ class BwrapSandbox(LocalSandbox):
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
-                pass_fds=(w,),
+                pass_fds=(w, filter_fd),
                 close_fds=True,
             )
         except OSError as exc:
             os.close(r)
             os.close(w)
             return sandbox_error(limits, self.name, f"could not start bwrap: {exc}")
+        finally:
+            os.close(filter_fd)
         os.close(w)
         assert proc.stdin is not None
         try:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from perfgym.sandbox import spawner
+from perfgym.sandbox import seccomp, spawner
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
 from perfgym.sandbox.batch_messages import BatchResult, batch_request, batch_result
 from perfgym.sandbox.bwrap import find_bwrap
@@ -62,8 +62,9 @@ _CHECK_UID_OFFSET = 1 << 31
 #: Entries a call may leave in /tmp and /dev/shm for the worker to delete; beyond that the
 #: worker is restarted (a fresh tmpfs) and the call fails.
 CLEANUP_MAX_ENTRIES = 200_000
+#: CAP_SYS_ADMIN: each request process unshares its call's IPC namespace, then drops it.
 _WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_FOWNER",
-                "CAP_DAC_OVERRIDE")  # fmt: skip
+                "CAP_DAC_OVERRIDE", "CAP_SYS_ADMIN")  # fmt: skip
 
 
 class PythonWorker:
@@ -112,6 +113,10 @@ class PythonWorker:
         python = self.config.python or os.path.realpath(sys.executable)
         argv = [find_bwrap(), "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
         argv += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
+        # No keyring calls in the worker or any call (keys outlive namespaces); each request
+        # process makes its call's own IPC namespace (pyworker_server.py).
+        filter_fd = seccomp.filter_fd()
+        argv += seccomp.bwrap_args(filter_fd)
         self._hidden = hidden_paths(self.config, self._also_hidden)
         argv += base_args(self.config, hide=self._also_hidden)  # the allow-list view
         argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
@@ -125,7 +130,7 @@ class PythonWorker:
         argv += ["--", python, "-I", "-S", SERVER, str(fd), str(self.uid),
                  str(self.uid + _CHECK_UID_OFFSET), str(cg_fd), cg_kind,
                  str(self.cleanup_max_entries)]  # fmt: skip
-        passed = (fd,) if cg_fd < 0 else (fd, cg_fd)
+        passed = (fd, filter_fd) if cg_fd < 0 else (fd, filter_fd, cg_fd)
         self.starts += 1
         try:
             # The programs' default environment, never this host's: the worker's initial
@@ -135,6 +140,7 @@ class PythonWorker:
                                        env=program_env(None))  # fmt: skip
         finally:
             child_end.close()
+            os.close(filter_fd)
             if cg_fd >= 0:
                 os.close(cg_fd)
         self._sock = host_end

@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from perfgym.sandbox import cgroups, spawner
+from perfgym.sandbox import cgroups, seccomp, spawner
 from perfgym.sandbox.base import SandboxConfig
 from perfgym.sandbox.bwrap import BwrapSandbox
 from perfgym.sandbox.execution import Execution
@@ -46,8 +46,11 @@ class WarmSandbox(LocalSandbox):
         self.restarts = 0
 
     # -- launcher lifecycle -------------------------------------------------------------------
-    def _launcher_argv(self, fd: int) -> list[str]:
+    def _launcher_argv(self, fd: int, filter_fd: int) -> list[str]:
         args = [self.bwrap, "--unshare-ipc", "--unshare-uts", "--unshare-net", "--unshare-pid"]
+        # No keyring calls in the launcher or any run (keys outlive namespaces); each spare
+        # makes its run's own IPC namespace (launcher.py).
+        args += seccomp.bwrap_args(filter_fd)
         args += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         # The runs' allow-list view, plus the host's root at HOST_MOUNT for the spares to
         # resolve each run's binds from (each spare covers it before its program starts).
@@ -79,16 +82,20 @@ class WarmSandbox(LocalSandbox):
         if self._proc is not None and self._proc.poll() is None and self._sock is not None:
             return self._sock
         self._stop()
+        filter_fd = seccomp.filter_fd()
         host_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         fd = child_end.fileno()
-        self._proc = spawner.popen(
-            self._launcher_argv(fd),
-            pass_fds=(fd,),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        child_end.close()
+        try:
+            self._proc = spawner.popen(
+                self._launcher_argv(fd, filter_fd),
+                pass_fds=(fd, filter_fd),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        finally:
+            child_end.close()
+            os.close(filter_fd)
         self._sock = host_end
         return host_end
 

@@ -3,7 +3,7 @@
 Protocol (one SOCK_SEQPACKET socket from the host): each message is a small JSON header with two
 file descriptors attached: a memfd holding the run's spec and the write end of the result pipe.
 The run's process is forked *before* its request arrives: a spare, already PID 1 of a new PID
-namespace with its own mount namespace and /proc, reads the request straight from the host's
+namespace with its own mount and IPC namespaces and /proc, reads the request straight from the host's
 socket and tells the launcher, which forks its replacement (when the run ends, while others are
 in flight; one spare is always ready). Given the exec stub's path (argv[2]), each spare starts
 its run's stub before the request too (see `stub.Stub`). The spare mounts a fresh tmpfs work
@@ -47,8 +47,11 @@ _NOSUID = linux.MS_NOSUID | linux.MS_NODEV
 
 
 def _prepare_namespace() -> None:
-    """In a spare, before any request: its own mount namespace and a /proc of its PID namespace."""
-    linux.unshare(linux.CLONE_NEWNS)
+    """In a spare, before any request: its own mount namespace, a /proc of its PID namespace,
+    and an IPC namespace of its own: no SysV segment, queue or semaphore set (nor POSIX message
+    queue) of another run is there, and the kernel frees the run's own when its last process
+    exits."""
+    linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC)
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
     linux.mount("proc", "/proc", "proc", _NOSUID | linux.MS_NOEXEC)
     for sub in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"):

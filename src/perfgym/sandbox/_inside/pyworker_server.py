@@ -24,7 +24,9 @@ holds the result channel. A program run's child (mode "program") runs the source
 `__main__` over fresh stdio, exactly as `python3 prog.py` would, and the parent captures its
 output under caps.
 
-Afterwards the request process (a child subreaper: the call's orphans are its own to reap and
+Each request process unshares an IPC namespace of its own before it reads its request (then
+drops CAP_SYS_ADMIN): SysV shared memory, queues and semaphores (and POSIX message queues) a
+call makes die with it, and no call sees another's. Afterwards the request process (a child subreaper: the call's orphans are its own to reap and
 count) SIGKILLs every other process in its PID namespace but the zygote and empties /tmp and
 /dev/shm without recursion; a cleanup that fails, or leaves anything, is reported and the
 worker exits (the host restarts it); so does a request process that ends without replying.
@@ -79,6 +81,30 @@ _check_uid = -1  # the uid of an assertion call's test process (not the candidat
 _checker_unread = False
 _PR_SET_CHILD_SUBREAPER = 36
 _libc = ctypes.CDLL(None, use_errno=True)
+_CLONE_NEWIPC = 0x08000000
+_CAP_SYS_ADMIN = 21
+_PR_CAPBSET_DROP = 24
+#: Why this request process has no IPC namespace of its own ('' when it has one).
+_ipc_error = ""
+
+
+def _own_ipc_namespace() -> str:
+    """Give this request process (and so its call's processes) an IPC namespace of its own,
+    then drop CAP_SYS_ADMIN, which it needed only for that. No SysV segment, queue or
+    semaphore set (nor POSIX message queue) of another call is there, and the kernel frees the
+    call's own when this process and its call's are gone. '' or why it failed."""
+    if _libc.unshare(_CLONE_NEWIPC) != 0:
+        return f"unshare(CLONE_NEWIPC): {os.strerror(ctypes.get_errno())}"
+    _libc.prctl(_PR_CAPBSET_DROP, _CAP_SYS_ADMIN, 0, 0, 0)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable; for caps 0-31, 32-63
+    if _libc.capget(header, data) != 0:
+        return f"capget: {os.strerror(ctypes.get_errno())}"
+    for i in (0, 1, 2):
+        data[i] &= ~(1 << _CAP_SYS_ADMIN)
+    if _libc.capset(header, data) != 0:
+        return f"capset: {os.strerror(ctypes.get_errno())}"
+    return ""
 
 
 def _compile(source: str, filename: str, lim: dict) -> tuple[str, types.CodeType | None, str]:
@@ -572,6 +598,8 @@ def _request_process(sock: int, uid: int, go_w: int, turn_r: int) -> int:
     # The call's orphans (a daemon, a child whose parent exited) become this process's: its
     # cleanup reaps them, and their rusage is the call's.
     _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    global _ipc_error
+    _ipc_error = _own_ipc_namespace()
     return 0 if _serve_one(sock, uid) else 1
 
 
@@ -593,6 +621,8 @@ def _serve_one(sock: int, uid: int) -> bool:
         return False
     _checker_unread = str(req.get("mode")) == "check"
     try:
+        if _ipc_error:  # never run a call in an IPC namespace another call could share
+            raise OSError(f"no IPC namespace of the call's own: {_ipc_error}")
         reply = _MODES.get(str(req.get("mode")), _call)(req, uid)
     except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
         reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}

@@ -192,10 +192,11 @@ def test_batch_reward_a_slow_look_alike_is_not_rewarded_as_its_fast_twin(rewarde
 
 # -- the role-timing path: a copy of the baseline that is another program --------------------
 def test_a_hidden_program_behind_the_baselines_text_runs_its_own_workloads(judged, task) -> None:
-    """Normalised, the cookie copy is the baseline (a tie); run, it answers the workloads
-    wrong. Given the baseline's timed runs (and their checked outputs) it passed."""
+    """Normalised, the cookie copy was the baseline (a tie); run, it answers the workloads
+    wrong. Given the baseline's timed runs (and their checked outputs) it passed. Now no role's
+    timing without its bytes, and no tie either (a cookie is compared by lines)."""
     v = judged["hidden_wrong"]
-    assert "baseline" in v.same_source  # what the old role rule went by
+    assert "baseline" not in v.same_source
     assert v.candidate is None or ROLE_TIMING not in v.candidate.flags
     assert not v.correct, "the baseline's timed runs spoke for another program"
     assert {t.id for t in task.tests} <= {t.id for t in v.tests if t.passed}  # tests pass
@@ -203,7 +204,7 @@ def test_a_hidden_program_behind_the_baselines_text_runs_its_own_workloads(judge
 
 def test_a_hidden_slow_copy_of_the_baseline_is_timed_itself_and_earns_nothing(judged) -> None:
     v = judged["hidden_slow"]
-    assert v.correct and "baseline" in v.same_source
+    assert v.correct and "baseline" not in v.same_source  # measured itself, and slower
     assert ROLE_TIMING not in v.candidate.flags
     assert v.candidate.samples_s != v.baseline.samples_s  # its own measurement
     assert not sample_outcome(v).fbr

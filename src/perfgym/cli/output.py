@@ -30,7 +30,9 @@ err_console = Console(stderr=True, width=_WIDTH)
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print a one-line error for bad input and exit non-zero (no traceback)."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}")
+    err_console.print(
+        f"[bold red]error:[/] {escape(message)}", soft_wrap=True
+    )  # one line, however long
     raise typer.Exit(code)
 
 

@@ -1,0 +1,207 @@
+"""RAM a run holds where no process's RSS shows it still counts in its measured memory.
+
+Each attack holds a 48 MiB working set in another form than anonymous memory (a memfd never
+mapped, a tmpfs file deleted but held open, SysV shared memory attached a piece at a time,
+pipes stuffed and never read) and must show at least that much in `peak_rss_mb`, with a
+cgroup (the kernel's own charge) and without one (what /proc and statvfs show), where the
+mechanism says which way it was seen. Also: SysV segments do not outlive a warm run (they
+were a channel between runs), and a pooled cgroup's leftovers never hide the next run's memory.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from perfgym.sandbox import make_sandbox
+from perfgym.sandbox.base import SandboxConfig
+from perfgym.sandbox.cgroups import detect
+from perfgym.sandbox.limits import Limits
+
+MIB_HELD = 48
+LIMITS = Limits(memory_mb=256, wall_s=20, cpu_s=20)
+HOLD = "import time; time.sleep(0.1)\n"
+
+MEMFD = f"""import os
+fd = os.memfd_create('buf')
+for _ in range({MIB_HELD}):
+    os.write(fd, b'x' * (1 << 20))
+assert os.pread(fd, 1, 5) == b'x'
+"""
+TMP_DELETED = f"""import os
+fd = os.open('/tmp/hidden', os.O_CREAT | os.O_RDWR, 0o600)
+os.unlink('/tmp/hidden')
+for _ in range({MIB_HELD}):
+    os.write(fd, b'x' * (1 << 20))
+"""
+TMP_FILE = f"""with open('/tmp/kept', 'wb') as f:
+    for _ in range({MIB_HELD}):
+        f.write(b'x' * (1 << 20))
+"""
+SYSV_PIECEWISE = f"""import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+seg = libc.shmget(0, {MIB_HELD} << 20, 0o600 | 0o1000)
+assert seg >= 0, ctypes.get_errno()
+for k in range({MIB_HELD}):  # one MiB mapped at a time: no RSS ever holds more
+    p = libc.shmat(seg, None, 0)
+    ctypes.memset(p + (k << 20), 1, 1 << 20)
+    libc.shmdt(ctypes.c_void_p(p))
+"""
+MEMFD_IN_CHILD = f"""import os, time
+r, w = os.pipe()
+if os.fork() == 0:  # a child holds it and waits: the parent's RSS is all anyone would see
+    fd = os.memfd_create('buf')
+    for _ in range({MIB_HELD}):
+        os.write(fd, b'x' * (1 << 20))
+    os.write(w, b'.')
+    time.sleep(0.3)
+    os._exit(0)
+os.read(r, 1)
+time.sleep(0.1)
+os.wait()
+"""
+PIPES = """import fcntl, os
+held = []
+for _ in range(100):
+    r, w = os.pipe()
+    try:
+        fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ
+    except OSError:
+        pass
+    os.set_blocking(w, False)
+    try:
+        while True:
+            os.write(w, b'x' * 65536)
+    except BlockingIOError:
+        pass
+    held.append((r, w))
+print(sum(fcntl.fcntl(w, 1032) for _, w in held) >> 20)  # F_GETPIPE_SZ: MiB stuffed
+"""
+
+ATTACKS = {
+    "memfd": MEMFD,
+    "tmp_deleted_held_open": TMP_DELETED,
+    "tmp_file": TMP_FILE,
+    "sysv_shm_piecewise": SYSV_PIECEWISE,
+    "memfd_in_child": MEMFD_IN_CHILD,
+}
+
+
+@pytest.fixture(scope="module", params=["cgroup", "no-cgroup"])
+def sandbox(request):
+    if request.param == "cgroup" and detect() is None:
+        pytest.skip("no writable cgroup hierarchy here")
+    sb = make_sandbox("warm", SandboxConfig(use_cgroups=request.param == "cgroup"))
+    sb.kind = request.param  # type: ignore[attr-defined]
+    yield sb
+    sb.close()
+
+
+def _run(sb, source: str):  # type: ignore[no-untyped-def]
+    e = sb.run(["python3", "-c", source + HOLD], limits=LIMITS)
+    assert e.ok, (e.status, e.reason, e.stderr_text[-500:])
+    assert e.measurement is not None
+    return e
+
+
+@pytest.mark.parametrize("attack", sorted(ATTACKS))
+def test_memory_held_outside_rss_counts(sandbox, attack):
+    baseline = _run(sandbox, "").measurement.peak_rss_mb
+    m = _run(sandbox, ATTACKS[attack]).measurement
+    assert m.peak_rss_mb >= baseline + MIB_HELD * 0.9, (
+        f"{attack} ({sandbox.kind}): {MIB_HELD} MiB held outside RSS, peak "
+        f"{m.peak_rss_mb:.1f} MiB vs {baseline:.1f} MiB for an empty program"
+    )
+    assert m.memory_integral_mb_s >= MIB_HELD * 0.05  # held >= 0.1 s
+    assert "held beyond RSS" in m.mechanisms["memory"]
+
+
+def test_stuffed_pipes_count_with_a_cgroup(sandbox):
+    if sandbox.kind != "cgroup":
+        m = _run(sandbox, "").measurement
+        assert "pipe and socket buffers are not seen" in m.mechanisms["memory"]  # said, not hidden
+        return
+    e = _run(sandbox, PIPES)
+    stuffed = int(e.stdout_text.split()[0])
+    assert stuffed >= 16, "the kernel gave the pipes little room: nothing to test"
+    baseline = _run(sandbox, "").measurement.peak_rss_mb
+    assert e.measurement.peak_rss_mb >= baseline + stuffed * 0.8, (
+        f"{stuffed} MiB in unread pipes, peak {e.measurement.peak_rss_mb:.1f} MiB"
+    )
+
+
+def test_sysv_segments_do_not_outlive_a_warm_run():
+    """A segment left without IPC_RMID was there for the next run to read (a channel from one
+    run to the next, and RAM nobody was charged for)."""
+    writer = """import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+seg = libc.shmget(0x5EC, 1 << 20, 0o1666)
+p = libc.shmat(seg, None, 0)
+print(ctypes.string_at(p, 6).decode('latin-1') == 'SECRET')
+ctypes.memmove(p, b'SECRET', 6)
+"""
+    with make_sandbox("warm") as sb:
+        outs = [sb.run(["python3", "-c", writer], limits=LIMITS) for _ in range(3)]
+    assert all(e.ok for e in outs), [(e.status, e.stderr_text[-300:]) for e in outs]
+    assert [e.stdout_text.strip() for e in outs] == ["False"] * 3
+
+
+def test_a_previous_runs_leftovers_do_not_hide_the_next_runs_memory(sandbox):
+    """Each run leaves a tmpfs file as it ends (freed with its namespace, after its result):
+    a pooled cgroup whose usage at the start still held it would see it vanish during the next
+    run and subtract as much of that run's own memory."""
+    baseline = _run(sandbox, "").measurement.peak_rss_mb
+    peaks = [_run(sandbox, TMP_FILE).measurement.peak_rss_mb for _ in range(4)]
+    assert min(peaks) >= baseline + MIB_HELD * 0.9, (peaks, baseline)
+
+
+MAPPED_MEMFD = f"""import mmap, os
+fd = os.memfd_create('buf')
+os.ftruncate(fd, {MIB_HELD} << 20)
+m = mmap.mmap(fd, {MIB_HELD} << 20)
+for k in range(0, {MIB_HELD} << 20, 4096):
+    m[k] = 1
+"""
+SPARSE_MEMFD = """import os
+fd = os.memfd_create('buf')
+os.ftruncate(fd, 60 << 20)  # 60 MiB long, one page written
+os.pwrite(fd, b'x', (60 << 20) - 1)
+"""
+
+
+def test_mapped_memfd_counts_once_and_sparse_size_is_no_memory(sandbox):
+    """No over-count either: a mapped memfd is in RSS and held (counted once), and a memfd's
+    length is not memory (only its pages are)."""
+    baseline = _run(sandbox, "").measurement.peak_rss_mb
+    mapped = _run(sandbox, MAPPED_MEMFD).measurement.peak_rss_mb
+    assert baseline + MIB_HELD * 0.9 <= mapped <= baseline + MIB_HELD * 1.25, (mapped, baseline)
+    sparse = _run(sandbox, SPARSE_MEMFD).measurement.peak_rss_mb
+    assert sparse <= baseline + 8, (sparse, baseline)
+
+
+SPIKE = f"""import os
+fd = os.memfd_create('buf')
+for _ in range({MIB_HELD}):
+    os.write(fd, b'x' * (1 << 20))
+os.ftruncate(fd, 0)  # gone again long before the next sample
+"""
+
+
+def test_a_spike_between_samples_is_caught_by_the_cgroup_high_water_mark():
+    if detect() is None:
+        pytest.skip("no writable cgroup hierarchy here")
+    with make_sandbox("warm", SandboxConfig(sample_rate_hz=0.5)) as sb:
+        baseline = _run(sb, "").measurement.peak_rss_mb
+        m = _run(sb, SPIKE).measurement
+    assert "high-water mark reset at the start" in m.mechanisms["memory"]
+    assert m.peak_rss_mb >= baseline + MIB_HELD * 0.9, (m.peak_rss_mb, baseline)
+
+
+@pytest.mark.parametrize("backend,stub", [("bwrap", True), ("warm", False)])
+def test_other_backends_and_the_fork_path_count_it_too(backend, stub):
+    """The cold bubblewrap backend and the supervisor's own fork (no exec stub)."""
+    with make_sandbox(backend, SandboxConfig(exec_stub=stub)) as sb:
+        baseline = _run(sb, "").measurement.peak_rss_mb
+        m = _run(sb, MEMFD).measurement
+    assert m.peak_rss_mb >= baseline + MIB_HELD * 0.9, (backend, stub, m.peak_rss_mb, baseline)

@@ -116,10 +116,32 @@ def test_memory_held_outside_rss_counts(sandbox, attack):
     assert "held beyond RSS" in m.mechanisms["memory"]
 
 
+IN_FLIGHT = f"""import array, os, socket
+a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+fd = os.memfd_create('buf')
+for _ in range({MIB_HELD}):
+    os.write(fd, b'x' * (1 << 20))
+a.sendmsg([b'.'], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array('i', [fd]))])
+os.close(fd)  # now in no descriptor table, mapped nowhere: only the socket holds it
+import time; time.sleep(0.2)
+"""
+
+
+def test_memfd_in_flight_in_a_socket_counts_with_a_cgroup(sandbox):
+    if sandbox.kind != "cgroup":
+        m = _run(sandbox, "").measurement
+        assert "in flight in a socket, are not seen" in m.mechanisms["memory"]  # said
+        return
+    baseline = _run(sandbox, "").measurement.peak_rss_mb
+    m = _run(sandbox, IN_FLIGHT).measurement
+    assert m.peak_rss_mb >= baseline + MIB_HELD * 0.9, (m.peak_rss_mb, baseline)
+    assert m.memory_integral_mb_s >= MIB_HELD * 0.15  # held 0.2 s after it left every table
+
+
 def test_stuffed_pipes_count_with_a_cgroup(sandbox):
     if sandbox.kind != "cgroup":
         m = _run(sandbox, "").measurement
-        assert "pipe and socket buffers are not seen" in m.mechanisms["memory"]  # said, not hidden
+        assert "pipe and socket buffers" in m.mechanisms["memory"]  # said, not hidden
         return
     e = _run(sandbox, PIPES)
     stuffed = int(e.stdout_text.split()[0])
@@ -205,3 +227,43 @@ def test_other_backends_and_the_fork_path_count_it_too(backend, stub):
         baseline = _run(sb, "").measurement.peak_rss_mb
         m = _run(sb, MEMFD).measurement
     assert m.peak_rss_mb >= baseline + MIB_HELD * 0.9, (backend, stub, m.peak_rss_mb, baseline)
+
+
+CALL_MEMFD = f"""import os
+def f():
+    fd = os.memfd_create('buf')
+    for _ in range({MIB_HELD}):
+        os.write(fd, b'x' * (1 << 20))
+    return os.pread(fd, 1, 0) == b'x'
+"""
+CALL_TMP = f"""import os
+def f():
+    fd = os.open('/tmp/hidden', os.O_CREAT | os.O_RDWR, 0o600)
+    os.unlink('/tmp/hidden')
+    for _ in range({MIB_HELD}):
+        os.write(fd, b'x' * (1 << 20))
+    return True
+"""
+CALL_EMPTY = "def f():\n    return True\n"
+
+
+def test_warm_worker_calls_and_programs_count_memory_held_outside_rss():
+    """A function call (or program-mode run) in the warm Python worker: ru_maxrss alone missed
+    a memfd or a deleted /tmp file; the worker's memory cgroup high-water mark sees them."""
+    from perfgym.sandbox.pyworker import PythonWorker
+    from perfgym.sandbox.worker_messages import MEMORY_BY_CGROUP
+
+    w = PythonWorker()
+    try:
+        empty = w.call(CALL_EMPTY, "f", [], LIMITS)
+        if empty.memory_mechanism != MEMORY_BY_CGROUP:
+            assert "is not counted" in empty.memory_mechanism  # said, not hidden
+            pytest.skip(f"no memory cgroup for the worker: {empty.memory_mechanism}")
+        for source in (CALL_MEMFD, CALL_TMP):
+            r = w.call(source, "f", [], LIMITS)
+            assert r.value is True, (r.status, r.error)
+            assert r.peak_rss_mb >= empty.peak_rss_mb + MIB_HELD * 0.9, (r.peak_rss_mb, empty)
+        p = w.run_program(MEMFD, limits=LIMITS)
+        assert p.peak_rss_mb >= MIB_HELD * 0.9, p
+    finally:
+        w.close()

@@ -13,7 +13,8 @@ at a time, a pipe stuffed and never read: all RAM the run holds, none of it in a
 * Without one: the run's own tmpfs (`statvfs('/tmp')`, deleted-but-open files included) above
   its size at the start, every memfd any process holds open (`/proc/<pid>/fd`, allocated
   blocks, each file once), and the SysV segments of the run's IPC namespace
-  (`/proc/sysvipc/shm`). Pipe and socket buffers are not seen there (`how` says so). These
+  (`/proc/sysvipc/shm`). Pipe and socket buffers are not seen there, nor a memfd sent over a
+  socket and closed (in flight, in no descriptor table): `how` says so. These
   are refreshed every `EVERY` samples (reading the descriptor tables costs a few system calls
   per descriptor).
 """
@@ -151,7 +152,8 @@ class Held:
         return (
             "no memory cgroup: the larger of the tree's RSS and its RSS less mapped shmem plus the "
             "run's tmpfs usage, every open memfd and its SysV shared memory, sampled at "
-            f"{sample_rate_hz / EVERY:g} Hz (pipe and socket buffers are not seen)"
+            f"{sample_rate_hz / EVERY:g} Hz (pipe and socket buffers, and a memfd no process "
+            "holds open, in flight in a socket, are not seen)"
         )
 
 

@@ -243,6 +243,14 @@ class RunCgroup:
             self.oom_before = self.oom_kills()
         self.oom_current = False
 
+    def usage(self) -> int:
+        """Bytes charged to the cgroup now (v1 memory.usage_in_bytes, v2 memory.current)."""
+        name = "memory.usage_in_bytes" if self.version == "v1" else "memory.current"
+        try:
+            return int(_read(self.dirs["memory"], name))
+        except (OSError, ValueError):
+            return 1 << 62
+
     def empty(self) -> bool:
         try:
             return not _read(self.dirs["pids"], "cgroup.procs").strip()
@@ -309,6 +317,15 @@ def _write(d: str, name: str, value: object, optional: bool = False) -> None:
             raise
 
 
+#: A pooled cgroup is reused only while it holds at most this much: a run's memory figure is
+#: its cgroup's usage above the start, and a previous run's charges still held then (its tmpfs,
+#: freed when its namespace ends, after its result was sent) would vanish during the next run
+#: and hide as much of that run's own memory.
+STALE_BYTES = 1 << 20
+#: Most free cgroups kept; beyond it the oldest goes (one kept busy by stale page cache).
+MAX_FREE = 8
+
+
 class CgroupPool:
     """Reuses per-run cgroups: creating one costs far more than rewriting two limits."""
 
@@ -319,7 +336,11 @@ class CgroupPool:
 
     def acquire(self, memory_bytes: int, max_pids: int) -> RunCgroup:
         with self._lock:
-            cg = self._free.pop() if self._free else None
+            cg = None
+            for i in range(len(self._free) - 1, -1, -1):  # the most recently released first
+                if self._free[i].usage() <= STALE_BYTES:
+                    cg = self._free.pop(i)
+                    break
         if cg is None:
             return RunCgroup.create(memory_bytes, max_pids)
         try:
@@ -335,6 +356,10 @@ class CgroupPool:
             return
         with self._lock:
             self._free.append(cg)
+            extra = self._free[:-MAX_FREE] if len(self._free) > MAX_FREE else []
+            del self._free[: len(extra)]
+        for old in extra:
+            old.destroy()
 
     def close(self) -> None:
         with self._lock:

@@ -18,9 +18,14 @@ class Measurement(BaseModel):
     wall_s: float = Field(description="Wall time from exec of the program to the end of its tree.")
     cpu_user_s: float = Field(description="User CPU time of every process the run created.")
     cpu_system_s: float = Field(description="System CPU time of every process the run created.")
-    peak_rss_mb: float = Field(description="Peak resident memory of the whole process tree, MiB.")
+    peak_rss_mb: float = Field(
+        description="Peak memory of the run, MiB: the whole process tree's resident memory, or "
+        "more where the run holds RAM no process maps (memfds, tmpfs files, shared memory, pipe "
+        "buffers; mechanisms['memory'] says how it was seen)."
+    )
     memory_integral_mb_s: float = Field(
-        description="Resident memory of the tree integrated over time (trapezoid rule), MiB·s."
+        description="The run's memory (as for peak_rss_mb) integrated over time (trapezoid "
+        "rule), MiB·s."
     )
     instructions: int | None = Field(
         None, description="Instructions retired by the tree; None when unavailable (see reason)."

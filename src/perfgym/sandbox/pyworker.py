@@ -123,14 +123,15 @@ class PythonWorker:
         for cap in _WORKER_CAPS:
             argv += ["--cap-add", cap]
         self._cgroup, self.cgroup_unavailable = WorkerCgroup.create()
-        cg_fd, cg_kind = -1, "none"
+        cg_fd, cg_kind, mem_fds = -1, "none", (-1, -1)
         if self._cgroup is not None:
             cg_fd, cg_kind = self._cgroup.usage_fd(), self._cgroup.kind
+            mem_fds = self._cgroup.memory_fds()
             argv = self._cgroup.wrap(argv)
         argv += ["--", python, "-I", "-S", SERVER, str(fd), str(self.uid),
                  str(self.uid + _CHECK_UID_OFFSET), str(cg_fd), cg_kind,
-                 str(self.cleanup_max_entries)]  # fmt: skip
-        passed = (fd, filter_fd) if cg_fd < 0 else (fd, filter_fd, cg_fd)
+                 str(self.cleanup_max_entries), str(mem_fds[0]), str(mem_fds[1])]  # fmt: skip
+        passed = tuple(f for f in (fd, filter_fd, cg_fd, *mem_fds) if f >= 0)
         self.starts += 1
         try:
             # The programs' default environment, never this host's: the worker's initial
@@ -141,8 +142,9 @@ class PythonWorker:
         finally:
             child_end.close()
             os.close(filter_fd)
-            if cg_fd >= 0:
-                os.close(cg_fd)
+            for f in (cg_fd, *mem_fds):
+                if f >= 0:
+                    os.close(f)
         self._sock = host_end
         hello = _recv(host_end)
         if not hello.get("ready"):

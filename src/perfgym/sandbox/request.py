@@ -67,8 +67,13 @@ def build_spec(
 
 
 def mechanisms(
-    cgroup: RunCgroup | None, sample_rate_hz: float, cpu: int | list[int] | None = None
+    cgroup: RunCgroup | None,
+    sample_rate_hz: float,
+    cpu: int | list[int] | None = None,
+    memory_how: str = "",
 ) -> dict[str, str]:
+    """figure -> how it was measured (`memory_how`: the supervisor's account of the memory
+    figures, see `_inside/held_memory.py`)."""
     cg = f"cgroup-{cgroup.version}" if cgroup else None
     pinned = pinned_cores(cpu)
     cores = len(pinned) if pinned is not None else len(os.sched_getaffinity(0))
@@ -105,8 +110,9 @@ def mechanisms(
         "cpu": cpu_how,
         "core": core_how,
         "memory": f"sum of VmRSS over the run's processes sampled at {sample_rate_hz:g} Hz, "
-        "and each process's VmHWM high-water mark",
-        "memory_integral": "trapezoid rule over the sampled tree RSS",
+        "and each process's VmHWM high-water mark"
+        + (f"; memory held beyond RSS: {memory_how}" if memory_how else ""),
+        "memory_integral": "trapezoid rule over the sampled memory figure",
         "memory_limit": "sampled tree RSS against the limit"
         + (f", and a {cg} hard limit of memory + disk quota (tmpfs files count)" if cg else ""),
         "process_limit": f"{cg} pids.max" if cg else "monitor: sampled thread count + RLIMIT_NPROC",
@@ -189,7 +195,7 @@ def decode(
         samples=int(res["samples"]),
         max_processes_seen=int(res.get("max_processes_seen", 0)),
         cores=None if pinned_cores(cpu) is None else list(pinned_cores(cpu) or ()),
-        mechanisms=mechanisms(cgroup, sample_rate_hz, cpu),
+        mechanisms=mechanisms(cgroup, sample_rate_hz, cpu, str(res.get("memory_mechanism", ""))),
         host=fingerprint(),
     )
     measurement.flags = accounting_flags(

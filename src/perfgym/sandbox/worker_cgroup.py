@@ -22,10 +22,14 @@ _NAME = re.compile(r"worker-(\d+)-\d+")
 
 
 class WorkerCgroup:
-    """One worker's cgroup: `wrap` an argv so it starts inside, `usage_fd` to read its CPU."""
+    """One worker's cgroup: `wrap` an argv so it starts inside, `usage_fd` to read its CPU,
+    `memory_fds` to read (and reset) its memory high-water mark where there is one."""
 
-    def __init__(self, path: str, usage_file: str, kind: str) -> None:
+    def __init__(self, path: str, usage_file: str, kind: str, memory: str | None = None) -> None:
         self.path, self.usage_file, self.kind = path, usage_file, kind
+        #: The worker's memory cgroup (v1: in the memory hierarchy; v2: `path` itself), None
+        #: when none could be made: a call's memory is then its processes' rusage only.
+        self.memory = memory
 
     @classmethod
     def create(cls) -> tuple[WorkerCgroup | None, str]:
@@ -41,7 +45,24 @@ class WorkerCgroup:
             os.mkdir(path)
         except OSError as exc:
             return None, f"no writable cpu-accounting cgroup ({base}: {exc.strerror})"
-        return cls(path, usage, kind), ""
+        return cls(path, usage, kind, _memory_cgroup(kind, path)), ""
+
+    def memory_fds(self) -> tuple[int, int]:
+        """(usage read-only, high-water mark read-write) descriptors of the memory cgroup,
+        inheritable by the worker; (-1, -1) without one."""
+        if self.memory is None:
+            return -1, -1
+        names = MEMORY_FILES[self.kind]
+        fds = []
+        try:
+            for name, mode in zip(names, (os.O_RDONLY, os.O_RDWR), strict=True):
+                fds.append(os.open(os.path.join(self.memory, name), mode))
+                os.set_inheritable(fds[-1], True)
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            return -1, -1
+        return fds[0], fds[1]
 
     def usage_fd(self) -> int:
         """A read-only descriptor of the CPU counter, inheritable by the worker."""
@@ -51,19 +72,50 @@ class WorkerCgroup:
 
     def wrap(self, argv: list[str]) -> list[str]:
         """`argv` run from inside the cgroup (it joins before it starts anything)."""
-        join = 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
-        return ["/bin/sh", "-c", join, "sh", self.path, *argv]
+        if self.memory is None or self.memory == self.path:
+            join = 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
+            return ["/bin/sh", "-c", join, "sh", self.path, *argv]
+        join = 'echo $$ > "$1/cgroup.procs" && echo $$ > "$2/cgroup.procs" && shift 2 && exec "$@"'
+        return ["/bin/sh", "-c", join, "sh", self.path, self.memory, *argv]
 
     def destroy(self) -> None:
         """Remove the cgroup once its processes are gone (the worker was killed first)."""
-        for _ in range(100):
-            try:
-                os.rmdir(self.path)
-                return
-            except FileNotFoundError:
-                return
-            except OSError:  # processes still exiting
-                threading.Event().wait(0.01)
+        for path in {self.path, self.memory or self.path}:
+            for _ in range(100):
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # processes still exiting
+                    threading.Event().wait(0.01)
+
+
+#: kind -> (usage, high-water mark) files of a memory cgroup.
+MEMORY_FILES = {
+    "v1": ("memory.usage_in_bytes", "memory.max_usage_in_bytes"),
+    "v2": ("memory.current", "memory.peak"),
+}
+
+
+def _memory_cgroup(kind: str, path: str) -> str | None:
+    """The worker's memory cgroup (made here for v1), or None where there can be none."""
+    if kind == "v2":
+        try:  # the memory controller for the workers' cgroups (already on when runs used it)
+            with open(os.path.join(os.path.dirname(path), "cgroup.subtree_control"), "w") as f:
+                f.write("+memory")
+        except OSError:
+            pass
+        return path if os.path.exists(os.path.join(path, "memory.peak")) else None
+    base = os.path.join(ROOT, "memory", PARENT)
+    memory = os.path.join(base, os.path.basename(path))
+    try:
+        os.makedirs(base, exist_ok=True)
+        _remove_stale(base)
+        os.mkdir(memory)
+    except OSError:
+        return None
+    return memory
 
 
 def _remove_stale(base: str) -> None:

@@ -58,7 +58,24 @@ def _cpu_fields(reply: dict[str, Any], cgroup_unavailable: str) -> dict[str, Any
         # cores other calls may be measuring on.
         flags.append("cpu_over_wall")
     return {"cpu_s": cpu_s, "cpu_hidden_s": hidden, "flags": flags,
-            "cpu_mechanism": mechanism}  # fmt: skip
+            "cpu_mechanism": mechanism, "memory_mechanism": _memory_mechanism(reply)}  # fmt: skip
+
+
+MEMORY_BY_CGROUP = (
+    "the larger of the call's processes' wait4 ru_maxrss less the worker's resident size at "
+    "fork, and the rise of the worker's memory cgroup high-water mark over the call (memfds, "
+    "/tmp files, pipe buffers: every page charged to the call)"
+)
+
+
+def _memory_mechanism(reply: dict[str, Any]) -> str:
+    if reply.get("memory_cgroup"):
+        return MEMORY_BY_CGROUP
+    return (
+        "wait4 ru_maxrss of the call's processes less the worker's resident size at fork only "
+        "(no resettable memory cgroup for the worker): RAM held where no RSS shows it (a "
+        "memfd never mapped, /tmp files, pipe buffers) is not counted"
+    )
 
 
 class CallResult(BaseModel):
@@ -82,8 +99,11 @@ class CallResult(BaseModel):
     flags: list[str] = Field(default_factory=list, description=_FLAGS_DOC)
     cpu_mechanism: str = Field("", description="How cpu_s was counted.")
     peak_rss_mb: float = Field(
-        0.0, description="Resident memory the call added to the interpreter."
+        0.0,
+        description="Memory the call added to the interpreter: resident, or more where its "
+        "processes held RAM no RSS shows (memory_mechanism).",
     )
+    memory_mechanism: str = Field("", description="How peak_rss_mb was counted.")
     stdout: str = ""
     stdout_truncated: bool = False
     reported_call_s: float | None = Field(
@@ -123,7 +143,12 @@ class ProgramResult(BaseModel):
     )
     flags: list[str] = Field(default_factory=list, description=_FLAGS_DOC)
     cpu_mechanism: str = Field("", description="How cpu_s was counted.")
-    peak_rss_mb: float = Field(0.0, description="Resident memory the run added to the worker.")
+    peak_rss_mb: float = Field(
+        0.0,
+        description="Memory the run added to the worker: resident, or more where its "
+        "processes held RAM no RSS shows (memory_mechanism).",
+    )
+    memory_mechanism: str = Field("", description="How peak_rss_mb was counted.")
     reason: str = ""
 
     @property

@@ -96,6 +96,6 @@ def measurement(result: ProgramResult) -> Measurement:
         instructions_unavailable="not counted in the warm Python worker",
         sample_rate_hz=0.0,
         samples=0,
-        mechanisms=dict(_MECHANISMS),
+        mechanisms={**_MECHANISMS, "memory": result.memory_mechanism or _MECHANISMS["memory"]},
         host=fingerprint(),
     )

@@ -124,6 +124,7 @@ def _rehearse() -> None:
     linux.mount("tmpfs", "/tmp", "tmpfs", _NOSUID, "size=4k,mode=1777")
     linux.umount("/tmp")
     tree = supervisor.Tree({})
+    tree.held.start()
     now = time.monotonic()
     tree.sample(now)
     tree.close_at(now)

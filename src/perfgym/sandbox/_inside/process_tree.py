@@ -1,9 +1,15 @@
-"""The supervisor's view of a run's processes: sampled memory and threads, and CPU that
-cannot be hidden (the run's cgroup count, or without one every process ever seen)."""
+"""The supervisor's view of a run's processes: sampled memory (RSS and what the run holds
+beyond it, see `held_memory`) and threads, and CPU that cannot be hidden (the run's cgroup
+count, or without one every process ever seen)."""
 
 from __future__ import annotations
 
 import os
+
+try:  # loaded as a package module or as a plain script next to held_memory.py
+    from .held_memory import Held  # type: ignore[no-redef]
+except ImportError:  # pragma: no cover - script mode under `python3 -I -S`
+    from held_memory import Held  # type: ignore[no-redef]
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -29,7 +35,8 @@ class Tree:
                 self.cpuacct_fd = None
         self.seen: dict[tuple[str, bytes], int] = {}  # (pid, start time) -> own CPU ticks
         self.sampled_ns = 0  # no cgroup: the CPU of every process seen, at its last sample
-        self.peak_rss = 0.0  # bytes, tree sum
+        self.held = Held(cgroups)
+        self.peak_rss = 0.0  # bytes, the run's memory (tree RSS, or what it holds beyond it)
         self.peak_single = 0.0  # bytes, one process's own high-water mark
         self.max_procs = 0
         self.integral = 0.0  # byte-seconds
@@ -46,8 +53,12 @@ class Tree:
             return None
 
     def sample(self, now: float) -> tuple[float, int]:
-        """Take one sample at time `now` (seconds); returns (tree RSS bytes, thread count)."""
+        """Take one sample at time `now` (seconds); returns (bytes held against the memory
+        limit, thread count): the tree's RSS, and without a cgroup (whose hard limit holds the
+        rest) also its memfds and shared memory."""
         rss = 0
+        anon = 0
+        shmem = 0
         threads = 0
         for name in os.listdir("/proc"):
             if not name.isdigit() or name == "1":
@@ -60,18 +71,36 @@ class Tree:
             for line in text.split(b"\n"):
                 if line.startswith(b"VmRSS:"):
                     rss += int(line.split()[1]) * 1024
+                elif line.startswith(b"RssAnon:"):
+                    anon += int(line.split()[1]) * 1024
+                elif line.startswith(b"RssShmem:"):
+                    shmem += int(line.split()[1]) * 1024
                 elif line.startswith(b"VmHWM:"):
                     self.peak_single = max(self.peak_single, int(line.split()[1]) * 1024)
                 elif line.startswith(b"Threads:"):
                     threads += int(line.split()[1])
+        beyond = self.held.beyond_rss(self.samples)
         self.samples += 1
-        self.peak_rss = max(self.peak_rss, rss)
+        # The RSS plus what is held beyond it, each page once: RSS also holds file pages
+        # charged to whoever read them first, the cgroup also holds the mapped anon and shmem.
+        if self.held.by_cgroup:  # every page charged to the run, mapped or not
+            memory = rss + max(0, beyond - anon - shmem)
+            limited = rss  # the cgroup's own hard limit holds the rest
+        else:  # shared pages: mapped (RssShmem) or held (the objects)
+            memory = max(rss, rss - shmem + beyond)
+            limited = max(rss, memory - self.held.tmp_now)  # tmpfs files: held by its size
+        self.peak_rss = max(self.peak_rss, memory)
         self.max_procs = max(self.max_procs, threads)
         if self._last is not None:
-            t_prev, rss_prev = self._last
-            self.integral += (rss_prev + rss) / 2.0 * (now - t_prev)
-        self._last = (now, float(rss))
-        return rss, threads
+            t_prev, mem_prev = self._last
+            self.integral += (mem_prev + memory) / 2.0 * (now - t_prev)
+        self._last = (now, float(memory))
+        return limited, threads
+
+    def peak(self) -> float:
+        """The run's peak memory (bytes): sampled, each process's high-water mark, and the
+        cgroup's own high-water mark."""
+        return max(self.peak_rss, self.peak_single, float(self.held.cgroup_peak()))
 
     def close_at(self, now: float) -> None:
         """Close the integral at `now`: the tree's memory is released when it ends."""

@@ -134,7 +134,8 @@ def _close_inherited(keep: tuple[int, ...]) -> None:
     """Close every descriptor above stdio but `keep`: above all the host connection, through
     which an untrusted child could otherwise forge the worker's reply."""
     lo = 3
-    for fd in sorted(set(keep)) + [max(keep + (_sock_fd, worker_meter.cg_fd, 255)) + 1]:
+    top = max(keep + (_sock_fd, worker_meter.cg_fd, *worker_meter.mem_fds, 255)) + 1
+    for fd in sorted(set(keep)) + [top]:
         if fd >= lo:
             os.closerange(lo, fd)
             lo = fd + 1
@@ -507,14 +508,16 @@ def _pin(core: object) -> None:
 
 def main() -> None:
     """argv: the host connection's fd, the calls' uid, the test processes' uid, the cgroup CPU
-    counter's fd (-1: none) and its kind ('v1': cpuacct.usage, 'v2': cpu.stat), and the most
-    entries a call may leave for the cleanup."""
+    counter's fd (-1: none) and its kind ('v1': cpuacct.usage, 'v2': cpu.stat), the most
+    entries a call may leave for the cleanup, and the memory cgroup's usage and high-water
+    mark fds (-1: none)."""
     global _sock_fd, _check_uid
     sock = _sock_fd = int(sys.argv[1])
     uid = int(sys.argv[2])
     _check_uid = int(sys.argv[3])
     worker_meter.cg_fd, worker_meter.cg_kind = int(sys.argv[4]), sys.argv[5]
     worker_cleanup.max_entries = int(sys.argv[6])
+    worker_meter.mem_fds = (int(sys.argv[7]), int(sys.argv[8]))
     # The parent's own stdio is /dev/null: nothing it writes or buffers can reach a program.
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):

@@ -191,7 +191,9 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
         else:
             stub.give_stdin(stdin)
         out_r, err_r, exec_err_r = stub.out_r, stub.err_r, stub.exec_err_r
+        tree.held.exclude(stub.stdin)  # the run's input, not memory it holds
         os.close(stub.stdin)
+        tree.held.start()
         t0 = time.monotonic()
         pid = stub.pid
         stub.go(spec, joined)  # the stub joins the cgroups itself, then execs
@@ -200,6 +202,7 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
             stdin_fd = os.memfd_create("stdin", 0)
             os.write(stdin_fd, stdin)
         os.lseek(stdin_fd, 0, os.SEEK_SET)
+        tree.held.exclude(stdin_fd)  # the run's input, not memory it holds
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         gate_r, gate_w = os.pipe()
@@ -215,6 +218,7 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
         for procs in joined:
             with open(procs, "w") as f:
                 f.write(str(pid))
+        tree.held.start()
         os.write(gate_w, b"g")
         os.close(gate_w)
     exec_error = b""
@@ -353,7 +357,8 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
         "cpu_cgroup_s": None if cpu_ns_cgroup is None else cpu_ns_cgroup / 1e9,
         "cpu_sampled_s": None if cpu_ns_cgroup is not None else tree.sampled_ns / 1e9,
         "outlived": outlived,
-        "peak_rss_mb": max(tree.peak_rss, tree.peak_single) / MIB,
+        "peak_rss_mb": tree.peak() / MIB,
+        "memory_mechanism": tree.held.how(float(spec.get("sample_rate_hz", 500.0))),
         "memory_integral_mb_s": tree.integral / MIB,
         "samples": tree.samples,
         "max_processes_seen": tree.max_procs,

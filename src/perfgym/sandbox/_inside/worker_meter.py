@@ -17,6 +17,11 @@ cg_fd, cg_kind = -1, ""  # the worker's cgroup CPU counter (read-only), when the
 HIDDEN_TOL_S, HIDDEN_TOL_REL = 0.002, 0.05
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
+#: The worker's memory cgroup: (usage, high-water mark) fds, (-1, -1) without one. A call's
+#: memory is also the mark's rise over the call (reset before its first fork): RAM its
+#: processes held where no RSS shows it (a memfd written and never mapped, files in /tmp,
+#: pipe buffers) is charged there.
+mem_fds = (-1, -1)
 
 
 def statm() -> tuple[int, int]:
@@ -52,17 +57,32 @@ def self_cpu() -> float:
     return ru.ru_utime + ru.ru_stime
 
 
-def meter() -> tuple[int, float, resource.struct_rusage]:
-    """The counters a call's CPU is the difference of (read just before its first fork)."""
-    return cgroup_ns(), self_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN)
+def memory_base() -> int:
+    """Reset the memory cgroup's high-water mark to its usage now and return that usage; -1
+    without a memory cgroup, or where the mark cannot be reset (cgroup v2 before Linux 6.12)."""
+    usage_fd, peak_fd = mem_fds
+    if usage_fd < 0 or peak_fd < 0:
+        return -1
+    try:
+        os.write(peak_fd, b"0" if cg_kind == "v1" else b"reset")
+        return int(os.pread(usage_fd, 64, 0))
+    except (OSError, ValueError):
+        return -1
 
 
-def metered(start: tuple[int, float, resource.struct_rusage], reply: dict) -> dict:
+def meter() -> tuple[int, float, resource.struct_rusage, int]:
+    """The counters a call's CPU and memory are the difference of (read just before its first
+    fork)."""
+    return cgroup_ns(), self_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN), memory_base()
+
+
+def metered(start: tuple[int, float, resource.struct_rusage, int], reply: dict) -> dict:
     """Fill `reply` with the call's CPU, read after every process of the call was reaped: the
     rusage of all of them (the main process, and whatever this PID 1 reaped), and the cgroup's
     CPU less this process's own. CPU the cgroup saw and no rusage did (a child reaped by the
     kernel because SIGCHLD was ignored) is added to the call's and reported as hidden."""
-    cg0, self0, ch0 = start
+    cg0, self0, ch0, mem0 = start
+    _memory(mem0, reply)
     ch1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     self1, cg1 = self_cpu(), cgroup_ns()
     user, system = ch1.ru_utime - ch0.ru_utime, ch1.ru_stime - ch0.ru_stime
@@ -76,6 +96,19 @@ def metered(start: tuple[int, float, resource.struct_rusage], reply: dict) -> di
     if hidden > HIDDEN_TOL_S + HIDDEN_TOL_REL * (user + system):
         reply["cpu_hidden_s"] = hidden
     return reply
+
+
+def _memory(base: int, reply: dict) -> None:
+    """The call's peak memory: also the memory cgroup's rise over the call, where it has one
+    (`memory_cgroup` in the reply says so)."""
+    if base < 0:
+        return
+    try:
+        peak = int(os.pread(mem_fds[1], 64, 0))
+    except (OSError, ValueError):
+        return
+    reply["peak_rss_mb"] = max(float(reply.get("peak_rss_mb") or 0.0), (peak - base) / 1048576.0)
+    reply["memory_cgroup"] = True
 
 
 def send_stamp(fd: int) -> None:

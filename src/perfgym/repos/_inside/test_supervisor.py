@@ -79,7 +79,7 @@ def summary_counts(output):
             continue
         found = _COUNT.findall(line)
         if found:
-            counts = {}
+            counts: dict[str, int] = {}
             for n, word in found:
                 key = word.decode().rstrip("s") if word.startswith(b"error") else word.decode()
                 counts[key] = counts.get(key, 0) + int(n)

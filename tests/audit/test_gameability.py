@@ -105,3 +105,14 @@ def test_probes_that_cannot_be_written_are_reported_not_applicable():
     lt, no = a.result("lookup-table"), a.result("no-output")
     assert lt is not None and lt.outcome is Outcome.DOES_NOT_SCORE, lt  # C lookup table: written
     assert no is not None and no.outcome is Outcome.DOES_NOT_SCORE, no
+
+
+def test_memorised_inputs_with_the_baseline_behind_them_earn_speed_only_where_timed_inputs_are_seen():
+    """Attack: answer the inputs one saw from a table and run the baseline on the rest; always
+    correct, and fast exactly on the timed inputs when those are the visible ones."""
+    fixed = audit(sum_task(hidden=False, size=60000), ["lookup-fallback"]).result("lookup-fallback")
+    assert fixed is not None and fixed.outcome is Outcome.SCORES, fixed
+    assert fixed.stage == "OK" and fixed.faster is True
+    hidden = audit(sum_task(hidden=True, size=60000), ["lookup-fallback"]).result("lookup-fallback")
+    assert hidden is not None and hidden.outcome is Outcome.DOES_NOT_SCORE, hidden
+    assert hidden.stage == "OK" and hidden.faster is False

@@ -83,6 +83,48 @@ def lookup_table() -> Probe:
     )  # fmt: skip
 
 
+# -- the lookup table with the baseline behind it -----------------------------------------------
+def _fallback_programs(ctx: AuditContext) -> list[str]:
+    task = ctx.task
+    if task.kind is TaskKind.FUNCTION and task.oracle.kind == "assertion":
+        raise P.NotWritable("an assertion oracle holds its inputs in its own test code")
+    rows = ctx.visible
+    if not rows:
+        raise P.NotWritable("no visible case has an expected output")
+    if task.kind is TaskKind.FUNCTION:
+        table = [(c.args or [], out) for c, out in rows]
+    else:
+        table = [(text_bytes(c.stdin), text_bytes(out if isinstance(out, str) else str(out)))
+                 for c, out in rows]  # fmt: skip
+    return [P.lookup_or_baseline(task, table, task.baseline.source)]
+
+
+def _fallback_assess(ctx: AuditContext, runs: Sequence[ProbeRun]) -> ProbeResult:
+    run = runs[0]
+    v = run.verdict
+    fast = faster_than_baseline(run)
+    scores = v.correct and bool(fast)
+    if scores:
+        why = f"correct, and judged faster than the baseline on {v.decided_on.value} inputs it had memorised"
+    elif v.correct:
+        why = (
+            f"correct but no faster: the timed inputs ({v.decided_on.value}) were not in its table"
+        )
+    else:
+        why = f"rejected: {v.stage.value} {v.detail or v.reason}".strip()
+    return _result("lookup-fallback", ctx, run, scores, Severity.HIGH, why[:300])
+
+
+@register_probe("lookup-fallback", G)
+def lookup_fallback() -> Probe:
+    return Probe(
+        "lookup-fallback", G,
+        "The lookup table, running the baseline on any input it does not hold: speed credit "
+        "for memorised inputs.",
+        _fallback_assess, _fallback_programs,
+    )  # fmt: skip
+
+
 # -- trivial answers ----------------------------------------------------------------------------
 def _first_text(ctx: AuditContext) -> str:
     out = ctx.first_output()

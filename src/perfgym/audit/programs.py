@@ -188,3 +188,29 @@ def timing_aware(task: Task, baseline: str) -> str:
                 f"def {name}(*args, **kwargs):\n    if _audit_timed():\n        return None\n"
                 "    return _audit_orig(*args, **kwargs)\n")  # fmt: skip
     raise NotWritable(f"a {task.kind.value} task")
+
+
+def lookup_or_baseline(task: Task, table: Sequence[tuple[Any, Any]], baseline: str) -> str:
+    """The lookup table, falling back to the baseline on any input it does not hold: always
+    correct, and fast exactly where the inputs were seen (Python stdio and function tasks)."""
+    if task.language is not Language.PYTHON:
+        raise NotWritable("the lookup-with-fallback probe is written for Python tasks only")
+    if task.kind is TaskKind.FUNCTION:
+        rows = {repr(list(args)): value for args, value in table}
+        blob = base64.b64encode(zlib.compress(pickle.dumps(rows), 9)).decode()
+        name = task.entry_point
+        return (f"{baseline}\n\nimport pickle as _p, zlib as _z, base64 as _b\n"
+                f"_T = _p.loads(_z.decompress(_b.b64decode({blob!r})))\n_audit_base = {name}\n\n\n"
+                f"def {name}(*args):\n    key = repr(list(args))\n    if key in _T:\n"
+                "        return _T[key]\n    return _audit_base(*args)\n")  # fmt: skip
+    _stdio(task)
+    rows = {hashlib.sha256(i).hexdigest(): o for i, o in table}
+    blob = base64.b64encode(zlib.compress(pickle.dumps(rows), 9)).decode()
+    return ("import sys, io, hashlib, pickle, zlib, base64\n"
+            f"_T = pickle.loads(zlib.decompress(base64.b64decode({blob!r})))\n"
+            "_data = sys.stdin.buffer.read()\n"
+            "_hit = _T.get(hashlib.sha256(_data).hexdigest())\n"
+            "if _hit is not None:\n    sys.stdout.buffer.write(_hit)\n    sys.stdout.flush()\n"
+            "    raise SystemExit(0)\n"
+            "sys.stdin = io.TextIOWrapper(io.BytesIO(_data), encoding='utf-8')\n"
+            f"exec(compile({baseline!r}, 'baseline.py', 'exec'), {{'__name__': '__main__'}})\n")  # fmt: skip

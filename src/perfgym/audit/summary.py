@@ -11,6 +11,7 @@ from perfgym.audit.results import AuditSummary, Outcome, Severity, TaskAudit
 #: Headline sentences: (probes, what a flagged task does). A task counts once per line.
 HEADLINES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("lookup-table",), "accept a memorised answer"),
+    (("lookup-fallback",), "give speed credit to memorised inputs"),
     (("no-output", "first-line", "constant", "exit-early", "crash-after-partial"),
      "accept a trivial answer"),
     (("baseline-identical", "baseline-comment"), "give the baseline again speed credit"),

@@ -116,3 +116,43 @@ def test_memorised_inputs_with_the_baseline_behind_them_earn_speed_only_where_ti
     hidden = audit(sum_task(hidden=True, size=60000), ["lookup-fallback"]).result("lookup-fallback")
     assert hidden is not None and hidden.outcome is Outcome.DOES_NOT_SCORE, hidden
     assert hidden.stage == "OK" and hidden.faster is False
+
+
+def test_a_harness_task_gets_not_applicable_for_programs_its_harness_cannot_take():
+    """PerfCodeBench's layout: the harness runs its own fixed workloads and builds the
+    solution itself, so no lookup table or trivial program is written; the baseline again
+    still is, and earns nothing."""
+    from pathlib import Path
+
+    from perfgym.tasks.suite import load_suite
+
+    root = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
+    task = next(t for t in load_suite(str(root)).tasks if t.id == "py_range_sums")
+    a = audit(task, ["lookup-table", "no-output", "timing-aware", "baseline-identical"])
+    for name in ("lookup-table", "no-output", "timing-aware"):
+        r = a.result(name)
+        assert r is not None and r.outcome is Outcome.NOT_APPLICABLE and r.detail, (name, r)
+    same = a.result("baseline-identical")
+    assert same is not None and same.outcome is Outcome.DOES_NOT_SCORE, same
+
+
+@pytest.mark.parametrize(
+    "language", ["c", "cpp", "go", "java", "javascript", "rust"], ids=lambda x: x
+)
+def test_every_compiled_language_gets_a_lookup_table_and_fixed_inputs_accept_it(language):
+    """The lookup table written in the task's own language builds, runs, and memorises a
+    fixed-input task (scores); its trivial answers are still rejected by an exact checker."""
+    from sum_programs import PROGRAMS
+
+    from perfgym.tasks.task import Language
+
+    lang = Language(language)
+    correct = PROGRAMS[Language.C if lang is Language.CPP else lang][0]  # C's is C++ too
+    task = sum_task(hidden=False, size=50, language=lang,
+                    baseline=Solution(label="baseline", source=correct),
+                    references=[Solution(label="reference", source=correct)])  # fmt: skip
+    a = audit(task, ["lookup-table", "constant"], repeats=1)
+    lt = a.result("lookup-table")
+    assert lt is not None and lt.outcome is Outcome.SCORES, lt
+    const = a.result("constant")
+    assert const is not None and const.outcome is Outcome.DOES_NOT_SCORE, const

@@ -9,7 +9,7 @@ from audit_tasks import SLOW_SUM, SUM, audit, sum_task
 
 from perfgym.audit.measurability import detectable_ratio
 from perfgym.audit.results import Outcome, Severity
-from perfgym.tasks.task import Language, Solution
+from perfgym.tasks.task import Language, Oracle, Solution
 from perfgym.tasks.timed import NOT_TIMED
 
 #: A reference that does the baseline's work in a different spelling: no faster.
@@ -95,3 +95,12 @@ def test_a_task_without_a_reference_has_no_headroom_probe():
     r = audit(task, ["headroom"]).result("headroom")
     assert r is not None and r.outcome is Outcome.NOT_APPLICABLE and "reference" in r.detail
     assert SUM  # the module's reference program, used by sum_task
+
+
+def test_a_checker_that_accepts_nothing_is_reported():
+    """The issue's 'checkers that accept nothing': the task's own reference fails it."""
+    never = "def check(test_input, expected, output):\n    return False\n"
+    task = sum_task(hidden=True, size=500, oracle=Oracle(kind="checker", checker=never))
+    r = audit(task, ["determinism"]).result("determinism")
+    assert r is not None and r.outcome is Outcome.WEAK and r.severity is Severity.HIGH, r
+    assert "reference" in r.detail and "WO" in r.detail

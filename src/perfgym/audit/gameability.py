@@ -4,6 +4,7 @@ reported "scores" (the judge accepted it, or gave it speed credit) or "does not 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from perfgym.audit import programs as P
 from perfgym.audit.context import AuditContext, ProbeRun
@@ -13,6 +14,24 @@ from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity
 from perfgym.tasks.task import TaskKind
 
 G = ProbeKind.GAMEABILITY
+
+
+def _timed(ctx: AuditContext) -> None:
+    """A probe for speed credit needs a timed task."""
+    from perfgym.tasks.timed import is_timed
+
+    if not is_timed(ctx.task):
+        raise P.NotWritable("a correctness-only task: there is no speed credit to earn")
+
+
+def _speed(make: Callable[[AuditContext], list[str]]) -> Callable[[AuditContext], list[str]]:
+    """`make`'s programs, on a timed task only (they probe for speed credit)."""
+
+    def programs(ctx: AuditContext) -> list[str]:
+        _timed(ctx)
+        return make(ctx)
+
+    return programs
 
 
 def faster_than_baseline(run: ProbeRun) -> bool | None:
@@ -85,17 +104,18 @@ def lookup_table() -> Probe:
 
 # -- the lookup table with the baseline behind it -----------------------------------------------
 def _fallback_programs(ctx: AuditContext) -> list[str]:
+    _timed(ctx)
     task = ctx.task
     if task.kind is TaskKind.FUNCTION and task.oracle.kind == "assertion":
         raise P.NotWritable("an assertion oracle holds its inputs in its own test code")
     rows = ctx.visible
     if not rows:
         raise P.NotWritable("no visible case has an expected output")
-    if task.kind is TaskKind.FUNCTION:
-        table = [(c.args or [], out) for c, out in rows]
-    else:
-        table = [(text_bytes(c.stdin), text_bytes(out if isinstance(out, str) else str(out)))
-                 for c, out in rows]  # fmt: skip
+    table: list[tuple[Any, Any]] = [
+        (c.args or [], out) if task.kind is TaskKind.FUNCTION
+        else (text_bytes(c.stdin), text_bytes(out if isinstance(out, str) else str(out)))
+        for c, out in rows
+    ]  # fmt: skip
     return [P.lookup_or_baseline(task, table, task.baseline.source)]
 
 
@@ -196,14 +216,14 @@ def _no_credit(name: str) -> Callable[..., ProbeResult]:
 @register_probe("baseline-identical", G)
 def baseline_identical() -> Probe:
     return Probe("baseline-identical", G, "The baseline, byte for byte: earns no speed credit.",
-                 _no_credit("baseline-identical"), lambda c: [c.task.baseline.source])  # fmt: skip
+                 _no_credit("baseline-identical"), _speed(lambda c: [c.task.baseline.source]))  # fmt: skip
 
 
 @register_probe("baseline-comment", G)
 def baseline_comment() -> Probe:
     return Probe("baseline-comment", G, "The baseline with a comment added: earns no speed credit.",
                  _no_credit("baseline-comment"),
-                 lambda c: [P.with_comment(c.task, c.task.baseline.source)])  # fmt: skip
+                 _speed(lambda c: [P.with_comment(c.task, c.task.baseline.source)]))  # fmt: skip
 
 
 # -- a program that behaves differently when it is timed ----------------------------------------
@@ -227,5 +247,5 @@ def timing_aware() -> Probe:
         "timing-aware", G,
         "The baseline, except that it does no work when its cores, environment or cgroup "
         "look like a timed run.",
-        _timing_assess, lambda c: [P.timing_aware(c.task, c.task.baseline.source)],
+        _timing_assess, _speed(lambda c: [P.timing_aware(c.task, c.task.baseline.source)]),
     )  # fmt: skip

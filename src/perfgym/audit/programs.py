@@ -13,11 +13,11 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from perfgym.audit.literals import literal
+from perfgym.audit.literals import literal, rust_bytes
 from perfgym.errors import PerfgymError
 from perfgym.tasks.task import Language, Task, TaskKind
 
-#: The most output bytes a lookup table embeds in a C/C++ source (compilers choke on more).
+#: The most output bytes a compiled language's lookup table embeds in its source.
 C_TABLE_BYTES = 8 << 20
 
 
@@ -109,9 +109,9 @@ def lookup_stdio(task: Task, table: Sequence[tuple[bytes, bytes]]) -> str:
                 f"T = pickle.loads(zlib.decompress(base64.b64decode({blob!r})))\n"
                 "data = sys.stdin.buffer.read()\n"
                 "sys.stdout.buffer.write(T.get(hashlib.sha256(data).hexdigest(), b''))\n")  # fmt: skip
+    if sum(len(o) for _, o in table) > C_TABLE_BYTES:  # compilers choke on more
+        raise NotWritable(f"the visible outputs exceed {C_TABLE_BYTES >> 20} MiB")
     if lang in (Language.C, Language.CPP):
-        if sum(len(o) for _, o in table) > C_TABLE_BYTES:
-            raise NotWritable(f"the visible outputs exceed {C_TABLE_BYTES >> 20} MiB")
         entries = ",\n".join(f"  {{0x{fnv1a64(i):016x}ULL, {literal(o, lang)}, {len(o)}}}"
                              for i, o in table)  # fmt: skip
         return ("#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
@@ -126,7 +126,67 @@ def lookup_stdio(task: Task, table: Sequence[tuple[bytes, bytes]]) -> str:
                 "  for (size_t i = 0; i < sizeof T / sizeof T[0]; i++)\n"
                 "    if (T[i].key == h) { fwrite(T[i].out, 1, T[i].n, stdout); break; }\n"
                 "  return 0;\n}\n")  # fmt: skip
-    raise NotWritable(f"no lookup-table writer for {lang.value} (Python, C and C++ only)")
+    return _lookup_other(lang, table)
+
+
+#: Java: the longest string literal written (a class file constant holds 65535 bytes).
+JAVA_CHUNK = 32000
+
+
+def _lookup_other(lang: Language, table: Sequence[tuple[bytes, bytes]]) -> str:
+    """The lookup table in JavaScript, Go, Java (SHA-256 keys, base64 outputs) or Rust
+    (FNV-1a keys, byte-string outputs)."""
+    rows = [(hashlib.sha256(i).hexdigest(), base64.b64encode(o).decode()) for i, o in table]
+    if lang is Language.JAVASCRIPT:
+        body = ",\n".join(f"  {k!r}: {v!r}" for k, v in rows)
+        return ("const fs = require('fs'), crypto = require('crypto');\n"
+                f"const T = {{\n{body}\n}};\n"
+                "const data = fs.readFileSync(0);\n"
+                "const hit = T[crypto.createHash('sha256').update(data).digest('hex')];\n"
+                "if (hit !== undefined) process.stdout.write(Buffer.from(hit, 'base64'));\n")  # fmt: skip
+    if lang is Language.GO:
+        body = "".join(f'\t"{k}": "{v}",\n' for k, v in rows)
+        return ('package main\n\nimport (\n\t"crypto/sha256"\n\t"encoding/base64"\n'
+                '\t"encoding/hex"\n\t"io"\n\t"os"\n)\n\n'
+                f"var T = map[string]string{{\n{body}}}\n\n"
+                "func main() {\n\tdata, _ := io.ReadAll(os.Stdin)\n"
+                "\tsum := sha256.Sum256(data)\n"
+                "\tif hit, ok := T[hex.EncodeToString(sum[:])]; ok {\n"
+                "\t\tout, _ := base64.StdEncoding.DecodeString(hit)\n"
+                "\t\tos.Stdout.Write(out)\n\t}\n}\n")  # fmt: skip
+    if lang is Language.JAVA:
+
+        def chunks(v: str) -> str:
+            parts = [v[i : i + JAVA_CHUNK] for i in range(0, len(v), JAVA_CHUNK)] or [""]
+            return "new String[]{" + ", ".join(f'"{p}"' for p in parts) + "}"
+
+        body = "".join(f'    T.put("{k}", {chunks(v)});\n' for k, v in rows)
+        return ("import java.io.*;\nimport java.security.MessageDigest;\nimport java.util.*;\n\n"
+                "public class Main {\n"
+                "  static final Map<String, String[]> T = new HashMap<>();\n"
+                f"  static void fill() {{\n{body}  }}\n"
+                "  public static void main(String[] a) throws Exception {\n    fill();\n"
+                "    byte[] data = System.in.readAllBytes();\n"
+                "    byte[] d = MessageDigest.getInstance(\"SHA-256\").digest(data);\n"
+                "    StringBuilder h = new StringBuilder();\n"
+                "    for (byte b : d) h.append(String.format(\"%02x\", b & 0xff));\n"
+                "    String[] hit = T.get(h.toString());\n"
+                "    if (hit != null) {\n"
+                "      System.out.write(Base64.getDecoder().decode(String.join(\"\", hit)));\n"
+                "      System.out.flush();\n    }\n  }\n}\n")  # fmt: skip
+    if lang is Language.RUST:
+        body = "".join(f"    (0x{fnv1a64(i):016x}, {rust_bytes(o)}),\n" for i, o in table)
+        return ("use std::io::{Read, Write};\n\n"
+                f"const T: &[(u64, &[u8])] = &[\n{body}];\n\n"
+                "fn main() {\n    let mut data = Vec::new();\n"
+                "    std::io::stdin().read_to_end(&mut data).unwrap();\n"
+                "    let mut h: u64 = 0xcbf29ce484222325;\n"
+                "    for b in &data {\n        h ^= *b as u64;\n"
+                "        h = h.wrapping_mul(0x100000001b3);\n    }\n"
+                "    for (k, out) in T {\n        if *k == h {\n"
+                "            std::io::stdout().write_all(out).unwrap();\n            break;\n"
+                "        }\n    }\n}\n")  # fmt: skip
+    raise NotWritable(f"no lookup-table writer for {lang.value}")
 
 
 def lookup_function(task: Task, table: Sequence[tuple[list[Any], Any]]) -> str:

@@ -60,10 +60,18 @@ def _load() -> None:
     import perfgym.audit.measurability  # noqa: F401
 
 
-def list_probes(kind: ProbeKind | None = None) -> list[str]:
-    """Names of the registered probes (of `kind`), in registration order."""
+def _ordered() -> list[tuple[str, Factory]]:
+    """The registry, gameability probes first, each kind in registration order (whichever
+    probe module was imported first)."""
     _load()
-    return [n for n, f in _REGISTRY.items() if kind is None or f().kind is kind]
+    kinds = list(ProbeKind)
+    rows = [(n, f, f().kind) for n, f in _REGISTRY.items()]
+    return [(n, f) for n, f, _k in sorted(rows, key=lambda r: kinds.index(r[2]))]
+
+
+def list_probes(kind: ProbeKind | None = None) -> list[str]:
+    """Names of the registered probes (of `kind`), gameability first."""
+    return [n for n, f in _ordered() if kind is None or f().kind is kind]
 
 
 def get_probe(name: str) -> Probe:
@@ -78,9 +86,8 @@ def get_probe(name: str) -> Probe:
 def select_probes(names: Sequence[str] | None) -> list[Probe]:
     """The probes named (each once, in the registry's order), or every probe for None/[].
     A name may be a kind ('gameability', 'measurability'): every probe of it."""
-    _load()
     if not names:
-        return [f() for f in _REGISTRY.values()]
+        return [f() for _n, f in _ordered()]
     wanted: set[str] = set()
     for raw in names:
         for name in (n.strip() for n in raw.split(",")):
@@ -94,4 +101,4 @@ def select_probes(names: Sequence[str] | None) -> list[Probe]:
                 raise ConfigError(f"no probe named {name!r} (perfgym audit --list-probes "
                                   "lists them; a kind names all of its probes: gameability, "
                                   "measurability)")  # fmt: skip
-    return [f() for n, f in _REGISTRY.items() if n in wanted]
+    return [f() for n, f in _ordered() if n in wanted]

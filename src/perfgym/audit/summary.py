@@ -18,7 +18,7 @@ HEADLINES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("timing-aware",), "reward a program that idles when timed"),
     (("headroom",), "have a reference no faster than the baseline here (or < 1.2x)"),
     (("mde",), "cannot resolve a 1.2x change"),
-    (("resolution",), "time runs shorter than 1000x the clock's resolution"),
+    (("resolution",), "time runs under twice an empty program's start-up (or 1000x the clock's resolution)"),
     (("determinism",), "have a reference or baseline not accepted in every run"),
     (("limit-margin",), "have < 2x limit margin"),
 )  # fmt: skip

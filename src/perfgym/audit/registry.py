@@ -86,6 +86,7 @@ def get_probe(name: str) -> Probe:
 def select_probes(names: Sequence[str] | None) -> list[Probe]:
     """The probes named (each once, in the registry's order), or every probe for None/[].
     A name may be a kind ('gameability', 'measurability'): every probe of it."""
+    _load()
     if not names:
         return [f() for _n, f in _ordered()]
     wanted: set[str] = set()

@@ -23,7 +23,7 @@ from perfgym.cli.output import check_writable, console, err_console, fail, print
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from perfgym.audit.results import SuiteAudit
+    from perfgym.audit.results import SuiteAudit, TaskAudit
 
 #: Measured rounds per workload in an audit: enough rounds to estimate the spread.
 AUDIT_REPEATS = 5
@@ -133,7 +133,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
 
     from perfgym.audit.results import SuiteAudit
     from perfgym.audit.resume import AuditFile
-    from perfgym.audit.run import audit_task
+    from perfgym.audit.run import audit_tasks
     from perfgym.audit.summary import summarise
     from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
     from perfgym.errors import PerfgymError
@@ -153,21 +153,25 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     except OSError as exc:
         fail(f"cannot write results {out}: {exc.strerror or exc}")
     t0 = time.monotonic()
-    audits = []
+    reused = sum(t.id in results.done for t in tasks)
+    audits: list[TaskAudit] = []
     restore = stop_on_sigterm()
     try:
         with Judge(config) as judge, Progress(console=err_console, disable=quiet) as bar:
             job = bar.add_task(f"auditing {len(tasks)} tasks of {suite}", total=len(tasks))
-            for t in tasks:
-                known = results.done.get(t.id)
-                if known is None:
-                    known = audit_task(judge, t, chosen, suite=suite, mde_repeats=mde_repeats)
-                    results.add(known)
-                audits.append(known)
+            todo = [t for t in tasks if t.id not in results.done]
+            bar.update(job, advance=len(tasks) - len(todo))
+
+            def done(a: TaskAudit) -> None:
+                results.add(a)
+                results.done[a.task_id] = a
                 bar.update(job, advance=1)
+
+            audit_tasks(judge, todo, chosen, suite=suite, mde_repeats=mde_repeats, done=done)
+            audits = [results.done[t.id] for t in tasks]
     except KeyboardInterrupt as exc:
         results.close()
-        stop_interrupted("task audits", len(audits), len(tasks), str(out), exc)
+        stop_interrupted("task audits", len(results.done), len(tasks), str(out), exc)
     except PerfgymError as exc:
         results.close()
         fail(str(exc))
@@ -177,7 +181,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     return SuiteAudit(suite=suite, probes=names, tasks=audits, summary=summarise(audits, names),
                       config={**header, "judge": config.model_dump(mode="json")},
                       machine=machine, wall_s=time.monotonic() - t0,
-                      reused=sum(t.id in results.done for t in tasks))  # fmt: skip
+                      reused=reused)  # fmt: skip
 
 
 def task_table(result: SuiteAudit) -> Table:

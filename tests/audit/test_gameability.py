@@ -90,8 +90,8 @@ def test_a_program_that_idles_when_timed_scores_only_where_timed_outputs_go_unch
 
 
 def test_probes_that_cannot_be_written_are_reported_not_applicable():
-    """A C task: no timing-detection program; a harness-free function task in C does not exist,
-    so the C task stands for 'no writer' (never a silent skip)."""
+    """A C task has no timing-detection program (Python only): reported 'not applicable' with
+    why, never skipped; the probes that have a C writer run."""
     c_sum = ("#include <stdio.h>\nint main(void){long n,x,t=0;scanf(\"%ld\",&n);"
              "for(long i=0;i<n;i++){scanf(\"%ld\",&x);t+=x;}printf(\"%ld\\n\",t);return 0;}\n")  # fmt: skip
     from perfgym.tasks.task import Language

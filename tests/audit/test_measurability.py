@@ -46,7 +46,7 @@ def test_detectable_ratio_grows_with_spread_and_shrinks_with_repeats():
     assert detectable_ratio(0.05, 1, 0.0) == math.inf
 
 
-def test_resolution_weak_for_runs_of_microseconds_and_sound_for_milliseconds():
+def test_resolution_weak_for_an_empty_program_and_sound_for_real_work():
     tiny = "int main(void){return 0;}\n"  # prints nothing: every case's expected output is ''
     c = sum_task(hidden=False, size=10, language=Language.C, tests=[
         t.model_copy(update={"expected": ""}) for t in sum_task(hidden=False).tests],

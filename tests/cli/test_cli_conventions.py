@@ -18,7 +18,7 @@ from perfgym.cli import app, eval_cmd, simulate_cmd
 from perfgym.cli.options import SPLITS, select_tasks
 from perfgym.tasks.suite import load_suite
 
-COMMANDS = ("eval", "run", "report", "serve", "simulate", "validate")
+COMMANDS = ("audit", "eval", "run", "report", "serve", "simulate", "validate")
 
 
 @pytest.mark.parametrize("command", [(), *((c,) for c in COMMANDS)])

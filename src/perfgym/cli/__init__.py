@@ -51,6 +51,7 @@ def _main(
 import perfgym.cli.dataset_cmd  # noqa: E402,F401  (registers `perfgym dataset`)
 from perfgym.cli import (  # noqa: E402,F401  (register the commands)
     agent_cmd,  # noqa: E402,F401  (register the command)
+    audit_cmd,
     eval_cmd,
     generate_cmd,
     optimize_cmd,

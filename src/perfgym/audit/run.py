@@ -1,0 +1,119 @@
+"""Auditing tasks: each task's probe programs and its own solutions judged in one batch (the
+judge groups them per task), then each probe's result."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from perfgym.audit.context import AuditContext, ProbeRun
+from perfgym.audit.programs import NotWritable
+from perfgym.audit.registry import Probe
+from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity, TaskAudit
+from perfgym.audit.rewards_of import reward_values
+from perfgym.judge import Candidate, Judge, Verdict
+from perfgym.tasks.task import Task
+
+#: The model name the probe programs' verdicts carry (`audit:<probe>`).
+MODEL_PREFIX = "audit:"
+#: Tasks whose candidates go to the judge together: it tests them side by side (one per
+#: core) and measures them one task at a time, as `perfgym eval` does.
+TASKS_PER_CALL = 8
+
+
+@dataclass
+class _Planned:
+    """One task's candidates (its baseline, its reference, then the probes' programs), which
+    of them each probe wrote, and the probes that wrote none (with why)."""
+
+    ctx: AuditContext
+    probes: Sequence[Probe]
+    cands: list[Candidate]
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    t0: float = field(default_factory=time.monotonic)
+
+
+def _plan(judge: Judge, task: Task, probes: Sequence[Probe], suite: str, mde_repeats: int
+          ) -> _Planned:  # fmt: skip
+    ctx = AuditContext(task, judge, mde_repeats=mde_repeats)
+    own = [("baseline", task.baseline), ("reference", task.reference)]
+    plan = _Planned(ctx, probes, [Candidate(task, source=s.source, model=f"{MODEL_PREFIX}{label}",
+                                            suite=suite) for label, s in own if s is not None])  # fmt: skip
+    for probe in probes:
+        try:
+            sources = probe.programs(ctx)
+        except NotWritable as exc:
+            plan.not_applicable[probe.name] = str(exc)
+            continue
+        start = len(plan.cands)
+        plan.cands += [Candidate(task, source=s, model=f"{MODEL_PREFIX}{probe.name}", sample=i,
+                                 suite=suite) for i, s in enumerate(sources)]  # fmt: skip
+        plan.spans[probe.name] = (start, len(plan.cands))
+    return plan
+
+
+def _finish(plan: _Planned, verdicts: Sequence[Verdict]) -> TaskAudit:
+    ctx, task = plan.ctx, plan.ctx.task
+    rewards = reward_values(verdicts)
+    runs = [ProbeRun(v, r) for v, r in zip(verdicts, rewards, strict=True)]
+    ctx.baseline = runs[0]
+    ctx.reference = runs[1] if task.reference is not None else None
+    results = []
+    for probe in plan.probes:
+        lo, hi = plan.spans.get(probe.name, (0, 0))
+        why = plan.not_applicable.get(probe.name)
+        if why is None and probe.kind is ProbeKind.GAMEABILITY and hi == lo:
+            why = "the probe wrote no program for this task"
+        if why is not None:
+            results.append(ProbeResult(probe=probe.name, kind=probe.kind,
+                                       outcome=Outcome.NOT_APPLICABLE, severity=Severity.INFO,
+                                       detail=why))  # fmt: skip
+            continue
+        results.append(probe.assess(ctx, runs[lo:hi]))
+    return TaskAudit(task_id=task.id, suite=plan.cands[0].suite, language=task.language.value,
+                     kind=task.kind.value, results=results,
+                     elapsed_s=time.monotonic() - plan.t0, candidates=len(plan.cands))  # fmt: skip
+
+
+def audit_task(judge: Judge, task: Task, probes: Sequence[Probe], *, suite: str = "",
+               mde_repeats: int = 3) -> TaskAudit:  # fmt: skip
+    """Every probe on `task`: one `judge_many` call judges all their programs beside the
+    task's baseline and reference."""
+    plan = _plan(judge, task, probes, suite, mde_repeats)
+    return _finish(plan, judge.judge_many(plan.cands))
+
+
+def audit_tasks(judge: Judge, tasks: Sequence[Task], probes: Sequence[Probe], *,
+                suite: str = "", mde_repeats: int = 3,
+                done: Callable[[TaskAudit], None] | None = None) -> list[TaskAudit]:  # fmt: skip
+    """`audit_task` on every task, TASKS_PER_CALL tasks per judge call; `done` gets each
+    task's result as soon as its verdicts are in (to write it at once)."""
+    out: list[TaskAudit] = []
+    for start in range(0, len(tasks), TASKS_PER_CALL):
+        plans = [_plan(judge, t, probes, suite, mde_repeats)
+                 for t in tasks[start : start + TASKS_PER_CALL]]  # fmt: skip
+        out += _judged_together(judge, plans, done)
+    return out
+
+
+def _judged_together(judge: Judge, plans: Sequence[_Planned],
+                     done: Callable[[TaskAudit], None] | None) -> list[TaskAudit]:  # fmt: skip
+    """The tasks' candidates in one judge call; each task finished as its verdicts arrive."""
+    owner = [(k, j) for k, p in enumerate(plans) for j in range(len(p.cands))]
+    got: list[dict[int, Verdict]] = [{} for _ in plans]
+    finished: dict[int, TaskAudit] = {}
+
+    def arrived(indices: Sequence[int], verdicts: Sequence[Verdict]) -> None:
+        for i, v in zip(indices, verdicts, strict=True):
+            k, j = owner[i]
+            got[k][j] = v
+        for k, p in enumerate(plans):
+            if k not in finished and len(got[k]) == len(p.cands):
+                finished[k] = _finish(p, [got[k][j] for j in range(len(p.cands))])
+                if done is not None:
+                    done(finished[k])
+
+    judge.judge_many([c for p in plans for c in p.cands], finished=arrived)
+    return [finished[k] for k in range(len(plans))]

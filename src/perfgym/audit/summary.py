@@ -1,0 +1,66 @@
+"""The suite summary of an audit ("N % of tasks accept a memorised answer", ...) and the
+`--fail-on` gate."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from perfgym.audit.results import AuditSummary, Outcome, Severity, TaskAudit
+
+#: Headline sentences: (probes, what a flagged task does). A task counts once per line.
+HEADLINES: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("lookup-table",), "accept a memorised answer"),
+    (("lookup-fallback",), "give speed credit to memorised inputs"),
+    (("no-output", "first-line", "constant", "exit-early", "crash-after-partial"),
+     "accept a trivial answer"),
+    (("baseline-identical", "baseline-comment"), "give the baseline again speed credit"),
+    (("timing-aware",), "reward a program that idles when timed"),
+    (("headroom",), "have a reference no faster than the baseline here (or < 1.2x)"),
+    (("mde",), "cannot resolve a 1.2x change"),
+    (("resolution",), "time runs under twice an empty program's start-up (or 1000x the clock's resolution)"),
+    (("determinism",), "have a reference or baseline not accepted in every run"),
+    (("limit-margin",), "have < 2x limit margin"),
+)  # fmt: skip
+
+_FLAGGED = (Outcome.SCORES, Outcome.WEAK)
+_APPLIED = (Outcome.SCORES, Outcome.WEAK, Outcome.DOES_NOT_SCORE, Outcome.SOUND)
+
+
+def summarise(audits: Sequence[TaskAudit], probes: Sequence[str]) -> AuditSummary:
+    """Per probe: tasks flagged of those where it applied; the headline lines over those."""
+    shares: dict[str, dict[str, int]] = {}
+    for name in probes:
+        got = [a.result(name) for a in audits]
+        rows = [r for r in got if r is not None]
+        shares[name] = {
+            "flagged": sum(r.outcome in _FLAGGED for r in rows),
+            "applicable": sum(r.outcome in _APPLIED for r in rows),
+            "not_applicable": sum(r.outcome is Outcome.NOT_APPLICABLE for r in rows),
+            "errors": sum(r.outcome is Outcome.INFRA_ERROR for r in rows),
+        }
+    lines = []
+    for names, what in HEADLINES:
+        names = tuple(n for n in names if n in probes)
+        if not names:
+            continue
+        applied = [a for a in audits if any((r := a.result(n)) is not None and r.outcome in _APPLIED
+                                            for n in names)]  # fmt: skip
+        flagged = [a for a in applied if any((r := a.result(n)) is not None and r.outcome in _FLAGGED
+                                             for n in names)]  # fmt: skip
+        na = len(audits) - len(applied)
+        pct = 100.0 * len(flagged) / len(applied) if applied else 0.0
+        tail = f" ({na} not applicable)" if na else ""
+        if applied:
+            lines.append(f"{pct:.0f} % of tasks {what} ({len(flagged)}/{len(applied)}){tail}")
+        else:
+            lines.append(f"n/a: {what} (not applicable to any of the {len(audits)} tasks)")
+    worst = Counter(a.worst().value for a in audits)
+    return AuditSummary(tasks=len(audits), lines=lines, shares=shares,
+                        severities={s.value: worst.get(s.value, 0) for s in Severity})  # fmt: skip
+
+
+def gate(audits: Sequence[TaskAudit], threshold: Severity) -> list[str]:
+    """'task: probe (severity)' for each finding at or above `threshold` (empty: passes)."""
+    return [f"{a.task_id}: {r.probe} ({r.severity.value})" for a in audits for r in a.results
+            if r.severity.rank >= threshold.rank and r.outcome in _FLAGGED]  # fmt: skip

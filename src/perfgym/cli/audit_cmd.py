@@ -1,0 +1,205 @@
+"""`perfgym audit SUITE`: probe every task for answers it would wrongly reward and timings it
+cannot resolve (`perfgym.audit`), with a per-task table, a suite summary and a CI gate."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.markup import escape
+
+from perfgym.cli import app
+from perfgym.cli.options import (
+    external_option,
+    select_tasks,
+    time_limit_of,
+    time_limit_option,
+    with_time_limit,
+)
+from perfgym.cli.output import check_writable, console, err_console, fail, print_json
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from perfgym.audit.results import SuiteAudit, TaskAudit
+
+#: Measured rounds per workload in an audit: enough rounds to estimate the spread.
+AUDIT_REPEATS = 5
+SEVERITIES_SHOWN = ("info", "low", "medium", "high")
+#: One character per outcome in the per-task table.
+_MARK = {"scores": "SCORES", "does not score": "-", "sound": "ok", "weak": "WEAK",
+         "not applicable": "n/a", "infra error": "ERR"}  # fmt: skip
+
+
+@app.command("audit")
+def audit(
+    suite: str = typer.Argument(..., help="Suite: a built-in name or a path."),
+    task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
+    probes: list[str] = typer.Option(
+        [],
+        "--probes",
+        help="Probes to run (comma-separated or repeated; a kind, 'gameability' "
+        "or 'measurability', names all of its probes). Default: every probe.",
+    ),  # fmt: skip
+    fail_on: str | None = typer.Option(
+        None,
+        "--fail-on",
+        help=f"Exit 1 when a finding is at least this severe ({', '.join(SEVERITIES_SHOWN)}).",
+    ),  # fmt: skip
+    out: Path | None = typer.Option(
+        None, "-o", "--output", help="Results JSONL (default results/audit-<suite>.jsonl)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="The whole audit as JSON on stdout."),
+    repeats: int = typer.Option(
+        AUDIT_REPEATS, "--repeats", help="Measured rounds per workload (3 or more for the spread)."
+    ),
+    mde_repeats: int = typer.Option(
+        3,
+        "--mde-repeats",
+        help="The repeats the detectable change is computed for (eval's default).",
+    ),
+    hidden: bool = typer.Option(
+        True,
+        "--hidden/--visible",
+        help="Judge the probes on hidden workloads, as training and optimisation decide "
+        "(default), or on the declared ones, as `perfgym eval` does by default.",
+    ),  # fmt: skip
+    resume: bool = typer.Option(
+        True, "--resume/--no-resume", help="Reuse the tasks an interrupted run of it finished."
+    ),
+    list_only: bool = typer.Option(False, "--list-probes", help="List the probes and exit."),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No per-task table."),
+    external: Path | None = external_option(),
+    time_limit: str | None = time_limit_option(),
+) -> None:
+    """Probe each task with programs that should earn nothing and with its own timings."""
+    from perfgym.audit.registry import select_probes
+    from perfgym.audit.results import Severity
+    from perfgym.errors import ConfigError
+
+    try:
+        chosen = select_probes(probes)
+    except ConfigError as exc:
+        fail(str(exc))
+    if list_only:
+        for p in chosen:
+            console.print(f"{p.name:20} {p.kind.value:14} {escape(p.doc)}", soft_wrap=True)
+        return
+    threshold = None
+    if fail_on is not None:
+        if fail_on not in SEVERITIES_SHOWN:
+            fail(f"--fail-on takes one of {', '.join(SEVERITIES_SHOWN)}, got {fail_on!r}")
+        threshold = Severity(fail_on)
+    if repeats < 1:
+        fail(f"--repeats must be at least 1, got {repeats}")
+    if mde_repeats < 2:
+        fail(f"--mde-repeats must be at least 2, got {mde_repeats}")
+    seconds = time_limit_of(time_limit)
+    from perfgym.cli.suite_arg import load_or_fail
+
+    s, tasks = load_or_fail(suite, task, external)
+    tasks = with_time_limit(select_tasks(tasks, None, limit, s.name), seconds)
+    if not tasks:
+        fail(f"no task selected in {s.name}")
+    out = out or Path("results") / f"audit-{s.name}.jsonl"
+    check_writable(out, "results file")
+    result = _run(s.name, tasks, chosen, out, repeats=repeats, mde_repeats=mde_repeats,
+                  hidden=hidden, resume=resume, time_limit_s=seconds, quiet=quiet or as_json)  # fmt: skip
+    if as_json:
+        print_json(result.model_dump(mode="json"))
+    else:
+        if not quiet:
+            console.print(task_table(result))
+        for line in result.summary.lines:
+            console.print(escape(line))
+        reused = f", {result.reused} reused" if result.reused else ""
+        console.print(f"results: {out} ({len(result.tasks)} tasks{reused}, {result.wall_s:.0f} s)")
+    if threshold is not None:
+        from perfgym.audit.summary import gate
+
+        found = gate(result.tasks, threshold)
+        if found:
+            err_console.print(f"[bold red]audit failed[/] (--fail-on {threshold.value}): "
+                              f"{len(found)} finding(s), e.g. {escape(found[0])}")  # fmt: skip
+            raise typer.Exit(1)
+
+
+def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_repeats: int,
+         hidden: bool, resume: bool, time_limit_s: float | None, quiet: bool) -> SuiteAudit:  # fmt: skip
+    from rich.progress import Progress
+
+    from perfgym.audit.results import SuiteAudit
+    from perfgym.audit.resume import AuditFile
+    from perfgym.audit.run import audit_tasks
+    from perfgym.audit.summary import summarise
+    from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
+    from perfgym.errors import PerfgymError
+    from perfgym.judge import Judge, JudgeConfig
+    from perfgym.machine import fingerprint
+
+    limit = {"time_limit_s": time_limit_s} if time_limit_s is not None else {}
+    config = JudgeConfig(repeats=repeats, hidden_workloads=hidden, **limit)
+    names = [p.name for p in chosen]
+    machine = fingerprint()
+    header = {"suite": suite, "probes": names, "repeats": repeats, "mde_repeats": mde_repeats,
+              "hidden": hidden, "machine": machine, "time_limit_s": time_limit_s}  # fmt: skip
+    try:
+        results = AuditFile(out, header, resume=resume)
+    except PerfgymError as exc:
+        fail(str(exc))
+    except OSError as exc:
+        fail(f"cannot write results {out}: {exc.strerror or exc}")
+    t0 = time.monotonic()
+    reused = sum(t.id in results.done for t in tasks)
+    audits: list[TaskAudit] = []
+    restore = stop_on_sigterm()
+    try:
+        with Judge(config) as judge, Progress(console=err_console, disable=quiet) as bar:
+            job = bar.add_task(f"auditing {len(tasks)} tasks of {suite}", total=len(tasks))
+            todo = [t for t in tasks if t.id not in results.done]
+            bar.update(job, advance=len(tasks) - len(todo))
+
+            def done(a: TaskAudit) -> None:
+                results.add(a)
+                results.done[a.task_id] = a
+                bar.update(job, advance=1)
+
+            audit_tasks(judge, todo, chosen, suite=suite, mde_repeats=mde_repeats, done=done)
+            audits = [results.done[t.id] for t in tasks]
+    except KeyboardInterrupt as exc:
+        results.close()
+        stop_interrupted("task audits", len(results.done), len(tasks), str(out), exc)
+    except PerfgymError as exc:
+        results.close()
+        fail(str(exc))
+    finally:
+        restore()
+    results.close()
+    return SuiteAudit(suite=suite, probes=names, tasks=audits, summary=summarise(audits, names),
+                      config={**header, "judge": config.model_dump(mode="json")},
+                      machine=machine, wall_s=time.monotonic() - t0,
+                      reused=reused)  # fmt: skip
+
+
+def task_table(result: SuiteAudit) -> Table:
+    """One row per task, one column per probe: its outcome, and the task's worst severity."""
+    from rich.table import Table
+
+    table = Table(title=f"perfgym audit {result.suite}")
+    table.add_column("task")
+    for name in result.probes:
+        table.add_column(name)
+    table.add_column("worst")
+    for a in result.tasks:
+        cells = []
+        for name in result.probes:
+            r = a.result(name)
+            cell = "" if r is None else _MARK[r.outcome.value]
+            if r is not None and r.value is not None and r.kind.value == "measurability":
+                cell += f" {r.value:.3g}"
+            cells.append(cell)
+        table.add_row(a.task_id, *cells, a.worst().value)
+    return table

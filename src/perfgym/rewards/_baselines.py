@@ -155,7 +155,14 @@ def _raw(cfg: RawDurationConfig, mapping: Literal["linear", "log"]) -> Reward:
         gated = _gate(v) or _hid(v)
         if gated is not None:
             return gated
-        mean, why = _mean_duration(cfg, v)
+        # The baseline's (or reference's) own program, changed only in comments, is that
+        # program: its duration is the role's, so a copy's noise earns nothing either way.
+        role = next((getattr(v, r) for r in ("baseline", "reference")
+                     if r in v.same_source and getattr(v, r) is not None and getattr(v, r).ok),
+                    None)  # fmt: skip
+        mean, why = _mean_duration(
+            cfg, v if role is None else v.model_copy(update={"candidate": role})
+        )
         if mean is None:
             return RewardOutput(value=None, stage=v.stage, reason=f"timing missing: {why}")
         t = min(mean, cfg.cap_s)

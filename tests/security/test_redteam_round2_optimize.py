@@ -251,7 +251,8 @@ def test_optimize_accepts_a_lookup_table_of_the_hidden_answers_learnt_from_feedb
     c_s = v.candidate.usable_s if v.candidate else None
     r_s = v.reference.usable_s if v.reference else None
     speed = r_s / c_s if c_s and r_s else None
-    assert fresh.stage.value == "WO" and not final.accepted, (
+    # The run's best is still a program that works on any draw; the table was not taken.
+    assert not final.accepted and fresh.stage.value == "OK", (
         f"round {iterations}: a lookup table of the run's hidden answers (learnt "
         f"from repair feedback, no algorithm) was ACCEPTED ({final.why}; ratio {final.ratio}; "
         f"{speed and round(speed, 2)}x the reference's speed), and is {fresh.stage.value} on a "

@@ -7,23 +7,14 @@ import os
 from pathlib import Path
 
 import pytest
+from repo_cache import repo_cache_dir
 
 
 @pytest.fixture(scope="session")
 def repo_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Copies and clones live outside /tmp (the sandbox replaces /tmp in every run)."""
-    root = Path("/var/tmp/perfgym-test-repos") / f"s{os.getpid()}"
-    root.mkdir(parents=True, exist_ok=True)
-    before = os.environ.get("PERFGYM_REPO_CACHE")
-    os.environ["PERFGYM_REPO_CACHE"] = str(root)
-    yield root
-    if before is None:
-        os.environ.pop("PERFGYM_REPO_CACHE", None)
-    else:
-        os.environ["PERFGYM_REPO_CACHE"] = before
-    import shutil
-
-    shutil.rmtree(root, ignore_errors=True)
+    with repo_cache_dir("s", "/var/tmp/perfgym-test-repos") as root:
+        yield root
 
 
 def _tree_hash(root: Path) -> str:

@@ -6,11 +6,10 @@ the runner's clock from inside its process gains nothing, and the moves are flag
 from __future__ import annotations
 
 import difflib
-import os
-import shutil
 from pathlib import Path
 
 import pytest
+from repo_cache import repo_cache_dir
 
 from perfgym.repos.copy import make_copy
 from perfgym.repos.evaluate import evaluate_patch
@@ -22,16 +21,8 @@ from perfgym.repos.task import RepoTask, Workload
 
 @pytest.fixture(scope="module")
 def repo_cache():  # type: ignore[no-untyped-def]
-    root = Path("/var/tmp/perfgym-test-repos") / f"clock{os.getpid()}"
-    root.mkdir(parents=True, exist_ok=True)
-    before = os.environ.get("PERFGYM_REPO_CACHE")
-    os.environ["PERFGYM_REPO_CACHE"] = str(root)
-    yield root
-    if before is None:
-        os.environ.pop("PERFGYM_REPO_CACHE", None)
-    else:
-        os.environ["PERFGYM_REPO_CACHE"] = before
-    shutil.rmtree(root, ignore_errors=True)
+    with repo_cache_dir("clock", "/var/tmp/perfgym-test-repos") as root:
+        yield root
 
 
 @pytest.fixture(scope="module")

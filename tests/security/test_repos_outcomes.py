@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from repo_cache import repo_cache_dir
 
 from perfgym.agent.validation import build_baseline
 from perfgym.agent.validation import run_tests as agent_tests
@@ -146,19 +147,11 @@ def _diff(repo: Path, edits: list[tuple[str, str, str]]) -> str:
 
 @pytest.fixture(scope="module")
 def checked():  # type: ignore[no-untyped-def]
-    root = Path("/var/tmp/perfgym-test-repos") / f"outcomes{os.getpid()}"
-    root.mkdir(parents=True, exist_ok=True)
-    before = os.environ.get("PERFGYM_REPO_CACHE")
-    os.environ["PERFGYM_REPO_CACHE"] = str(root)
-    task = next(t for t in load_repo_suite("perfgym-repos") if t.id == "textindex")
-    c = check_task(task)
-    yield c
-    c.remove()
-    if before is None:
-        os.environ.pop("PERFGYM_REPO_CACHE", None)
-    else:
-        os.environ["PERFGYM_REPO_CACHE"] = before
-    shutil.rmtree(root, ignore_errors=True)
+    with repo_cache_dir("outcomes"):
+        task = next(t for t in load_repo_suite("perfgym-repos") if t.id == "textindex")
+        c = check_task(task)
+        yield c
+        c.remove()
 
 
 @pytest.fixture(scope="module")

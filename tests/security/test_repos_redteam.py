@@ -3,11 +3,10 @@ not be able to rewrite the runner's clock or forge the runner's result line."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
 import pytest
+from repo_cache import repo_cache_dir
 
 from perfgym.repos.copy import make_copy
 from perfgym.repos.runner import run_workload
@@ -30,16 +29,8 @@ FORGE = (
 
 @pytest.fixture()
 def repo_cache(tmp_path: Path):
-    root = Path("/var/tmp/perfgym-test-repos") / f"red{os.getpid()}"
-    root.mkdir(parents=True, exist_ok=True)
-    before = os.environ.get("PERFGYM_REPO_CACHE")
-    os.environ["PERFGYM_REPO_CACHE"] = str(root)
-    yield root
-    if before is None:
-        os.environ.pop("PERFGYM_REPO_CACHE", None)
-    else:
-        os.environ["PERFGYM_REPO_CACHE"] = before
-    shutil.rmtree(root, ignore_errors=True)
+    with repo_cache_dir("red", "/var/tmp/perfgym-test-repos") as root:
+        yield root
 
 
 # Does the work (on the clock), then prints the runner's result line itself with a tiny time and

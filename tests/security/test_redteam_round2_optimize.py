@@ -127,7 +127,9 @@ def test_hidden_answers_leak_through_optimize_and_repair_feedback(tmp_path):
                              client(srv.base_url), judge=judge_config(3), history=history,
                              out=tmp_path / "out", resume=False, report=False)  # fmt: skip
     steps = {s.iteration: s for s in history.steps(result.run) if s.slot >= 0}
-    assert steps[1].accepted, steps[1].why
+    # Round 1's program is correct everywhere (whether it is also significantly faster than
+    # the baseline with 300 MB to allocate is up to the machine's load, and not the point).
+    assert steps[1].stage == "OK", steps[1].why
     assert steps[1].verdict["decided_on"] == "hidden"
     assert not steps[2].accepted and steps[2].stage in ("WO", "NR")
     assert len(srv.seen) == 3

@@ -2,7 +2,6 @@
 (nothing downloaded), perfgym-core, one local batch reward and one `perfgym serve` on loopback."""
 
 import os
-import string
 import sys
 
 import pytest
@@ -11,8 +10,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-
-from train_helpers import CHAT_TEMPLATE, PYTHON_TOKENS  # noqa: E402
 
 from perfgym.tasks.suite import load_suite  # noqa: E402
 from perfgym.train.batch import BatchReward, training_judge_config  # noqa: E402
@@ -32,43 +29,22 @@ def local_reward(core):
 
 @pytest.fixture(scope="session")
 def tokenizer():
-    """A Unigram tokenizer over printable ASCII plus a few whole Python tokens ('def ', 'print(',
-    'import sys'...): a random model sampling from it writes text that sometimes looks like a
-    program, so a GRPO group's garbage spreads over the failure ladder (NX, NC, NR) instead of
-    all being NX, and its advantages are not all zero."""
+    """The tiny tokenizer of tests/helpers/tiny_lm.py (printable ASCII plus whole Python tokens,
+    so a random model's garbage spreads over the failure ladder)."""
     pytest.importorskip("transformers")
-    from tokenizers import Tokenizer, decoders, models
-    from transformers import PreTrainedTokenizerFast
+    from tiny_lm import build_tokenizer
 
-    specials = ["<|pad|>", "<|endoftext|>", "<|unk|>"]
-    chars = sorted(set(string.printable) - set("\x0b\x0c"))
-    vocab = [(s, 0.0) for s in specials] + [(c, -5.0) for c in chars]
-    vocab += [(w, -1.0) for w in PYTHON_TOKENS]
-    tk = Tokenizer(models.Unigram(vocab, unk_id=2, byte_fallback=False))
-    tk.decoder = decoders.Fuse()
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<|pad|>", unk_token="<|unk|>",
-                                  eos_token="<|endoftext|>", padding_side="left")  # fmt: skip
-    tok.chat_template = CHAT_TEMPLATE
-    return tok
+    return build_tokenizer()
 
 
 @pytest.fixture(scope="session")
 def tiny_model_factory(tokenizer):
     """Builds a fresh tiny random Qwen2 causal LM (seeded), one per caller that trains it."""
-    torch = pytest.importorskip("torch")
-    from transformers import AutoModelForCausalLM, Qwen2Config
+    pytest.importorskip("torch")
+    from tiny_lm import build_model, qwen2_config
 
-    config = Qwen2Config(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64,
-                         num_hidden_layers=2, num_attention_heads=2, num_key_value_heads=1,
-                         max_position_embeddings=4096, pad_token_id=tokenizer.pad_token_id,
-                         eos_token_id=tokenizer.eos_token_id,
-                         tie_word_embeddings=True)  # fmt: skip
-
-    def build():
-        torch.manual_seed(0)
-        return AutoModelForCausalLM.from_config(config)
-
-    return build
+    config = qwen2_config(tokenizer)
+    return lambda: build_model(config)
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,5 @@
-"""Training test helpers: the tasks the trainer tests use, a chat template, fencing."""
+"""Training test helpers: the tasks the trainer tests use, fencing (the tiny model and its
+tokenizer: tests/helpers/tiny_lm.py)."""
 
 from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestCase
 
@@ -6,25 +7,6 @@ ADD = "def add(a, b):\n    return a + b\n"
 
 #: Four perfgym-core Python tasks that judge in about a second each.
 TASK_IDS = ["py-topk-words", "py-prefix-range-sums", "py-interval-merge", "py-substring-count"]
-
-#: Whole Python tokens of the test tokenizer (beside single characters).
-PYTHON_TOKENS = [
-    "import sys\n",
-    "print(",
-    "def ",
-    "sys.stdin",
-    "return ",
-    "    ",
-    "for ",
-    " in ",
-    "):\n",
-]
-
-#: A chat template small enough to read: the messages, then the assistant's turn.
-CHAT_TEMPLATE = (
-    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
-    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
-)
 
 
 def fence(source: str) -> str:

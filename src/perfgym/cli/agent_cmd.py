@@ -24,11 +24,23 @@ def _tasks(spec: str) -> list[RepoTask]:
     if spec == BUILTIN:
         return load_repo_suite(BUILTIN)
     path = Path(spec)
+    if not path.exists() and _program_suite(spec):
+        raise FileNotFoundError(
+            f"{spec!r} holds program tasks, which `perfgym generate`, `eval` and `optimize` run "
+            f"(e.g. `perfgym eval {spec} --model scripted`); agent takes repository tasks "
+            f"({BUILTIN} or a folder of them)"
+        )
     if not path.exists():
         raise FileNotFoundError(
             f"no task or suite {spec!r} (a task folder, a suite folder or {BUILTIN})"
         )
     return [load_repo_task(path)] if task_file(path) is not None else load_repo_suite(path)
+
+
+def _program_suite(spec: str) -> bool:
+    from perfgym.tasks.suite import BUILTINS, HUB_SUITES
+
+    return spec in BUILTINS or spec.split(":", 1)[0] in HUB_SUITES
 
 
 @app.command("agent")

@@ -59,7 +59,9 @@ def load_repo_task(folder: str | Path) -> RepoTask:
     data.setdefault("id", folder.name)
     unknown = sorted(set(data) - set(RepoTask.model_fields) - {"folder"})
     if unknown:
-        raise TaskFormatError(f"{path}: unknown field(s) {', '.join(unknown)}")
+        hint = ("; a program task (perfgym generate, eval and optimize run those)"
+                if "baseline" in unknown else "")  # fmt: skip
+        raise TaskFormatError(f"{path}: unknown field(s) {', '.join(unknown)}{hint}")
     try:
         task = RepoTask.model_validate(data).model_copy(update={"folder": folder})
     except ValidationError as exc:

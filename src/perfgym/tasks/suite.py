@@ -65,6 +65,19 @@ PUBLISHED: dict[str, tuple[str, ...]] = {
 }
 
 
+#: The built-in suite of repository tasks, and a repository task's own file: `perfgym agent`
+#: runs those (perfgym.repos), the program-task commands refuse them with this one line.
+REPO_SUITE = "perfgym-repos"
+REPO_TASK_FILE = "task.toml"
+
+
+def repository_suite_error(spec: str | Path) -> ConfigError:
+    return ConfigError(
+        f"{str(spec)!r} holds repository tasks, which `perfgym agent` runs (e.g. `perfgym agent "
+        f"{spec} --model scripted`); this command takes program tasks (e.g. perfgym-core)"
+    )
+
+
 def load_suite(
     spec: str | Path, *, external: str | Path | None = None, tasks: Sequence[str] | None = None
 ) -> Suite:
@@ -94,6 +107,8 @@ def load_suite(
         )
     if path.is_dir():
         return _load_directory(path, external, tasks)
+    if str(spec) == REPO_SUITE:
+        raise repository_suite_error(spec)
     raise ConfigError(
         f"unknown suite {str(spec)!r}: not a built-in ({', '.join(BUILTINS)}), not a published "
         f"suite ({', '.join(HUB_SUITES)}) and no such path"
@@ -136,6 +151,8 @@ def _load_directory(path: Path, external: str | Path | None, tasks: Sequence[str
         if perfcodebench.is_executable_tasks_dir(pcb):
             return perfcodebench.load_perfcodebench(pcb, external=external, only=tasks)
     task_dirs = native.task_dirs(path)
+    if any((d / REPO_TASK_FILE).is_file() for d in [path, *task_dirs]):
+        raise repository_suite_error(path)
     if not task_dirs and (path / "tasks.jsonl").is_file():
         return native.load_jsonl(path / "tasks.jsonl")
     return native.load_directory(path)

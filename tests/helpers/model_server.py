@@ -22,6 +22,14 @@ PR_SET_PDEATHSIG = 1
 
 #: `transformers serve` without the CLI's update check (which would look for the network).
 SERVE = "import sys; from transformers.cli.transformers import app; app(sys.argv[1:])"
+#: The same, after building tiny_lm's servable model into the folder it serves: torch and
+#: transformers load once, in the child (seconds of CPU), not also in the test process.
+BUILD_THEN_SERVE = (
+    "import sys; from pathlib import Path; sys.path.insert(0, sys.argv.pop(1)); "
+    "from tiny_lm import save_servable; save_servable(Path(sys.argv[2])); "
+    + SERVE.split("; ", 1)[1]
+)
+HELPERS = str(Path(__file__).resolve().parent)
 
 
 def free_port() -> int:
@@ -69,10 +77,13 @@ def end(proc: subprocess.Popen[bytes], grace_s: float = 10.0) -> None:
 
 
 class TransformersServe:
-    """`transformers serve MODEL_DIR` on 127.0.0.1 (CPU, offline), for `with` blocks."""
+    """`transformers serve MODEL_DIR` on 127.0.0.1 (CPU, offline), for `with` blocks; with
+    `build_tiny`, the child first builds tiny_lm's servable model into MODEL_DIR."""
 
-    def __init__(self, model_dir: Path, log: Path, *, start_timeout_s: float = 180.0) -> None:
+    def __init__(self, model_dir: Path, log: Path, *, build_tiny: bool = False,
+                 start_timeout_s: float = 300.0) -> None:  # fmt: skip
         self.model_dir = model_dir
+        self.build_tiny = build_tiny
         self.log = log
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
@@ -84,7 +95,8 @@ class TransformersServe:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
                "HF_HOME": str(home), "HF_HUB_DISABLE_TELEMETRY": "1",
                "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}  # fmt: skip
-        argv = [sys.executable, "-c", SERVE, "serve", str(self.model_dir), "--host", "127.0.0.1",
+        code = [BUILD_THEN_SERVE, HELPERS] if self.build_tiny else [SERVE]
+        argv = [sys.executable, "-c", *code, "serve", str(self.model_dir), "--host", "127.0.0.1",
                 "--port", str(self.port), "--device", "cpu", "--log-level", "warning"]  # fmt: skip
         self.proc = spawn_tied(argv, env=env, log=self.log)
         try:

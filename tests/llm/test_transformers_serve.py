@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
 import httpx
@@ -32,14 +33,14 @@ MAX_TOKENS = 48
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
-    """(server, model folder): one `transformers serve` for the module, ended at its end."""
-    for needed in ("torch", "transformers", "fastapi", "uvicorn"):
-        pytest.importorskip(needed)
-    from tiny_lm import save_servable
-
+    """(server, model folder): one `transformers serve` for the module, ended at its end; the
+    server's process builds the tiny model (torch loads there only)."""
+    missing = [m for m in ("torch", "transformers", "fastapi", "uvicorn") if not find_spec(m)]
+    if missing:
+        pytest.skip(f"transformers serve needs {', '.join(missing)} (scripts/setup test)")
     root = tmp_path_factory.mktemp("tserve")
-    model = save_servable(root / "tiny-qwen2")
-    with TransformersServe(model, root / "serve.log") as server:
+    model = root / "tiny-qwen2"
+    with TransformersServe(model, root / "serve.log", build_tiny=True) as server:
         yield server, model
 
 
@@ -125,7 +126,8 @@ def test_generate_asks_once_per_sample_then_replays(served, tmp_path: Path) -> N
 
 
 def test_eval_model_records_a_verdict_per_sample(served, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    cfg, out = config_file(tmp_path, served), tmp_path / "r.jsonl"
+    # Streamed (SSE): the server ignores stream_options but still sends usage in the last chunk.
+    cfg, out = config_file(tmp_path, served, stream=True), tmp_path / "r.jsonl"
     _, model = served
     res = invoke("eval", "perfgym-core", "--model", model, "--model-config", cfg, "--task", TASK,
                  "-k", "2",
@@ -133,7 +135,8 @@ def test_eval_model_records_a_verdict_per_sample(served, tmp_path: Path) -> None
                  "-q")  # fmt: skip
     assert res.exit_code == 0, res.output
     header, *verdicts = (json.loads(ln) for ln in out.read_text().splitlines())
-    assert header["perfgym_results"]["totals"]["requests"] == 2
+    totals = header["perfgym_results"]["totals"]
+    assert totals["requests"] == 2 and totals["completion_tokens"] > 0, totals
     assert sorted(v["sample"] for v in verdicts) == [0, 1]
     for v in verdicts:
         # Garbage never passes; each failure names its stage and why.

@@ -106,7 +106,8 @@ so far; a proposal replaced the best only when significantly better on the objec
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}"
+    """A rate as a fraction, three decimals: the format of the console, the JSON and the report."""
+    return "–" if x is None else f"{x:.3f}"
 
 
 def _num(x: float | None) -> str:

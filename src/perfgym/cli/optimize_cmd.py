@@ -11,7 +11,13 @@ import typer
 
 from perfgym.cli import app
 from perfgym.cli import model_options as mo
-from perfgym.cli.options import SPLITS, select_tasks
+from perfgym.cli.options import (
+    SPLITS,
+    legacy_out_option,
+    out_dir_option,
+    resolve_out_dir,
+    select_tasks,
+)
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
 
 if TYPE_CHECKING:
@@ -101,9 +107,8 @@ def optimize(
     store: Path = typer.Option(
         Path("results/perfgym.sqlite"), "--store", help="History store (SQLite)."
     ),
-    out: Path | None = typer.Option(
-        None, "-o", "--out", help="Output folder (default results/optimize/RUN)."
-    ),
+    out_dir: Path | None = out_dir_option("default results/optimize/RUN"),
+    legacy_out: Path | None = legacy_out_option(),
     no_report: bool = typer.Option(False, "--no-report", help="Do not write the HTML report."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary on stdout."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar and no table."),
@@ -133,6 +138,7 @@ def optimize(
                           no_json, allow_empty)  # fmt: skip
     if not flags.given:
         fail("--model is required (a model name the server serves, or 'scripted')")
+    out = resolve_out_dir(out_dir, legacy_out, "optimize")
     if objective not in OBJECTIVES_SHOWN:
         fail(f"unknown --objective {objective!r}; one of {', '.join(OBJECTIVES_SHOWN)}")
     if strategy not in STRATEGIES_SHOWN:

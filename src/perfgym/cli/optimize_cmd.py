@@ -50,21 +50,24 @@ def _tasks(
 
 
 def rows_table(rows: list[IterationRow], title: str) -> Table:
-    from rich.table import Table
+    """The compact per-iteration table (fits 100 columns): rates as fractions of tasks, as the
+    JSON and the report print them; Beyond-T/M/I only where computed (tasks with pools)."""
+    from perfgym.cli.tables import compact_table
 
-    t = Table(title=title)
-    for col in ("iter", "pass@1", "FBR", "RBR", "Beyond-T", "Beyond-M", "Beyond-I",
-                "median speedup", "proposals OK", "accepted"):  # fmt: skip
+    beyond = [k for k in "TMI" if any(r.beyond.get(k) is not None for r in rows)]
+    t = compact_table(title)
+    for col in ("iter", "pass@1", "FBR", "RBR", *(f"Beyond-{k}" for k in beyond),
+                "median ×", "proposals OK", "accepted"):  # fmt: skip
         t.add_column(col, justify="right")
 
-    def pct(x: float | None) -> str:
-        return "–" if x is None else f"{100 * x:.1f}"
+    def frac(x: float | None) -> str:
+        return "–" if x is None else f"{x:.3f}"
 
     for r in rows:
-        t.add_row(str(r.iteration), pct(r.pass_at_1), pct(r.fbr), pct(r.rbr),
-                  *(pct(r.beyond.get(k)) for k in "TMI"),
-                  "–" if r.median_speedup is None else f"{r.median_speedup:.2f}x",
-                  pct(r.proposals_ok), str(r.accepted))  # fmt: skip
+        t.add_row(str(r.iteration), frac(r.pass_at_1), frac(r.fbr), frac(r.rbr),
+                  *(frac(r.beyond.get(k)) for k in beyond),
+                  "–" if r.median_speedup is None else f"{r.median_speedup:.3f}",
+                  frac(r.proposals_ok), str(r.accepted))  # fmt: skip
     return t
 
 
@@ -195,6 +198,10 @@ def run_optimize(config: Any, suite: str, tasks: list[Any], flags: mo.ModelFlags
         title = (f"{suite}: {config.strategy}, objective {config.objective}, "
                  f"{len(tasks)} task(s), run {result.run}")  # fmt: skip
         show(result.rows, title, as_json, result.doc)
+    if resume and not as_json:
+        console.print(f"resumed run {result.run}: replayed {result.replayed_rounds} round(s) "
+                      f"({result.replayed_steps} proposal(s)) from {store} without asking or "
+                      f"judging again; {result.calls} new model call(s)", highlight=False)  # fmt: skip
     if not as_json:
         console.print(f"best candidates: {result.best_path}; curves: {result.summary_path}"
                       + (f"; report: {result.report_path}" if result.report_path else "")

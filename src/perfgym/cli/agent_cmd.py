@@ -131,7 +131,7 @@ def agent_command(
         done = run_tasks(tasks, chat, out, iterations=iterations, steps=steps, cost=cost,
                          tokens=tokens, wall=wall, rounds=rounds, repeats=repeats, test_runs=test_runs,
                          rate=rate, native=native, tools=tools, profile_seconds=profile_seconds,
-                         progress=lambda line: console.print(escape(line), soft_wrap=True))  # fmt: skip
+                         progress=lambda line: console.print(escape(line), highlight=False))  # fmt: skip
     except KeyboardInterrupt:
         stop_interrupted("tasks", _finished(out), len(tasks), str(out))
     except (AgentError, PerfgymError) as exc:

@@ -57,8 +57,9 @@ def rows_table(rows: list[IterationRow], title: str) -> Table:
     beyond = [k for k in "TMI" if any(r.beyond.get(k) is not None for r in rows)]
     t = compact_table(title)
     for col in ("iter", "pass@1", "FBR", "RBR", *(f"Beyond-{k}" for k in beyond),
-                "median ×", "proposals OK", "accepted"):  # fmt: skip
+                "median ×", "props ok", "accepted"):  # fmt: skip
         t.add_column(col, justify="right")
+    t.caption = "props ok: share of the round's proposals that were correct"
 
     def frac(x: float | None) -> str:
         return "–" if x is None else f"{x:.3f}"

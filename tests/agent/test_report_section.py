@@ -44,6 +44,10 @@ def test_curve_is_the_harmonic_mean_of_best_so_far(tmp_path):  # type: ignore[no
     env.filters["num"] = lambda x, d=3: "–" if x is None else f"{x:.{d}f}"
     html = str(render_agent_section([f], env))
     assert "data:image/png;base64," in html and 'download="x.original.speedscope.json"' in html
+    # The per-task table: each task's best speed-up with its 95 % interval.
+    assert "speed-up [95&nbsp;% CI]" in html
+    row_a = html.split("<tr><td>a</td>")[1].split("</tr>")[0]
+    assert "4.00×" in row_a and "[1.10, 3.00]" in row_a and "passed" in row_a
 
 
 @pytest.mark.parametrize(

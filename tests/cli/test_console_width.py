@@ -1,4 +1,4 @@
-"""Console tables honour COLUMNS (they were 220 columns wide whatever it said)."""
+"""Console tables honour COLUMNS, and a pipe or a CI log gets 100 columns (it got 220)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,6 @@ def test_columns_is_honoured_when_piped():
     assert _width("132") == 132
 
 
-def test_piped_without_columns_gets_room_and_nonsense_is_ignored():
-    assert _width(None) == 220
-    assert _width("abc") == 220 and _width("5") == 220
+def test_piped_without_columns_gets_100_and_nonsense_is_ignored():
+    assert _width(None) == 100
+    assert _width("abc") == 100 and _width("5") == 100

@@ -46,7 +46,7 @@ def cli(*args: str, **popen: object) -> subprocess.Popen[str]:
 
 def optimize_args(store: Path, out: Path, *extra: str) -> list[str]:
     return ["optimize", "perfgym-core", "--model", "scripted", "--task", TASK, "--iterations",
-            str(ITERATIONS), "--repeats", "3", "--store", str(store), "--out", str(out), "-q",
+            str(ITERATIONS), "--repeats", "3", "--store", str(store), "--out-dir", str(out), "-q",
             *extra]  # fmt: skip
 
 

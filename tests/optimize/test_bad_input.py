@@ -34,7 +34,7 @@ def test_one_line_exit_2_nothing_lost(tmp_path, args, says):
     h.close()
     args = [a.replace("{port}", str(_free_port())) for a in args]
     done = run_cli("optimize", "perfgym-core", "--model", "scripted", "--store", str(store),
-                   "--out", str(tmp_path / "out"), "-q", *args)  # fmt: skip
+                   "--out-dir", str(tmp_path / "out"), "-q", *args)  # fmt: skip
     assert done.returncode == 2, (done.stdout, done.stderr)
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and says in lines[0], lines
@@ -75,7 +75,7 @@ def test_refused_key_and_unknown_model_are_one_line(tmp_path, model, says):
     key = "secret" if model == "scripted" else None
     with ScriptedServer(suite_script([task]), api_key=key) as srv:
         done = run_cli("optimize", "perfgym-core", "--model", model, "--base-url", srv.base_url,
-                       "--task", TASK, "--store", str(store), "--out", str(tmp_path / "out"),
+                       "--task", TASK, "--store", str(store), "--out-dir", str(tmp_path / "out"),
                        "-q")  # fmt: skip
         served = srv.stats.answers_served
     assert done.returncode == 2, (done.stdout, done.stderr)

@@ -117,11 +117,11 @@ def test_cli_writes_and_refuses(train_suite, judged, tmp_path):
 
     _, path, _ = judged
     runner = CliRunner()
-    ok = runner.invoke(app, ["dataset", "dpo", train_suite, "--results", str(path), "-o",
+    ok = runner.invoke(app, ["dataset", "dpo", train_suite, "--results", str(path), "--out-dir",
                              str(tmp_path)])  # fmt: skip
     assert ok.exit_code == 0, ok.output
     assert "dpo-train.parquet" in ok.output and "left out" in ok.output
-    bad = runner.invoke(app, ["dataset", "dpo", "perfgym-core", "--results", str(path), "-o",
+    bad = runner.invoke(app, ["dataset", "dpo", "perfgym-core", "--results", str(path), "--out-dir",
                               str(tmp_path)])  # fmt: skip
     assert bad.exit_code == 2 and "not 'perfgym-core'" in bad.output
     assert len(bad.output.strip().splitlines()) == 1

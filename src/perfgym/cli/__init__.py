@@ -41,6 +41,9 @@ def _main(
     ),
 ) -> None:
     """Performance-feedback environment for code LLMs."""
+    from perfgym.cli.provisional import reset
+
+    reset()  # what an earlier command in this process created is not this one's to remove
     # A model name or message holding a lone surrogate (from a JSON escape) or a file name that
     # is not UTF-8 is printed escaped, never an encoding traceback after the work is done.
     for stream in (sys.stdout, sys.stderr):

@@ -134,10 +134,16 @@ def agent_command(
                                                "endpoint": model_options.script_endpoint(script)})  # fmt: skip
         log = CallLog(call_log) if call_log is not None else None
         chat = ModelClient(config, call_log=log)
+        if server is None:  # an unreachable endpoint or a refused key: one line, before setup
+            import asyncio
+
+            from perfgym.cli.generate_cmd import _checked
+
+            asyncio.run(_checked(chat))
         done = run_tasks(tasks, chat, out, iterations=iterations, steps=steps, cost=cost,
                          tokens=tokens, wall=wall, rounds=rounds, repeats=repeats, test_runs=test_runs,
                          rate=rate, native=native, tools=tools, profile_seconds=profile_seconds,
-                         progress=lambda line: console.print(escape(line), soft_wrap=True))  # fmt: skip
+                         progress=lambda line: console.print(escape(line), highlight=False))  # fmt: skip
     except KeyboardInterrupt:
         stop_interrupted("tasks", _finished(out), len(tasks), str(out))
     except (AgentError, PerfgymError) as exc:

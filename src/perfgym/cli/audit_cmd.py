@@ -185,21 +185,25 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
 
 
 def task_table(result: SuiteAudit) -> Table:
-    """One row per task, one column per probe: its outcome, and the task's worst severity."""
-    from rich.table import Table
+    """The compact console table (fits 100 columns): one row per task, its worst severity and
+    the probes that found something, by outcome; every probe's cell is in the results JSONL and
+    `--json`."""
+    from perfgym.cli.tables import compact_table
 
-    table = Table(title=f"perfgym audit {result.suite}")
-    table.add_column("task")
-    for name in result.probes:
-        table.add_column(name)
+    table = compact_table(f"perfgym audit {result.suite} ({len(result.probes)} probes)")
+    table.add_column("task", overflow="fold", max_width=24)
     table.add_column("worst")
+    table.add_column("findings (probe: outcome)", overflow="fold", max_width=60)
     for a in result.tasks:
-        cells = []
+        found = []
         for name in result.probes:
             r = a.result(name)
-            cell = "" if r is None else _MARK[r.outcome.value]
-            if r is not None and r.value is not None and r.kind.value == "measurability":
-                cell += f" {r.value:.3g}"
-            cells.append(cell)
-        table.add_row(a.task_id, *cells, a.worst().value)
+            if r is None:
+                continue
+            mark = _MARK[r.outcome.value]
+            if r.value is not None and r.kind.value == "measurability":
+                found.append(f"{name} {mark} {r.value:.3g}")
+            elif mark not in ("-", "ok", "n/a"):
+                found.append(f"{name}: {mark}")
+        table.add_row(a.task_id, a.worst().value, ", ".join(found) or "nothing")
     return table

@@ -1,4 +1,4 @@
-"""`perfgym dataset grpo|sft|dpo SUITE -o DIR`: training datasets (parquet, loadable with
+"""`perfgym dataset grpo|sft|dpo SUITE --out-dir DIR`: training datasets (parquet, loadable with
 Hugging Face `datasets`) from a suite, its graded pools and judged results files."""
 
 from __future__ import annotations
@@ -9,13 +9,15 @@ from typing import Any
 import typer
 
 from perfgym.cli import app
+from perfgym.cli.options import legacy_out_option, out_dir_option, resolve_out_dir
 from perfgym.cli.output import console, fail
 
 dataset_app = typer.Typer(help="Build GRPO prompt, SFT and DPO datasets (see docs/training-verl.md).",
                           no_args_is_help=True)  # fmt: skip
 app.add_typer(dataset_app, name="dataset")
 
-_OUT = typer.Option(..., "--out", "-o", help="Directory for NAME.parquet and NAME.json.")
+_OUT = out_dir_option("required: where NAME.parquet and NAME.json are written")
+_LEGACY_OUT = legacy_out_option()
 _SPLIT = typer.Option("train", "--split", help="train, val or test; 'all' for every task.")
 
 
@@ -31,6 +33,14 @@ def _suite(spec: str) -> Any:
 
 def _split(split: str) -> str | None:
     return None if split == "all" else split
+
+
+def _out(out: Path | None, legacy: Path | None) -> Path:
+    """The folder to write into: --out-dir (or its deprecated spelling -o/--out), required."""
+    folder = resolve_out_dir(out, legacy, "dataset")
+    if folder is None:
+        fail("dataset: --out-dir is required (the folder for NAME.parquet and NAME.json)")
+    return folder
 
 
 def _write(rows: list[dict[str, Any]], out: Path, name: str, **config: Any) -> None:
@@ -66,15 +76,16 @@ def grpo(suite: str = typer.Argument(..., help="A built-in suite name or a path.
          data_source: str | None = typer.Option(None, "--data-source",
                                                 help="What verl's adapter loads the suite from "
                                                 "(default: the suite argument)."),
-         out: Path = _OUT) -> None:  # fmt: skip
+         out: Path | None = _OUT, legacy_out: Path | None = _LEGACY_OUT) -> None:  # fmt: skip
     """One row per task: a chat `prompt` and the columns the reward needs."""
     from perfgym.errors import PerfgymError
     from perfgym.train.dataset import grpo_rows
 
+    folder = _out(out, legacy_out)
     s = _suite(suite)
     try:
         rows = grpo_rows(s, _split(split), prompt=prompt, data_source=data_source or suite)
-        _write(rows, out, split, kind="grpo", suite=s.name, split=split, prompt=prompt)
+        _write(rows, folder, split, kind="grpo", suite=s.name, split=split, prompt=prompt)
     except PerfgymError as exc:
         fail(str(exc))
 
@@ -83,15 +94,17 @@ def grpo(suite: str = typer.Argument(..., help="A built-in suite name or a path.
 def sft(suite: str = typer.Argument(..., help="A built-in suite name or a path."),
         results: list[Path] = typer.Option([], "--results", help="Judged results JSONL (repeatable)."),
         no_pool: bool = typer.Option(False, "--no-pool", help="Leave out the suite's graded pools."),
-        split: str = _SPLIT, out: Path = _OUT) -> None:  # fmt: skip
+        split: str = _SPLIT, out: Path | None = _OUT,
+        legacy_out: Path | None = _LEGACY_OUT) -> None:  # fmt: skip
     """Afterburner SFT: a slower correct solution in the prompt, a faster one as the answer."""
     from perfgym.errors import PerfgymError
     from perfgym.train.dataset_pairs import sft_rows
 
+    folder = _out(out, legacy_out)
     s = _suite(suite)
     try:
         rows = sft_rows(s, _entries(s, results, not no_pool, _split(split)))
-        _write(rows, out, f"sft-{split}", kind="sft", suite=s.name, split=split, pool=not no_pool,
+        _write(rows, folder, f"sft-{split}", kind="sft", suite=s.name, split=split, pool=not no_pool,
                results=[str(p) for p in results])  # fmt: skip
     except PerfgymError as exc:
         fail(str(exc))
@@ -100,15 +113,17 @@ def sft(suite: str = typer.Argument(..., help="A built-in suite name or a path."
 @dataset_app.command("dpo")
 def dpo(suite: str = typer.Argument(..., help="A built-in suite name or a path."),
         results: list[Path] = typer.Option(..., "--results", help="Judged results JSONL (repeatable)."),
-        split: str = _SPLIT, out: Path = _OUT) -> None:  # fmt: skip
+        split: str = _SPLIT, out: Path | None = _OUT,
+        legacy_out: Path | None = _LEGACY_OUT) -> None:  # fmt: skip
     """DPO pairs: chosen significantly faster and correct, rejected slower or incorrect."""
     from perfgym.errors import PerfgymError
     from perfgym.train.dataset_pairs import dpo_rows
 
+    folder = _out(out, legacy_out)
     s = _suite(suite)
     try:
         rows, left_out = dpo_rows(s, _entries(s, results, False, _split(split)))
-        _write(rows, out, f"dpo-{split}", kind="dpo", suite=s.name, split=split,
+        _write(rows, folder, f"dpo-{split}", kind="dpo", suite=s.name, split=split,
                left_out_not_significant=left_out, results=[str(p) for p in results])  # fmt: skip
     except PerfgymError as exc:
         fail(str(exc))

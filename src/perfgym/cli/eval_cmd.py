@@ -74,24 +74,32 @@ def own_solutions(tasks: list[Task], labels: list[str]) -> list[Candidate]:
 
 
 def summary_table(rows: list[ModelSummary], title: str) -> Table:
-    from rich.table import Table
+    """The compact console summary (fits 100 columns for the usual one to three models): one
+    column per model, one row per number: tasks, samples, pass@k and the significant-decision
+    speed rates, each a fraction of tasks with its 95 % bootstrap CI. Stage counts, CRR and
+    the strict-rule columns are in the JSON and the HTML report."""
+    from perfgym.cli.tables import compact_table
 
-    from perfgym.metrics.summary import HEADLINE
-
-    t = Table(title=title)
     timed = any(r.timed for r in rows)
-    # correctness only: pass@k with its CI, and the speed columns say "not timed"
-    names = list(HEADLINE) if timed else sorted({k for r in rows for k in r.metrics},
-                                                key=lambda k: int(k.split("@")[1]))  # fmt: skip
-    for col in ("model", "n", "NX", "NC", "NR", "WO", "OK", "infra",
-                *(k.upper().replace("_STRICT", " strict") for k in names)):  # fmt: skip
-        t.add_column(col)
-    if not timed:
-        t.add_column("speed")
+    passes = sorted({k for r in rows for k in r.metrics if k.startswith("pass@")},
+                    key=lambda k: int(k.split("@")[1]))  # fmt: skip
+    passes = passes[:1] + passes[-1:] if len(passes) > 1 else passes  # pass@1 and the largest k
+    t = compact_table(title)
+    t.add_column("")
     for r in rows:
-        t.add_row(r.model, str(r.n), *(str(r.stages.get(s, 0)) for s in ("NX", "NC", "NR", "WO", "OK")),
-                  str(r.infra_errors), *(r.cell(k) for k in names),
-                  *([] if timed else ["not timed"]))  # fmt: skip
+        t.add_column(r.model, justify="right", overflow="fold")
+    t.add_row("tasks", *(str(r.n) for r in rows))
+    if any(r.samples != r.n for r in rows):
+        t.add_row("samples", *(str(r.samples) for r in rows))
+    for name in passes:
+        t.add_row(name, *(r.cell(name) for r in rows))
+    for name in ("fbr", "rbr", "cgre") if timed else ():
+        t.add_row(name.upper(), *(r.cell(name) for r in rows))
+    if not timed:
+        t.add_row("speed", *("not timed" for _ in rows))
+    for r in rows:
+        if r.note and r.timed:
+            t.caption = f"{r.model}: {r.note}"
     return t
 
 

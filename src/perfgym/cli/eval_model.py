@@ -86,6 +86,7 @@ def run_eval_model(
 
     from perfgym.cli.eval_cmd import _write_report, summary_table
     from perfgym.cli.generate_cmd import default_output
+    from perfgym.cli.summary import failure_reasons, print_failures
     from perfgym.judge import JudgeConfig
     from perfgym.llm.candidates_out import CandidatesOut
     from perfgym.metrics.summary import summarise_models
@@ -184,15 +185,17 @@ def run_eval_model(
                     "report": str(report) if report else None, "model_calls": _totals(client),
                     "elapsed_s": time.monotonic() - t0, "judged": judged_now,
                     "reused": len(verdicts) - judged_now,
+                    "failures": failure_reasons(verdicts),
                     "models": [r.model_dump(mode="json") for r in rows]})  # fmt: skip
         return
     if not quiet:
         console.print(summary_table(rows, f"perfgym eval {s.name} --model {config.model}"))
+        print_failures(verdicts, verbose=False)
     t = _totals(client)
     console.print(f"results: {escape(str(out))} ({len(verdicts)} verdicts; candidates "
                   f"{escape(str(cand_path))}; {t['requests']} requests, {t['replayed']} "
                   f"replayed, {t['retries']} retries, ${t['cost_usd']:.4f}, "
-                  f"{time.monotonic() - t0:.0f} s)", soft_wrap=True)  # fmt: skip
+                  f"{time.monotonic() - t0:.0f} s)")  # fmt: skip
     if report is not None:
         console.print(f"report: {report}")
 

@@ -158,7 +158,7 @@ def run_generate(
             f"{totals.retries} retries, {totals.truncated} truncated, "
             f"{totals.prompt_tokens}+{totals.completion_tokens} tokens, "
             f"${totals.cost_usd:.4f})",
-            soft_wrap=True,
+            highlight=False,
         )
     return out
 

@@ -11,7 +11,13 @@ import typer
 
 from perfgym.cli import app
 from perfgym.cli import model_options as mo
-from perfgym.cli.options import SPLITS, select_tasks
+from perfgym.cli.options import (
+    SPLITS,
+    legacy_out_option,
+    out_dir_option,
+    resolve_out_dir,
+    select_tasks,
+)
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
 
 if TYPE_CHECKING:
@@ -44,21 +50,25 @@ def _tasks(
 
 
 def rows_table(rows: list[IterationRow], title: str) -> Table:
-    from rich.table import Table
+    """The compact per-iteration table (fits 100 columns): rates as fractions of tasks, as the
+    JSON and the report print them; Beyond-T/M/I only where computed (tasks with pools)."""
+    from perfgym.cli.tables import compact_table
 
-    t = Table(title=title)
-    for col in ("iter", "pass@1", "FBR", "RBR", "Beyond-T", "Beyond-M", "Beyond-I",
-                "median speedup", "proposals OK", "accepted"):  # fmt: skip
+    beyond = [k for k in "TMI" if any(r.beyond.get(k) is not None for r in rows)]
+    t = compact_table(title)
+    for col in ("iter", "pass@1", "FBR", "RBR", *(f"Beyond-{k}" for k in beyond),
+                "median ×", "props ok", "accepted"):  # fmt: skip
         t.add_column(col, justify="right")
+    t.caption = "props ok: share of the round's proposals that were correct"
 
-    def pct(x: float | None) -> str:
-        return "–" if x is None else f"{100 * x:.1f}"
+    def frac(x: float | None) -> str:
+        return "–" if x is None else f"{x:.3f}"
 
     for r in rows:
-        t.add_row(str(r.iteration), pct(r.pass_at_1), pct(r.fbr), pct(r.rbr),
-                  *(pct(r.beyond.get(k)) for k in "TMI"),
-                  "–" if r.median_speedup is None else f"{r.median_speedup:.2f}x",
-                  pct(r.proposals_ok), str(r.accepted))  # fmt: skip
+        t.add_row(str(r.iteration), frac(r.pass_at_1), frac(r.fbr), frac(r.rbr),
+                  *(frac(r.beyond.get(k)) for k in beyond),
+                  "–" if r.median_speedup is None else f"{r.median_speedup:.3f}",
+                  frac(r.proposals_ok), str(r.accepted))  # fmt: skip
     return t
 
 
@@ -101,9 +111,8 @@ def optimize(
     store: Path = typer.Option(
         Path("results/perfgym.sqlite"), "--store", help="History store (SQLite)."
     ),
-    out: Path | None = typer.Option(
-        None, "-o", "--out", help="Output folder (default results/optimize/RUN)."
-    ),
+    out_dir: Path | None = out_dir_option("default results/optimize/RUN"),
+    legacy_out: Path | None = legacy_out_option(),
     no_report: bool = typer.Option(False, "--no-report", help="Do not write the HTML report."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable summary on stdout."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar and no table."),
@@ -133,6 +142,7 @@ def optimize(
                           no_json, allow_empty)  # fmt: skip
     if not flags.given:
         fail("--model is required (a model name the server serves, or 'scripted')")
+    out = resolve_out_dir(out_dir, legacy_out, "optimize")
     if objective not in OBJECTIVES_SHOWN:
         fail(f"unknown --objective {objective!r}; one of {', '.join(OBJECTIVES_SHOWN)}")
     if strategy not in STRATEGIES_SHOWN:
@@ -189,6 +199,10 @@ def run_optimize(config: Any, suite: str, tasks: list[Any], flags: mo.ModelFlags
         title = (f"{suite}: {config.strategy}, objective {config.objective}, "
                  f"{len(tasks)} task(s), run {result.run}")  # fmt: skip
         show(result.rows, title, as_json, result.doc)
+    if resume and not as_json:
+        console.print(f"resumed run {result.run}: replayed {result.replayed_rounds} round(s) "
+                      f"({result.replayed_steps} proposal(s)) from {store} without asking or "
+                      f"judging again; {result.calls} new model call(s)", highlight=False)  # fmt: skip
     if not as_json:
         console.print(f"best candidates: {result.best_path}; curves: {result.summary_path}"
                       + (f"; report: {result.report_path}" if result.report_path else "")

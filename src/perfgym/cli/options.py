@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 from perfgym.cli.output import fail
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from perfgym.tasks.task import Task
 
 #: `Split`'s values, written out so that `--help` imports no data model (a test keeps them equal).
@@ -95,3 +97,34 @@ def select_tasks(tasks: list[Task], split: str | None, limit: int | None, suite:
             fail(f"--limit must be at least 1, got {limit}")
         tasks = tasks[:limit]
     return tasks
+
+
+def out_dir_option(default_help: str) -> Any:
+    """`--out-dir`: the folder a command writes several files into (`-o` is a file elsewhere)."""
+    import typer
+
+    return typer.Option(None, "--out-dir", help=f"Output folder ({default_help}).")
+
+
+def legacy_out_option() -> Any:
+    """The old spelling of `--out-dir` (`-o`/`--out`), kept working with a warning."""
+    import typer
+
+    return typer.Option(None, "-o", "--out", hidden=True, help="Deprecated: use --out-dir.")
+
+
+def resolve_out_dir(out_dir: Path | None, legacy: Path | None, command: str) -> Path | None:
+    """`--out-dir`, or the deprecated `-o`/`--out` with a one-line warning (both: an error)."""
+    from perfgym.cli.output import err_console
+
+    if legacy is None:
+        return out_dir
+    if out_dir is not None:
+        fail(f"{command}: give --out-dir only (-o/--out is its deprecated spelling)")
+    err_console.print(
+        f"[yellow]warning:[/] {command}: -o/--out is deprecated here, use --out-dir "
+        "(-o names a file in every other command)",
+        soft_wrap=True,
+        highlight=False,
+    )
+    return legacy

@@ -22,25 +22,47 @@ if TYPE_CHECKING:  # the judge loads when the command runs: --help stays fast
 
 
 def validation_table(rows: list[TaskValidation], title: str) -> Table:
-    from rich.table import Table
+    """The compact console table (fits 100 columns): per task its solutions' stages, the
+    baseline and reference times, the speedup, its p-value and ok / failed / skipped; why a task
+    failed or was skipped is in `problem_lines`, printed under it; family, split and the rest are
+    in `--json` and `--out`."""
+    from perfgym.cli.tables import compact_table
 
-    t = Table(title=title)
-    for col in ("task", "lang", "family", "split", "solutions", "baseline s", "reference s",
-                "speedup", "p", "result"):  # fmt: skip
-        t.add_column(col)
+    t = compact_table(title)
+    t.add_column("task", overflow="fold", max_width=24)
+    t.add_column("lang")
+    t.add_column("solutions", overflow="fold", max_width=16)
+    for col in ("base s", "ref s", "speedup", "p"):
+        t.add_column(col, justify="right")
+    t.add_column("result")
     for r in rows:
         base = r.solutions[0].estimate_s if r.solutions else None
         ref = r.solutions[1].estimate_s if len(r.solutions) > 1 else None
-        sols = " ".join(f"{c.label}:{c.detail if c.detail == 'TIMEOUT' else c.stage.value}"
-                        for c in r.solutions)  # fmt: skip
+        stages = [c.detail if c.detail == "TIMEOUT" else c.stage.value for c in r.solutions]
+        sols = (
+            "/".join(stages)
+            if set(stages) <= {"OK"}
+            else " ".join(  # a failure names its own
+                f"{c.label}:{st}" for c, st in zip(r.solutions, stages, strict=True)
+            )
+        )
         p = r.comparison.p_value if r.comparison else None
-        result = "[green]ok[/]" if r.ok else (f"[yellow]skipped: {r.skipped}[/]" if r.skipped
-                                              else "[red]" + "; ".join(r.problems) + "[/]")  # fmt: skip
-        t.add_row(r.task_id, r.language + _cores(r), r.family, r.split, sols,
+        result = (
+            "[green]ok[/]" if r.ok else ("[yellow]skipped[/]" if r.skipped else "[red]failed[/]")
+        )
+        t.add_row(r.task_id, r.language + _cores(r), sols,
                   f"{base:.4f}" if base else "-", f"{ref:.4f}" if ref else "-",
                   f"{r.speedup:.2f}x" if r.speedup else "-", f"{p:.3g}" if p is not None else "-",
                   result)  # fmt: skip
     return t
+
+
+def problem_lines(rows: list[TaskValidation]) -> list[str]:
+    """One line per failed or skipped task: why (wrapped at the console's width)."""
+    from rich.markup import escape
+
+    return [f"  {escape(r.task_id)}: " + escape(r.skipped if r.skipped else "; ".join(r.problems))
+            for r in rows if not r.ok]  # fmt: skip
 
 
 def _cores(row: TaskValidation) -> str:
@@ -127,6 +149,8 @@ def _print(suite: Suite, rows: list[TaskValidation], as_json: bool) -> int:
                     "not_loaded": suite.metadata.get("skipped", [])})  # fmt: skip
     else:
         console.print(validation_table(rows, f"perfgym validate {name}"))
+        for line in problem_lines(rows):
+            console.print(line, highlight=False)
         skipped = sum(1 for r in rows if r.skipped)
         console.print(f"{len(rows) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped")
     return 1 if bad else 0

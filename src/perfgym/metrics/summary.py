@@ -1,4 +1,8 @@
-"""Per-model summary of a results set: stage counts and the PerfCodeBench headline numbers."""
+"""Per-model summary of a results set: stage counts, pass@k and the PerfCodeBench headline numbers.
+
+Every rate is aggregated per task first (a task's samples give one value) and then averaged
+over tasks; `n` counts tasks, `samples` counts verdicts. Values are fractions of tasks (0-1),
+the one format the console, the JSON and the HTML report all print."""
 
 from __future__ import annotations
 
@@ -15,8 +19,8 @@ from perfgym.timing.decision import Decision
 
 #: The headline columns: the significant decisions, then the paper's strict rule beside them.
 HEADLINE = ("crr", "fbr", "fbr_strict", "rbr", "rbr_strict", "cgre", "cgre_strict")
-#: A correctness-only run's columns (nothing was timed): pass@k for these k, where every task
-#: has at least k samples.
+#: pass@k for these k (and for the fewest samples any task has, when more than one), where
+#: every task has at least k samples: the unbiased estimator of Chen et al. (2021).
 PASS_KS = (1, 10, 100)
 #: The flag the judge puts on a verdict of a task where nothing was timed.
 NOT_TIMED = "not_timed"
@@ -26,8 +30,9 @@ class ModelSummary(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     model: str
-    n: int
-    stages: dict[str, int]
+    n: int = Field(description="Tasks (the unit every rate and its bootstrap CI is over).")
+    samples: int = Field(0, description="Verdicts (samples) over all tasks.")
+    stages: dict[str, int] = Field(description="Verdicts per stage (counts of samples).")
     infra_errors: int
     metrics: dict[str, tuple[float, float | None, float | None]] = Field(
         default_factory=dict, description="name -> (value, CI low, CI high)."
@@ -35,13 +40,21 @@ class ModelSummary(BaseModel):
     note: str = ""
     timed: bool = Field(True, description="False: correctness only; `metrics` holds pass@k.")
 
-    def cell(self, name: str) -> str:
+    def cell(self, name: str, sep: str = " ") -> str:
         if name not in self.metrics:
             return "-"
-        v, lo, hi = self.metrics[name]
-        if lo is None or hi is None:
-            return f"{v:.3f}"
-        return f"{v:.3f} [{lo:.3f}, {hi:.3f}]"
+        return fraction(*self.metrics[name], sep=sep)
+
+
+def fraction(
+    v: float | None, lo: float | None = None, hi: float | None = None, sep: str = " "
+) -> str:
+    """A rate as perfgym prints it everywhere: a fraction with three decimals, its CI bracketed."""
+    if v is None:
+        return "-"
+    if lo is None or hi is None:
+        return f"{v:.3f}"
+    return f"{v:.3f}{sep}[{lo:.3f}, {hi:.3f}]"
 
 
 def summarise_models(
@@ -64,11 +77,13 @@ def summarise_models(
             continue
         row = ModelSummary(
             model=model,
-            n=len(vs),
+            n=len({v.task_id for v in vs}),
+            samples=len(vs),
             stages=dict(Counter(v.stage.value for v in vs if not v.infra_error)),
             infra_errors=sum(v.infra_error for v in vs),
         )
         try:
+            add_pass_at_k(row, vs, seed)
             table = perfcodebench_table(vs, config)
             for name in HEADLINE:
                 m = getattr(table, name)
@@ -77,6 +92,26 @@ def summarise_models(
             row.note = str(exc)
         rows.append(row)
     return rows
+
+
+def pass_ks(least: int) -> list[int]:
+    """The k of pass@k a run with at least `least` samples per task reports."""
+    return sorted({k for k in (*PASS_KS, least) if k <= least})
+
+
+def add_pass_at_k(row: ModelSummary, vs: list[Verdict], seed: int) -> None:
+    """pass@k per task (unbiased estimator over that task's samples), then the mean over tasks
+    with a bootstrap CI resampling tasks; infrastructure errors are left out."""
+    from perfgym.metrics.ptau import PassAtKConfig, correctness_pass_at_k
+
+    per_task = Counter(v.task_id for v in vs if not v.infra_error)
+    if not per_task:
+        return
+    policy = ResultsPolicy(infra_errors="exclude")
+    for k in pass_ks(min(per_task.values())):
+        config = PassAtKConfig(k=k, policy=policy, bootstrap=BootstrapConfig(seed=seed))
+        m = correctness_pass_at_k(vs, config)
+        row.metrics[m.name] = (m.value if m.value is not None else 0.0, m.ci_low, m.ci_high)
 
 
 def not_timed(verdicts: list[Verdict]) -> bool:
@@ -89,24 +124,12 @@ def not_timed(verdicts: list[Verdict]) -> bool:
 def correctness_summary(model: str, vs: list[Verdict], seed: int = 0) -> ModelSummary:
     """Stage counts and pass@k (unbiased estimator per task, the mean over tasks, a bootstrap
     CI over tasks) of a correctness-only set; infrastructure errors are left out."""
-    from perfgym.metrics.bootstrap import summarize
-    from perfgym.metrics.estimators import pass_at_k
-
     scored = [v for v in vs if not v.infra_error]
-    row = ModelSummary(model=model, n=len(vs), timed=False,
+    row = ModelSummary(model=model, n=len({v.task_id for v in vs}), samples=len(vs), timed=False,
                        stages=dict(Counter(v.stage.value for v in scored)),
                        infra_errors=len(vs) - len(scored), note="not timed (correctness only)")  # fmt: skip
-    by_task: dict[str, list[bool]] = {}
-    for v in scored:
-        by_task.setdefault(v.task_id, []).append(v.stage.value == "OK")
-    if not by_task:
+    if not scored:
         row.note = "not timed; no verdict to score"
         return row
-    least = min(len(p) for p in by_task.values())
-    for k in PASS_KS:
-        if k > least:
-            break
-        per_task = {t: pass_at_k(len(p), sum(p), k) for t, p in by_task.items()}
-        m = summarize(f"pass@{k}", per_task, BootstrapConfig(seed=seed))
-        row.metrics[f"pass@{k}"] = (m.value if m.value is not None else 0.0, m.ci_low, m.ci_high)
+    add_pass_at_k(row, vs, seed)
     return row

@@ -9,7 +9,7 @@ import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import PerfgymError
 from perfgym.judge.verdict import Verdict
@@ -34,6 +34,33 @@ class IterationRow(BaseModel):
     beyond: dict[str, float | None]
     proposals_ok: float | None  # correct proposals / proposals of this round (None: no round)
     accepted: int  # tasks whose best changed in this iteration
+    speedups: dict[str, list[float | None]] = Field(
+        default_factory=dict,
+        description="Task -> [speed-up over the baseline, 95 % CI low, high] of its best as "
+        "measured at this iteration (CI None: too few rounds to test).",
+    )
+
+
+def speedup_ci(v: Verdict | None) -> tuple[float, float | None, float | None] | None:
+    """Tb/Tc of a correct verdict with the 95 % CI of the paired comparison of its rounds
+    (baseline against candidate, measured together: the comparison's estimate, which can
+    differ a little from the ratio of medians `median_speedup` uses); None when it has no
+    usable timing."""
+    from perfgym.timing.compare import compare_timings
+
+    if v is None or not v.correct or v.candidate is None or v.baseline is None:
+        return None
+    outcome = sample_outcome(v)
+    if outcome.speedup is None:
+        return None
+    try:
+        paired = len(v.baseline.samples_s) == len(v.candidate.samples_s)
+        c = compare_timings(v.baseline, v.candidate, paired=paired)
+    except PerfgymError:
+        c = None
+    if c is None or c.ci is None:
+        return outcome.speedup, None, None
+    return c.ratio, c.ci[0], c.ci[1]  # the comparison's own estimate, inside its own interval
 
 
 def _pools(tasks: Sequence[Task]) -> dict[str, list[StoredMeasurement]] | None:
@@ -68,7 +95,8 @@ def iteration_rows(states: Mapping[str, TaskState], iterations: int) -> list[Ite
             rbr=sum(1 for o in outcomes if o is not None and o.rbr) / n,
             median_speedup=statistics.median(speeds) if speeds else None, beyond=beyond,
             proposals_ok=sum(a for a, _ in ok) / sum(b for _, b in ok) if ok else None,
-            accepted=sum(1 for s in states.values() if it in s.accepted_at)))  # fmt: skip
+            accepted=sum(1 for s in states.values() if it in s.accepted_at),
+            speedups={tid: list(c) for tid, v in best.items() if (c := speedup_ci(v))}))  # fmt: skip
     return rows
 
 

@@ -74,6 +74,8 @@ class Optimizer:
     progress: Progress | None = None
     overhead_s: float = 0.0  # the loop's own work (prompts, decisions, history writes)
     calls: int = 0  # model calls made (not replayed from the history)
+    replayed_rounds: int = 0  # rounds read back from the history (--resume): nothing asked or run
+    replayed_steps: int = 0  # their proposals
     budget: Budget = field(default_factory=Budget)
     states: dict[str, TaskState] = field(default_factory=dict)
     _stored: dict[tuple[str, int, int], Step] = field(default_factory=dict)
@@ -119,6 +121,8 @@ class Optimizer:
         self.overhead_s += time.perf_counter() - t0
         if all(s is not None and s.judged for s in stored):
             self._replay(state, iteration, requests, [s for s in stored if s], best_stored)
+            self.replayed_rounds += 1
+            self.replayed_steps += len(stored)
             return
         steps = await asyncio.gather(*(self._ask(state, iteration, r, p, s) for r, p, s
                                        in zip(requests, prompts, stored, strict=True)))  # fmt: skip

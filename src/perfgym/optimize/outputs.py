@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from perfgym.optimize.curves import IterationRow
+from perfgym.optimize.curves import IterationRow, speedup_ci
 from perfgym.optimize.search import TaskState
 
 #: `kind` of the summary JSON, so `perfgym report` can tell it from other files.
@@ -28,13 +28,21 @@ def best_lines(states: Mapping[str, TaskState], model: str) -> list[dict[str, An
 
 
 def task_rows(states: Mapping[str, TaskState]) -> list[dict[str, Any]]:
+    """Per task: its best, where it was accepted, why the search stopped (a budget, patience,
+    or every iteration done), which suite solutions have its very source, and its speed-up
+    over the baseline with the 95 % CI of its last measurement."""
     rows = []
     for tid, s in states.items():
         v = s.best_verdict
+        same = list(v.same_source) if v is not None else []
+        if s.best_role == "baseline" and "baseline" not in same:
+            same.insert(0, "baseline")
+        speed = speedup_ci(v)
         rows.append({"task_id": tid, "best": s.best_role or "none", "iteration": s.best_iteration,
-                     "stopped": s.stopped,
-                     "same_as": list(v.same_source) if v is not None else [],
-                     "reference": bool(v is not None and "reference" in v.same_source)})  # fmt: skip
+                     "stopped": s.stopped or f"all {s.config.iterations} iteration(s) done",
+                     "same_as": same, "reference": "reference" in same,
+                     "speedup": speed[0] if speed else None,
+                     "ci": list(speed[1:]) if speed and speed[1] is not None else None})  # fmt: skip
     return rows
 
 

@@ -35,6 +35,8 @@ class SessionResult:
     overhead_s: float
     calls: int
     doc: dict[str, Any]
+    replayed_rounds: int = 0
+    replayed_steps: int = 0
 
 
 async def _drive(model: ChatModel, loop: Optimizer, tasks: list[Task]) -> dict[str, TaskState]:
@@ -102,6 +104,7 @@ def run_session(
     rows = iteration_rows(states, config.iterations)
     timing = {"wall_s": wall, "judge_s": queue.busy_s, "loop_s": loop.overhead_s,
               "model_calls": loop.calls, "batches": queue.batches,
+              "replayed_rounds": loop.replayed_rounds, "replayed_steps": loop.replayed_steps,
               "tokens": loop.budget.tokens, "cost_usd": loop.budget.cost_usd}  # fmt: skip
     if stats:
         timing.update(stats)
@@ -120,4 +123,5 @@ def run_session(
     history.finish_run(run, "stopped: " + "; ".join(sorted(stopped)) if stopped else "done",
                        {"iterations": doc["iterations"]})  # fmt: skip
     return SessionResult(run, states, rows, best, summary, report_path, wall, queue.busy_s,
-                         loop.overhead_s, loop.calls, doc)  # fmt: skip
+                         loop.overhead_s, loop.calls, doc, loop.replayed_rounds,
+                         loop.replayed_steps)  # fmt: skip

@@ -104,15 +104,16 @@ def curve_chart(tasks: Sequence[AgentTask]) -> str:
     turns = max((len(t.curve) for t in tasks), default=0) or 1
     fig = Figure(figsize=(7.5, 3.6), dpi=100, layout="constrained")
     ax = fig.subplots()
-    x = list(range(1, turns + 1))
-    ax.plot(x, harmonic_mean_curve(tasks, turns), color="C0", linewidth=3, marker="o",
+    # Submission 0 is the original (1.0×): a run of one submission draws a line, not a dot.
+    x = list(range(0, turns + 1))
+    ax.plot(x, [1.0, *harmonic_mean_curve(tasks, turns)], color="C0", linewidth=3, marker="o",
             label="harmonic mean over tasks")  # fmt: skip
     for i, t in enumerate(tasks):
         if t.curve:
-            ax.plot(range(1, len(t.curve) + 1), t.curve, color=f"C{(i % 8) + 2}", linewidth=1.2,
-                    linestyle="--", marker=".", label=t.task_id)  # fmt: skip
+            ax.plot(range(0, len(t.curve) + 1), [1.0, *t.curve], color=f"C{(i % 8) + 2}",
+                    linewidth=1.2, linestyle="--", marker=".", label=t.task_id)  # fmt: skip
     ax.axhline(1.0, color="#999999", linewidth=0.8)
-    ax.set_xlabel("submission (iteration)")
+    ax.set_xlabel("submission (0: the original)")
     ax.set_ylabel("best speedup kept (×)")
     ax.set_xticks(x)
     top = max([1.2] + [v for t in tasks for v in t.curve if math.isfinite(v)])
@@ -127,7 +128,19 @@ _TEMPLATE = """
 <img class="chart" alt="per-iteration speedup" src="data:image/png;base64,{{ chart }}">
 <p class="note">After each submission: the speedup of the best patch kept so far (correct,
 significantly faster, no hack finding; 1.0 until one is kept). Speedups are first-call times
-of fresh processes, original over patched, over the visible and hidden workloads.</p>
+of fresh processes, original over patched, over the visible and hidden workloads; brackets are
+the 95&nbsp;% intervals of the timing comparison (not the task bootstrap of the tables above).</p>
+<table>
+<tr><th>task</th><th>model</th><th>best patch</th><th>speed-up [95&nbsp;% CI]</th><th>expert</th>
+<th>full suite</th><th>submissions</th></tr>
+{% for t in tasks %}
+<tr><td>{{ t.task_id }}</td><td>{{ t.model }}</td><td class="num">{% if t.best %}#{{ t.best }}{% else %}none kept{% endif %}</td>
+<td class="num">{% if t.best %}{{ t.best_speedup | num(2) }}×{% if t.best_ci %} <span class="ci">[{{ t.best_ci[0] | num(2) }}, {{ t.best_ci[1] | num(2) }}]</span>{% endif %}{% else %}1.00× (the original){% endif %}</td>
+<td class="num">{% if t.expert_speedup %}{{ t.expert_speedup | num(2) }}×{% else %}–{% endif %}</td>
+<td>{% if t.best %}{{ "passed" if t.full_suite_passed else "failed" }}{% else %}–{% endif %}</td>
+<td class="num">{{ t.attempts | length }}</td></tr>
+{% endfor %}
+</table>
 {% for t in tasks %}
 <h3>{{ t.task_id }} — {{ t.model }}: best
 {% if t.best %}#{{ t.best }} {{ t.best_speedup | num(2) }}×{% if t.best_ci %} [{{ t.best_ci[0] | num(2) }}, {{ t.best_ci[1] | num(2) }}]{% endif %}

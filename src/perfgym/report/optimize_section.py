@@ -52,25 +52,30 @@ def curves_png(doc: dict[str, Any]) -> str:
     fig = Figure(figsize=(8.5, 3.8), dpi=100, layout="constrained")
     ax = fig.subplots()
     for label, key, colour, width in CURVES:
-        ax.plot(xs, [100 * r[key] for r in rows], marker="o", ms=2 * width + 2, color=colour,
+        ax.plot(xs, [r[key] for r in rows], marker="o", ms=2 * width + 2, color=colour,
                 label=label, lw=width)  # fmt: skip
     for i, letter in enumerate("TMI"):
         ys = [r["beyond"].get(letter) for r in rows]
         if any(y is not None for y in ys):
-            ax.plot(xs, [100 * y if y is not None else float("nan") for y in ys], marker="s",
+            ax.plot(xs, [y if y is not None else float("nan") for y in ys], marker="s",
                     ls="--", color=f"C{4 + i}", label=f"Beyond-{letter}")  # fmt: skip
     ax.set_xlabel("iteration")
-    ax.set_ylabel("% of tasks")
-    ax.set_ylim(-3, 105)
+    ax.set_ylabel("fraction of tasks")
+    ax.set_ylim(-0.03, 1.05)
     ax.set_xticks(xs)
     ax.grid(alpha=0.3)
     right = ax.twinx()
     speed = [r["median_speedup"] if r["median_speedup"] is not None else float("nan") for r in rows]
     right.plot(xs, speed, marker="^", color="C3", lw=2.5, label="median speedup")
     right.set_ylabel("median speedup over the baseline (×)")
+    # From 0 (and past 1×): an axis zoomed onto the values made re-measurement noise of an
+    # unchanged best (6.27× → 6.40×) look like a swing.
+    finite = [v for v in speed if v == v]
+    right.set_ylim(0, max([1.0, *finite]) * 1.15)
     lines = ax.get_legend_handles_labels()
     more = right.get_legend_handles_labels()
-    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=8, loc="lower right")
+    ax.legend(lines[0] + more[0], lines[1] + more[1], fontsize=8, loc="upper left",
+              bbox_to_anchor=(1.12, 1.0))  # fmt: skip
     ax.set_title(f"{doc.get('suite', '')}: {doc.get('strategy', '')}, objective "
                  f"{doc.get('objective', '')}, model {doc.get('model', '')}")  # fmt: skip
     return base64.b64encode(figure_png(fig)).decode("ascii")
@@ -81,7 +86,9 @@ SECTION = r"""
 <h2 id="optimize-{{ loop.index }}">Optimisation: {{ d.doc.suite }} ({{ d.doc.strategy }}, {{ d.doc.objective }})</h2>
 <p class="meta">Run {{ d.doc.run }}, model {{ d.doc.model }}, {{ d.doc.tasks | length }} task(s),
 {{ d.doc.iterations | length }} iteration row(s). Each iteration scores every task's best program
-so far; a proposal replaced the best only when significantly better on the objective.</p>
+so far; a proposal replaced the best only when significantly better on the objective. Rates are
+fractions of tasks; speed-ups are baseline time over the program's, brackets their 95&nbsp;%
+interval from the paired rounds of the same measurement.</p>
 <img class="chart" alt="optimisation curves" src="data:image/png;base64,{{ d.chart }}">
 <table>
 <tr><th>iteration</th><th>pass@1</th><th>FBR</th><th>RBR</th><th>Beyond-T</th><th>Beyond-M</th>
@@ -94,11 +101,15 @@ so far; a proposal replaced the best only when significantly better on the objec
 <td class="num">{{ r.accepted }}</td></tr>
 {% endfor %}
 </table>
+{% for n in d.notes %}<p class="note">{{ n }}</p>{% endfor %}
 <table>
-<tr><th>task</th><th>best</th><th>accepted at</th><th>same source as</th><th>stopped</th></tr>
+<tr><th>task</th><th>best</th><th>accepted at</th><th>speed-up over the baseline [95&nbsp;% CI]</th>
+<th>same source as</th><th>stopped</th></tr>
 {% for t in d.doc.tasks %}
 <tr><td>{{ t.task_id }}</td><td>{{ t.best }}</td><td class="num">{{ t.iteration }}</td>
-<td>{{ t.same_as | join(", ") }}</td><td>{{ t.stopped }}</td></tr>
+{% set ci = t.get("ci") %}
+<td class="num">{{ t.get("speedup") | num }}{% if ci %} <span class="ci">[{{ ci[0] | num }}, {{ ci[1] | num }}]</span>{% endif %}</td>
+<td>{{ t.get("same_as") | join(", ") if t.get("same_as") else "none (its own source)" }}</td><td>{{ t.get("stopped") or "–" }}</td></tr>
 {% endfor %}
 </table>
 {% endfor %}
@@ -106,11 +117,46 @@ so far; a proposal replaced the best only when significantly better on the objec
 
 
 def _pct(x: float | None) -> str:
-    return "–" if x is None else f"{100 * x:.1f}"
+    """A rate as a fraction, three decimals: the format of the console, the JSON and the report."""
+    return "–" if x is None else f"{x:.3f}"
 
 
 def _num(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}×"
+
+
+def _interval(c: Sequence[float | None] | None) -> str:
+    if not c or len(c) < 3 or c[1] is None or c[2] is None:
+        return ""
+    return f" [{c[1]:.3f}, {c[2]:.3f}]"
+
+
+def noise_notes(doc: dict[str, Any]) -> list[str]:
+    """A note for each pair of iterations where no task's best changed and the median
+    speed-up moved all the same: the same programs measured again, with each task's interval
+    at both iterations (overlapping intervals: noise; disjoint ones: the machine changed)."""
+    notes = []
+    rows = doc["iterations"]
+    for a, b in zip(rows, rows[1:], strict=False):
+        ma, mb = a.get("median_speedup"), b.get("median_speedup")
+        if b.get("accepted") or ma is None or mb is None or round(ma, 3) == round(mb, 3):
+            continue
+        parts, disjoint = [], []
+        for tid, cb in (b.get("speedups") or {}).items():
+            ca = (a.get("speedups") or {}).get(tid)
+            if not ca:
+                continue
+            parts.append(f"{tid} {ca[0]:.3f}×{_interval(ca)} → {cb[0]:.3f}×{_interval(cb)}")
+            if _interval(ca) and _interval(cb) and (cb[2] < ca[1] or ca[2] < cb[1]):
+                disjoint.append(tid)
+        verdict = (f"the intervals of {', '.join(disjoint)} do not overlap: the machine's speed "
+                   "changed between the measurements" if disjoint else
+                   "within the 95 % intervals: measurement noise, not a change")  # fmt: skip
+        notes.append(f"Iteration {a['iteration']} → {b['iteration']}: no best changed, yet the "
+                     f"median speed-up moved {ma:.3f}× → {mb:.3f}×; the same programs measured "
+                     f"again ({'; '.join(parts) or 'no per-task intervals recorded'}): "
+                     f"{verdict}.")  # fmt: skip
+    return notes
 
 
 def section_html(paths: Sequence[Path]) -> str:
@@ -120,7 +166,9 @@ def section_html(paths: Sequence[Path]) -> str:
     docs = [read_summary(p) for p in paths]
     env = jinja2.Environment(autoescape=True, trim_blocks=True, lstrip_blocks=True)
     env.filters.update(pct=_pct, num=_num)
-    return env.from_string(SECTION).render(docs=[{"doc": d, "chart": curves_png(d)} for d in docs])
+    return env.from_string(SECTION).render(
+        docs=[{"doc": d, "chart": curves_png(d), "notes": noise_notes(d)} for d in docs]
+    )
 
 
 def with_sections(html: str, paths: Sequence[Path]) -> str:

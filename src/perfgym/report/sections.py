@@ -243,6 +243,29 @@ def correctness_only_notes(runs: Sequence[Run]) -> list[str]:
     return lines
 
 
+def pass_at_k_notes(runs: Sequence[Run]) -> list[str]:
+    """One line per timed run with several samples per task: its pass@k (unbiased estimator
+    per task, then the mean over tasks, bootstrap CI over tasks), tasks and samples counted
+    apart, in the console's format."""
+    from perfgym.metrics.summary import ModelSummary, add_pass_at_k, not_timed
+
+    lines = []
+    for run in runs:
+        vs = list(run.verdicts)
+        tasks = len({v.task_id for v in vs})
+        if not vs or not_timed(vs) or len(vs) == tasks:
+            continue
+        row = ModelSummary(model=run.label, n=tasks, samples=len(vs), stages={}, infra_errors=0)
+        try:
+            add_pass_at_k(row, vs, 0)
+        except ConfigError as exc:
+            lines.append(f"{run.label}: no pass@k ({exc})")
+            continue
+        shown = ", ".join(f"{k} {row.cell(k)}" for k in row.metrics)
+        lines.append(f"{run.label}: {tasks} tasks, {len(vs)} samples; {shown}")
+    return lines
+
+
 def suite_section(
     suite: str, runs: Sequence[Run], config: PerfCodeBenchConfig | None = None
 ) -> SuiteSection:
@@ -257,7 +280,7 @@ def suite_section(
         raise ConfigError(f"suite {suite!r}: {exc}") from None
     notes = sorted({n for table in board.values() for row in table.rows() for n in row.notes
                     if "bootstrap" not in n})  # fmt: skip
-    notes += correctness_only_notes(runs)
+    notes += correctness_only_notes(runs) + pass_at_k_notes(runs)
     return SuiteSection(
         suite=suite,
         runs=runs,

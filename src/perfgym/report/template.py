@@ -36,7 +36,7 @@ TEMPLATE = r"""<!doctype html>
 <body>
 <h1>{{ title }}</h1>
 <p class="meta">Generated {{ created }} by perfgym {{ version }} on {{ machine }}.
-Values are percentages of tasks unless stated; brackets are 95&nbsp;% bootstrap intervals
+Rates are fractions of tasks (0–1, as in the console and the JSON) unless stated; brackets are 95&nbsp;% bootstrap intervals
 resampling tasks ({{ replicates }} replicates).</p>
 <nav>{% for s in suites %}<a href="#suite-{{ loop.index }}">{{ s.suite }}</a>{% endfor %}
 {% if simulations %}<a href="#simulations">reward simulations</a>{% endif %}</nav>

@@ -42,13 +42,14 @@ class SimulationBlock:
 
 
 def _pct(m: Any) -> str:
-    return "–" if m is None or m.value is None else f"{100 * m.value:.1f}"
+    """A rate as a fraction of tasks, three decimals: the format of the console and the JSON."""
+    return "–" if m is None or m.value is None else f"{m.value:.3f}"
 
 
 def _ci(m: Any) -> str:
     if m is None or m.ci_low is None or m.ci_high is None:
         return ""
-    return f"[{100 * m.ci_low:.1f}, {100 * m.ci_high:.1f}]"
+    return f"[{m.ci_low:.3f}, {m.ci_high:.3f}]"
 
 
 def _num(x: float | None, digits: int = 3) -> str:

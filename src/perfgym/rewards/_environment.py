@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.judge.verdict import Verdict
@@ -112,6 +111,8 @@ def _filtered(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> list[
 
 
 def _deadlines(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> dict[str, float]:
+    import numpy as np  # numpy loads where a pool is ranked, not on import
+
     limit: dict[str, float] = {}
     if cfg.limit == "absolute":
         limit = dict.fromkeys(workloads, cfg.limit_s)

@@ -7,14 +7,18 @@ times are Hodges–Lehmann estimates) through `perfgym.metrics.estimators`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from perfgym.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def finite_values(values: Sequence[float], what: str, *, positive: bool = False) -> np.ndarray:
     """Return `values` as a float array after checking they are finite (and > 0 if asked)."""
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     if len(values) == 0:
         raise ConfigError(f"{what}: no values")
     arr = np.asarray(values, dtype=float)
@@ -36,6 +40,8 @@ def hodges_lehmann(samples: Sequence[float]) -> float:
     ENAMEL (q-rz/enamel, `enam/evaluate.py::calc_exec_time`) uses exactly this on the 6 timed
     repeats of each test: pairwise means over the lower triangle *including* the diagonal.
     """
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     x = finite_values(samples, "hodges_lehmann")
     i, j = np.triu_indices(len(x))
     return float(np.median((x[i] + x[j]) / 2.0))

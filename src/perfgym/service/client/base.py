@@ -18,10 +18,10 @@ from typing import Any, Generic, TypeAlias, TypedDict, TypeVar, Unpack
 
 import httpx
 
-from perfgym.judge.judge import Candidate, Progress
+from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.pool import RunRequest
+from perfgym.sandbox.run_request import RunRequest
 from perfgym.service.client.wire import (
     RETRY_STATUSES,
     ServiceUnavailable,

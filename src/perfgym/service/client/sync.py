@@ -8,11 +8,11 @@ from typing import Any, TypeVar
 
 import httpx
 
+from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.pool import RunRequest
+from perfgym.sandbox.run_request import RunRequest
 from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Run, Send, event_of
 from perfgym.service.client.wire import error_of
 from perfgym.service.models import Health, JobView, JudgeRequest, Metrics, RewardSpec

@@ -1,4 +1,4 @@
-"""Location estimators of repeated samples: Hodges–Lehmann, and the input check it applies.
+"""Location estimators of repeated samples: Hodges–Lehmann, the geometric mean, their input check.
 
 Timing owns the estimator a duration is summarised by; metrics reuse these (ENAMEL's level
 times are Hodges–Lehmann estimates) through `perfgym.metrics.estimators`.
@@ -6,7 +6,8 @@ times are Hodges–Lehmann estimates) through `perfgym.metrics.estimators`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from perfgym.errors import ConfigError
@@ -45,3 +46,17 @@ def hodges_lehmann(samples: Sequence[float]) -> float:
     x = finite_values(samples, "hodges_lehmann")
     i, j = np.triu_indices(len(x))
     return float(np.median((x[i] + x[j]) / 2.0))
+
+
+def geometric_mean(values: Iterable[float], what: str = "geometric mean") -> float:
+    """exp(mean(log x)) of positive values: the one spelling of an average of ratios (speed-ups,
+    per-round ratios). No numpy: rewards and trainers call it. +inf stays inf; a value that is
+    not > 0 (nan included) or no values at all is a `ConfigError` naming `what`."""
+    logs = []
+    for v in values:
+        if not v > 0:
+            raise ConfigError(f"{what}: values must be > 0, got {v!r}")
+        logs.append(math.log(v))
+    if not logs:
+        raise ConfigError(f"{what}: no values")
+    return math.exp(math.fsum(logs) / len(logs))

@@ -12,15 +12,7 @@ from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.run_request import RunRequest
-from perfgym.service.client.base import (
-    ClientCore,
-    Exchange,
-    ExchangeRun,
-    Pause,
-    Reply,
-    Send,
-    event_of,
-)
+from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Send, Stepper, event_of
 from perfgym.service.client.wire import error_of
 from perfgym.service.models import JobView, JudgeRequest, Metrics, RewardSpec
 
@@ -38,7 +30,7 @@ class AsyncServiceClient(ClientCore[httpx.AsyncBaseTransport]):
 
     async def _drive(self, exchange: Exchange[T]) -> T:
         """Do the exchange's steps, awaiting each, until it returns."""
-        run = ExchangeRun(exchange)
+        run = Stepper(exchange)
         for step in run:
             if isinstance(step, Pause):
                 await asyncio.sleep(step.seconds)

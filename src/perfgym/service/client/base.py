@@ -71,7 +71,7 @@ class ClientOptions(TypedDict, total=False):
     deadline_s: float | None
 
 
-class ExchangeRun(Generic[T]):
+class Stepper(Generic[T]):
     """One exchange as a shell does it: iterate for its steps and set `reply` after each `Send`;
     once the iteration ends, `result` is what the exchange returned."""
 
@@ -80,7 +80,7 @@ class ExchangeRun(Generic[T]):
         self.reply: Reply = None
         self.result: T
 
-    def __iter__(self) -> ExchangeRun[T]:
+    def __iter__(self) -> Stepper[T]:
         return self
 
     def __next__(self) -> Step:

@@ -13,15 +13,7 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.run_request import RunRequest
-from perfgym.service.client.base import (
-    ClientCore,
-    Exchange,
-    ExchangeRun,
-    Pause,
-    Reply,
-    Send,
-    event_of,
-)
+from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Send, Stepper, event_of
 from perfgym.service.client.wire import error_of
 from perfgym.service.models import Health, JobView, JudgeRequest, Metrics, RewardSpec
 from perfgym.tasks.task import Task
@@ -40,7 +32,7 @@ class ServiceClient(ClientCore[httpx.BaseTransport]):
 
     def _drive(self, exchange: Exchange[T]) -> T:
         """Do the exchange's steps until it returns."""
-        run = ExchangeRun(exchange)
+        run = Stepper(exchange)
         for step in run:
             if isinstance(step, Pause):
                 time.sleep(step.seconds)

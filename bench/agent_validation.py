@@ -8,6 +8,8 @@
     `--rate` around it; interleaved rounds, the ratio of medians.
 
     PYTHONPATH=src python3 bench/agent_validation.py [--runs 3] [--rate 100] [--loops 20]
+
+Targets per task: selection saves time (selected / full <= 1) and py-spy costs at most 10 %.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import argparse
 import os
 import statistics
 import sys
+
+from targets import Target, at_most, report
 
 from perfgym.agent.shell import command_limits, run_in_copy
 from perfgym.agent.validation import build_baseline, run_tests
@@ -92,16 +96,19 @@ def main(argv: list[str] | None = None) -> int:
     print("(a) testmon-selected tests against the full suite, expert patch applied")
     print(f"{'task':<10} {'selected':>8} {'full':>5} {'sel s':>7} {'full s':>7} {'ratio':>6}")
     tasks = load_repo_suite("perfgym-repos")
+    targets: list[Target] = []
     for t in tasks:
         m = selective(t, args.runs)
         print(f"{t.id:<10} {m['selected_tests']:>8.0f} {m['full_tests']:>5.0f} {m['selected_s']:>7.2f} "
               f"{m['full_s']:>7.2f} {m['time_ratio']:>6.2f}")  # fmt: skip
+        targets.append(at_most(f"{t.id} selected / full tests' time", m["time_ratio"], 1.0, "x"))
     print(f"(b) py-spy at {args.rate} Hz around {args.loops} experiment() calls (in-process time)")
     print(f"{'task':<10} {'plain s':>8} {'py-spy s':>9} {'ratio':>6}")
     for t in tasks:
         m = overhead(t, args.runs, args.rate, args.loops)
         print(f"{t.id:<10} {m['plain_s']:>8.3f} {m['pyspy_s']:>9.3f} {m['overhead_ratio']:>6.3f}")
-    return 0
+        targets.append(at_most(f"{t.id} py-spy / plain", m["overhead_ratio"], 1.1, "x"))
+    return report(targets)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,9 @@ before/no-reuse, before/reuse and no-reuse/reuse, and whether any decision chang
 candidate the stage, RLPF's reward, the strict 'faster than the baseline' and 'reference or
 better', and the significant ones (`perfgym.timing.compare`), reuse vs no-reuse beside the
 A/A noise floor before vs no-reuse (both measure everything together).
+
+Targets: reuse is not slower than no-reuse (and than before, when run), and reuse changes no
+candidate's stage.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from targets import Target, at_least, holds
+from targets import report as report_targets
 
 HERE = Path(__file__).resolve()
 SRC = HERE.parent.parent / "src"
@@ -125,7 +131,7 @@ def agreement(a: list[list[dict]], b: list[list[dict]], key: str) -> tuple[int, 
     return same, total
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--task", default="py-lis-dp", help="A perfgym-core Python task.")
@@ -139,7 +145,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.worker is not None:
         worker(args.task, args.completions, json.loads(args.worker))
-        return
+        return 0
     base = json.loads(args.config)
     setups = {"no-reuse": (SRC, {**base, "reuse_references": False}), "reuse": (SRC, base)}
     if Path(args.before_src).is_dir():
@@ -173,6 +179,18 @@ def main() -> None:
         for w in workers.values():
             w.close()
     report(seconds, decisions)
+    return report_targets(targets(seconds, decisions))
+
+
+def targets(
+    seconds: dict[str, list[float]], decisions: dict[str, list[list[dict]]]
+) -> list[Target]:
+    med = {n: statistics.median(v) for n, v in seconds.items()}
+    out = [at_least(f"{a} / reuse", med[a] / med["reuse"], 1.0, "x")
+           for a in ("before", "no-reuse") if a in med]  # fmt: skip
+    same, total = agreement(decisions["no-reuse"], decisions["reuse"], "stage")
+    out.append(holds(f"reuse changes no stage ({same}/{total} agree)", same == total))
+    return out
 
 
 def report(seconds: dict[str, list[float]], decisions: dict[str, list[list[dict]]]) -> None:
@@ -205,4 +223,4 @@ def report(seconds: dict[str, list[float]], decisions: dict[str, list[list[dict]
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

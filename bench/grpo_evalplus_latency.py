@@ -5,6 +5,8 @@ judged call after call by one long-lived `Judge`, this checkout against another'
 The 8: the canonical solution (6 textually unique copies), a wrong one and `while True: pass`.
 
     python3 bench/grpo_evalplus_latency.py --before-src /opt/perfgym-16base/src --calls 3
+
+Target: this checkout is not slower (before/after >= 1).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+
+from targets import at_least, report
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
@@ -43,7 +47,7 @@ def worker(task_id: str, calls: int) -> None:
                               "stages": [v.stage.value for v in vs]}), flush=True)  # fmt: skip
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--task", default="HumanEval/5")
     ap.add_argument("--calls", type=int, default=3)
@@ -52,7 +56,7 @@ def main() -> None:
     a = ap.parse_args()
     if a.worker:
         worker(a.task, a.calls)
-        return
+        return 0
     runs = {}
     for rnd, (name, src) in enumerate([("before", a.before_src), ("after", SRC),
                                        ("after", SRC), ("before", a.before_src)]):  # fmt: skip
@@ -69,7 +73,8 @@ def main() -> None:
         )
     b, f = statistics.median(runs["before"]), statistics.median(runs["after"])
     print(f"median per call: before {b:.2f} s, after {f:.2f} s, before/after = {b / f:.1f}x")
+    return report([at_least("before / after", b / f, 1.0, "x")])
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -37,8 +37,11 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 from collections.abc import Sequence
+
+from targets import Target, at_least, at_most, report
 
 from perfgym.judge.judge import Judge
 from perfgym.judge.twins import ROLE_TIMING, SAME_PROGRAM
@@ -113,7 +116,7 @@ def _timed(timing: Timing) -> float:
     return float(sum(timing.samples_s))
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=3, help="Interleaved rounds (medians).")
     ap.add_argument("--tasks", default=",".join(TASKS), help="Comma-separated task ids.")
@@ -191,12 +194,16 @@ def main() -> None:
     benefit = statistics.median(nt / ba for ba, _, _, nt in rows)
     print(f"no twins / batched: {benefit:.2f}x (what the twin rule saves), median over "
           f"{len(rows)} rounds")  # fmt: skip
+    targets: list[Target] = []
     if not args.no_per_completion:
         speedup = statistics.median(al / ba for ba, al, _, _ in rows if al is not None)
         print(f"per-completion / batched: {speedup:.2f}x (target >= 3x), median over "
               f"{len(rows)} rounds")  # fmt: skip
+        targets.append(at_least("per-completion / batched", speedup, 3, "x"))
     over_floor = statistics.median(ba / fl for ba, _, fl, _ in rows)
     print(f"batched / floor (run seconds / {cores} cores): {over_floor:.2f}x (target <= 1.25x)")
+    targets.append(at_most("batched / floor", over_floor, 1.25, "x"))
+    return report(targets)
 
 
 def twins_found(verdicts: Sequence[Verdict]) -> tuple[int, int]:
@@ -207,4 +214,4 @@ def twins_found(verdicts: Sequence[Verdict]) -> tuple[int, int]:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from targets import at_most, report
+
 from perfgym.judge import Judge
 from perfgym.llm.client import ModelClient
 from perfgym.llm.config import ModelConfig
@@ -109,7 +111,10 @@ def main() -> int:
         print(f"sequential wall / loop wall: {seq['wall'] / loop['wall']:.2f}x")
     print(f"wall / lower bound max(model {model_bound:.1f} s, judge {loop['judge']:.1f} s): "
           f"{loop['wall'] / bound:.3f}x (target <= 1.3)")  # fmt: skip
-    return 0
+    return report([
+        at_most("loop's own work / judge time", 100 * loop["loop"] / loop["judge"], 5, " %"),
+        at_most("wall / lower bound", loop["wall"] / bound, 1.3, "x"),
+    ])  # fmt: skip
 
 
 if __name__ == "__main__":

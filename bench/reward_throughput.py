@@ -34,6 +34,9 @@ from pathlib import Path
 # Keep a locally started Ray cluster on loopback (must be set before ray is imported).
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
+from targets import Target, at_least
+from targets import report as report_targets
+
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, Verdict  # noqa: E402
 from perfgym.judge.oracle import check  # noqa: E402
 from perfgym.judge.verdict import TestResult, Timing  # noqa: E402
@@ -168,7 +171,7 @@ def run_service(cands: list[Candidate], client: ServiceClient) -> list[float | N
 DEFAULT_TASKS = ["py-lis-dp", "py-csv-groupby", "py-bfs-grid"]
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", nargs="*", default=DEFAULT_TASKS,
                     help="perfgym-core Python tasks (default: a DP, a parsing and a graph task).")  # fmt: skip
@@ -237,11 +240,27 @@ def main() -> None:
             print(f"round {r + 1}/{args.rounds}, load average {os.getloadavg()[0]:.1f}", flush=True)
             for name, fn in runners.items():
                 timed(name, fn, r)
-    report(seconds, correct, n, [t.id for t in tasks], args.rounds)
+    rates = report(seconds, correct, n, [t.id for t in tasks], args.rounds)
+    return report_targets(targets(rates))
+
+
+def targets(rates: dict[str, dict[str, float]]) -> list[Target]:
+    """(a) local >= 5x the naive harness; (b) service and (c) Ray within 25 % of local
+    (overall candidates/s); a backend skipped leaves its target out."""
+    out = []
+    local = rates.get("local", {}).get("overall")
+    if local is not None and "naive" in rates:
+        out.append(at_least("(a) local / naive harness", local / rates["naive"]["overall"], 5, "x"))
+    for label, name in (("(b)", "service"), ("(c)", "ray")):
+        if local is not None and name in rates:
+            out.append(
+                at_least(f"{label} {name} / local", rates[name]["overall"] / local, 0.75, "x")
+            )
+    return out
 
 
 def report(seconds: dict[str, dict[str, list[float]]], correct: dict[str, dict[str, int]],
-           n: int, task_ids: list[str], rounds: int) -> None:  # fmt: skip
+           n: int, task_ids: list[str], rounds: int) -> dict[str, dict[str, float]]:  # fmt: skip
     """Candidates/s per backend, per task and overall (median over rounds), and the ratios."""
     print(json.dumps({"candidates_per_task": n, "seconds": seconds, "correct": correct}))
     print(
@@ -260,7 +279,8 @@ def report(seconds: dict[str, dict[str, list[float]]], correct: dict[str, dict[s
             ratios = [f"{rate / ref:5.2f}x {other}" for other in ("naive", "naive-S", "local")
                       if (ref := rates.get(other, {}).get(scope))]  # fmt: skip
             print(f"   {name:8s} {rate:7.2f} candidates/s  " + "  ".join(ratios))
+    return rates
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

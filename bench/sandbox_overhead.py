@@ -19,6 +19,8 @@ import subprocess
 import sys
 import time
 
+from targets import at_least, at_most, report
+
 from perfgym.machine import describe
 from perfgym.sandbox import BwrapSandbox, RunRequest, SandboxPool, WarmSandbox
 from perfgym.sandbox.pyworker import PythonWorkerPool
@@ -117,7 +119,7 @@ def worker_throughput(calls: int, fresh_calls: int) -> dict[str, float]:
     }
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--reps", type=int, default=60)
     ap.add_argument("--calls", type=int, default=4000)
@@ -137,9 +139,15 @@ def main() -> None:
     c = stdin_overhead(max(10, args.reps // 2))
     b = worker_throughput(args.calls, args.fresh_calls)
     result = {"machine": describe(), "args": vars(args), "spawn": a, "stdin": c, "workers": b}
+    targets = [
+        at_most("isolated-run overhead vs bare subprocess", a["warm_vs_bare"], 1.3, "x"),
+        at_least("warm worker calls/s", b["warm_calls_per_s"], 1000),
+        at_least("warm worker vs a fresh interpreter per call", b["warm_vs_fresh"], 8, "x"),
+    ]
     if args.json:
+        result["targets"] = [{"name": t.name, "met": t.met} for t in targets]
         print(json.dumps(result, indent=2))
-        return
+        return 0 if all(t.met for t in targets) else 1
     print(f"machine: {result['machine']}; load average {os.getloadavg()[0]:.1f}; "
           f"scheduling {'SCHED_FIFO (--realtime)' if args.realtime else 'normal'}")  # fmt: skip
     print(f"(a) bare subprocess.run  median {a['bare_median_ms']:.2f} ms")
@@ -163,7 +171,8 @@ def main() -> None:
         f"RESULT warm worker: {b['warm_calls_per_s']:.0f} calls/s (target >= 1000), "
         f"{b['warm_vs_fresh']:.1f}x a fresh interpreter per call (target >= 8x)"
     )
+    return report(targets)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -33,6 +33,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from targets import at_least, at_most
+from targets import report as report_targets
+
 from perfgym.judge import Candidate, Judge, JudgeConfig, TimingStatus
 from perfgym.judge.variant import prepare
 from perfgym.machine import describe
@@ -248,7 +251,7 @@ def instruction_mode(tasks: list[Task], repeats: int, scale: float) -> dict:
     return out
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--quick", action="store_true", help=f"only {len(QUICK_TASKS)} tasks")
     ap.add_argument("--reruns", type=int, default=5)
@@ -284,6 +287,18 @@ def main() -> None:
     print(json.dumps({k: record[k] for k in ("machine", "measured", "ours", "naive", "aa")},
                      indent=2, default=str))  # fmt: skip
     report(record, len(tasks))
+    o, aa, od = record["ours"], record["aa"], record["ours"]["decisions"]
+    cvs = [p["cv"] for p in record["instructions"]["programs"] if "cv" in p]
+    return report_targets([
+        at_most("(a) mean-percentile swing", o["swing_mean"], 5, " points"),
+        at_least("(b) rerun Spearman", o["spearman_mean"], 0.95),
+        at_most("(d) A/A false differences",
+                None if aa["rate"] is None else 100 * aa["rate"], 5, " %"),
+        at_most("(e) instruction-count CV, worst program",
+                100 * max(cvs) if cvs else None, 0.5, " %"),
+        at_least("(f) pairs >= 1.2x apart decided",
+                 None if od["clear_decided"] is None else 100 * od["clear_decided"], 90, " %"),
+    ])  # fmt: skip
 
 
 def fmt(x: float | None, spec: str = ".2f") -> str:
@@ -348,4 +363,4 @@ def report(rec: dict, n_tasks: int) -> None:
 
 if __name__ == "__main__":
     os.environ.setdefault("PYTHONHASHSEED", "0")
-    main()
+    sys.exit(main())

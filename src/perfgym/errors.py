@@ -1,15 +1,40 @@
 """The small typed exception tree every perfgym layer raises.
 
-    PerfgymError
+    PerfgymError                      (module: where each class is defined)
     ├── ConfigError          bad input from the user: invalid limits, malformed task, unknown name
+    │   ├── TaskCheckError            repos.checks: a repository task's checks do not hold
+    │   └── RepoFetchError            repos.copy: a repository could not be fetched
     ├── SandboxUnavailable   the isolation mechanism itself cannot start (no bwrap, no namespaces)
     ├── ToolchainMissing     a compiler or runtime for a language is not installed
-    └── TaskFormatError      a task or suite on disk does not follow its documented format
+    │   └── GpuUnavailable            toolchains.gpu
+    ├── TaskFormatError      a task or suite on disk does not follow its documented format
+    │   └── UnsupportedTask           tasks.perfcodebench
+    ├── ModelError                    llm.errors: a model endpoint failed
+    │   ├── EndpointUnreachable, AuthError, UnknownModel, RequestRejected,
+    │   └── RetriesExhausted, EmptyAnswer
+    ├── FatalModelError               optimize.loop
+    ├── AgentError                    agent.errors
+    │   ├── ProfileError
+    │   └── ValidationSetupError
+    ├── PatchError                    repos.shell
+    ├── NotWritable                   audit.programs
+    ├── ReferenceFailed (+RuntimeError)       judge.enamel_reference
+    ├── RewardCheckError (+AssertionError)    rewards._check
+    ├── ConformanceError (+AssertionError)    sandbox.conformance
+    ├── ReplayMissing                 store.replay
+    ├── ServiceError, ServiceUnavailable      service.client.wire
+    ├── UnknownTask (+LookupError), Unsupported (+ValueError)   service.server.intake
+    ├── Refused (+ValueError)         service.server.routes.run_code_exec
+    ├── QueueFull, JobConflict        service.workers.job_queue
+    ├── LineError (+ValueError)       cli.candidates_formats: a candidates line cannot be used
+    └── private signals: _Stopped (cli.eval_model), _Refused (llm.scripted)
 
-The other layers' errors derive from these (or from `PerfgymError` itself, keeping the builtin
-base their callers catch, e.g. `ConformanceError(PerfgymError, AssertionError)`). The only
-exceptions outside the tree are the ones of code that runs inside the sandbox with the stdlib
-alone (`sandbox/_inside/valuecodec.UnsupportedValue`, `tasks/_pinned_generate._Failed`).
+A layer's error derives from one of these (or from `PerfgymError` itself, keeping the builtin
+base its callers catch, shown as +Base). The only exceptions outside the tree are the ones of
+code that runs inside the sandbox with the stdlib alone (`sandbox/_inside/valuecodec.
+UnsupportedValue`, `tasks/_pinned_generate._Failed`). Interrupts are not errors:
+`cli.interrupted.Terminated` (SIGTERM) is a KeyboardInterrupt, outside `except Exception`. `tests/test_guards.py` keeps it so: a
+new exception class outside the tree, or missing from this drawing, fails it.
 
 Program failures are never exceptions: they are statuses on an Execution or a Verdict.
 """

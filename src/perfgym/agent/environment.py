@@ -21,7 +21,7 @@ SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 
 
 @dataclass
-class EnvironmentConfig:
+class MiniSweEnvConfig:
     """What mini-swe-agent reads of `env.config`."""
 
     cwd: str = REPO_DIR
@@ -36,7 +36,7 @@ class SandboxEnvironment:
                  memory_mb: int = 2048) -> None:  # fmt: skip
         self.copy = copy
         self.sandbox = sandbox
-        self.config = EnvironmentConfig(timeout=timeout_s, memory_mb=memory_mb)
+        self.config = MiniSweEnvConfig(timeout=timeout_s, memory_mb=memory_mb)
         self.commands = 0
 
     def execute(self, action: dict[str, Any], cwd: str = "", *, timeout: float | None = None) -> dict[str, Any]:  # fmt: skip

@@ -3,7 +3,6 @@ workloads against the original (fresh processes, interleaved) â†’ hack checks â†
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from perfgym.repos.runner import workload_path
 from perfgym.repos.shell import PatchError
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox
+from perfgym.timing.estimators import geometric_mean
 
 HackCheck = Callable[[RepoTask, str, Path, "TaskMeasurement | None"], Sequence[HackFinding]]
 """(task, diff, patched copy, measurement or None for the static checks alone) -> findings."""
@@ -59,7 +59,7 @@ def profile_visible(bench: Workbench, copy: Path) -> list[Profile]:
 
 
 def _geo(values: list[float]) -> float | None:
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+    return geometric_mean(values, "speed-up over workloads") if values else None
 
 
 def significant(speeds: list[WorkloadSpeed], ci: tuple[float, float] | None) -> bool:

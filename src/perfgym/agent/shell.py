@@ -30,7 +30,7 @@ nothing of the host's (mini-swe-agent's LocalEnvironment passes os.environ, keys
 
 
 @dataclass(frozen=True)
-class ShellResult:
+class AgentShellResult:
     """What one command did: exit code (None when killed), output, and why it stopped."""
 
     returncode: int | None
@@ -59,7 +59,7 @@ def run_in_copy(
     files: Mapping[str, str | bytes] | None = None,
     collect: tuple[str, ...] = (),
     env: Mapping[str, str] | None = None,
-) -> ShellResult:
+) -> AgentShellResult:
     """Run `command` with bash in the sandbox, cwd the copy (bound writable at REPO_MOUNT).
 
     `files` go into the run's own work dir (/tmp, outside the copy), `collect` names files there
@@ -76,10 +76,10 @@ def run_in_copy(
         )
     wall = ex.measurement.wall_s if ex.measurement else 0.0
     if guard.breached is not None:
-        return ShellResult(returncode=125, stdout=ex.stdout.decode("utf-8", errors="replace"),
+        return AgentShellResult(returncode=125, stdout=ex.stdout.decode("utf-8", errors="replace"),
                            stderr=guard.message, status="copy_limit", reason=guard.message,
                            wall_s=wall, files=dict(ex.files))  # fmt: skip
-    return ShellResult(
+    return AgentShellResult(
         returncode=ex.exit_code,
         stdout=ex.stdout.decode("utf-8", errors="replace"),
         stderr=ex.stderr.decode("utf-8", errors="replace"),

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfgym.cli.candidates_formats import Format, LineError, Record, parse_record
+from perfgym.cli.candidates_formats import CandidateRecord, Format, LineError, parse_record
 from perfgym.errors import ConfigError
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.verdict import Verdict
@@ -35,7 +35,7 @@ def _decode(path: Path) -> str:
         ) from None
 
 
-def _records(raw: str, suite: Suite, fmt: Format) -> list[Record]:
+def _records(raw: str, suite: Suite, fmt: Format) -> list[CandidateRecord]:
     try:
         obj = json.loads(raw)
     except json.JSONDecodeError as exc:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from perfgym.errors import PerfgymError
+
 if TYPE_CHECKING:  # `--help` reads FORMATS; the data models load when a file is read
     from perfgym.tasks.task import Task
 
@@ -23,12 +25,12 @@ _NATIVE = ("task_id", "model", "sample", "completion", "source", "solution")
 _LM_EVAL_DROPPED = ("doc", "arguments", "resps", "filtered_resps")
 
 
-class LineError(ValueError):
+class LineError(PerfgymError, ValueError):
     """A candidates line that cannot be used; the message names the field and why."""
 
 
 @dataclass
-class Record:
+class CandidateRecord:
     """One candidate read from a line, before it meets the judge."""
 
     task_id: str
@@ -99,7 +101,9 @@ def continued(task: Task | None, completion: str, fmt: Format) -> tuple[str | No
     return completion, None
 
 
-def native_or_evalplus(obj: dict[str, Any], task: Task | None, fmt: Format) -> list[Record]:
+def native_or_evalplus(
+    obj: dict[str, Any], task: Task | None, fmt: Format
+) -> list[CandidateRecord]:
     """perfgym's own line or an evalplus sample: one record."""
     task_id = _task_id(obj.get("task_id"), "task_id")
     model, sample = _model_and_sample(obj)
@@ -111,12 +115,12 @@ def native_or_evalplus(obj: dict[str, Any], task: Task | None, fmt: Format) -> l
         raise LineError(f"give exactly one of 'completion', 'source' or 'solution' (got {named})")
     meta = {k: v for k, v in obj.items() if k not in _NATIVE}
     if solution is not None:
-        return [Record(task_id, model, sample, source=solution, meta=meta)]
+        return [CandidateRecord(task_id, model, sample, source=solution, meta=meta)]
     if source is not None:
-        return [Record(task_id, model, sample, source=source, meta=meta)]
+        return [CandidateRecord(task_id, model, sample, source=source, meta=meta)]
     assert completion is not None
     text, program = continued(task, completion, fmt)
-    return [Record(task_id, model, sample, completion=text, source=program, meta=meta)]
+    return [CandidateRecord(task_id, model, sample, completion=text, source=program, meta=meta)]
 
 
 def _responses(obj: dict[str, Any]) -> list[str]:
@@ -134,7 +138,7 @@ def _responses(obj: dict[str, Any]) -> list[str]:
     return value
 
 
-def lm_eval(obj: dict[str, Any], known: dict[str, Task], fmt: Format) -> list[Record]:
+def lm_eval(obj: dict[str, Any], known: dict[str, Task], fmt: Format) -> list[CandidateRecord]:
     """An lm-eval sample record: one record per response, samples numbered in order."""
     doc = obj.get("doc")
     if not isinstance(doc, dict) or "task_id" not in doc:
@@ -148,11 +152,11 @@ def lm_eval(obj: dict[str, Any], known: dict[str, Task], fmt: Format) -> list[Re
     out = []
     for n, text in enumerate(_responses(obj)):
         completion, source = continued(task, text, fmt)
-        out.append(Record(task_id, model, n, completion, source, dict(meta)))
+        out.append(CandidateRecord(task_id, model, n, completion, source, dict(meta)))
     return out
 
 
-def parse_record(obj: Any, known: dict[str, Task], fmt: Format = "auto") -> list[Record]:
+def parse_record(obj: Any, known: dict[str, Task], fmt: Format = "auto") -> list[CandidateRecord]:
     """The candidates on one parsed JSON line, in the given (or detected) format."""
     if not isinstance(obj, dict):
         raise LineError(f"expected a JSON object, got {type(obj).__name__}")

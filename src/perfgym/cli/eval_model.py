@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 _DONE = object()
 
 
-class _Stopped(Exception):
+class _Stopped(PerfgymError):
     """The main thread has stopped: generation ends without another call."""
 
 

@@ -12,14 +12,16 @@ from perfgym._lazy import exports_of, lazy_exports
 from perfgym.judge.extract import Extraction, extract
 
 if TYPE_CHECKING:
+    from perfgym.judge.candidate import Candidate
     from perfgym.judge.config import JudgeConfig
-    from perfgym.judge.judge import Candidate, Judge
+    from perfgym.judge.judge import Judge
     from perfgym.judge.verdict import Stage, TestResult, Timing, TimingStatus, Verdict
 
 _EXPORTS = exports_of(
     {
+        "perfgym.judge.candidate": ("Candidate",),
         "perfgym.judge.config": ("JudgeConfig",),
-        "perfgym.judge.judge": ("Candidate", "Judge"),
+        "perfgym.judge.judge": ("Judge",),
         "perfgym.judge.verdict": ("Stage", "TestResult", "Timing", "TimingStatus", "Verdict"),
     }
 )

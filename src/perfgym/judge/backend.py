@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from perfgym.judge.judge import Candidate, Progress
+from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 
 from perfgym.judge.plan import TaskPlan
-from perfgym.judge.runner import Outcome
+from perfgym.judge.runner import RunOutcome
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.tasks.humaneval import CHECKER_PASSES_EQUAL
@@ -47,8 +47,8 @@ def run_batched(
     *,
     fail_fast: bool,
     isolate: bool,
-) -> Iterator[tuple[TestCase, Outcome]]:
-    """Each test run and its `Outcome`, in order. Stops by itself after a failed run under
+) -> Iterator[tuple[TestCase, RunOutcome]]:
+    """Each test run and its `RunOutcome`, in order. Stops by itself after a failed run under
     `fail_fast`; the caller stops it (closes the iterator) on a wrong answer."""
     entry = plan.task.entry_point or ""
     start, size = 0, FIRST_BATCH
@@ -63,11 +63,11 @@ def run_batched(
                                    plan.limits, fail_fast=fail_fast)  # fmt: skip
         if r.status is not Status.OK or not r.cases:
             why = r.error or "the batch ran no test"
-            yield part[0], Outcome(status=r.status if r.status is not Status.OK else
+            yield part[0], RunOutcome(status=r.status if r.status is not Status.OK else
                                    Status.RUNTIME_ERROR, message=why)  # fmt: skip
             return
         for case, res in zip(part, r.cases, strict=False):
-            yield case, Outcome(status=res.status, output=res.value, wall_s=res.wall_s,
+            yield case, RunOutcome(status=res.status, output=res.value, wall_s=res.wall_s,
                                 cpu_s=res.cpu_s, peak_rss_mb=r.peak_rss_mb,
                                 message=res.error)  # fmt: skip
         start += len(r.cases)

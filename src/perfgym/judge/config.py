@@ -12,8 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from perfgym.errors import ConfigError
-from perfgym.timing.drift import DriftConfig
-from perfgym.timing.first_call import FirstCallConfig
+from perfgym.timing.check_configs import DriftConfig, FirstCallConfig
 
 Clock = Literal["wall", "cpu", "instructions"]
 

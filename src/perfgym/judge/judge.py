@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from perfgym.judge import stages
-from perfgym.judge.candidate import Candidate
+from perfgym.judge.candidate import Candidate, Finished, Progress
 from perfgym.judge.case_limits import CaseLimits
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.hidden import fresh_seed
@@ -35,9 +35,6 @@ from perfgym.toolchains import BuildCache, BuildCacheConfig
 
 __all__ = ["HARNESS_CASE", "Candidate", "Finished", "Judge", "Progress"]
 
-Progress = Callable[[int, int], None]
-#: Handed each task's verdicts as soon as they are ready: (indices into the batch, verdicts).
-Finished = Callable[[Sequence[int], Sequence[Verdict]], None]
 #: Correctness-only tasks submitted ahead of the one whose verdicts are due next (they run
 #: `Judge.parallel` at a time): a long task at the head does not leave the others idle.
 JUDGED_AHEAD = 64

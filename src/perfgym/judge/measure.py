@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.plan import own_clock
-from perfgym.judge.runner import CheckedRuns, Outcome, program_text
+from perfgym.judge.runner import CheckedRuns, RunOutcome, program_text
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Timing, TimingStatus
 from perfgym.sandbox.base import Sandbox
@@ -27,14 +27,14 @@ from perfgym.timing.drift import DriftMonitor
 from perfgym.timing.first_call import first_call_check
 from perfgym.timing.summary import cv, estimate, estimate_ci, relative_half_width
 
-RunFn = Callable[[Variant, TestCase, Pin], Outcome]
+RunFn = Callable[[Variant, TestCase, Pin], RunOutcome]
 #: A harness time below this (0, or under clock()'s 1 µs tick) measured nothing: the
 #: measurement falls back to the sandbox's own clock, flagged `harness_below_resolution`.
 HARNESS_RESOLUTION_S = 1e-6
 Item = tuple[int, int, Variant, TestCase]  # (round, position in round, variant, workload)
 
 
-def duration_of(out: Outcome, clock: str) -> float | None:
+def duration_of(out: RunOutcome, clock: str) -> float | None:
     if clock == "harness":
         return out.reported_s
     if clock == "cpu":
@@ -92,12 +92,12 @@ def schedule(
     return items
 
 
-def _execute(items: list[Item], run: RunFn, lane_ids: list[Pin]) -> list[Outcome]:
+def _execute(items: list[Item], run: RunFn, lane_ids: list[Pin]) -> list[RunOutcome]:
     lanes: queue.Queue[Pin] = queue.Queue()
     for c in lane_ids:
         lanes.put(c)
 
-    def one(item: Item) -> Outcome:
+    def one(item: Item) -> RunOutcome:
         core = lanes.get()
         try:
             return run(item[2], item[3], core)
@@ -143,7 +143,7 @@ def measure(
     lane_ids, reserved = reserve(config, cores)
     drifting = monitor is not None and clock != "instructions"
     pre = monitor.check() if drifting and monitor is not None else None
-    runs: dict[str, list[tuple[int, TestCase, Outcome]]] = {v.label: [] for v in variants}
+    runs: dict[str, list[tuple[int, TestCase, RunOutcome]]] = {v.label: [] for v in variants}
     done = 0
     target = config.warmup + config.repeats
     cap = config.warmup + (config.max_repeats or config.repeats)
@@ -182,7 +182,7 @@ def record_cores(timing: Timing, wanted: int, reserved: int | None) -> None:
         timing.flags.append("cores_capped")
 
 
-def _harness_below_resolution(runs: dict[str, list[tuple[int, TestCase, Outcome]]]) -> bool:
+def _harness_below_resolution(runs: dict[str, list[tuple[int, TestCase, RunOutcome]]]) -> bool:
     """Some successful run's harness reported a duration its clock cannot resolve. Then every
     variant of this measurement is timed by the sandbox's clock, so they stay comparable."""
     return any(
@@ -195,7 +195,7 @@ def _harness_below_resolution(runs: dict[str, list[tuple[int, TestCase, Outcome]
 
 
 def _converged(
-    runs: dict[str, list[tuple[int, TestCase, Outcome]]], config: JudgeConfig, clock: str
+    runs: dict[str, list[tuple[int, TestCase, RunOutcome]]], config: JudgeConfig, clock: str
 ) -> bool:
     for items in runs.values():
         totals = _round_totals(items, clock)
@@ -207,7 +207,7 @@ def _converged(
     return True
 
 
-def _round_totals(items: list[tuple[int, TestCase, Outcome]], clock: str) -> list[float] | None:
+def _round_totals(items: list[tuple[int, TestCase, RunOutcome]], clock: str) -> list[float] | None:
     totals: dict[int, float] = {}
     for r, _w, out in items:
         d = duration_of(out, clock)
@@ -218,7 +218,7 @@ def _round_totals(items: list[tuple[int, TestCase, Outcome]], clock: str) -> lis
 
 
 def summarise(
-    items: list[tuple[int, TestCase, Outcome]], config: JudgeConfig, clock: str
+    items: list[tuple[int, TestCase, RunOutcome]], config: JudgeConfig, clock: str
 ) -> Timing:
     per_w: dict[str, list[float]] = {}
     totals: dict[int, float] = {}
@@ -309,7 +309,7 @@ def _instruction_run(
     sandbox: Sandbox | None,
     limits: Limits | None,
 ) -> RunFn | str:
-    """A run function that fills `Outcome.instructions`, or why none can."""
+    """A run function that fills `RunOutcome.instructions`, or why none can."""
     how, why = instructions.backend()
     if how == "hardware":
         return run  # the sandbox's own Measurement.instructions
@@ -319,7 +319,7 @@ def _instruction_run(
         return "instruction counting with Valgrind needs the task, sandbox and limits"
     box, lim = sandbox, limits
 
-    def counted(v: Variant, case: TestCase, core: Pin) -> Outcome:
+    def counted(v: Variant, case: TestCase, core: Pin) -> RunOutcome:
         if task.kind is TaskKind.FUNCTION:
             assert v.source is not None
             source, entry, args = v.source, task.entry_point, case.args
@@ -339,7 +339,7 @@ def _instruction_run(
         if status is Status.OK and c.instructions is None:
             status = Status.SANDBOX_ERROR
         output = program_text(c.execution.stdout) if task.kind is TaskKind.STDIO else None
-        return Outcome(status=status, wall_s=m.wall_s if m else None,
+        return RunOutcome(status=status, wall_s=m.wall_s if m else None,
                        cpu_s=m.cpu_s if m else None, instructions=c.instructions,
                        message=c.error, output=output)  # fmt: skip
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.hidden import hidden_cases, same_inputs
-from perfgym.judge.runner import Outcome, RunFn, run_case
+from perfgym.judge.runner import RunFn, RunOutcome, run_case
 from perfgym.judge.variant import Variant
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
@@ -71,7 +71,7 @@ class TaskPlan:
             warm and task.kind is TaskKind.STDIO and task.language is Language.PYTHON
         )
 
-        def run(v: Variant, case: TestCase, cpu: Pin) -> Outcome:
+        def run(v: Variant, case: TestCase, cpu: Pin) -> RunOutcome:
             for _attempt in range(2):  # SANDBOX_ERROR is ours, never the program's: retry once
                 out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
                                use_workers else None, limits=own.get(case.id, self.limits),

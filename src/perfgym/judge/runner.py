@@ -21,7 +21,7 @@ from perfgym.tasks.task import Language, Task, TaskKind, TestCase
 
 
 @dataclass
-class Outcome:
+class RunOutcome:
     """What one run produced and cost, as seen from outside the program."""
 
     status: Status
@@ -51,7 +51,7 @@ def run_case(
     limits: Limits,
     cpu: Pin = None,
     warm: bool = False,
-) -> Outcome:
+) -> RunOutcome:
     """Run `variant` on `case` once (the case's input already materialised). `warm`: a Python
     stdio program runs in program mode of a warm worker (correctness runs, never measured
     ones: those stay fresh sandboxed processes)."""
@@ -63,7 +63,7 @@ def run_case(
         return _program(variant.source, script, case, workers, limits)
     ex = sandbox.run(variant.argv, stdin=case.stdin, binds=variant.binds, limits=limits, cpu=cpu)
     m = ex.measurement
-    out = Outcome(
+    out = RunOutcome(
         status=ex.status,
         output=program_text(ex.stdout),
         wall_s=m.wall_s if m else None,
@@ -103,9 +103,9 @@ def _python_script(task: Task, variant: Variant) -> str | None:
 
 def _program(
     source: str, script: str, case: TestCase, workers: PythonWorkerPool, limits: Limits
-) -> Outcome:
+) -> RunOutcome:
     r = workers.run_program(source, stdin=case.stdin, argv=[script], limits=limits)
-    out = Outcome(status=r.status, output=program_text(r.stdout), wall_s=r.wall_s, cpu_s=r.cpu_s,
+    out = RunOutcome(status=r.status, output=program_text(r.stdout), wall_s=r.wall_s, cpu_s=r.cpu_s,
                   peak_rss_mb=r.peak_rss_mb, message=r.reason if r.status is not Status.OK else "",
                   flags=list(getattr(r, "flags", None) or []))  # fmt: skip
     if r.status is not Status.OK and r.stderr:
@@ -113,7 +113,7 @@ def _program(
     return out
 
 
-def _read_harness_line(stdout: str, out: Outcome) -> None:
+def _read_harness_line(stdout: str, out: RunOutcome) -> None:
     """PerfCodeBench harnesses print one JSON line with `ok` and `elapsed_ns`."""
     for line in reversed(stdout.strip().splitlines()):
         line = line.strip()
@@ -137,7 +137,7 @@ def _read_harness_line(stdout: str, out: Outcome) -> None:
 def _call(
     task: Task, source: str, case: TestCase, workers: PythonWorkerPool, limits: Limits,
     cpu: Pin = None,
-) -> Outcome:  # fmt: skip
+) -> RunOutcome:  # fmt: skip
     """A function task's call in a warm worker, on one core: `cpu` (the core its measurement
     owns, in timing mode), else the worker's own."""
     if task.oracle.kind == "assertion":
@@ -147,7 +147,7 @@ def _call(
                                core=cpu)  # fmt: skip
     else:
         r = workers.call(source, task.entry_point, case.args or [], limits, core=cpu)
-    return Outcome(
+    return RunOutcome(
         status=r.status,
         output=r.value,
         wall_s=r.wall_s,
@@ -165,7 +165,7 @@ Expected = Callable[[], tuple[bool, Any]]  # (known, expected output or why it i
 
 
 def judge_outcome(
-    task: Task, case: TestCase, out: Outcome, expected: Expected
+    task: Task, case: TestCase, out: RunOutcome, expected: Expected
 ) -> tuple[TestResult, Failure | None]:
     """The `TestResult` of one run and, when it failed, the verdict's stage, detail and reason
     (NR for a run that did not finish cleanly, WO for a wrong answer)."""
@@ -192,7 +192,7 @@ def judge_outcome(
     return res, None
 
 
-RunFn = Callable[[Variant, TestCase, Pin], Outcome]
+RunFn = Callable[[Variant, TestCase, Pin], RunOutcome]
 
 
 class CheckedRuns:
@@ -215,12 +215,12 @@ class CheckedRuns:
         self._first: dict[tuple[str, str], TestResult] = {}
         self._failed: dict[str, tuple[tuple[int, int], TestResult, Failure]] = {}
 
-    def __call__(self, v: Variant, case: TestCase, cpu: Pin) -> Outcome:
+    def __call__(self, v: Variant, case: TestCase, cpu: Pin) -> RunOutcome:
         if v.label not in self.labels:
             return self.run(v, case, cpu)
         with self._lock:
             if v.label in self._failed:
-                return Outcome(status=Status.RUNTIME_ERROR, message="not run: an earlier checked "
+                return RunOutcome(status=Status.RUNTIME_ERROR, message="not run: an earlier checked "
                                "run of this candidate failed")  # fmt: skip
         out = self.run(v, case, cpu)
         res, failure = judge_outcome(self.task, case, out, lambda: (True, self.expected[case.id]))

@@ -16,7 +16,7 @@ from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, References
 from perfgym.judge.reuse import ReusedTimings
-from perfgym.judge.runner import CheckedRuns, Expected, Failure, Outcome, RunFn, judge_outcome
+from perfgym.judge.runner import CheckedRuns, Expected, Failure, RunFn, RunOutcome, judge_outcome
 from perfgym.judge.same_source import same_source_roles
 from perfgym.judge.twins import role_of, role_timing
 from perfgym.judge.variant import Variant, built, extracted
@@ -93,7 +93,7 @@ def run_tests(
     return entry
 
 
-def _judged(plan: TaskPlan, entry: Entry, case: TestCase, out: Outcome,
+def _judged(plan: TaskPlan, entry: Entry, case: TestCase, out: RunOutcome,
             expected: ExpectedOutputs) -> tuple[TestResult, Failure | None]:  # fmt: skip
     """One run judged; its output dropped (results stream: no test's output is kept). A large
     output came back as its digest: equal to the reference's, it passes where the task's

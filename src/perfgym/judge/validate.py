@@ -8,7 +8,8 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
-from perfgym.judge.judge import Candidate, Judge
+from perfgym.judge.candidate import Candidate
+from perfgym.judge.judge import Judge
 from perfgym.judge.verdict import Stage, Timing, Verdict
 from perfgym.tasks.task import Task
 from perfgym.timing.compare import Comparison, compare

@@ -25,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from perfgym.errors import PerfgymError
 from perfgym.llm import scripted_wire as wire
 from perfgym.llm.script import Script, load_script
 from perfgym.llm.script_faults import Faults, spoil
@@ -133,7 +134,7 @@ class ScriptedServer:
         return out
 
 
-class _Refused(Exception):
+class _Refused(PerfgymError):
     def __init__(self, status: int, message: str, kind: str = "invalid_request_error",
                  code: str | None = None) -> None:  # fmt: skip
         super().__init__(message)

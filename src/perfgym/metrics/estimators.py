@@ -14,6 +14,7 @@ import numpy as np
 
 from perfgym.errors import ConfigError
 from perfgym.timing.estimators import finite_values, hodges_lehmann
+from perfgym.timing.estimators import geometric_mean as _geometric_mean
 
 __all__ = [
     "eff_at_k",
@@ -67,8 +68,7 @@ def eff_at_k(scores: Sequence[float], k: int) -> float:
 
 def geometric_mean(values: Sequence[float], what: str = "geometric mean") -> float:
     """exp(mean(log x)) of positive values."""
-    x = finite_values(values, what, positive=True)
-    return float(np.exp(np.mean(np.log(x))))
+    return _geometric_mean(finite_values(values, what, positive=True).tolist(), what)
 
 
 def harmonic_mean(values: Sequence[float], what: str = "harmonic mean") -> float:

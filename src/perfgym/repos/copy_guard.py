@@ -28,7 +28,7 @@ _POLL_S = 0.2
 
 
 @dataclass(frozen=True)
-class Usage:
+class CopyUsage:
     files: int
     bytes: int
 
@@ -59,7 +59,7 @@ class CopyGuard:
         self.path = path
         self.max_files = max_files
         self.max_bytes = max_bytes
-        self.breached: Usage | None = None
+        self.breached: CopyUsage | None = None
         self._before: set[str] = set()
         self._before_bytes = 0
         self._stop = threading.Event()
@@ -72,11 +72,11 @@ class CopyGuard:
         self._thread.start()
         return self
 
-    def _over(self) -> Usage | None:
+    def _over(self) -> CopyUsage | None:
         seen, size = _scan(self.path, len(self._before) + self.max_files)
         added, grown = len(seen - self._before), size - self._before_bytes
         if added > self.max_files or grown > self.max_bytes:
-            return Usage(added, grown)
+            return CopyUsage(added, grown)
         return None
 
     def _watch(self) -> None:

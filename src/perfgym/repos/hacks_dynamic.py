@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from perfgym.repos.findings import Finding
 from perfgym.repos.measure import TaskMeasurement, WorkloadComparison
+from perfgym.timing.estimators import geometric_mean
 
 #: Later calls at most this fraction of the first on the patch, and the original's gap at
 #: least twice the patch's fraction, count as a caching signature.
@@ -64,7 +65,7 @@ def _geo(ws: Sequence[WorkloadComparison]) -> float | None:
     values = [w.speedup for w in ws if w.speedup]
     if not values:
         return None
-    return math.exp(sum(math.log(v) for v in values) / len(values))
+    return geometric_mean(values, "speed-up over workloads")
 
 
 def visible_only_findings(m: TaskMeasurement) -> list[Finding]:

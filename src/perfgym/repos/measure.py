@@ -37,6 +37,7 @@ from perfgym.repos.runner import WorkloadRun, run_workload
 from perfgym.repos.task import RepoTask, Workload
 from perfgym.sandbox.base import Sandbox
 from perfgym.timing.compare import compare
+from perfgym.timing.estimators import geometric_mean
 
 _FLOOR_S = 1e-7  # a first call below the clock's resolution still has a positive duration
 #: A run's import + setup growth left uncharged unless the growth is consistent: at least this,
@@ -144,8 +145,9 @@ def _compare(name: str, hidden: bool, orig: list[WorkloadRun], pat: list[Workloa
     ci = (1.0 / c.ci[1], 1.0 / c.ci[0]) if c.ci else None
     calls_a = [max(r.first_s, _FLOOR_S) for r in pat]
     calls_b = [max(r.first_s, _FLOOR_S) for r in orig]
-    call_speedup = math.exp(sum(math.log(y / x) for x, y in zip(calls_a, calls_b, strict=True))
-                            / len(calls_a))  # fmt: skip
+    call_speedup = geometric_mean(
+        (y / x for x, y in zip(calls_a, calls_b, strict=True)), "call speed-up"
+    )
     return WorkloadComparison(
         name=name,
         hidden=hidden,
@@ -250,7 +252,7 @@ def measure_workloads(
             sum(math.log(c.original_s[i] / c.patched_s[i]) for c in comps) / len(comps)
             for i in range(rounds)
         ]
-        speedup = math.exp(sum(math.log(c.speedup or 1.0) for c in comps) / len(comps))
+        speedup = geometric_mean((c.speedup or 1.0 for c in comps), "task speed-up")
         ci = _t_interval(per_round, alpha)
     return TaskMeasurement(task_id=task.id, rounds=rounds, workloads=comps, speedup=speedup,
                            ci=ci, correct=correct)  # fmt: skip

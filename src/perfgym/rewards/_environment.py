@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.judge.verdict import Verdict
@@ -69,7 +68,7 @@ class EnvironmentConfig(BaseModel):
 
 
 @dataclass
-class Outcome:
+class EnvironmentOutcome:
     """What the environment measured for one correct candidate."""
 
     workloads: list[str] = field(default_factory=list)
@@ -112,6 +111,8 @@ def _filtered(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> list[
 
 
 def _deadlines(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> dict[str, float]:
+    import numpy as np  # numpy loads where a pool is ranked, not on import
+
     limit: dict[str, float] = {}
     if cfg.limit == "absolute":
         limit = dict.fromkeys(workloads, cfg.limit_s)
@@ -138,8 +139,8 @@ def _deadlines(cfg: EnvironmentConfig, pool: Pool, workloads: list[str]) -> dict
 
 def run_environment(
     cfg: EnvironmentConfig, verdict: Verdict, pool: Pool, *, leaderboard: bool
-) -> Outcome:
-    """Filter, time-limit and rank one correct candidate; `Outcome.reason` set when it cannot."""
+) -> EnvironmentOutcome:
+    """Filter, time-limit and rank one correct candidate; `EnvironmentOutcome.reason` set when it cannot."""
     seconds, timed_out, problem = candidate_durations(verdict)
     universe = sorted(pool.workloads() | set(seconds) | timed_out)
     if verdict.candidate is not None and verdict.candidate.hid_time:
@@ -147,12 +148,16 @@ def run_environment(
         # rank a correct program can have), never None.
         seconds, timed_out = {}, set(universe)
     if not universe or (not seconds and not timed_out and cfg.on_missing_timing == "none"):
-        return Outcome(reason=f"timing missing: {problem or 'no per-workload durations'}")
+        return EnvironmentOutcome(
+            reason=f"timing missing: {problem or 'no per-workload durations'}"
+        )
     workloads = _filtered(cfg, pool, universe)
     unmeasured = [w for w in workloads if w not in seconds and w not in timed_out]
     if unmeasured and cfg.on_missing_timing == "none":
         why = f" ({problem})" if problem else ""
-        return Outcome(reason=f"timing missing: no duration for workloads {unmeasured}{why}")
+        return EnvironmentOutcome(
+            reason=f"timing missing: no duration for workloads {unmeasured}{why}"
+        )
     deadlines = _deadlines(cfg, pool, workloads)
     censored: dict[str, float] = {}
     timeouts: list[str] = []
@@ -163,7 +168,7 @@ def run_environment(
             # A killed run is recorded at its deadline, as a timing service would record it.
             took = deadlines[w]
         censored[w] = took
-    outcome = Outcome(workloads=workloads, timeouts=timeouts)
+    outcome = EnvironmentOutcome(workloads=workloads, timeouts=timeouts)
     outcome.mean_position = mean_position(censored, pool, workloads)
     if leaderboard and outcome.mean_position is not None:
         means = pool.leaderboard(workloads, extra=censored)

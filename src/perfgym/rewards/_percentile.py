@@ -11,7 +11,7 @@ from pydantic import ConfigDict, Field, model_validator
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Stage, Verdict
 from perfgym.rewards._base import Relation, Reward, RewardOutput, make_config
-from perfgym.rewards._environment import EnvironmentConfig, Outcome, run_environment
+from perfgym.rewards._environment import EnvironmentConfig, EnvironmentOutcome, run_environment
 from perfgym.rewards._pool import Calibration, Pool, calibration_fn
 from perfgym.rewards._registry import derive_reward, register_reward
 
@@ -97,7 +97,9 @@ def _objective(cfg: PercentileConfig, columns: Mapping[str, Sequence[Any]], i: i
     return str(objective)
 
 
-def _factors(cfg: PercentileConfig, out: Outcome) -> tuple[float, float, dict[str, Any], str]:
+def _factors(
+    cfg: PercentileConfig, out: EnvironmentOutcome
+) -> tuple[float, float, dict[str, Any], str]:
     """(g, q, components, reason-if-unscorable) from the environment's outcome."""
     parts: dict[str, Any] = {
         "n_workloads": float(len(out.workloads)),

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from perfgym.errors import ConfigError
 from perfgym.tasks.task import StoredMeasurement
 from perfgym.timing.result import is_positive_seconds
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Calibration = Callable[[float], float] | tuple[float, float] | None
 """Stored seconds -> present-machine seconds: a callable, an affine (slope, intercept), or None."""
@@ -50,6 +51,8 @@ class Pool:
 
     @classmethod
     def parse(cls, entries: Sequence[Any], calibrate: Callable[[float], float], where: str) -> Pool:
+        import numpy as np  # numpy loads where a pool is ranked, not on import
+
         if isinstance(entries, Mapping | str) or not isinstance(entries, Sequence):
             raise ConfigError(
                 f"{where}: a pool is a list of solutions, got {type(entries).__name__}"
@@ -91,6 +94,8 @@ class Pool:
 
     def on(self, workload: str) -> np.ndarray:
         """Every member's duration on `workload` (inf for a timeout), unmeasured members left out."""
+        import numpy as np  # numpy loads where a pool is ranked, not on import
+
         k = self.index.get(workload)
         if k is None:
             return np.empty(0)
@@ -105,6 +110,8 @@ class Pool:
         The field is the other members plus `extra` (the candidate) where it has a duration.
         A member with no duration on any of `workloads` gets nan and ranks nowhere.
         """
+        import numpy as np  # numpy loads where a pool is ranked, not on import
+
         total = np.zeros(len(self))
         count = np.zeros(len(self))
         for w in workloads:
@@ -138,6 +145,8 @@ def position(seconds: float, others: Sequence[float]) -> float:
 
 def order_statistic(values: np.ndarray, percentile: float) -> float:
     """The τ-th percentile as an observed value: the ceil(τ/100·n)-th smallest (τ = 100: the max)."""
+    import numpy as np  # numpy loads where a pool is ranked, not on import
+
     k = min(len(values), max(1, math.ceil(percentile / 100.0 * len(values))))
     return float(np.partition(values, k - 1)[k - 1])
 
@@ -146,6 +155,8 @@ def mean_position(
     candidate: Mapping[str, float], pool: Pool, workloads: Sequence[str]
 ) -> float | None:
     """The candidate's mean per-test percentile position over `workloads` the pool has; None if none."""
+    import numpy as np  # numpy loads where a pool is ranked, not on import
+
     shared = [w for w in workloads if w in pool.index]
     if not shared:
         return None
@@ -164,6 +175,8 @@ def leaderboard_position(candidate_mean: float, member_means: np.ndarray) -> flo
 
     None when no member ranks on the workloads (there is no leaderboard to stand on).
     """
+    import numpy as np  # numpy loads where a pool is ranked, not on import
+
     ranked = member_means[~np.isnan(member_means)]
     if not len(ranked):
         return None

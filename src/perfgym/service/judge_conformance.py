@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from perfgym.judge.backend import JudgeBackend
-from perfgym.judge.judge import Candidate
+from perfgym.judge.candidate import Candidate
 from perfgym.judge.verdict import Stage, Verdict
 from perfgym.sandbox.conformance import ConformanceError
 from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestCase

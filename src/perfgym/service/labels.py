@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from perfgym.judge.judge import Candidate
+from perfgym.judge.candidate import Candidate
 from perfgym.judge.verdict import Verdict
 from perfgym.tasks.task import Task
 

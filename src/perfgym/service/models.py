@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from perfgym.judge.verdict import Verdict
 from perfgym.rewards import RewardOutput
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.pool import RunRequest
+from perfgym.sandbox.run_request import RunRequest
 from perfgym.tasks.task import Task
 
 JOB_ID_PATTERN = r"^[A-Za-z0-9._:\-]{1,128}$"

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfgym.errors import ConfigError, PerfgymError
+from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Stage, TimingStatus, Verdict
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Execution, Status

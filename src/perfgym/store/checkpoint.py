@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfgym.judge.candidate import Candidate
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.judge import Candidate
 from perfgym.judge.verdict import Verdict
 from perfgym.machine import fingerprint
 from perfgym.store.journal import ResultsJournal, is_locked

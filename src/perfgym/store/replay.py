@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 from perfgym.errors import PerfgymError
 from perfgym.judge.backend import JudgeBackend
+from perfgym.judge.candidate import Candidate, Finished, Progress
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.judge import Candidate, Finished, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.store.keys import config_digest, task_digest, verdict_key
 from perfgym.store.result_store import ResultStore

@@ -6,7 +6,7 @@ import inspect
 from collections.abc import Sequence
 
 from perfgym.judge.backend import JudgeBackend
-from perfgym.judge.judge import Candidate, Finished, Progress
+from perfgym.judge.candidate import Candidate, Finished, Progress
 from perfgym.judge.verdict import Verdict
 
 #: Tasks per call for a backend without a `finished` hook (the service, Ray): an interrupt

@@ -6,6 +6,7 @@
     compare        compare(a, b): ratio, CI, test, margin, decision; faster_than(strict|significant)
     decision       speed_call(a, b, decision): faster / tie / slower, the rule behind every claim
     noise_band     aa_noise_band: a task's A/A band, the decision's fallback with too few rounds
+    check_configs  DriftConfig, FirstCallConfig: the checks' settings, without the sandbox
     drift          fixed probe programs, their noise bands, DriftMonitor
     first_call     first call vs repeated calls in one process (caching signature)
     instructions   deterministic mode: instruction counts via hardware counters or Valgrind
@@ -42,11 +43,12 @@ if TYPE_CHECKING:
         fit_epochs,
         paired_durations,
     )
+    from perfgym.timing.check_configs import DriftConfig, FirstCallConfig
     from perfgym.timing.decision import DECISIONS, Decision, SpeedCall, speed_call
-    from perfgym.timing.drift import DriftCheck, DriftConfig, DriftMonitor, ProbeReport
+    from perfgym.timing.drift import DriftCheck, DriftMonitor, ProbeReport
     from perfgym.timing.estimators import hodges_lehmann
     from perfgym.timing.filterability import Filterability, duration_filterability
-    from perfgym.timing.first_call import FirstCallConfig, FirstCallReport, first_call_check
+    from perfgym.timing.first_call import FirstCallReport, first_call_check
     from perfgym.timing.noise_band import aa_noise_band
     from perfgym.timing.result import Timing, TimingStatus
     from perfgym.timing.summary import cv, estimate, estimate_ci, relative_half_width, robust_cv
@@ -63,10 +65,11 @@ _EXPORTS = exports_of(
         ),
         "perfgym.timing.decision": ("DECISIONS", "Decision", "SpeedCall", "speed_call"),
         "perfgym.timing.noise_band": ("aa_noise_band",),
-        "perfgym.timing.drift": ("DriftCheck", "DriftConfig", "DriftMonitor", "ProbeReport"),
+        "perfgym.timing.check_configs": ("DriftConfig", "FirstCallConfig"),
+        "perfgym.timing.drift": ("DriftCheck", "DriftMonitor", "ProbeReport"),
         "perfgym.timing.estimators": ("hodges_lehmann",),
         "perfgym.timing.filterability": ("Filterability", "duration_filterability"),
-        "perfgym.timing.first_call": ("FirstCallConfig", "FirstCallReport", "first_call_check"),
+        "perfgym.timing.first_call": ("FirstCallReport", "first_call_check"),
         "perfgym.timing.result": ("Timing", "TimingStatus"),
         "perfgym.timing.summary": (
             "cv",

@@ -10,13 +10,15 @@ that, so without the margin the A/A false-difference rate grows with the sample 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
 from perfgym.timing.result import Timing
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: Practical-equivalence margin for durations: ratios within [1/1.03, 1.03] are "the same".
 DEFAULT_MARGIN = 0.03
@@ -51,6 +53,8 @@ class Comparison(BaseModel):
 
 
 def _check(samples: Sequence[float], name: str) -> np.ndarray:
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     x = np.asarray(samples, dtype=float)
     if x.ndim != 1 or len(x) == 0:
         raise ConfigError(f"compare: {name} has no samples")
@@ -78,6 +82,8 @@ def compare(
     reach p < 0.05 with fewer than 4 samples a side. `paired=True` pairs a[i] with b[i] (the
     same interleaved round, so slow drift cancels) and needs at least 3 pairs.
     """
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     xa, xb = _check(a, "a"), _check(b, "b")
     if not 0 <= margin < 1:
         raise ConfigError(f"compare: margin must be in [0, 1), got {margin}")
@@ -99,6 +105,8 @@ def compare(
 
 
 def _paired(xa: np.ndarray, xb: np.ndarray, alpha: float, margin: float) -> Comparison:
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     if len(xa) != len(xb):
         raise ConfigError(f"compare(paired=True): {len(xa)} vs {len(xb)} samples")
     d = np.log(xa) - np.log(xb)

@@ -31,6 +31,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.timing.compare import compare, timing_margin
+from perfgym.timing.estimators import geometric_mean
 from perfgym.timing.result import Timing
 from perfgym.timing.summary import Estimator, estimate_ci
 
@@ -137,7 +138,7 @@ def speed_call(
     bands = [t.noise_band for t in (ta, tb) if t.noise_band is not None]
     ratio = estimate_ratio
     if xa and len(xa) == len(xb):  # one measurement's rounds: the mean per-round ratio
-        ratio = math.exp(sum(math.log(x / y) for x, y in zip(xa, xb, strict=True)) / len(xa))
+        ratio = geometric_mean((x / y for x, y in zip(xa, xb, strict=True)), "per-round ratio")
     if bands:
         return call(_by_band(ratio, max(max(bands), margin)), ratio, "noise-band")
     return call("tie", ratio, "untestable")

@@ -10,7 +10,6 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -18,10 +17,8 @@ from perfgym.machine import fingerprint
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
+from perfgym.timing.check_configs import DriftConfig
 from perfgym.timing.summary import robust_cv
-
-ProbeName = Literal["startup", "interpreter", "memory"]
-_ALL_PROBES: tuple[ProbeName, ...] = ("startup", "interpreter", "memory")
 
 #: Fixed programs, each a different machine property: process start-up (the fixed overhead an
 #: affine calibration's intercept absorbs), interpreter dispatch (CPU speed), and dependent
@@ -34,33 +31,6 @@ PROBES: dict[str, str] = {
         "j = 0\nfor _ in range(n >> 2):\n    j = nxt[j]\nprint(j)\n"
     ),
 }
-
-
-class DriftConfig(BaseModel):
-    """How the drift probes run and when a probe counts as moved."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    probes: list[ProbeName] = Field(
-        default_factory=lambda: list(_ALL_PROBES), description="Probe set."
-    )
-    start_runs: int = Field(7, ge=3, le=100, description="Runs per probe that set its band.")
-    check_runs: int = Field(3, ge=1, le=100, description="Runs per probe at each check.")
-    min_band: float = Field(
-        0.25,
-        gt=0,
-        le=10,
-        description="Smallest band half-width: CPU time alone moves 10-30 % on a shared VM.",
-    )
-    band_sigmas: float = Field(
-        4.0, gt=0, description="Band half-width in robust CVs of the start runs (if wider)."
-    )
-    reuse_s: float = Field(
-        30.0,
-        ge=0,
-        description="A check this recent (with no measurement since) is reused, so one "
-        "check closes one task's measurement and opens the next.",
-    )
 
 
 class ProbeBand(BaseModel):

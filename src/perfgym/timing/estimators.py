@@ -1,4 +1,4 @@
-"""Location estimators of repeated samples: Hodges–Lehmann, and the input check it applies.
+"""Location estimators of repeated samples: Hodges–Lehmann, the geometric mean, their input check.
 
 Timing owns the estimator a duration is summarised by; metrics reuse these (ENAMEL's level
 times are Hodges–Lehmann estimates) through `perfgym.metrics.estimators`.
@@ -6,15 +6,20 @@ times are Hodges–Lehmann estimates) through `perfgym.metrics.estimators`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-import numpy as np
+import math
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from perfgym.errors import ConfigError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 
 def finite_values(values: Sequence[float], what: str, *, positive: bool = False) -> np.ndarray:
     """Return `values` as a float array after checking they are finite (and > 0 if asked)."""
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     if len(values) == 0:
         raise ConfigError(f"{what}: no values")
     arr = np.asarray(values, dtype=float)
@@ -36,6 +41,22 @@ def hodges_lehmann(samples: Sequence[float]) -> float:
     ENAMEL (q-rz/enamel, `enam/evaluate.py::calc_exec_time`) uses exactly this on the 6 timed
     repeats of each test: pairwise means over the lower triangle *including* the diagonal.
     """
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     x = finite_values(samples, "hodges_lehmann")
     i, j = np.triu_indices(len(x))
     return float(np.median((x[i] + x[j]) / 2.0))
+
+
+def geometric_mean(values: Iterable[float], what: str = "geometric mean") -> float:
+    """exp(mean(log x)) of positive values: the one spelling of an average of ratios (speed-ups,
+    per-round ratios). No numpy: rewards and trainers call it. +inf stays inf; a value that is
+    not > 0 (nan included) or no values at all is a `ConfigError` naming `what`."""
+    logs = []
+    for v in values:
+        if not v > 0:
+            raise ConfigError(f"{what}: values must be > 0, got {v!r}")
+        logs.append(math.log(v))
+    if not logs:
+        raise ConfigError(f"{what}: no values")
+    return math.exp(math.fsum(logs) / len(logs))

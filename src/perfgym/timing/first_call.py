@@ -23,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import CallResult, PythonWorkerPool
+from perfgym.timing.check_configs import FirstCallConfig
 
 DRIVER = "__perfgym_first_call__"
 _RESOLUTION_S = 1e-6
@@ -35,21 +36,6 @@ def {DRIVER}(__entry, __calls, __copies, __args):
     for __i in range(__calls):
         __fn(*__sets[__i])
 """
-
-
-class FirstCallConfig(BaseModel):
-    """How the first-call check runs and when its gap is flagged."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    repeat_calls: int = Field(8, ge=1, le=1000, description="k: extra calls after the first.")
-    rounds: int = Field(5, ge=1, le=100, description="Interleaved rounds of the three kinds.")
-    gap_ratio: float = Field(
-        3.0, gt=1, description="first / repeat at or above this is a caching signature."
-    )
-    min_first_s: float = Field(
-        0.002, ge=0, description="Gaps of first calls shorter than this are below resolution."
-    )
 
 
 class FirstCallReport(BaseModel):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from typing import Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
 from perfgym.timing.estimators import hodges_lehmann
+
+if TYPE_CHECKING:
+    import numpy as np
 
 Estimator = Literal["median", "hodges_lehmann", "minimum", "mean"]
 _BOOT = 400
@@ -50,6 +51,8 @@ def robust_cv(values: Sequence[float]) -> float | None:
 
 
 def _stat(draws: np.ndarray, estimator: Estimator) -> np.ndarray:
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     if estimator == "median":
         return np.asarray(np.median(draws, axis=1))
     if estimator == "minimum":
@@ -66,6 +69,8 @@ def estimate_ci(
 
     (`perfgym.metrics.bootstrap.bootstrap_ci` is the other bootstrap: it resamples tasks.)
     """
+    import numpy as np  # numpy loads where a sample is summarised, not on import
+
     if len(samples) < 3:
         return None
     x = np.asarray(samples, dtype=float)

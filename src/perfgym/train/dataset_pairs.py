@@ -18,11 +18,11 @@ from perfgym.timing.compare import compare_timings
 from perfgym.timing.result import Timing
 from perfgym.train.prompt import rlpf_messages
 
-__all__ = ["Entry", "dpo_rows", "entries_from_verdicts", "graded_ladder", "sft_rows"]
+__all__ = ["SolutionEntry", "dpo_rows", "entries_from_verdicts", "graded_ladder", "sft_rows"]
 
 
 @dataclass(frozen=True)
-class Entry:
+class SolutionEntry:
     """One solution of a task with what is known of it. `rank` orders a graded pool (higher is
     faster); `timing` and `measurement` (the id of the measurement it was timed in: entries of
     one measurement share rounds, so their comparison is paired) come from a verdict."""
@@ -37,19 +37,23 @@ class Entry:
     measurement: str | None = None
 
 
-def graded_ladder(task: Task) -> list[Entry]:
+def graded_ladder(task: Task) -> list[SolutionEntry]:
     """baseline < pool (by quality) < reference: graded correct solutions, slowest first. Pool
     members without a quality are left out (their place is unknown)."""
-    entries = [Entry(task.id, "baseline", task.baseline.source, True, rank=0.0)]
+    entries = [SolutionEntry(task.id, "baseline", task.baseline.source, True, rank=0.0)]
     pool = sorted((p for p in task.pool if p.quality is not None), key=lambda p: p.quality or 0)
-    entries += [Entry(task.id, p.label, p.source, True, rank=1.0 + i) for i, p in enumerate(pool)]
+    entries += [
+        SolutionEntry(task.id, p.label, p.source, True, rank=1.0 + i) for i, p in enumerate(pool)
+    ]
     top = 1.0 + len(pool)
-    entries += [Entry(task.id, r.label, r.source, True, rank=top) for r in task.references[:1]]
+    entries += [
+        SolutionEntry(task.id, r.label, r.source, True, rank=top) for r in task.references[:1]
+    ]
     return entries
 
 
 def entries_from_verdicts(suite: Suite, verdicts: Iterable[Verdict], *,
-                          where: str = "results") -> list[Entry]:  # fmt: skip
+                          where: str = "results") -> list[SolutionEntry]:  # fmt: skip
     """Entries of judged candidates; a ConfigError for a verdict of another suite or a task
     this suite lacks (the results were judged against something else)."""
     ids = set(suite.ids())
@@ -64,12 +68,12 @@ def entries_from_verdicts(suite: Suite, verdicts: Iterable[Verdict], *,
             continue  # nothing to learn from: no program, or perfgym failed to judge it
         base = v.baseline
         measurement = json.dumps(base.samples_s) if base is not None and base.samples_s else None
-        out.append(Entry(v.task_id, f"{v.model or 'model'}#{v.sample}", v.source, v.correct,
+        out.append(SolutionEntry(v.task_id, f"{v.model or 'model'}#{v.sample}", v.source, v.correct,
                          stage=v.stage.value, timing=v.candidate, measurement=measurement))  # fmt: skip
     return out
 
 
-def _faster(a: Entry, b: Entry) -> tuple[bool, float | None, str]:
+def _faster(a: SolutionEntry, b: SolutionEntry) -> tuple[bool, float | None, str]:
     """Is `a` faster than `b`? (decision, b/a ratio when measured, evidence). Measured entries
     need the comparison's significant verdict; graded ones use their ranks."""
     if a.timing is not None and b.timing is not None:
@@ -88,30 +92,30 @@ def _faster(a: Entry, b: Entry) -> tuple[bool, float | None, str]:
     return False, None, "unmeasured"
 
 
-def _same_program(task: Task, a: Entry, b: Entry) -> bool:
+def _same_program(task: Task, a: SolutionEntry, b: SolutionEntry) -> bool:
     """Two texts of one program (comments and layout aside, `perfgym.judge.same_source`): each
     is measured on its own (perfgym.judge.twins), so any difference between them is noise."""
     return normalised(a.source, task.language) == normalised(b.source, task.language)
 
 
-def _prompt_for(task: Task, slower: Entry) -> list[dict[str, str]]:
+def _prompt_for(task: Task, slower: SolutionEntry) -> list[dict[str, str]]:
     """RLPF's prompt with `slower` shown as the current implementation."""
     shown = task.model_copy(update={"baseline": Solution(label=slower.label, source=slower.source)})
     return rlpf_messages(shown)
 
 
-def _answer(entry: Entry, summary: str) -> str:
+def _answer(entry: SolutionEntry, summary: str) -> str:
     return json.dumps({"summary": summary, "solution_source": entry.source})
 
 
-def _by_task(entries: Iterable[Entry]) -> dict[str, list[Entry]]:
-    grouped: dict[str, list[Entry]] = {}
+def _by_task(entries: Iterable[SolutionEntry]) -> dict[str, list[SolutionEntry]]:
+    grouped: dict[str, list[SolutionEntry]] = {}
     for e in entries:
         grouped.setdefault(e.task_id, []).append(e)
     return grouped
 
 
-def sft_rows(suite: Suite, entries: Sequence[Entry]) -> list[dict[str, Any]]:
+def sft_rows(suite: Suite, entries: Sequence[SolutionEntry]) -> list[dict[str, Any]]:
     """Every (slower correct, faster correct) pair of a task where the faster one is
     significantly faster (or graded above it), as a chat example: the slower code in the
     prompt, the faster code as the answer. Two texts of one program are never a pair."""
@@ -136,7 +140,7 @@ def sft_rows(suite: Suite, entries: Sequence[Entry]) -> list[dict[str, Any]]:
     return rows
 
 
-def dpo_rows(suite: Suite, entries: Sequence[Entry]) -> tuple[list[dict[str, Any]], int]:
+def dpo_rows(suite: Suite, entries: Sequence[SolutionEntry]) -> tuple[list[dict[str, Any]], int]:
     """(rows, left out): chosen = a correct answer significantly faster than the rejected one,
     or the rejected one is incorrect. A pair whose measured difference is not significant (or
     could not be measured), or of two texts of one program, is left out and counted. The

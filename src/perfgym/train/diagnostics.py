@@ -13,7 +13,7 @@ from typing import Any
 
 from perfgym.errors import ConfigError
 
-__all__ = ["RECORDS_KEY", "Diagnostics", "StepStats", "diagnose", "ema", "ema_peak",
+__all__ = ["RECORDS_KEY", "TrainingDiagnostics", "StepStats", "diagnose", "ema", "ema_peak",
            "is_training_log", "read_training_log", "select_checkpoint"]  # fmt: skip
 
 #: The header key of perfgym's reward records (JSONL; see `perfgym.train.diagnostics_records`).
@@ -35,7 +35,7 @@ class StepStats:
 
 
 @dataclass
-class Diagnostics:
+class TrainingDiagnostics:
     source: str
     kind: str  # "trl" | "records"
     steps: list[StepStats]
@@ -196,7 +196,7 @@ def _checkpoints_beside(path: Path) -> list[int]:
 
 
 def diagnose(path: Path, *, alpha: float = 0.99,
-             checkpoints: Sequence[int] | None = None) -> Diagnostics:  # fmt: skip
+             checkpoints: Sequence[int] | None = None) -> TrainingDiagnostics:  # fmt: skip
     """Everything above for one log. `checkpoints` default: the checkpoint-<step> directories
     found beside the log."""
     kind, steps, _ = read_training_log(path)
@@ -204,7 +204,7 @@ def diagnose(path: Path, *, alpha: float = 0.99,
     values = [float(s.reward) for s in rewarded if s.reward is not None]
     peak = ema_peak([s.step for s in rewarded], values, alpha)
     saved = list(checkpoints) if checkpoints is not None else _checkpoints_beside(path)
-    diag = Diagnostics(source=str(path), kind=kind, steps=steps, alpha=alpha,
+    diag = TrainingDiagnostics(source=str(path), kind=kind, steps=steps, alpha=alpha,
                        ema=ema(values, alpha) if values else [], peak_step=peak,
                        checkpoint=select_checkpoint(peak, saved))  # fmt: skip
     if len(values) < 20:

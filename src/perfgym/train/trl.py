@@ -9,7 +9,6 @@ TRL names each function by its `__name__` in `rewards/<name>/mean`. TRL itself i
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -18,6 +17,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.config import JudgeConfig
 from perfgym.rewards import Reward
 from perfgym.tasks.suite import Suite
+from perfgym.timing.estimators import geometric_mean
 from perfgym.train.batch import BatchReward, Completion, Scored
 
 __all__ = ["RewardFunc", "log_components", "reward_funcs"]
@@ -145,7 +145,7 @@ def log_components(
             log_metric(f"{label}/cgre", sum(cgres) / len(cgres))
         speedups = [s.speedup for s in scored if s.speedup is not None and s.speedup > 0]
         if speedups:
-            geo = math.exp(sum(math.log(x) for x in speedups) / len(speedups))
+            geo = geometric_mean(speedups, "speedup_geomean")
             log_metric(f"{label}/speedup_geomean", geo)
     if log_extra is not None:
         log_extra(f"{label}_stage", [s.stage for s in scored])

@@ -8,11 +8,11 @@ from typing import Any, TypeVar
 
 import httpx
 
-from perfgym.judge.judge import Candidate, Progress
+from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.pool import RunRequest
-from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Run, Send, event_of
+from perfgym.sandbox.run_request import RunRequest
+from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Send, Stepper, event_of
 from perfgym.service.client.wire import error_of
 from perfgym.service.models import JobView, JudgeRequest, Metrics, RewardSpec
 
@@ -30,7 +30,7 @@ class AsyncServiceClient(ClientCore[httpx.AsyncBaseTransport]):
 
     async def _drive(self, exchange: Exchange[T]) -> T:
         """Do the exchange's steps, awaiting each, until it returns."""
-        run = Run(exchange)
+        run = Stepper(exchange)
         for step in run:
             if isinstance(step, Pause):
                 await asyncio.sleep(step.seconds)

@@ -18,10 +18,10 @@ from typing import Any, Generic, TypeAlias, TypedDict, TypeVar, Unpack
 
 import httpx
 
-from perfgym.judge.judge import Candidate, Progress
+from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.pool import RunRequest
+from perfgym.sandbox.run_request import RunRequest
 from perfgym.service.client.wire import (
     RETRY_STATUSES,
     ServiceUnavailable,
@@ -71,7 +71,7 @@ class ClientOptions(TypedDict, total=False):
     deadline_s: float | None
 
 
-class Run(Generic[T]):
+class Stepper(Generic[T]):
     """One exchange as a shell does it: iterate for its steps and set `reply` after each `Send`;
     once the iteration ends, `result` is what the exchange returned."""
 
@@ -80,7 +80,7 @@ class Run(Generic[T]):
         self.reply: Reply = None
         self.result: T
 
-    def __iter__(self) -> Run[T]:
+    def __iter__(self) -> Stepper[T]:
         return self
 
     def __next__(self) -> Step:

@@ -8,12 +8,12 @@ from typing import Any, TypeVar
 
 import httpx
 
+from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.judge import Candidate, Progress
 from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.pool import RunRequest
-from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Run, Send, event_of
+from perfgym.sandbox.run_request import RunRequest
+from perfgym.service.client.base import ClientCore, Exchange, Pause, Reply, Send, Stepper, event_of
 from perfgym.service.client.wire import error_of
 from perfgym.service.models import Health, JobView, JudgeRequest, Metrics, RewardSpec
 from perfgym.tasks.task import Task
@@ -32,7 +32,7 @@ class ServiceClient(ClientCore[httpx.BaseTransport]):
 
     def _drive(self, exchange: Exchange[T]) -> T:
         """Do the exchange's steps until it returns."""
-        run = Run(exchange)
+        run = Stepper(exchange)
         for step in run:
             if isinstance(step, Pause):
                 time.sleep(step.seconds)

@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 
 from perfgym.errors import ConfigError, PerfgymError
-from perfgym.judge.judge import Candidate
+from perfgym.judge.candidate import Candidate
 from perfgym.judge.verdict import Stage, Verdict
 from perfgym.sandbox.execution import Execution, Status
 from perfgym.sandbox.limits import Limits

@@ -86,7 +86,7 @@ class Leased:
 
 
 @dataclass
-class Completion:
+class Completed:
     """What `complete` did with a result."""
 
     accepted: bool  # False: stale lease (the item was already answered or re-leased)
@@ -256,22 +256,22 @@ class JobQueue:
 
     def complete(
         self, job_id: str, idx: int, lease: int, status: str, result: dict[str, Any]
-    ) -> Completion:
+    ) -> Completed:
         """Record a worker's result. An infrastructure failure with tries left is re-queued."""
 
-        def finish(c: sqlite3.Connection) -> Completion:
+        def finish(c: sqlite3.Connection) -> Completed:
             row = c.execute(
                 "SELECT state, lease, attempts FROM items WHERE job_id = ? AND idx = ?",
                 (job_id, idx),
             ).fetchone()
             if row is None or row["state"] != "running" or row["lease"] != lease:
-                return Completion(accepted=False)
+                return Completed(accepted=False)
             if status == "infra_error" and row["attempts"] < self.max_attempts:
                 self._requeue_or_fail(c, job_id, idx, str(result.get("reason", "")))
-                return Completion(accepted=True, retried=True)
-            return Completion(True, job_done=self._answer(c, job_id, idx, status, result))
+                return Completed(accepted=True, retried=True)
+            return Completed(True, job_done=self._answer(c, job_id, idx, status, result))
 
-        done: Completion = self._write(finish)
+        done: Completed = self._write(finish)
         return done
 
     def release(self, lease: int, reason: str) -> list[tuple[str, int, bool, bool]]:

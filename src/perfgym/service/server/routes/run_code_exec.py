@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from perfgym.errors import PerfgymError
 from perfgym.run_status import Status
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Execution
@@ -82,7 +83,7 @@ class RunCodeResponse(BaseModel):
     perfgym: dict[str, Any] = Field(default_factory=dict)
 
 
-class Refused(ValueError):
+class Refused(PerfgymError, ValueError):
     """A request perfgym will not run; the response says why (status SandboxError)."""
 
 

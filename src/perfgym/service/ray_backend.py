@@ -9,12 +9,14 @@ warm pools. Each task of a batch is judged wholly on one node (`ray_batch`); a v
 from __future__ import annotations
 
 import json
+import os
 import queue
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from perfgym.child_reaper import ChildReaper, children_of
 from perfgym.errors import ConfigError
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.judge import Candidate, Progress
@@ -115,14 +117,19 @@ class RayCluster:
         self.ray = ray
         self.config = config
         self.started_here = False
+        self._reaper: ChildReaper | None = None
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                       "configure_logging": False, "namespace": NAMESPACE}  # fmt: skip
             if address is None:
                 kwargs["num_cpus"] = len(_local_cores())
             kwargs.update(init or {})
+            before = children_of(os.getpid())
             ray.init(address=address, **kwargs)
             self.started_here = True
+            started = children_of(os.getpid()) - before  # a local cluster's GCS, raylet, ...
+            if started:  # they end with this process however it ends (SIGKILL included)
+                self._reaper = ChildReaper(started)
         self._cls = ray.remote(NodeJudge)
         self._actors: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -156,6 +163,8 @@ class RayCluster:
     def close(self) -> None:
         if self.started_here and self.ray.is_initialized():
             self.ray.shutdown()
+        if self._reaper is not None:
+            self._reaper.stop()
 
 
 class RayJudge:

@@ -4,7 +4,8 @@ each node on its own cores, for tests, benchmarks and trying node loss before a 
 Every node's processes are started with the CPU affinity of that node's share of the cores, so
 its workers (and the `NodeJudge` measuring on them) see only their own cores: two nodes never
 measure on one core, as two machines would not. Node death is noticed within seconds (the
-health checks are made faster than Ray's defaults, which suit real networks).
+health checks are made faster than Ray's defaults, which suit real networks). Every node's
+processes end with the process that started the cluster (`child_reaper`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
+from perfgym.child_reaper import ChildReaper, children_of
 from perfgym.errors import ConfigError
 from perfgym.sandbox.pool import usable_cores
 
@@ -58,8 +60,11 @@ class LocalCluster:
         self._slots = nodes
         head = {"num_cpus": self.per_node, "object_store_memory": self._store,
                 "include_dashboard": False, "_system_config": FAST_HEALTH}  # fmt: skip
+        self._reapers: list[ChildReaper] = []
+        before = children_of(os.getpid())
         with _on_cores(self.cores_of(0)):
             self.cluster = Cluster(initialize_head=True, head_node_args=head)
+        self._reap(before)
         self.head = self.cluster.head_node
         self.workers: list[Any] = []
         try:
@@ -79,8 +84,10 @@ class LocalCluster:
         return self._cores[slot * self.per_node : (slot + 1) * self.per_node]
 
     def add_node(self, slot: int = 1) -> Any:
+        before = children_of(os.getpid())
         with _on_cores(self.cores_of(slot)):
             node = self.cluster.add_node(num_cpus=self.per_node, object_store_memory=self._store)
+        self._reap(before)
         self.workers.append(node)
         return node
 
@@ -88,8 +95,16 @@ class LocalCluster:
         self.cluster.remove_node(node, allow_graceful=False)
         self.workers.remove(node)
 
+    def _reap(self, before: set[int]) -> None:
+        """The processes just started end with this process, however it ends."""
+        started = children_of(os.getpid()) - before
+        if started:
+            self._reapers.append(ChildReaper(started))
+
     def shutdown(self) -> None:
         self.cluster.shutdown()
+        for r in self._reapers:
+            r.stop()
 
     def __enter__(self) -> LocalCluster:
         return self

@@ -115,3 +115,15 @@ def test_a_task_whose_node_fails_on_every_try_is_an_infra_failure_never_zero(ray
     assert all(s.infra_error for s in scores[:2])
     assert scores[2].value is not None and not scores[2].infra_error and scores[2].stage == "OK"
     assert all("failed on all 1 tries" in v.reason for v in br.last_verdicts[:2])
+
+
+def test_the_verl_adapter_judges_on_the_cluster_it_is_given(ray_cluster):
+    """reward_kwargs.address reaches the Ray backend: the verl scorer's judge is the session's
+    two-node cluster, joined (an unknown kwarg is still refused)."""
+    from perfgym.train.verl_score import ScorerConfig, _backend
+
+    config = ScorerConfig.from_kwargs({"backend": "ray", "address": ray_cluster.address}, "s")
+    judge = _backend(config)
+    assert isinstance(judge, RayJudge) and judge.cluster.started_here is False
+    assert len(judge.cluster.nodes()) == 2
+    judge.close()

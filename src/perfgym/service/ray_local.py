@@ -62,9 +62,11 @@ class LocalCluster:
                 "include_dashboard": False, "_system_config": FAST_HEALTH}  # fmt: skip
         self._reapers: list[ChildReaper] = []
         before = children_of(os.getpid())
-        with _on_cores(self.cores_of(0)):
-            self.cluster = Cluster(initialize_head=True, head_node_args=head)
-        self._reap(before)
+        try:
+            with _on_cores(self.cores_of(0)):
+                self.cluster = Cluster(initialize_head=True, head_node_args=head)
+        finally:  # a head that failed to start (a loaded machine) leaves nothing either
+            self._reap(before)
         self.head = self.cluster.head_node
         self.workers: list[Any] = []
         try:
@@ -85,9 +87,12 @@ class LocalCluster:
 
     def add_node(self, slot: int = 1) -> Any:
         before = children_of(os.getpid())
-        with _on_cores(self.cores_of(slot)):
-            node = self.cluster.add_node(num_cpus=self.per_node, object_store_memory=self._store)
-        self._reap(before)
+        try:  # from the main thread only (Ray sets a signal handler for each node it starts)
+            with _on_cores(self.cores_of(slot)):
+                node = self.cluster.add_node(num_cpus=self.per_node,
+                                             object_store_memory=self._store)  # fmt: skip
+        finally:
+            self._reap(before)
         self.workers.append(node)
         return node
 

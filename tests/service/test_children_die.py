@@ -63,7 +63,9 @@ def _alive(pid: int) -> bool:
 def _kill_parent_and_wait(code: str, sig: signal.Signals, at_least: int) -> tuple[list[int], str]:
     """Start `code` as the parent, kill it with `sig` once it printed its line, and give what
     it started 60 s to end; returns what is still running and the parent's line."""
-    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "RAY_ADDRESS"}  # its own cluster
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              env=env)  # fmt: skip
     try:
         assert parent.stdout is not None
         line = parent.stdout.readline().strip()

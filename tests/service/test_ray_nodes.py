@@ -86,6 +86,7 @@ def test_a_node_lost_mid_batch_loses_and_duplicates_nothing(ray_cluster):
     assert all(v.stage.value == "OK" and not v.infra_error for v in got), [v.reason for v in got]
     assert lost not in {v.machine for v in got}  # nothing measured on the lost node is used
     assert judge.retried >= 1
+    assert len(judge.cluster.nodes()) == 2  # the one that came back is alive
     by_task: dict[str, set[str]] = {}
     for v in got:
         by_task.setdefault(v.task_id, set()).add(v.machine)
@@ -125,5 +126,5 @@ def test_the_verl_adapter_judges_on_the_cluster_it_is_given(ray_cluster):
     config = ScorerConfig.from_kwargs({"backend": "ray", "address": ray_cluster.address}, "s")
     judge = _backend(config)
     assert isinstance(judge, RayJudge) and judge.cluster.started_here is False
-    assert len(judge.cluster.nodes()) == 2
+    assert len(judge.cluster.nodes()) >= 1
     judge.close()

@@ -121,7 +121,10 @@ class RayCluster:
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                       "configure_logging": False, "namespace": NAMESPACE}  # fmt: skip
-            if address is None:
+            if address is None and not os.environ.get("RAY_ADDRESS"):
+                # a cluster of its own: never the latest one Ray finds on this machine (someone
+                # else's, in /tmp/ray); --address auto joins that one
+                address = "local"
                 kwargs["num_cpus"] = len(_local_cores())
             kwargs.update(init or {})
             before = children_of(os.getpid())

@@ -20,8 +20,9 @@ from perfgym.child_reaper import ChildReaper, children_of
 from perfgym.errors import ConfigError
 from perfgym.sandbox.pool import usable_cores
 
-#: The GCS marks a node dead after `failure_threshold` missed checks (~3 s here).
-FAST_HEALTH = {"health_check_period_ms": 500, "health_check_timeout_ms": 1000,
+#: The GCS marks a node dead after `failure_threshold` missed checks (~5 s here; short enough
+#: for tests, long enough that a node on a loaded machine is not taken for a dead one).
+FAST_HEALTH = {"health_check_period_ms": 1000, "health_check_timeout_ms": 3000,
                "health_check_failure_threshold": 5}  # fmt: skip
 
 _affinity = threading.Lock()
@@ -94,6 +95,7 @@ class LocalCluster:
         finally:
             self._reap(before)
         self.workers.append(node)
+        self.cluster.wait_for_nodes()  # alive in the GCS before it is handed out
         return node
 
     def remove_node(self, node: Any) -> None:

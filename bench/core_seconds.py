@@ -2,9 +2,10 @@
 
 For each language, `--tasks` of its perfgym-core tasks, each judged on `--per-task` distinct
 completions cycling through the task's own solutions (a late-training mix: mostly correct),
-through the local judge on all cores, repeats as training (1). Prints per language: the wall
-x cores / completions (what a node pays, builds and set-up included) and the runs' own
-core-seconds / completions (the floor's share), and writes them as JSON with `--json`.
+through the local judge on all cores, measured as training measures (repeats 1, the CPU clock).
+Prints per language: the wall x cores / completions (what a node pays, builds and set-up
+included; on a loaded machine an upper bound) and the runs' own CPU seconds / completions (tests
+and timed runs; little moved by load), and writes them as JSON with `--json`.
 """
 
 from __future__ import annotations
@@ -19,11 +20,11 @@ from perfgym.tasks import load_suite
 
 
 def run_seconds(verdicts: list[Verdict]) -> float:
-    """The sandboxed runs' own seconds: tests and every timed sample (baseline and reference
+    """The sandboxed runs' own CPU seconds: tests and every timed sample (baseline and reference
     once per task)."""
     total, seen = 0.0, set()
     for v in verdicts:
-        total += sum(t.wall_s or 0.0 for t in v.tests)
+        total += sum(t.cpu_s if t.cpu_s is not None else (t.wall_s or 0.0) for t in v.tests)
         roles = [v.candidate] + ([] if v.task_id in seen else [v.baseline, v.reference])
         seen.add(v.task_id)
         total += sum(sum(t.samples_s) for t in roles if t is not None)
@@ -41,7 +42,7 @@ def main() -> None:
     suite = load_suite("perfgym-core")
     langs = args.languages or sorted({t.language.value for t in suite.tasks})
     out: dict[str, dict[str, float]] = {}
-    with Judge(JudgeConfig(repeats=1)) as judge:
+    with Judge(JudgeConfig(repeats=1, clock="cpu")) as judge:
         for lang in langs:
             tasks = [t for t in suite.tasks if t.language.value == lang][: args.tasks]
             cands = []
@@ -60,7 +61,7 @@ def main() -> None:
                          "core_s_per_completion": wall * cores / n,
                          "run_core_s_per_completion": run_seconds(verdicts) / n}  # fmt: skip
             print(f"{lang:10s} {n} completions ({ok} OK): {wall:.1f} s wall, "
-                  f"{wall * cores / n:.2f} core-s per completion (runs alone "
+                  f"{wall * cores / n:.2f} core-s per completion (runs' CPU "
                   f"{run_seconds(verdicts) / n:.2f})", flush=True)  # fmt: skip
     if args.json:
         with open(args.json, "w") as f:

@@ -26,6 +26,7 @@
     ├── UnknownTask (+LookupError), Unsupported (+ValueError)   service.server.intake
     ├── Refused (+ValueError)         service.server.routes.run_code_exec
     ├── QueueFull, JobConflict        service.workers.job_queue
+    ├── NodeLost                      service.ray_batch: a Ray node died holding a task
     ├── LineError (+ValueError)       cli.candidates_formats: a candidates line cannot be used
     └── private signals: _Stopped (cli.eval_model), _Refused (llm.scripted)
 

@@ -1,5 +1,5 @@
-"""The Ray backend on a real local Ray cluster (loopback): verdicts identical to the local judge,
-the sandbox conformance suite, and a killed node actor retried as an infrastructure failure."""
+"""The Ray backend on the session's real two-node Ray cluster (loopback): verdicts identical to the
+local judge, the sandbox conformance suite, and a killed node actor retried."""
 
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ CONFIG = JudgeConfig(repeats=1, test_time_factor=None)  # a sleeping candidate i
 
 
 @pytest.fixture(scope="module")
-def ray_judge():
-    judge = RayJudge(CONFIG, init={"num_cpus": 2, "object_store_memory": 200 << 20})
+def ray_judge(ray_cluster):
+    judge = RayJudge(CONFIG)
+    assert judge.cluster.started_here is False  # the session's cluster, joined
     yield judge
     judge.close()
 
@@ -59,7 +60,7 @@ def test_ray_verdicts_are_identical_to_the_local_judge(ray_judge):
         here = check_judge(local)
     assert [essence(v) for v in check_judge(ray_judge)] == [essence(v) for v in here]
     info = describe(ray_judge)
-    assert len(info["nodes"]) == 1 and info["nodes"][0]["cores"]
+    assert len(info["nodes"]) == 2 and all(n["cores"] for n in info["nodes"])
 
 
 def test_ray_sandbox_passes_the_conformance_suite(ray_judge):
@@ -82,7 +83,7 @@ def test_killed_node_actor_is_retried(ray_judge):
     killer.join()
     assert v.stage.value == "OK" and not v.infra_error, v.reason
     assert ray_judge.retried >= 1
-    assert describe(ray_judge)["nodes"][0]["pid"] != pid
+    assert pid not in [n["pid"] for n in describe(ray_judge)["nodes"]]
 
 
 def test_batch_reward_through_ray_scores_as_the_local_backend(ray_judge, caplog):

@@ -1,31 +1,32 @@
 """Judging on a Ray cluster: one `NodeJudge` actor per node, each with its own local judge.
 
-A node's actor reserves all of the node's CPUs and judges one batch at a time, so the judge's
-own rule (one measured run per core, never two on a core) holds per node. Chunks of candidates
-go to the least-busy node; a chunk whose actor dies is retried (an infrastructure failure), and
-one that lands on another machine the second time keeps its correctness but not its timings.
+A node's actor reserves all of the node's CPUs and judges one chunk at a time, so the judge's
+own rule (one measured run per core, never two on a core) holds per node, with the node's own
+warm pools. Each task of a batch is judged wholly on one node (`ray_batch`); a verdict's
+`machine` names the node that measured it (`<fingerprint>#ray:<node id>`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import queue
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
-from perfgym.errors import ConfigError, PerfgymError
+from perfgym.child_reaper import ChildReaper, children_of
+from perfgym.errors import ConfigError
 from perfgym.judge.candidate import Candidate, Progress
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.verdict import Stage, TimingStatus, Verdict
+from perfgym.judge.verdict import Verdict
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Execution, Status
 from perfgym.sandbox.pool import RunRequest
 from perfgym.sandbox.pool import usable_cores as _local_cores
-from perfgym.service.labels import Origin, qualified, restore, unique_candidates
-from perfgym.store.keys import task_digest
+from perfgym.service.labels import qualified, unique_candidates
+from perfgym.service.ray_batch import Scheduler, task_jobs
 
 NAMESPACE = "perfgym"
 
@@ -46,9 +47,13 @@ class NodeJudge:
     """
 
     def __init__(self) -> None:
+        import ray
+
         from perfgym.machine import fingerprint
 
-        self.machine = fingerprint()
+        self.node_id = ray.get_runtime_context().get_node_id()
+        # the node, not only the host: two nodes on one host are two measuring machines
+        self.machine = f"{fingerprint()}#ray:{self.node_id[:12]}"
         self._judges: dict[str, Any] = {}
         self._judging = threading.Lock()
         self._making = threading.Lock()
@@ -74,7 +79,7 @@ class NodeJudge:
         task = qualified(Task.model_validate_json(task_json), digest)
         with self._judging:  # one batch at a time: one measured run per core on this node
             verdicts = self._judge(config_json).judge_many(unique_candidates(task, texts))
-        return [v.model_dump_json() for v in verdicts]
+        return [v.model_copy(update={"machine": self.machine}).model_dump_json() for v in verdicts]
 
     def run(self, request_json: str, pin: bool) -> str:
         # Runs go through threads that live as long as the actor: bubblewrap's launcher dies
@@ -97,20 +102,10 @@ class NodeJudge:
 
         return {
             "machine": self.machine,
+            "node_id": self.node_id,
             "pid": os.getpid(),
             "cores": sorted(os.sched_getaffinity(0)),
         }
-
-
-@dataclass
-class _Chunk:
-    digest: str
-    task_json: str
-    indices: list[int]
-    attempts: int = 0
-    first_machine: str | None = None
-    node: str | None = None
-    errors: list[str] = field(default_factory=list)
 
 
 class RayCluster:
@@ -122,14 +117,22 @@ class RayCluster:
         self.ray = ray
         self.config = config
         self.started_here = False
+        self._reaper: ChildReaper | None = None
         if not ray.is_initialized():
             kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                       "configure_logging": False, "namespace": NAMESPACE}  # fmt: skip
-            if address is None:
+            if address is None and not os.environ.get("RAY_ADDRESS"):
+                # a cluster of its own: never the latest one Ray finds on this machine (someone
+                # else's, in /tmp/ray); --address auto joins that one
+                address = "local"
                 kwargs["num_cpus"] = len(_local_cores())
             kwargs.update(init or {})
+            before = children_of(os.getpid())
             ray.init(address=address, **kwargs)
             self.started_here = True
+            started = children_of(os.getpid()) - before  # a local cluster's GCS, raylet, ...
+            if started:  # they end with this process however it ends (SIGKILL included)
+                self._reaper = ChildReaper(started)
         self._cls = ray.remote(NodeJudge)
         self._actors: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -163,6 +166,8 @@ class RayCluster:
     def close(self) -> None:
         if self.started_here and self.ray.is_initialized():
             self.ray.shutdown()
+        if self._reaper is not None:
+            self._reaper.stop()
 
 
 class RayJudge:
@@ -188,72 +193,11 @@ class RayJudge:
     def judge_many(
         self, candidates: Sequence[Candidate], progress: Progress | None = None
     ) -> list[Verdict]:
-        ray = self.cluster.ray
-        chunks = self._chunks(candidates)
-        out: list[Verdict | None] = [None] * len(candidates)
-        running: dict[Any, tuple[_Chunk, str]] = {}
-        pending = list(chunks)
-        load: dict[str, int] = {}
-        done = 0
-        while pending or running:
-            nodes = self.cluster.nodes()
-            if not nodes:
-                raise PerfgymError("the Ray cluster has no alive node with CPUs")
-            while pending:
-                chunk = pending.pop(0)
-                node = min(nodes, key=lambda n: load.get(n["NodeID"], 0))
-                actor = self.cluster.actor(node)
-                texts = [(candidates[i].completion, candidates[i].source) for i in chunk.indices]
-                ref = actor.judge_chunk.remote(self._config_json, chunk.task_json, chunk.digest,
-                                               texts)  # fmt: skip
-                chunk.attempts += 1
-                chunk.node = node["NodeID"]
-                load[chunk.node] = load.get(chunk.node, 0) + 1
-                running[ref] = (chunk, node["NodeID"])
-            ready, _ = ray.wait(list(running), num_returns=1, timeout=1.0)
-            for ref in ready:
-                chunk, node_id = running.pop(ref)
-                load[node_id] -= 1
-                try:
-                    texts_out = ray.get(ref)
-                except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError,
-                        ray.exceptions.ObjectLostError) as exc:  # fmt: skip
-                    self.cluster.forget(node_id)
-                    chunk.errors.append(f"{type(exc).__name__}: {str(exc)[:200]}")
-                    if chunk.attempts < self.max_attempts:
-                        self.retried += 1
-                        pending.append(chunk)
-                    else:
-                        for i in chunk.indices:
-                            out[i] = _failed(candidates[i], chunk)
-                        done += len(chunk.indices)
-                    continue
-                for i, text in zip(chunk.indices, texts_out, strict=True):
-                    c = candidates[i]
-                    v = restore(Verdict.model_validate_json(text),
-                                Origin(c.task.id, c.model, c.sample, c.suite))  # fmt: skip
-                    if chunk.first_machine is None:
-                        chunk.first_machine = v.machine
-                    if chunk.attempts > 1 and v.machine != chunk.first_machine:
-                        v = _degrade_timings(v, chunk.first_machine)
-                    out[i] = v
-                done += len(chunk.indices)
-                if progress is not None:
-                    progress(done, len(candidates))
-        return [v for v in out if v is not None]
-
-    def _chunks(self, candidates: Sequence[Candidate]) -> list[_Chunk]:
-        by_task: dict[int, tuple[str, str, list[int]]] = {}
-        for i, c in enumerate(candidates):
-            entry = by_task.get(id(c.task))
-            if entry is None:
-                entry = by_task[id(c.task)] = (task_digest(c.task), c.task.model_dump_json(), [])
-            entry[2].append(i)
-        chunks = []
-        for digest, text, idx in by_task.values():
-            for start in range(0, len(idx), self.chunk_size):
-                chunks.append(_Chunk(digest, text, idx[start : start + self.chunk_size]))
-        return chunks
+        batch = Scheduler(self.cluster, self._config_json, self.max_attempts)
+        try:
+            return batch.run(candidates, task_jobs(candidates, self.chunk_size), progress)
+        finally:
+            self.retried += batch.retried
 
     def close(self) -> None:
         self.cluster.close()
@@ -263,26 +207,6 @@ class RayJudge:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _failed(c: Candidate, chunk: _Chunk) -> Verdict:
-    return Verdict(task_id=c.task.id, model=c.model, sample=c.sample, stage=Stage.NR,
-                   detail="SANDBOX_ERROR", infra_error=True, language=c.task.language.value,
-                   reason=f"the Ray node failed on all {chunk.attempts} tries: "
-                   + "; ".join(chunk.errors[-2:]))  # fmt: skip
-
-
-def _degrade_timings(v: Verdict, first: str | None) -> Verdict:
-    """The timing issue's fallback rule: a retry on another machine keeps correctness, drops
-    durations (they would not be comparable with the rest of the batch)."""
-    why = f"retried on {v.machine} after {first} failed: durations not comparable"
-    update = {}
-    for name in ("candidate", "baseline", "reference"):
-        t = getattr(v, name)
-        if t is not None:
-            update[name] = t.model_copy(update={"status": TimingStatus.DEGRADED,
-                                                "status_reason": why})  # fmt: skip
-    return v.model_copy(update=update)
 
 
 class RaySandbox(Sandbox):

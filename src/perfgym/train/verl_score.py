@@ -40,6 +40,9 @@ class ScorerConfig:
     backend: str = "local"
     url: str | None = None
     token: str | None = None
+    #: backend 'ray': the cluster's address (None: the cluster this process is connected to,
+    #: as inside verl's own Ray workers, or a local one)
+    address: str | None = None
     repeats: int = 1
     retry_for_s: float = 30.0
     window_s: float = 0.05
@@ -52,8 +55,9 @@ class ScorerConfig:
 
     @staticmethod
     def from_kwargs(kwargs: Mapping[str, Any], default_suite: str | None) -> ScorerConfig:
-        known = {"suite", "reward", "backend", "url", "token", "repeats", "retry_for_s", "window_s",
-                 "max_batch", "infra_score", "records", "reward_params", "hidden_seed"}  # fmt: skip
+        known = {"suite", "reward", "backend", "url", "token", "address", "repeats", "retry_for_s",
+                 "window_s", "max_batch", "infra_score", "records", "reward_params",
+                 "hidden_seed"}  # fmt: skip
         unknown = sorted(set(kwargs) - known)
         if unknown:
             raise ConfigError(f"perfgym verl reward: unknown reward_kwargs {', '.join(unknown)}; "
@@ -106,7 +110,7 @@ def _backend(config: ScorerConfig) -> JudgeBackend:
         return ServiceClient(config.url, token=config.token, retry_for_s=config.retry_for_s)
     return make_backend(config.backend, training_judge_config(repeats=config.repeats,
                                                               hidden_seed=config.hidden_seed),
-                        url=config.url, token=config.token)  # fmt: skip
+                        url=config.url, token=config.token, address=config.address)  # fmt: skip
 
 
 class VerlScorer:

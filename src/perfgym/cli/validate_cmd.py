@@ -26,7 +26,7 @@ def validation_table(rows: list[TaskValidation], title: str) -> Table:
 
     t = Table(title=title)
     for col in ("task", "lang", "family", "split", "solutions", "baseline s", "reference s",
-                "speedup", "p", "result"):  # fmt: skip
+                "speedup", "p", "published", "result"):  # fmt: skip
         t.add_column(col)
     for r in rows:
         base = r.solutions[0].estimate_s if r.solutions else None
@@ -39,8 +39,16 @@ def validation_table(rows: list[TaskValidation], title: str) -> Table:
         t.add_row(r.task_id, r.language + _cores(r), r.family, r.split, sols,
                   f"{base:.4f}" if base else "-", f"{ref:.4f}" if ref else "-",
                   f"{r.speedup:.2f}x" if r.speedup else "-", f"{p:.3g}" if p is not None else "-",
-                  result)  # fmt: skip
+                  _published(r), result)  # fmt: skip
     return t
+
+
+def _published(row: TaskValidation) -> str:
+    """'4.10x agree': the published Tb/Tr and this run against it ('-' when none)."""
+    if row.published_speedup is None:
+        return "-"
+    call = f" {row.direction.value}" if row.direction is not None else ""
+    return f"{row.published_speedup:.2f}x{call}"
 
 
 def _cores(row: TaskValidation) -> str:
@@ -48,7 +56,7 @@ def _cores(row: TaskValidation) -> str:
     if row.cores_wanted <= 1:
         return ""
     if row.cores is not None and row.cores < row.cores_wanted:
-        return f" ({row.cores} of {row.cores_wanted} cores)"
+        return f" ({row.cores} of {row.cores_wanted} cores: fewer than it wants)"
     return f" ({row.cores_wanted} cores)"
 
 
@@ -119,14 +127,19 @@ def validate(
 
 def _print(suite: Suite, rows: list[TaskValidation], as_json: bool) -> int:
     """Print what was finished; the exit code (1 when a task failed)."""
+    from perfgym.judge.agreement import agreement, agreement_line
+
     name = suite.name
     bad = [r for r in rows if not r.ok and not r.skipped]
+    agreed = agreement(rows) if any(r.direction is not None for r in rows) else None
     if as_json:
         print_json({"suite": name, "tasks": [r.model_dump(mode="json") | {"ok": r.ok} for r in rows],
-                    "failed": [r.task_id for r in bad],
+                    "failed": [r.task_id for r in bad], "agreement": agreed,
                     "not_loaded": suite.metadata.get("skipped", [])})  # fmt: skip
     else:
         console.print(validation_table(rows, f"perfgym validate {name}"))
         skipped = sum(1 for r in rows if r.skipped)
         console.print(f"{len(rows) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped")
+        if agreed is not None:
+            console.print(agreement_line(agreed), soft_wrap=True)
     return 1 if bad else 0

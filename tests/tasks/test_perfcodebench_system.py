@@ -74,3 +74,10 @@ def test_a_task_needing_xxhash_builds_against_the_package(monkeypatch: pytest.Mo
     with Judge(JudgeConfig(repeats=1, cores=[0])) as judge:
         row = validate_task(judge, task)
     assert [c.stage for c in row.solutions] == [Stage.OK, Stage.OK], row
+
+
+def test_setup_pcb_installs_exactly_the_packaged_libraries() -> None:
+    """scripts/setup pcb and the loader name the same packages (neither drifts alone)."""
+    text = (Path(__file__).parents[2] / "scripts" / "setup").read_text()
+    block = text.split("for pkg in", 1)[1].split("; do", 1)[0]
+    assert sorted(block.replace("\\", " ").split()) == sorted(system.PACKAGES)

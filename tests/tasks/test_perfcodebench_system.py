@@ -81,3 +81,15 @@ def test_setup_pcb_installs_exactly_the_packaged_libraries() -> None:
     text = (Path(__file__).parents[2] / "scripts" / "setup").read_text()
     block = text.split("for pkg in", 1)[1].split("; do", 1)[0]
     assert sorted(block.replace("\\", " ").split()) == sorted(system.PACKAGES)
+
+
+def test_a_malformed_switch_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from perfgym.cli import app
+
+    monkeypatch.setenv(system.SYSTEM_ENV, "maybe")
+    result = CliRunner().invoke(app, ["validate", str(TREE), "--task", "cpp_xxh_count"])
+    assert result.exit_code == 2, result.output
+    assert "PERFGYM_PCB_SYSTEM_LIBS='maybe': use 1 (the default) or 0" in result.output
+    assert len(result.output.strip().splitlines()) == 1

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
+from perfgym.errors import ConfigError
 from perfgym.tasks.task import BuildSpec
 
 _LIB_DIRS = (
@@ -120,8 +121,16 @@ def _without_includes(flags: list[str], mine: Callable[[str], bool]) -> list[str
 
 
 def enabled() -> bool:
-    """False when `PERFGYM_PCB_SYSTEM_LIBS=0`: only the external folder provides libraries."""
-    return os.environ.get(SYSTEM_ENV, "1").strip() not in ("0", "false", "no", "off")
+    """False when `PERFGYM_PCB_SYSTEM_LIBS=0`: only the external folder provides libraries.
+
+    Any value but 1/0, true/false, yes/no, on/off (or empty) is a ConfigError naming it.
+    """
+    value = os.environ.get(SYSTEM_ENV, "").strip().lower()
+    if value in ("", "1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{SYSTEM_ENV}={os.environ[SYSTEM_ENV]!r}: use 1 (the default) or 0")
 
 
 def referenced(build: BuildSpec) -> list[str]:

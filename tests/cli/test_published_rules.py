@@ -11,6 +11,7 @@ Four tasks, one model, each showing one difference (docs/perfcodebench.md, "--ru
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -98,3 +99,55 @@ def test_bad_rules_are_one_line(tree: Path, args: list[str], message: str) -> No
     result = CliRunner().invoke(app, ["eval", str(tree), *published, *args])
     assert result.exit_code == 2
     assert message in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def runner_reading(tasks: Path, skip: frozenset[str]) -> dict[str, dict[str, float]]:
+    """The published scripts' reading, from the raw files with nothing but `json`
+    (comparable_and_promising in scripts/run_model_suite.py; Eq. 3 as written)."""
+    files: dict[str, dict[str, dict[str, Any]]] = {}
+    for d in sorted(p for p in tasks.iterdir() if p.is_dir() and p.name not in skip):
+        found = {p.parent.name: json.loads(p.read_text())
+                 for p in d.glob("candidate/*/eval_result.json")}  # fmt: skip
+        if found:
+            files[d.name] = found
+    models = sorted({m for f in files.values() for m in f})
+    out = {}
+    for model in models:
+        crr = fbr = rbr = gre = 0.0
+        for f in files.values():
+            r = f.get(model) or {}
+            c, b, ref = (r.get(k) or {} for k in ("candidate", "baseline", "reference"))
+            if c.get("status") != "ok" or not c.get("all_ok", False):
+                continue
+            crr += 1
+            if not all(s.get("status") == "ok" and s.get("all_ok", False) for s in (b, ref)):
+                continue
+            tb, tr, tc = b["median_elapsed_ns"], ref["median_elapsed_ns"], c["median_elapsed_ns"]
+            fbr, rbr = fbr + (tc < tb), rbr + (tc <= tr)
+            gre += max(0.0, min(1.0, (tb - tc) / (tb - tr))) if tb > tr else 0.0
+        n = len(files)
+        out[model] = {"crr": crr / n, "fbr": fbr / n, "rbr": rbr / n, "cgre": gre / n}
+    return out
+
+
+def test_the_runners_reading_is_recomputed_from_the_raw_files(tree: Path) -> None:
+    assert runner_reading(tree, frozenset())[MODEL] == {
+        k: v for k, v in _table(tree, "--rules", "published").items() if k != "rules"
+    }
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("PERFGYM_PERFCODEBENCH"),
+                    reason="PERFGYM_PERFCODEBENCH (a PerfCodeBench checkout's executable_tasks/) "
+                    "is not set; the published repository is not on this machine")  # fmt: skip
+def test_real_published_rules_equal_the_runners_reading() -> None:
+    """All 23 models of the published repository, every column, to 1e-12."""
+    real = Path(os.environ["PERFGYM_PERFCODEBENCH"])
+    result = CliRunner().invoke(app, ["eval", str(real), "--published", "--rules", "published",
+                                      "--json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    expected = runner_reading(real, frozenset(e["task"] for e in got["skipped"]))
+    for row in got["models"]:
+        for column, value in expected[row["model"]].items():
+            assert row["metrics"][column]["value"] == pytest.approx(value, abs=1e-12), row["model"]

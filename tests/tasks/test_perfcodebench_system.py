@@ -4,6 +4,7 @@ turned off. The real build runs only where the package is installed (scripts/set
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -93,3 +94,26 @@ def test_a_malformed_switch_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) 
     assert result.exit_code == 2, result.output
     assert "PERFGYM_PCB_SYSTEM_LIBS='maybe': use 1 (the default) or 0" in result.output
     assert len(result.output.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("PERFGYM_PERFCODEBENCH"),
+                    reason="PERFGYM_PERFCODEBENCH (a PerfCodeBench checkout's executable_tasks/) "
+                    "is not set; the published repository is not on this machine")  # fmt: skip
+def test_real_repository_only_unpackaged_libraries_stay_unsupported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With every packaged library installed and no external folder, the only C++ tasks that
+    do not load are those needing simdutf, yyjson or is_utf8, and each says to use --external."""
+    missing = [f for f in system.SYSTEM_LIBRARIES if system.installed(f) is None]
+    if missing:
+        pytest.skip(f"not installed here: {', '.join(missing)} (scripts/setup pcb)")
+    monkeypatch.delenv(EXTERNAL_ENV, raising=False)
+    monkeypatch.delenv(system.SYSTEM_ENV, raising=False)
+    suite = load_suite(os.environ["PERFGYM_PERFCODEBENCH"])
+    for entry in suite.metadata["skipped"]:
+        assert entry["kind"] == "unsupported", entry
+        assert any(f"external/{lib}" in entry["reason"] for lib in system.USER_SUPPLIED), entry
+        assert "--external" in entry["reason"], entry
+    used = {lib for t in suite.tasks for lib in t.metadata.get("system_libraries", {})}
+    assert used == set(system.SYSTEM_LIBRARIES)

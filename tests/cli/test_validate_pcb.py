@@ -31,14 +31,16 @@ def test_time_limit_shows_timeout_and_rows_are_written(tmp_path):
     assert "timing unavailable" not in p.stdout
     (row,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["task_id"] == "py_range_sums" and row["ok"] is False
+    # The published runs ordered them; a timed-out baseline decides nothing.
+    assert row["published_speedup"] > 1 and row["direction"] == "undecided"
 
 
 def test_a_slower_reference_is_called_slower(visible_dir):
     """Baseline and reference swapped: the reference is significantly *slower*, and the message
-    gives the table's speedup Tb/Tr (< 1), not the comparison's ratio Tr/Tb."""
+    gives the table's speedup Tb/Tr (< 1), not the comparison's ratio Tr/Tb; the published
+    results (kept) ordered them the other way, so the run disagrees with them and says so."""
     task = visible_dir / "executable_tasks" / "py_range_sums"
     shutil.copytree(TREE / "py_range_sums", task)
-    shutil.rmtree(task / "candidate")
     fast, slow = (
         (task / "reference" / "solution.py").read_text(),
         (task / "baseline" / "solution.py").read_text(),
@@ -51,6 +53,8 @@ def test_a_slower_reference_is_called_slower(visible_dir):
     (problem,) = row["problems"]
     assert problem.startswith("reference significantly slower (speedup 0.")
     assert row["speedup"] < 1
+    assert row["published_speedup"] > 1 and row["direction"] == "disagree"
+    assert json.loads(p.stdout)["agreement"]["all"] == {"agree": 0, "disagree": 1, "undecided": 0}
 
 
 def test_candidates_from_agrees_with_the_published_status(tmp_path):

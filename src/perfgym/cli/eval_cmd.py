@@ -171,6 +171,13 @@ def eval_(
         help="PerfCodeBench: score its published eval_result.json files "
         "(no execution) and print the RLPF table per model.",
     ),  # fmt: skip
+    rules: str | None = typer.Option(
+        None,
+        "--rules",
+        metavar="perfgym|published",
+        help="--published: perfgym's documented rules (default) or PerfCodeBench's own "
+        "(its scripts' reading; docs/perfcodebench.md).",
+    ),  # fmt: skip
     model: list[str] = typer.Option(
         [], "--model", help="Generate from this model and judge (or, with --published, only these)."
     ),
@@ -232,7 +239,7 @@ def eval_(
              "--samples": samples is not None, "--model-config": model_config is not None,
              "--base-url": base_url is not None, "--api-key-env": api_key_env is not None,
              "--time-largest": time_largest is not None, "--perf-inputs": perf_inputs is not None,
-             "--hidden": hidden}  # fmt: skip
+             "--hidden": hidden, "--rules": rules is not None}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
         ("--replay", "--no-store", "a replay reads its verdicts from the store"),
@@ -253,11 +260,12 @@ def eval_(
                            ("--address", "--backend ray"), ("--allow-missing", "--candidates"),
                            ("--skip-bad-lines", "--candidates"), ("--format", "--candidates"),
                            ("--samples", "--model"), ("--model-config", "--model"),
-                           ("--base-url", "--model"), ("--api-key-env", "--model")])  # fmt: skip
+                           ("--base-url", "--model"), ("--api-key-env", "--model"),
+                           ("--rules", "--published")])  # fmt: skip
     if published:
-        from perfgym.cli.published_cmd import run_published
+        from perfgym.cli.published_cmd import rules_of, run_published
 
-        run_published(suite, model, task, as_json)
+        run_published(suite, model, task, as_json, rules_of(rules))
         return
     inputs = perf_inputs_or_fail(time_largest, perf_inputs)  # before the suite loads
     s, tasks = load_or_fail(suite, task, external)

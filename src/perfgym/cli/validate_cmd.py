@@ -23,17 +23,18 @@ if TYPE_CHECKING:  # the judge loads when the command runs: --help stays fast
 
 def validation_table(rows: list[TaskValidation], title: str) -> Table:
     """The compact console table (fits 100 columns): per task its solutions' stages, the
-    baseline and reference times, the speedup, its p-value and ok / failed / skipped; why a task
+    baseline and reference times, the speedup, the published speedup and ok / failed / skipped; why a task
     failed or was skipped is in `problem_lines`, printed under it; family, split and the rest are
     in `--json` and `--out`."""
     from perfgym.cli.tables import compact_table
 
     t = compact_table(title)
-    t.add_column("task", overflow="fold", max_width=24)
-    t.add_column("lang")
+    t.add_column("task", overflow="fold", max_width=20)
+    t.add_column("lang", overflow="fold", max_width=12)
     t.add_column("solutions", overflow="fold", max_width=16)
-    for col in ("base s", "ref s", "speedup", "p"):
+    for col in ("base s", "ref s", "speedup"):  # the p-value is in --json
         t.add_column(col, justify="right")
+    t.add_column("published", overflow="fold", max_width=9)
     t.add_column("result")
     for r in rows:
         base = r.solutions[0].estimate_s if r.solutions else None
@@ -46,14 +47,13 @@ def validation_table(rows: list[TaskValidation], title: str) -> Table:
                 f"{c.label}:{st}" for c, st in zip(r.solutions, stages, strict=True)
             )
         )
-        p = r.comparison.p_value if r.comparison else None
         result = (
             "[green]ok[/]" if r.ok else ("[yellow]skipped[/]" if r.skipped else "[red]failed[/]")
         )
         t.add_row(r.task_id, r.language + _cores(r), sols,
                   f"{base:.4f}" if base else "-", f"{ref:.4f}" if ref else "-",
-                  f"{r.speedup:.2f}x" if r.speedup else "-", f"{p:.3g}" if p is not None else "-",
-                  result)  # fmt: skip
+                  f"{r.speedup:.2f}x" if r.speedup else "-",
+                  _published(r), result)  # fmt: skip
     return t
 
 
@@ -65,12 +65,20 @@ def problem_lines(rows: list[TaskValidation]) -> list[str]:
             for r in rows if not r.ok]  # fmt: skip
 
 
+def _published(row: TaskValidation) -> str:
+    """'4.10x agree': the published Tb/Tr and this run against it ('-' when none)."""
+    if row.published_speedup is None:
+        return "-"
+    call = f" {row.direction.value}" if row.direction is not None else ""
+    return f"{row.published_speedup:.2f}x{call}"
+
+
 def _cores(row: TaskValidation) -> str:
     """' (2 cores)' beside a multi-core task's language, ' (1 of 4 cores)' where capped."""
     if row.cores_wanted <= 1:
         return ""
     if row.cores is not None and row.cores < row.cores_wanted:
-        return f" ({row.cores} of {row.cores_wanted} cores)"
+        return f" ({row.cores} of {row.cores_wanted} cores: fewer than it wants)"
     return f" ({row.cores_wanted} cores)"
 
 
@@ -141,11 +149,14 @@ def validate(
 
 def _print(suite: Suite, rows: list[TaskValidation], as_json: bool) -> int:
     """Print what was finished; the exit code (1 when a task failed)."""
+    from perfgym.judge.agreement import agreement, agreement_line
+
     name = suite.name
     bad = [r for r in rows if not r.ok and not r.skipped]
+    agreed = agreement(rows) if any(r.direction is not None for r in rows) else None
     if as_json:
         print_json({"suite": name, "tasks": [r.model_dump(mode="json") | {"ok": r.ok} for r in rows],
-                    "failed": [r.task_id for r in bad],
+                    "failed": [r.task_id for r in bad], "agreement": agreed,
                     "not_loaded": suite.metadata.get("skipped", [])})  # fmt: skip
     else:
         console.print(validation_table(rows, f"perfgym validate {name}"))
@@ -153,4 +164,6 @@ def _print(suite: Suite, rows: list[TaskValidation], as_json: bool) -> int:
             console.print(line, highlight=False)
         skipped = sum(1 for r in rows if r.skipped)
         console.print(f"{len(rows) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped")
+        if agreed is not None:
+            console.print(agreement_line(agreed), soft_wrap=True)
     return 1 if bad else 0

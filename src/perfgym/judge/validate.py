@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
+from perfgym.judge.agreement import Direction, direction, published_speedup
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.judge import Judge
 from perfgym.judge.verdict import Stage, Timing, Verdict
@@ -51,6 +52,12 @@ class TaskValidation(BaseModel):
         None, description="Cores each measured run held (None: unpinned or nothing measured)."
     )
     cores_wanted: int = Field(1, description="Cores the task asks for (`Task.cores`).")
+    published_speedup: float | None = Field(
+        None, description="Published Tb/Tr (stored medians, e.g. PerfCodeBench's results)."
+    )
+    direction: Direction | None = Field(
+        None, description="This validation against the published ordering (judge/agreement.py)."
+    )
 
     @property
     def ok(self) -> bool:
@@ -58,7 +65,17 @@ class TaskValidation(BaseModel):
 
 
 def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskValidation:
-    """Judge the baseline, references and pool as candidates of their own task and compare."""
+    """Judge the baseline, references and pool as candidates of their own task and compare;
+    where the task has a published ordering, say whether this run agrees with it."""
+    row = _validate(judge, task, min_speedup)
+    if not row.skipped:
+        row.published_speedup = published_speedup(task)
+        faster = row.comparison.faster if row.comparison is not None else None
+        row.direction = direction(row.published_speedup, faster)
+    return row
+
+
+def _validate(judge: Judge, task: Task, min_speedup: float) -> TaskValidation:
     sols = [task.baseline, *task.references, *task.pool]
     cands = [Candidate(task, source=s.source, model=s.label) for s in sols]
     saved = judge.config

@@ -24,7 +24,8 @@ comparison with published figures.
 
 Edge cases perfgym defines (the paper does not): when Tb ≤ Tr the gap is empty and CGRE is
 the limit of Eq. 3 as Tr rises to Tb, i.e. 1[Tc < Tb] (= FBR), the same rule as the RLPF
-reward's default `degenerate_gap="step"`. A correct result whose
+reward's default `degenerate_gap="step"` (`degenerate_gap="zero"`: 0, Eq. 3 as written and
+PerfCodeBench's published scripts' reading). A correct result whose
 timing is missing or degraded keeps its CRR credit but earns no FBR/RBR/CGRE; the notes count
 such tasks. With several samples per task, a task's value is the mean over its samples.
 """
@@ -32,7 +33,7 @@ such tasks. With several samples per task, a task's value is the mean over its s
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -62,6 +63,12 @@ class PerfCodeBenchConfig(BaseModel):
         description="What counts as faster / reference-level in fbr, rbr, cgre, slow, gap: "
         "'significant' (the comparison's decision) or 'strict' (Tc < Tb, Tc <= Tr on the "
         "estimates, as RLPF). fbr_strict, rbr_strict and cgre_strict are always strict.",
+    )
+    degenerate_gap: Literal["step", "zero"] = Field(
+        default="step",
+        description="CGRE when Tb <= Tr (no gap to close): 'step' = 1[Tc < Tb] (perfgym's rule, "
+        "the limit of Eq. 3), 'zero' = 0 (Eq. 3 as written: the clipped ratio is never positive; "
+        "PerfCodeBench's own rule, `eval --published --rules published`).",
     )
     same_source_ties: bool = Field(
         default=True,
@@ -95,15 +102,20 @@ class SampleOutcome(BaseModel):
     )
 
 
-def cgre(tc: float, tb: float, tr: float) -> float:
-    """clip((Tb − Tc)/(Tb − Tr), 0, 1); when Tb ≤ Tr (no gap to close): 1[Tc < Tb]."""
+def cgre(tc: float, tb: float, tr: float, degenerate: Literal["step", "zero"] = "step") -> float:
+    """clip((Tb − Tc)/(Tb − Tr), 0, 1); when Tb ≤ Tr (no gap to close): 1[Tc < Tb], or 0 with
+    `degenerate="zero"`."""
     if tb <= tr:
-        return 1.0 if tc < tb else 0.0
+        return 1.0 if tc < tb and degenerate == "step" else 0.0
     return float(min(1.0, max(0.0, (tb - tc) / (tb - tr))))
 
 
 def sample_outcome(
-    v: Verdict, decision: Decision = "significant", *, same_source_ties: bool = True
+    v: Verdict,
+    decision: Decision = "significant",
+    *,
+    same_source_ties: bool = True,
+    degenerate_gap: Literal["step", "zero"] = "step",
 ) -> SampleOutcome:
     """FBR, RBR, CGRE and speedup of one verdict (Eqs. 1–3) under `decision`."""
     if not v.correct:
@@ -117,7 +129,11 @@ def sample_outcome(
     if decision == "strict":
         fbr = tc is not None and tb is not None and tc < tb
         rbr = tc is not None and tr is not None and tc <= tr
-        gap = cgre(tc, tb, tr) if tc is not None and tb is not None and tr is not None else 0.0
+        gap = (
+            cgre(tc, tb, tr, degenerate_gap)
+            if tc is not None and tb is not None and tr is not None
+            else 0.0
+        )
         return SampleOutcome(correct=True, fbr=fbr, rbr=rbr, cgre=gap, speedup=speedup,
                              timing_missing=missing)  # fmt: skip
     same = set(v.same_source) if same_source_ties else set()
@@ -131,7 +147,8 @@ def sample_outcome(
     rbr = vs_ref is not None and vs_ref.at_least_as_fast
     gap = 0.0
     if fbr and tc is not None and tb is not None and tr is not None:
-        gap = 1.0 if rbr else cgre(tc, tb, tr)  # a shortfall within noise closes the gap
+        # a shortfall within noise closes the gap
+        gap = 1.0 if rbr else cgre(tc, tb, tr, degenerate_gap)
     return SampleOutcome(correct=True, fbr=fbr, rbr=rbr, cgre=gap, speedup=speedup,
                          timing_missing=missing)  # fmt: skip
 
@@ -196,13 +213,14 @@ def task_table(
     unnested: list[str] = []
     for r, tid in enumerate(ids):
         vs = grouped.tasks[tid]
-        outs = [sample_outcome(v, config.decision, same_source_ties=config.same_source_ties)
-                for v in vs]  # fmt: skip
+        outs = [sample_outcome(v, config.decision, same_source_ties=config.same_source_ties,
+                               degenerate_gap=config.degenerate_gap) for v in vs]  # fmt: skip
         for o, v in zip(outs, vs, strict=True):
             row = [o.correct, o.fbr, o.rbr, o.cgre, o.correct and o.cgre >= config.cgre_threshold]
             slow = o.correct and not o.fbr
             gap = o.fbr and not o.rbr
-            st = o if config.decision == "strict" else sample_outcome(v, "strict")
+            st = (o if config.decision == "strict"
+                  else sample_outcome(v, "strict", degenerate_gap=config.degenerate_gap))  # fmt: skip
             strict = [st.fbr, st.rbr, st.cgre]
             rows[r] += np.array([*row, slow, gap, *strict], dtype=float) / len(outs)
             if o.timing_missing:

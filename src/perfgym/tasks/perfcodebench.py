@@ -11,7 +11,8 @@
 Each task becomes a HARNESS task. Published results become `StoredMeasurement`s on the
 baseline and reference; the candidates themselves are read by `load_candidates(task)`.
 A task that cannot load (malformed files) or cannot build here (an absent `external/`
-library, see perfcodebench_external.py) is skipped and listed in the suite's
+library, see perfcodebench_external.py; packaged ones come from the system, see
+perfcodebench_system.py) is skipped and listed in the suite's
 `metadata["skipped"]`, one entry each with its language and reason; the rest of the suite loads.
 """
 
@@ -43,6 +44,7 @@ from perfgym.tasks.perfcodebench_external import (
     locate_external,
     missing_external,
 )
+from perfgym.tasks.perfcodebench_system import use_system_libraries
 from perfgym.tasks.placeholders import check_placeholders, expand_placeholders
 from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import (
@@ -200,6 +202,9 @@ def load_task(task_dir: Path, *, external: Path | None = None) -> Task:
     baseline_stored, reference_stored, models, timeouts = _published(task_dir, task_id)
     baseline = _solution(task_dir, "baseline", filename, baseline_stored)
     reference = _solution(task_dir, "reference", filename, reference_stored)
+    build, system = use_system_libraries(instance.build, external)
+    if system:
+        instance = instance.model_copy(update={"build": build})
     _check_build(instance, task_dir, external)
     metadata: dict[str, Any] = {
         key: getattr(instance, key) for key in METADATA_FIELDS if getattr(instance, key) is not None
@@ -209,6 +214,8 @@ def load_task(task_dir: Path, *, external: Path | None = None) -> Task:
     metadata["candidates"] = models
     if external is not None:
         metadata["external"] = str(external)
+    if system:
+        metadata["system_libraries"] = system
     cores, why = _cores(instance, task_dir, language, baseline, reference)
     if cores > 1:
         metadata["cores_from"] = why

@@ -38,6 +38,13 @@ def audit(
     suite: str = typer.Argument(..., help="Suite: a built-in name or a path."),
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
+    sample: int | None = typer.Option(
+        None, "--sample", help="A seeded sample of N tasks, stratified by language."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of --sample's draw."),
+    language: list[str] = typer.Option(
+        [], "--language", help="Only tasks in these languages (repeatable; '-cuda' excludes one)."
+    ),
     probes: list[str] = typer.Option(
         [],
         "--probes",
@@ -70,6 +77,12 @@ def audit(
     resume: bool = typer.Option(
         True, "--resume/--no-resume", help="Reuse the tasks an interrupted run of it finished."
     ),
+    store: Path = typer.Option(
+        Path("results/perfgym.sqlite"),
+        "--store",
+        help="Result store (SQLite) the audit is kept in.",
+    ),
+    no_store: bool = typer.Option(False, "--no-store", help="Do not keep the audit in the store."),
     list_only: bool = typer.Option(False, "--list-probes", help="List the probes and exit."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No per-task table."),
     external: Path | None = external_option(),
@@ -101,13 +114,17 @@ def audit(
     from perfgym.cli.suite_arg import load_or_fail
 
     s, tasks = load_or_fail(suite, task, external)
+    tasks = _chosen_tasks(tasks, language, sample, seed)
     tasks = with_time_limit(select_tasks(tasks, None, limit, s.name), seconds)
     if not tasks:
         fail(f"no task selected in {s.name}")
     out = out or Path("results") / f"audit-{s.name}.jsonl"
     check_writable(out, "results file")
+    if not no_store:
+        check_writable(store, "result store")
     result = _run(s.name, tasks, chosen, out, repeats=repeats, mde_repeats=mde_repeats,
-                  hidden=hidden, resume=resume, time_limit_s=seconds, quiet=quiet or as_json)  # fmt: skip
+                  hidden=hidden, resume=resume, time_limit_s=seconds, quiet=quiet or as_json,
+                  store=None if no_store else store)  # fmt: skip
     if as_json:
         print_json(result.model_dump(mode="json"))
     else:
@@ -127,8 +144,29 @@ def audit(
             raise typer.Exit(1)
 
 
+def _chosen_tasks(tasks: list, language: list[str], sample: int | None, seed: int) -> list:
+    """The tasks in (or not in, '-L') the `language`s, then a seeded stratified sample."""
+    from perfgym.audit.sample import stratified_sample
+
+    langs = [x.strip() for arg in language for x in arg.split(",") if x.strip()]
+    known = {t.language.value for t in tasks}
+    for lang in langs:
+        if lang.lstrip("-") not in known:
+            fail(f"--language {lang}: no task in it (languages here: {', '.join(sorted(known))})")
+    keep = {x for x in langs if not x.startswith("-")}
+    drop = {x[1:] for x in langs if x.startswith("-")}
+    tasks = [t for t in tasks if (not keep or t.language.value in keep)
+             and t.language.value not in drop]  # fmt: skip
+    if sample is not None:
+        if sample < 1:
+            fail(f"--sample must be at least 1, got {sample}")
+        tasks = stratified_sample(tasks, sample, seed)
+    return tasks
+
+
 def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_repeats: int,
-         hidden: bool, resume: bool, time_limit_s: float | None, quiet: bool) -> SuiteAudit:  # fmt: skip
+         hidden: bool, resume: bool, time_limit_s: float | None, quiet: bool,
+         store: Path | None = None) -> SuiteAudit:  # fmt: skip
     from rich.progress import Progress
 
     from perfgym.audit.results import SuiteAudit
@@ -148,6 +186,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
               "hidden": hidden, "machine": machine, "time_limit_s": time_limit_s}  # fmt: skip
     try:
         results = AuditFile(out, header, resume=resume)
+        kept = _stored(store, header, resume, results)
     except PerfgymError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -164,6 +203,8 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
 
             def done(a: TaskAudit) -> None:
                 results.add(a)
+                if kept is not None:
+                    kept.put(a)
                 results.done[a.task_id] = a
                 bar.update(job, advance=1)
 
@@ -171,6 +212,8 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
             audits = [results.done[t.id] for t in tasks]
     except KeyboardInterrupt as exc:
         results.close()
+        if kept is not None:
+            kept.close()
         stop_interrupted("task audits", len(results.done), len(tasks), str(out), exc)
     except PerfgymError as exc:
         results.close()
@@ -178,10 +221,44 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     finally:
         restore()
     results.close()
+    if kept is not None:
+        kept.close()
     return SuiteAudit(suite=suite, probes=names, tasks=audits, summary=summarise(audits, names),
                       config={**header, "judge": config.model_dump(mode="json")},
                       machine=machine, wall_s=time.monotonic() - t0,
                       reused=reused)  # fmt: skip
+
+
+class _Kept:
+    """One audit run in the store: its finished tasks written as they arrive."""
+
+    def __init__(self, path: Path, header: dict) -> None:
+        from perfgym.store.audit_history import AuditHistory
+
+        self.history = AuditHistory(path)
+        self.run = self.history.start(header)
+
+    def put(self, audit: TaskAudit) -> None:
+        self.history.put(self.run, audit)
+
+    def close(self) -> None:
+        self.history.close()
+
+
+def _stored(store: Path | None, header: dict, resume: bool, results: object) -> _Kept | None:
+    """The store's record of this audit (None without a store): with `resume`, its finished
+    tasks join the results file's; without, they are forgotten."""
+    if store is None:
+        return None
+    kept = _Kept(store, header)
+    if not resume:
+        kept.history.forget(kept.run)
+        return kept
+    for task_id, audit in kept.history.done(kept.run).items():
+        if task_id not in results.done:  # type: ignore[attr-defined]
+            results.done[task_id] = audit  # type: ignore[attr-defined]
+            results.add(audit)  # type: ignore[attr-defined]
+    return kept
 
 
 def task_table(result: SuiteAudit) -> Table:

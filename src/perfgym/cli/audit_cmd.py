@@ -23,7 +23,7 @@ from perfgym.cli.output import check_writable, console, err_console, fail, print
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from perfgym.audit.results import SuiteAudit, TaskAudit
+    from perfgym.audit.results import Severity, SuiteAudit, TaskAudit
 
 #: Measured rounds per workload in an audit: enough rounds to estimate the spread.
 AUDIT_REPEATS = 5
@@ -91,12 +91,20 @@ def audit(
     """Probe each task with programs that should earn nothing and with its own timings."""
     from perfgym.audit.registry import select_probes
     from perfgym.audit.results import Severity
+    from perfgym.cli.audit_repos import is_repo_suite
     from perfgym.errors import ConfigError
 
+    repo_suite = is_repo_suite(suite)
     try:
-        chosen = select_probes(probes)
+        chosen = [] if repo_suite else select_probes(probes)
     except ConfigError as exc:
         fail(str(exc))
+    if list_only and repo_suite:
+        from perfgym.audit.repo_audit import REPO_PROBES
+
+        for rp in REPO_PROBES:
+            console.print(f"{rp.name:20} {rp.kind.value:14} {escape(rp.doc)}", soft_wrap=True)
+        return
     if list_only:
         for p in chosen:
             console.print(f"{p.name:20} {p.kind.value:14} {escape(p.doc)}", soft_wrap=True)
@@ -111,6 +119,16 @@ def audit(
     if mde_repeats < 2:
         fail(f"--mde-repeats must be at least 2, got {mde_repeats}")
     seconds = time_limit_of(time_limit)
+    if repo_suite:
+        from perfgym.cli.audit_repos import load_repo_tasks, run_repo_audit
+
+        name, repo_tasks = load_repo_tasks(suite, task, limit)
+        out = out or Path("results") / f"audit-{name}.jsonl"
+        check_writable(out, "results file")
+        result = run_repo_audit(name, repo_tasks, probes, out, repeats=repeats, resume=resume,
+                                store=None if no_store else store, quiet=quiet or as_json)  # fmt: skip
+        _show(result, out, as_json=as_json, quiet=quiet, threshold=threshold)
+        return
     from perfgym.cli.suite_arg import load_or_fail
 
     s, tasks = load_or_fail(suite, task, external)
@@ -125,6 +143,12 @@ def audit(
     result = _run(s.name, tasks, chosen, out, repeats=repeats, mde_repeats=mde_repeats,
                   hidden=hidden, resume=resume, time_limit_s=seconds, quiet=quiet or as_json,
                   store=None if no_store else store)  # fmt: skip
+    _show(result, out, as_json=as_json, quiet=quiet, threshold=threshold)
+
+
+def _show(result: SuiteAudit, out: Path, *, as_json: bool, quiet: bool,
+          threshold: Severity | None) -> None:  # fmt: skip
+    """The table, the summary and where the results are (or the JSON); exit 1 at the gate."""
     if as_json:
         print_json(result.model_dump(mode="json"))
     else:
@@ -186,7 +210,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
               "hidden": hidden, "machine": machine, "time_limit_s": time_limit_s}  # fmt: skip
     try:
         results = AuditFile(out, header, resume=resume)
-        kept = _stored(store, header, resume, results)
+        kept = stored_audit(store, header, resume, results)
     except PerfgymError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -245,7 +269,7 @@ class _Kept:
         self.history.close()
 
 
-def _stored(store: Path | None, header: dict, resume: bool, results: object) -> _Kept | None:
+def stored_audit(store: Path | None, header: dict, resume: bool, results: object) -> _Kept | None:
     """The store's record of this audit (None without a store): with `resume`, its finished
     tasks join the results file's; without, they are forgotten."""
     if store is None:

@@ -13,7 +13,7 @@ import time
 
 from audit_tasks import sum_task
 
-from perfgym.store.audit_history import AuditHistory
+from perfgym.audit.history import AuditHistory
 
 
 def _suite(tmp_path, n):

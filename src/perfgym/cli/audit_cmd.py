@@ -257,7 +257,7 @@ class _Kept:
     """One audit run in the store: its finished tasks written as they arrive."""
 
     def __init__(self, path: Path, header: dict) -> None:
-        from perfgym.store.audit_history import AuditHistory
+        from perfgym.audit.history import AuditHistory
 
         self.history = AuditHistory(path)
         self.run = self.history.start(header)

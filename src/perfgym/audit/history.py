@@ -96,7 +96,8 @@ class AuditHistory:
 
     def runs(self, suite: str | None = None) -> list[tuple[str, dict[str, Any]]]:
         """(run, header) of every stored audit (of `suite`), newest first."""
-        sql, args = "SELECT run, header FROM audit_runs", ()
+        sql = "SELECT run, header FROM audit_runs"
+        args: tuple[str, ...] = ()
         if suite is not None:
             sql, args = sql + " WHERE suite = ?", (suite,)
         rows = self._conn.execute(sql + " ORDER BY created DESC", args).fetchall()

@@ -122,6 +122,9 @@ def audit(
     if repo_suite:
         from perfgym.cli.audit_repos import load_repo_tasks, run_repo_audit
 
+        if sample is not None or language:
+            fail("--sample and --language select program tasks; a repository suite takes --task")
+
         name, repo_tasks = load_repo_tasks(suite, task, limit)
         out = out or Path("results") / f"audit-{name}.jsonl"
         check_writable(out, "results file")

@@ -106,6 +106,7 @@ def test_setup_shift_caching_and_forged_tests_do_not_score(tiny_audit) -> None:
     assert shift.rewards["adjusted_speedup"] <= 1.0 and cache.rewards["adjusted_speedup"] <= 1.0
 
 
+@pytest.mark.slow
 def test_headroom_sound_for_a_real_expert_and_weak_for_a_flat_one(tiny_audit, checked) -> None:
     head = tiny_audit.result("repo-headroom")
     assert head.outcome is Outcome.SOUND and head.value > 1.2, head
@@ -114,6 +115,7 @@ def test_headroom_sound_for_a_real_expert_and_weak_for_a_flat_one(tiny_audit, ch
     assert r.outcome is Outcome.WEAK and r.severity.value in ("high", "medium"), r
 
 
+@pytest.mark.slow
 def test_setup_shift_scores_where_setup_noise_hides_it(checked) -> None:
     """The task built to fail: its setup sleeps 0-0.5 s, so the original's import + setup
     spread (x2, the clock's tolerance) and an unsignificant setup growth hide the call's work
@@ -137,6 +139,7 @@ def test_an_unknown_repository_probe_is_refused() -> None:
     assert [p.name for p in select_repo_probes(["measurability"])] == ["repo-headroom"]
 
 
+@pytest.mark.slow
 def test_the_cli_audits_a_repository_task_folder(checked, tmp_path) -> None:
     from cli_helpers import one_line_error, perfgym
 

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from audit_tasks import sum_task
 
 from perfgym.audit.history import AuditHistory
@@ -39,6 +40,7 @@ def _cmd(suite, out, db, *extra):
             "--repeats", "1", "-o", str(out), "--store", str(db), "--json", *extra]  # fmt: skip
 
 
+@pytest.mark.slow
 def test_sigint_mid_suite_then_a_rerun_audits_only_the_rest(tmp_path):
     suite, out, db = _suite(tmp_path, 4), tmp_path / "a.jsonl", tmp_path / "s.sqlite"
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}

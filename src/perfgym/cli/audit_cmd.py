@@ -256,7 +256,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
                       reused=reused)  # fmt: skip
 
 
-class _Kept:
+class _Stored:
     """One audit run in the store: its finished tasks written as they arrive."""
 
     def __init__(self, path: Path, header: dict) -> None:
@@ -272,12 +272,12 @@ class _Kept:
         self.history.close()
 
 
-def stored_audit(store: Path | None, header: dict, resume: bool, results: object) -> _Kept | None:
+def stored_audit(store: Path | None, header: dict, resume: bool, results: object) -> _Stored | None:
     """The store's record of this audit (None without a store): with `resume`, its finished
     tasks join the results file's; without, they are forgotten."""
     if store is None:
         return None
-    kept = _Kept(store, header)
+    kept = _Stored(store, header)
     if not resume:
         kept.history.forget(kept.run)
         return kept

@@ -1,0 +1,107 @@
+"""Red team, round 3 (fresh eyes): CPU-time limits, ENAMEL's call timer, the audit.
+
+Each test is an attack; a failing test is a hole that is still open. Findings at commit time
+are in the report (redteam3); each test's docstring gives its figures.
+
+Run: PYTHONPATH=src python3 -m pytest -q -s tests/security/test_redteam_round3.py
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from perfgym.judge.enamel_levels import EnamelProblem
+from perfgym.judge.enamel_reference import measure_reference
+from perfgym.judge.enamel_sample import evaluate_sample
+from perfgym.metrics.enamel import sample_efficiency
+from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.tasks import load_suite
+
+# --------------------------------------------------------------------------------------------
+# ENAMEL's call timer
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def enamel_task():
+    return load_suite("enamel").get("HumanEval/1")
+
+
+@pytest.fixture(scope="module")
+def workers():
+    with PythonWorkerPool() as pool:
+        yield pool
+
+
+@pytest.fixture(scope="module")
+def enamel_ref(enamel_task, workers):
+    return measure_reference(enamel_task, workers, repeats=2)
+
+
+def _slow(task, ref) -> str:
+    """The reference, made slower: 0.6 x the limit T of CPU burnt on every timed level (under
+    the kill limit, over the reference's times by far). Honestly timed it scores 0."""
+    burn = (
+        "    if len(paren_string) > 1000:\n"
+        f"        _e = time.process_time() + {0.6 * ref.limit_s}\n"
+        "        while time.process_time() < _e:\n            pass\n"
+    )
+    src = task.reference.source.replace(
+        "    paren_string = paren_string.replace(' ', '')",
+        burn + "    paren_string = paren_string.replace(' ', '')",
+    )
+    assert src != task.reference.source
+    return "import time\n" + src
+
+
+#: The slow program's work moved into a forked child nobody waits for (its zombie is reaped by
+#: the request process, a subreaper, after the call child exits: its CPU is not in the call
+#: child's wait4 rusage, which is all `program_cpu_s` reads); the answer comes back through a
+#: pipe. The self-report is zeroed through the server module's own bound clocks (module code).
+FORKED_WORK = '''
+import os as _os, sys as _sys, json as _json
+_srv = _sys.modules["__main__"]
+_srv._monotonic_ns = lambda: 0
+_srv._process_cpu_ns = lambda: 0
+def separate_paren_groups(paren_string):
+    r, w = _os.pipe()
+    if _os.fork() == 0:
+        _os.close(r)
+        data = _json.dumps(_work(paren_string)).encode()
+        while data:
+            data = data[_os.write(w, data):]
+        _os._exit(0)
+    _os.close(w)
+    chunks = []
+    while True:
+        c = _os.read(r, 1 << 16)
+        if not c:
+            break
+        chunks.append(c)
+    _os.close(r)
+    return _json.loads(b"".join(chunks))
+'''
+
+
+def _score(task, ref, run) -> float:
+    n = len(ref.levels)
+    p = EnamelProblem(task_id=task.id, reference_times_s=ref.level_times_s,
+                      level_limits_s=[ref.limit_s] * n, samples=[run.sample])  # fmt: skip
+    return sample_efficiency(run.sample, p)
+
+
+def test_enamel_work_in_an_unwaited_child_is_not_free(enamel_task, enamel_ref, workers):
+    """HOLE at commit: the slow program scores 0.0; the same work done in a forked child
+    that the call never waits for, with the server's bound clocks patched, times every level
+    at 0.0 s, no flag, and scores 1.63 (the reference scores 1.05): `program_cpu_s` is the call
+    child's wait4 rusage, which misses a child reaped by the subreaper, and the kill limit
+    (cgroup CPU) is not part of the call's time."""
+    slow = _slow(enamel_task, enamel_ref)
+    honest = evaluate_sample(enamel_task, enamel_ref, slow, workers, repeats=2)
+    assert honest.sample.correct, honest.stopped
+    honest_score = _score(enamel_task, enamel_ref, honest)
+    cheat = slow.replace("def separate_paren_groups(", "def _work(") + FORKED_WORK
+    run = evaluate_sample(enamel_task, enamel_ref, cheat, workers, repeats=2)
+    assert run.sample.correct, run.stopped
+    got = _score(enamel_task, enamel_ref, run)
+    assert got <= honest_score + 0.1, (got, honest_score, run.sample.level_times_s, run.flags)

@@ -8,6 +8,10 @@ Run: PYTHONPATH=src python3 -m pytest -q -s tests/security/test_redteam_round3.p
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+
 import pytest
 
 from perfgym.judge.enamel_levels import EnamelProblem
@@ -16,6 +20,13 @@ from perfgym.judge.enamel_sample import evaluate_sample
 from perfgym.metrics.enamel import sample_efficiency
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import load_suite
+
+_TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+for _d in ("audit", "cli", "judge"):
+    if os.path.join(_TESTS, _d) not in sys.path:
+        sys.path.insert(0, os.path.join(_TESTS, _d))
+from audit_tasks import sum_task  # noqa: E402
+from cli_helpers import perfgym  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # ENAMEL's call timer
@@ -126,3 +137,41 @@ def test_enamel_a_zeroed_self_report_gains_no_more_than_noise(enamel_task, ename
     assert honest.sample.correct and cheat.sample.correct, (honest.stopped, cheat.stopped)
     h, c = (_score(enamel_task, enamel_ref, r) for r in (honest, cheat))
     assert c <= h + 0.15, (c, h, cheat.sample.level_times_s, cheat.flags)
+
+
+# --------------------------------------------------------------------------------------------
+# The audit
+# --------------------------------------------------------------------------------------------
+
+
+def _write_suite(folder, task) -> None:
+    folder.mkdir(exist_ok=True)
+    (folder / "tasks.jsonl").write_text(task.model_dump_json() + "\n")
+
+
+def _constant_outcome(p) -> str:
+    assert p.returncode == 0, p.stderr[-2000:]
+    doc = json.loads(p.stdout)
+    return doc["tasks"][0]["results"][0]["outcome"]
+
+
+def test_audit_does_not_reuse_results_of_a_suite_that_has_since_changed(tmp_path):
+    """HOLE at commit: a suite folder is audited (the `constant` probe does not score), then
+    its task's checker is made to accept anything. The rerun, same command, reuses the first
+    run's result: "does not score" for a task that now accepts `0` as every answer; with a new
+    `-o` the default store alone does the same. The resume key (the header) names the suite by
+    the path the user typed, never by its content."""
+    suite = tmp_path / "mini"
+    store = tmp_path / "store.sqlite"
+    _write_suite(suite, sum_task(hidden=True, size=200))
+    args = ("audit", suite, "--probes", "constant", "--repeats", "1", "--json",
+            "--store", store)  # fmt: skip
+    first = perfgym(*args, "-o", tmp_path / "a.jsonl")
+    assert _constant_outcome(first) == "does not score"
+    _write_suite(suite, sum_task(hidden=True, size=200, permissive=True))
+    fresh = perfgym("audit", suite, "--probes", "constant", "--repeats", "1", "--json",
+                    "--no-store", "-o", tmp_path / "fresh.jsonl")  # fmt: skip
+    assert _constant_outcome(fresh) == "scores"  # control: the changed suite is gameable
+    same_file = perfgym(*args, "-o", tmp_path / "a.jsonl")
+    new_file = perfgym(*args, "-o", tmp_path / "b.jsonl")
+    assert (_constant_outcome(same_file), _constant_outcome(new_file)) == ("scores", "scores")

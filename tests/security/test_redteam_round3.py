@@ -27,6 +27,9 @@ for _d in ("audit", "cli", "judge"):
         sys.path.insert(0, os.path.join(_TESTS, _d))
 from audit_tasks import sum_task  # noqa: E402
 from cli_helpers import perfgym  # noqa: E402
+from test_batched_tests import square_task  # noqa: E402
+
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage  # noqa: E402
 
 # --------------------------------------------------------------------------------------------
 # ENAMEL's call timer
@@ -137,6 +140,58 @@ def test_enamel_a_zeroed_self_report_gains_no_more_than_noise(enamel_task, ename
     assert honest.sample.correct and cheat.sample.correct, (honest.stopped, cheat.stopped)
     h, c = (_score(enamel_task, enamel_ref, r) for r in (honest, cheat))
     assert c <= h + 0.15, (c, h, cheat.sample.level_times_s, cheat.flags)
+
+
+# --------------------------------------------------------------------------------------------
+# CPU-time limits
+# --------------------------------------------------------------------------------------------
+
+#: f(x) = x*x; on x == 1 four forked children spin 0.15 s of CPU each (0.6 s in all) and are
+#: waited for. In process, the same work is `SPIN_IN_PROCESS`.
+FORKED_SPIN = """import os, time
+def _spin(s):
+    t = time.process_time()
+    while time.process_time() - t < s:
+        pass
+def f(x):
+    if x == 1:
+        kids = []
+        for _ in range(4):
+            pid = os.fork()
+            if pid == 0:
+                _spin(0.15)
+                os._exit(0)
+            kids.append(pid)
+        for pid in kids:
+            os.waitpid(pid, 0)
+    return x * x
+"""
+SPIN_IN_PROCESS = FORKED_SPIN.replace("if x == 1:", "if x == 1:\n        _spin(0.6)\n    if 0:")
+
+
+@pytest.fixture(scope="module")
+def low_floor_judge():
+    """Tests' CPU limit 0.2 s (the floor; the reference takes microseconds), a 50x wall
+    backstop so that a CPU limit is reached first whatever the machine's load."""
+    with Judge(JudgeConfig(repeats=1, test_time_floor_s=0.2, wall_backstop=50.0)) as j:
+        yield j
+
+
+def test_batched_tests_count_the_cpu_of_a_tests_forked_children(low_floor_judge):
+    """HOLE at commit: a function task's tests run in one batch child, and the batch reads a
+    test's CPU from /proc/<child>/stat's utime+stime: the child's own threads, not its
+    children (waited or not). 0.6 s of CPU in four forked children on a test whose CPU limit
+    is 0.2 s: OK, every test passed (3.9 s wall, load 23 on 2 cores). Control: the same 0.6 s
+    spent in the process itself is NR TIMEOUT "CPU time over 0.2 s"."""
+    task = square_task("rt3-batch", n=3)
+    control, forked = low_floor_judge.judge_many([
+        Candidate(task, source=SPIN_IN_PROCESS, model="in-process"),
+        Candidate(task, source=FORKED_SPIN, model="forked"),
+    ])  # fmt: skip
+    assert (control.stage, control.detail) == (Stage.NR, "TIMEOUT"), control.reason
+    assert "CPU time over 0.2" in control.reason, control.reason
+    assert (forked.stage, forked.detail) == (Stage.NR, "TIMEOUT"), forked.reason
+    assert "CPU time over 0.2" in forked.reason, forked.reason
 
 
 # --------------------------------------------------------------------------------------------

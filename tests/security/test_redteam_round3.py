@@ -230,3 +230,18 @@ def test_audit_does_not_reuse_results_of_a_suite_that_has_since_changed(tmp_path
     same_file = perfgym(*args, "-o", tmp_path / "a.jsonl")
     new_file = perfgym(*args, "-o", tmp_path / "b.jsonl")
     assert (_constant_outcome(same_file), _constant_outcome(new_file)) == ("scores", "scores")
+
+
+def test_audit_results_file_cut_inside_a_utf8_character_is_not_a_traceback(tmp_path):
+    """HOLE at commit: a results file whose last line ends inside a multi-byte character (an
+    interrupt cut it: details hold '×' and task ids may be any text) makes `perfgym audit`
+    die with a UnicodeDecodeError traceback (`resume._read` reads the file as strict UTF-8
+    before anything else), where a line cut short is documented as audited again."""
+    suite = tmp_path / "mini"
+    _write_suite(suite, sum_task(hidden=True, size=200))
+    out = tmp_path / "cut.jsonl"
+    out.write_bytes(b'{"audit": {}}\n{"task_id": "sum-hidden", "detail": "1.2\xc3')
+    p = perfgym("audit", suite, "--probes", "constant", "--repeats", "1", "-o", out,
+                "--no-store")  # fmt: skip
+    assert "Traceback" not in p.stderr, p.stderr[-1500:]
+    assert p.returncode in (0, 2), (p.returncode, p.stderr[-1500:])

@@ -245,3 +245,23 @@ def test_audit_results_file_cut_inside_a_utf8_character_is_not_a_traceback(tmp_p
                 "--no-store")  # fmt: skip
     assert "Traceback" not in p.stderr, p.stderr[-1500:]
     assert p.returncode in (0, 2), (p.returncode, p.stderr[-1500:])
+
+
+def test_audit_of_a_suite_with_a_lone_surrogate_in_an_expected_output_is_not_a_traceback(
+    tmp_path,
+):
+    """HOLE at commit: a task file's expected output written as JSON "\\ud800x" loads (the
+    suite loader takes it), and `perfgym audit --probes lookup-table` dies with a
+    UnicodeEncodeError traceback in `literals.text_bytes` (surrogateescape encodes only
+    U+DC80-U+DCFF): one malformed task ends the audit of the whole suite. It should be that
+    probe's 'not applicable' (or an error result), the other tasks audited."""
+    task = sum_task(hidden=True, size=200)
+    doc = json.loads(task.model_dump_json())
+    doc["tests"][0]["expected"] = "\ud800x\n"
+    suite = tmp_path / "surrogate"
+    suite.mkdir()
+    (suite / "tasks.jsonl").write_text(json.dumps(doc) + "\n")
+    p = perfgym("audit", suite, "--probes", "lookup-table", "--repeats", "1",
+                "-o", tmp_path / "s.jsonl", "--no-store")  # fmt: skip
+    assert "Traceback" not in p.stderr, p.stderr[-1500:]
+    assert p.returncode in (0, 1, 2), (p.returncode, p.stderr[-1500:])

@@ -142,6 +142,22 @@ def test_enamel_a_zeroed_self_report_gains_no_more_than_noise(enamel_task, ename
     assert c <= h + 0.15, (c, h, cheat.sample.level_times_s, cheat.flags)
 
 
+def test_enamel_an_honest_stdlib_import_does_not_zero_a_sample(enamel_task, enamel_ref, workers):
+    """HOLE at commit (an honest program harmed): the reference scores 1.02; the same code
+    with `import statistics` on top (unused; HumanEval solutions import statistics, fractions,
+    decimal) scores 0.0, `from fractions import Fraction` 0.15, flagged call_timer_mismatch.
+    The outside estimate charges the module's execution to every call (the gap allowed is the
+    reference's, which imports nothing), while ENAMEL times the call alone."""
+    honest = evaluate_sample(enamel_task, enamel_ref, enamel_task.reference.source, workers,
+                             repeats=2)  # fmt: skip
+    imported = evaluate_sample(enamel_task, enamel_ref,
+                               "import statistics\n" + enamel_task.reference.source, workers,
+                               repeats=2)  # fmt: skip
+    assert honest.sample.correct and imported.sample.correct
+    h, i = (_score(enamel_task, enamel_ref, r) for r in (honest, imported))
+    assert i >= h - 0.25, (i, h, imported.sample.level_times_s, imported.flags)
+
+
 # --------------------------------------------------------------------------------------------
 # CPU-time limits
 # --------------------------------------------------------------------------------------------

@@ -210,6 +210,18 @@ def test_batched_tests_count_the_cpu_of_a_tests_forked_children(low_floor_judge)
     assert "CPU time over 0.2" in forked.reason, forked.reason
 
 
+def test_a_task_with_a_long_time_limit_is_judged_not_refused():
+    """HOLE at commit (new rules): a task whose time limit is 9000 s (2.5 h; the Task model
+    takes it) gets a wall limit of 10 x 9000 = 90000 s, over Limits' 86400 s ceiling:
+    `task_limits` raises a pydantic ValidationError out of `judge_many` for the task's
+    correct reference. Before the CPU limits, its wall limit was 9000 s and it was judged.
+    The backstop should be capped at the ceiling (or the task refused in one line on load)."""
+    task = sum_task(hidden=False, size=50, time_limit_s=9000.0)
+    with Judge(JudgeConfig(repeats=1, measure_baseline=False, measure_reference=False)) as j:
+        (v,) = j.judge_many([Candidate(task, source=task.references[0].source, model="ref")])
+    assert v.stage is Stage.OK, v.reason
+
+
 # --------------------------------------------------------------------------------------------
 # The audit
 # --------------------------------------------------------------------------------------------
@@ -279,5 +291,19 @@ def test_audit_of_a_suite_with_a_lone_surrogate_in_an_expected_output_is_not_a_t
     (suite / "tasks.jsonl").write_text(json.dumps(doc) + "\n")
     p = perfgym("audit", suite, "--probes", "lookup-table", "--repeats", "1",
                 "-o", tmp_path / "s.jsonl", "--no-store")  # fmt: skip
+    assert "Traceback" not in p.stderr, p.stderr[-1500:]
+    assert p.returncode in (0, 1, 2), (p.returncode, p.stderr[-1500:])
+
+
+@pytest.mark.parametrize("bad", [{"memory_limit_mb": 1}, {"time_limit_s": 9000.0}])
+def test_audit_of_a_suite_with_an_unusable_limit_is_not_a_traceback(tmp_path, bad):
+    """HOLE at commit: a task file with `memory_limit_mb: 1` or `time_limit_s: 9000` loads,
+    and `perfgym audit` dies with a pydantic ValidationError traceback from
+    `judge.plan.task_limits` (Limits refuses memory under 4 MiB and walls over 86400 s):
+    one task ends the audit of the suite, instead of its probes saying why they cannot run."""
+    suite = tmp_path / "limits"
+    _write_suite(suite, sum_task(hidden=True, size=200, **bad))
+    p = perfgym("audit", suite, "--probes", "constant", "--repeats", "1",
+                "-o", tmp_path / "l.jsonl", "--no-store")  # fmt: skip
     assert "Traceback" not in p.stderr, p.stderr[-1500:]
     assert p.returncode in (0, 1, 2), (p.returncode, p.stderr[-1500:])

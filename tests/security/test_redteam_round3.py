@@ -1,7 +1,21 @@
 """Red team, round 3 (fresh eyes): CPU-time limits, ENAMEL's call timer, the audit.
 
-Each test is an attack; a failing test is a hole that is still open. Findings at commit time
-are in the report (redteam3); each test's docstring gives its figures.
+Each test is an attack; a failing test is a hole that is still open. At commit time (redteam3,
+load 20-30 on 2 shared cores):
+
+  ENAMEL's call timer (HumanEval/1, T = 2.3-2.7 ms)
+    test_enamel_work_in_an_unwaited_child_is_not_free              OPEN (slow 0.0 -> 1.55-1.63)
+    test_enamel_a_zeroed_self_report_gains_no_more_than_noise      OPEN (reference 0.97 -> 1.61)
+    test_enamel_an_honest_stdlib_import_does_not_zero_a_sample     OPEN (honest 1.02 -> 0.0)
+  CPU-time limits
+    test_batched_tests_count_the_cpu_of_a_tests_forked_children    OPEN (0.6 s CPU, 0.2 s limit: OK)
+    test_a_task_with_a_long_time_limit_is_judged_not_refused       OPEN (ValidationError)
+  the audit
+    test_audit_does_not_reuse_results_of_a_suite_that_has_since_changed   OPEN (stale "does not
+        score" for a suite whose checker now accepts anything)
+    test_audit_results_file_cut_inside_a_utf8_character_is_not_a_traceback OPEN
+    test_audit_of_a_suite_with_a_lone_surrogate_in_an_expected_output_...  OPEN
+    test_audit_of_a_suite_with_an_unusable_limit_is_not_a_traceback[2]     OPEN
 
 Run: PYTHONPATH=src python3 -m pytest -q -s tests/security/test_redteam_round3.py
 """

@@ -86,7 +86,7 @@ def _slow(task, ref) -> str:
 #: the request process, a subreaper, after the call child exits: its CPU is not in the call
 #: child's wait4 rusage, which is all `program_cpu_s` reads); the answer comes back through a
 #: pipe. The self-report is zeroed through the server module's own bound clocks (module code).
-FORKED_WORK = '''
+FORKED_WORK = """
 import os as _os, sys as _sys, json as _json
 _srv = _sys.modules["__main__"]
 _srv._monotonic_ns = lambda: 0
@@ -108,7 +108,7 @@ def separate_paren_groups(paren_string):
         chunks.append(c)
     _os.close(r)
     return _json.loads(b"".join(chunks))
-'''
+"""
 
 
 def _score(task, ref, run) -> float:

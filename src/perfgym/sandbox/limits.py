@@ -12,6 +12,13 @@ _MAX_MEMORY_MB = 1024 * 1024  # 1 TiB
 _MAX_PROCS = 100_000
 _MAX_BYTES = 1 << 40
 
+#: A run whose limit is on CPU time gets a wall limit this many times that, as a backstop: it
+#: stops a program that sleeps, blocks or waits (no CPU), and leaves room for a machine loaded
+#: up to about this many runnable processes per core before a correct program's wall time
+#: reaches it (the dev machine, 2 cores shared by six sessions, stretched a 0.41 s CPU run to
+#: 3.1 s of wall: 7.5x).
+WALL_BACKSTOP = 10.0
+
 
 class Limits(BaseModel):
     """Resource limits for one execution. Every field is validated; zero and negative are rejected."""
@@ -89,3 +96,10 @@ class Limits(BaseModel):
     def effective_cpu_s(self) -> float:
         """The CPU-time limit in force (the wall limit when none was given)."""
         return self.cpu_s if self.cpu_s is not None else self.wall_s
+
+
+def on_cpu(cpu_s: float, backstop: float = WALL_BACKSTOP, **fields: object) -> Limits:
+    """Limits whose time limit is `cpu_s` of CPU (the run's whole process tree), with a wall
+    limit `backstop` times that (at most a day); other fields as given."""
+    wall = min(_MAX_WALL_S, backstop * cpu_s)
+    return Limits(cpu_s=min(cpu_s, wall), wall_s=wall, **fields)  # type: ignore[arg-type]

@@ -196,7 +196,9 @@ class Task(BaseModel):
     harness: HarnessSpec | None = None
     split: Split = Split.TRAIN
     time_limit_s: float | None = Field(
-        default=None, description="Per-run wall limit; None: judge default."
+        default=None,
+        description="Per-run time limit, on CPU time (times `cores`; the wall limit is the "
+        "judge's wall_backstop times it); None: judge default.",
     )
     memory_limit_mb: float | None = None
     cores: int = Field(

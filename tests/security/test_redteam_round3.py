@@ -316,7 +316,9 @@ def test_audit_of_a_suite_with_an_unusable_limit_is_not_a_traceback(tmp_path, ba
     `judge.plan.task_limits` (Limits refuses memory under 4 MiB and walls over 86400 s):
     one task ends the audit of the suite, instead of its probes saying why they cannot run."""
     suite = tmp_path / "limits"
-    _write_suite(suite, sum_task(hidden=True, size=200, **bad))
+    suite.mkdir()
+    doc = {**json.loads(sum_task(hidden=True, size=200).model_dump_json()), **bad}
+    (suite / "tasks.jsonl").write_text(json.dumps(doc) + "\n")  # the Task model refuses it
     p = perfgym("audit", suite, "--probes", "constant", "--repeats", "1",
                 "-o", tmp_path / "l.jsonl", "--no-store")  # fmt: skip
     assert "Traceback" not in p.stderr, p.stderr[-1500:]

@@ -9,6 +9,9 @@ MiB = 1024 * 1024
 # Ceilings that catch absurd values (typos such as 10**9 seconds) while allowing real work.
 _MAX_WALL_S = 24 * 3600.0
 _MAX_MEMORY_MB = 1024 * 1024  # 1 TiB
+#: The bounds a run's CPU time and memory limits must lie in (a task's are checked on load).
+MAX_CPU_S = _MAX_WALL_S
+MIN_MEMORY_MB, MAX_MEMORY_MB = 4.0, float(_MAX_MEMORY_MB)
 _MAX_PROCS = 100_000
 _MAX_BYTES = 1 << 40
 
@@ -88,7 +91,7 @@ class Limits(BaseModel):
     def _consistent(self) -> Limits:
         if self.open_files < 16:
             raise ValueError("open_files must be at least 16 (stdio and runtimes need some)")
-        if self.memory_mb < 4:
+        if self.memory_mb < MIN_MEMORY_MB:
             raise ValueError("memory_mb below 4 MiB cannot start any program")
         return self
 

@@ -77,6 +77,11 @@ class TaskAudit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str
+    task_key: str = Field(
+        "",
+        description="The audited task's id and content hash (`perfgym.judge.plan.task_key`): "
+        "a resumed audit reuses this result only for the same task content.",
+    )
     suite: str = ""
     language: str
     kind: str

@@ -196,6 +196,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
          store: Path | None = None) -> SuiteAudit:  # fmt: skip
     from rich.progress import Progress
 
+    from perfgym import __version__
     from perfgym.audit.results import SuiteAudit
     from perfgym.audit.resume import AuditFile
     from perfgym.audit.run import audit_tasks
@@ -203,6 +204,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
     from perfgym.errors import PerfgymError
     from perfgym.judge import Judge, JudgeConfig
+    from perfgym.judge.plan import task_key
     from perfgym.machine import fingerprint
 
     limit = {"time_limit_s": time_limit_s} if time_limit_s is not None else {}
@@ -210,10 +212,12 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     names = [p.name for p in chosen]
     machine = fingerprint()
     header = {"suite": suite, "probes": names, "repeats": repeats, "mde_repeats": mde_repeats,
-              "hidden": hidden, "machine": machine, "time_limit_s": time_limit_s}  # fmt: skip
+              "hidden": hidden, "machine": machine, "time_limit_s": time_limit_s,
+              "perfgym": __version__, "judge": config_digest(config)}  # fmt: skip
+    keys = {t.id: task_key(t) for t in tasks}
     try:
-        results = AuditFile(out, header, resume=resume)
-        kept = stored_audit(store, header, resume, results)
+        results = AuditFile(out, header, resume=resume, keys=keys)
+        kept = stored_audit(store, header, resume, results, keys)
     except PerfgymError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -272,9 +276,23 @@ class _Kept:
         self.history.close()
 
 
-def stored_audit(store: Path | None, header: dict, resume: bool, results: object) -> _Kept | None:
+def config_digest(config: object) -> str:
+    """A short digest of a judge configuration (part of an audit's name: results judged under
+    another configuration are not reused)."""
+    import hashlib
+    import json
+
+    text = json.dumps(config.model_dump(mode="json"), sort_keys=True)  # type: ignore[attr-defined]
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def stored_audit(store: Path | None, header: dict, resume: bool, results: object,
+                 keys: dict[str, str] | None = None) -> _Kept | None:  # fmt: skip
     """The store's record of this audit (None without a store): with `resume`, its finished
-    tasks join the results file's; without, they are forgotten."""
+    tasks on the same task content (`keys`, `perfgym.audit.resume.reusable`) join the results
+    file's; without, they are forgotten."""
+    from perfgym.audit.resume import reusable
+
     if store is None:
         return None
     kept = _Kept(store, header)
@@ -282,7 +300,7 @@ def stored_audit(store: Path | None, header: dict, resume: bool, results: object
         kept.history.forget(kept.run)
         return kept
     for task_id, audit in kept.history.done(kept.run).items():
-        if task_id not in results.done:  # type: ignore[attr-defined]
+        if task_id not in results.done and reusable(audit, keys):  # type: ignore[attr-defined]
             results.done[task_id] = audit  # type: ignore[attr-defined]
             results.add(audit)  # type: ignore[attr-defined]
     return kept

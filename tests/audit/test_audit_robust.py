@@ -44,6 +44,19 @@ def test_a_long_but_possible_limit_loads():
     assert (task.time_limit_s, task.memory_limit_mb) == (9000.0, 4)
 
 
+def test_a_task_id_no_file_can_hold_is_refused_on_load_and_a_detail_is_kept_as_escapes():
+    """A lone surrogate (JSON "\\udc80") in a task id made every results line unwritable (a
+    serialisation traceback after the task was judged); in a detail quoting a program's bytes,
+    it is kept as an escape."""
+    doc = {**json.loads(sum_task(hidden=True, size=50).model_dump_json()), "id": "sum\udc80"}
+    with pytest.raises(ValidationError, match="lone surrogate"):
+        Task.model_validate(doc)
+    r = ProbeResult(probe="constant", kind=ProbeKind.GAMEABILITY, outcome=Outcome.SCORES,
+                    severity=Severity.HIGH, detail="printed b'\udc80'")  # fmt: skip
+    line = TaskAudit(task_id="t", language="python", kind="stdio", results=[r]).model_dump_json()
+    assert TaskAudit.model_validate_json(line).results[0].detail == "printed b'\\udc80'"
+
+
 @pytest.fixture(scope="module")
 def audited():
     """Two tasks audited together: one the judge refuses (a limit Limits refuses, set past the

@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class ProbeKind(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() and format()
@@ -69,6 +69,12 @@ class ProbeResult(BaseModel):
         None, description="Measurability: the figure (headroom ratio, detectable ratio, ...)."
     )
     figures: dict[str, Any] = Field(default_factory=dict, description="Supporting figures.")
+
+    @field_validator("detail")
+    @classmethod
+    def _writable(cls, text: str) -> str:
+        """A detail quoting a program's bytes (lone surrogates) as escapes: JSON holds it."""
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class TaskAudit(BaseModel):

@@ -226,6 +226,17 @@ class Task(BaseModel):
         return self
 
     @model_validator(mode="after")
+    def _writable_id(self) -> Task:
+        """An id no results file or store can hold (a lone surrogate, from JSON's "\\udc80")
+        is refused on load."""
+        try:
+            self.id.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"task id {ascii(self.id)} is not valid text (a lone surrogate)"
+                             ) from None  # fmt: skip
+        return self
+
+    @model_validator(mode="after")
     def _usable_limits(self) -> Task:
         """Limits no run can be given are refused on load, not by the first run's `Limits`."""
         from perfgym.sandbox.limits import MAX_CPU_S, MAX_MEMORY_MB, MIN_MEMORY_MB

@@ -8,12 +8,14 @@ MiB = 1024 * 1024
 
 # Ceilings that catch absurd values (typos such as 10**9 seconds) while allowing real work.
 _MAX_WALL_S = 24 * 3600.0
+#: The longest time limit a run can have (CPU or wall): a backstop is capped here.
+MAX_TIME_S = _MAX_WALL_S
 _MAX_MEMORY_MB = 1024 * 1024  # 1 TiB
-#: The bounds a run's CPU time and memory limits must lie in (a task's are checked on load).
-MAX_CPU_S = _MAX_WALL_S
-MIN_MEMORY_MB, MAX_MEMORY_MB = 4.0, float(_MAX_MEMORY_MB)
 _MAX_PROCS = 100_000
 _MAX_BYTES = 1 << 40
+
+#: The memory limits a run can have (a task's own is checked on load).
+MIN_MEMORY_MB, MAX_MEMORY_MB = 4.0, float(_MAX_MEMORY_MB)
 
 #: A run whose limit is on CPU time gets a wall limit this many times that, as a backstop: it
 #: stops a program that sleeps, blocks or waits (no CPU), and leaves room for a machine loaded

@@ -239,12 +239,12 @@ class Task(BaseModel):
     @model_validator(mode="after")
     def _usable_limits(self) -> Task:
         """Limits no run can be given are refused on load, not by the first run's `Limits`."""
-        from perfgym.sandbox.limits import MAX_CPU_S, MAX_MEMORY_MB, MIN_MEMORY_MB
+        from perfgym.sandbox.limits import MAX_MEMORY_MB, MAX_TIME_S, MIN_MEMORY_MB
 
         t, mem = self.time_limit_s, self.memory_limit_mb
-        if t is not None and not 0 < t * self.cores <= MAX_CPU_S:
-            raise ValueError(f"task {self.id}: time_limit_s {t} (x {self.cores} cores) is not "
-                             f"in (0, {MAX_CPU_S:.0f}] seconds of CPU")  # fmt: skip
+        if t is not None and not 0 < t <= MAX_TIME_S:
+            raise ValueError(f"task {self.id}: time_limit_s {t} is not in (0, {MAX_TIME_S:.0f}] "
+                             "seconds")  # fmt: skip
         if mem is not None and not MIN_MEMORY_MB <= mem <= MAX_MEMORY_MB:
             raise ValueError(f"task {self.id}: memory_limit_mb {mem} is not in "
                              f"[{MIN_MEMORY_MB:.0f}, {MAX_MEMORY_MB:.0f}] MiB")  # fmt: skip

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
+from pathlib import Path
 
 import pytest
 from audit_tasks import sum_task
 from pydantic import ValidationError
 
+from perfgym.audit.content import content_key
 from perfgym.audit.history import AuditHistory
 from perfgym.audit.registry import select_probes
 from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity, TaskAudit
@@ -18,6 +21,8 @@ from perfgym.audit.run import audit_tasks
 from perfgym.audit.summary import summarise
 from perfgym.cli.audit_cmd import stored_audit
 from perfgym.judge import Judge, JudgeConfig
+from perfgym.judge.plan import task_key
+from perfgym.tasks.suite import load_suite
 from perfgym.tasks.task import Task
 
 _BAD_LIMITS = [
@@ -92,6 +97,28 @@ def test_a_lone_surrogate_makes_the_lookup_table_not_applicable_not_a_crash(audi
     table = surrogate.result("lookup-table")
     assert table.outcome is Outcome.NOT_APPLICABLE and "surrogate" in table.detail
     assert surrogate.result("constant").outcome is Outcome.DOES_NOT_SCORE
+
+
+def test_a_harness_edited_on_disk_is_another_task_to_a_resumed_audit(tmp_path):
+    """A PerfCodeBench task's harness is files in its directory, not in the task's JSON: the
+    judge's task_key stays the same when the harness is loosened, the audit's key does not."""
+    fixture = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
+    shutil.copytree(fixture / "py_range_sums", tmp_path / "tasks" / "py_range_sums")
+
+    def load() -> Task:
+        (task,) = load_suite(str(tmp_path / "tasks")).tasks
+        return task
+
+    before = load()
+    keys = task_key(before), content_key(before)
+    assert content_key(load()) == keys[1]  # stable while nothing changes
+    bench = tmp_path / "tasks" / "py_range_sums" / "harness" / "bench.py"
+    bench.write_text(bench.read_text() + "\n# the self-check now accepts anything\n")
+    after = load()
+    assert task_key(after) == keys[0]  # the task's JSON did not change
+    assert content_key(after) != keys[1]
+    plain = sum_task(hidden=True, size=50)
+    assert content_key(plain) == task_key(plain)
 
 
 def _audit(task_id: str, key: str, outcome: Outcome = Outcome.SOUND) -> TaskAudit:

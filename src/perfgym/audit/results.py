@@ -85,7 +85,7 @@ class TaskAudit(BaseModel):
     task_id: str
     task_key: str = Field(
         "",
-        description="The audited task's id and content hash (`perfgym.judge.plan.task_key`): "
+        description="The audited task's id and content hash (`perfgym.audit.content.content_key`): "
         "a resumed audit reuses this result only for the same task content.",
     )
     suite: str = ""

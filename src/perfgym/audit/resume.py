@@ -17,7 +17,7 @@ from perfgym.errors import ConfigError
 
 def reusable(audit: TaskAudit, keys: Mapping[str, str] | None) -> bool:
     """Whether a finished task's result stands for the task audited now: the same content
-    (`keys`: task id -> `perfgym.judge.plan.task_key`; None: not checked) and no probe that
+    (`keys`: task id -> `perfgym.audit.content.content_key`; None: not checked) and no probe that
     perfgym could not run (that task is audited again)."""
     if any(r.outcome is Outcome.INFRA_ERROR for r in audit.results):
         return False

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from perfgym.audit.content import content_key
 from perfgym.audit.context import AuditContext, ProbeRun
 from perfgym.audit.programs import NotWritable
 from perfgym.audit.registry import Probe
 from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity, TaskAudit
 from perfgym.audit.rewards_of import reward_values
 from perfgym.judge import Candidate, Judge, Verdict
-from perfgym.judge.plan import task_key
 from perfgym.tasks.task import Task
 
 #: The model name the probe programs' verdicts carry (`audit:<probe>`).
@@ -87,7 +87,7 @@ def _finish(plan: _Planned, verdicts: Sequence[Verdict]) -> TaskAudit:
             results.append(probe.assess(ctx, runs[lo:hi]))
         except Exception as exc:
             results.append(_error(probe, f"the probe could not assess its runs: {_line(exc)}"))
-    return TaskAudit(task_id=task.id, task_key=task_key(task), suite=plan.cands[0].suite,
+    return TaskAudit(task_id=task.id, task_key=content_key(task), suite=plan.cands[0].suite,
                      language=task.language.value, kind=task.kind.value, results=results,
                      elapsed_s=time.monotonic() - plan.t0, candidates=len(plan.cands))  # fmt: skip
 
@@ -111,7 +111,7 @@ def failed_task(task: Task, probes: Sequence[Probe], suite: str, exc: BaseExcept
     """The result of a task whose audit failed: every probe an infra error saying why (a
     resumed audit does such a task again)."""
     detail = f"the task could not be audited: {_line(exc)}"
-    return TaskAudit(task_id=task.id, task_key=task_key(task), suite=suite,
+    return TaskAudit(task_id=task.id, task_key=content_key(task), suite=suite,
                      language=task.language.value, kind=task.kind.value,
                      results=[_error(p, detail) for p in probes],
                      elapsed_s=0.0 if t0 is None else time.monotonic() - t0)  # fmt: skip

@@ -197,6 +197,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     from rich.progress import Progress
 
     from perfgym import __version__
+    from perfgym.audit.content import content_key
     from perfgym.audit.results import SuiteAudit
     from perfgym.audit.resume import AuditFile
     from perfgym.audit.run import audit_tasks
@@ -204,7 +205,6 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
     from perfgym.errors import PerfgymError
     from perfgym.judge import Judge, JudgeConfig
-    from perfgym.judge.plan import task_key
     from perfgym.machine import fingerprint
 
     limit = {"time_limit_s": time_limit_s} if time_limit_s is not None else {}
@@ -214,7 +214,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     header = {"suite": suite, "probes": names, "repeats": repeats, "mde_repeats": mde_repeats,
               "hidden": hidden, "machine": machine, "time_limit_s": time_limit_s,
               "perfgym": __version__, "judge": config_digest(config)}  # fmt: skip
-    keys = {t.id: task_key(t) for t in tasks}
+    keys = {t.id: content_key(t) for t in tasks}
     try:
         results = AuditFile(out, header, resume=resume, keys=keys)
         kept = stored_audit(store, header, resume, results, keys)

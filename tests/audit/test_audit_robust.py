@@ -18,7 +18,7 @@ from perfgym.audit.registry import select_probes
 from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity, TaskAudit
 from perfgym.audit.resume import AuditFile
 from perfgym.audit.run import audit_tasks
-from perfgym.audit.summary import summarise
+from perfgym.audit.summary import gate, summarise
 from perfgym.cli.audit_cmd import stored_audit
 from perfgym.judge import Judge, JudgeConfig
 from perfgym.judge.plan import task_key
@@ -88,6 +88,9 @@ def test_a_task_the_judge_refuses_is_its_error_and_the_others_are_audited(audite
     assert {r.outcome for r in refused.results} == {Outcome.INFRA_ERROR}
     assert all("memory" in r.detail and "\n" not in r.detail for r in refused.results)
     assert all(r.outcome is not Outcome.INFRA_ERROR for r in other.results)
+    assert refused.error and "memory" in refused.error and other.error is None
+    # a suite that makes the audit fail does not pass the CI gate, whatever its threshold
+    assert gate(out, Severity.HIGH) == [f"refused: not audited ({refused.error})"]
     summary = summarise(out, ["constant", "lookup-table"])
     assert any(line.startswith("errors: 1 task(s)") and "refused" in line for line in summary.lines)
 
@@ -129,12 +132,14 @@ def _audit(task_id: str, key: str, outcome: Outcome = Outcome.SOUND) -> TaskAudi
 
 def test_a_resumed_audit_reuses_only_same_content_results_without_infra_errors(tmp_path):
     """A stale result (the task changed since: another key), a result from before keys were
-    recorded, an infra error, and a line cut inside a UTF-8 character are all audited again,
-    from the results file and from the store alike; only the unchanged task is reused."""
+    recorded, an infra error, a task whose audit raised, and a line cut inside a UTF-8
+    character are all audited again, from the results file and from the store alike; only
+    the unchanged task is reused."""
     path, header = tmp_path / "a.jsonl", {"suite": "s", "probes": ["mde"], "machine": "m"}
     store = tmp_path / "store.sqlite"
     audits = [_audit("same", "same@1"), _audit("changed", "changed@old"), _audit("old", ""),
-              _audit("failed", "failed@1", Outcome.INFRA_ERROR)]  # fmt: skip
+              _audit("failed", "failed@1", Outcome.INFRA_ERROR),
+              _audit("errored", "errored@1").model_copy(update={"error": "boom"})]  # fmt: skip
     f = AuditFile(path, header, resume=False)
     history = AuditHistory(store)
     run = history.start(header)
@@ -146,7 +151,7 @@ def test_a_resumed_audit_reuses_only_same_content_results_without_infra_errors(t
     with path.open("ab") as raw:
         raw.write(b'{"task_id": "cut", "task_key": "cut@1", "detail": "1.2\xc3')
     keys = {"same": "same@1", "changed": "changed@new", "old": "old@1", "failed": "failed@1",
-            "cut": "cut@1"}  # fmt: skip
+            "cut": "cut@1", "errored": "errored@1"}  # fmt: skip
     f = AuditFile(path, header, resume=True, keys=keys)
     assert set(f.done) == {"same"}
     f.close()

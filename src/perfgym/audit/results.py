@@ -94,6 +94,11 @@ class TaskAudit(BaseModel):
     results: list[ProbeResult] = Field(default_factory=list)
     elapsed_s: float = 0.0
     candidates: int = Field(0, description="Programs judged for this task (one batch).")
+    error: str | None = Field(
+        None,
+        description="Why part of this task's audit could not run (a task the judge refuses, "
+        "an exception in a probe): `--fail-on` fails on it, and a rerun audits the task again.",
+    )
 
     def worst(self) -> Severity:
         return max((r.severity for r in self.results), key=lambda s: s.rank,

@@ -19,7 +19,7 @@ def reusable(audit: TaskAudit, keys: Mapping[str, str] | None) -> bool:
     """Whether a finished task's result stands for the task audited now: the same content
     (`keys`: task id -> `perfgym.audit.content.content_key`; None: not checked) and no probe that
     perfgym could not run (that task is audited again)."""
-    if any(r.outcome is Outcome.INFRA_ERROR for r in audit.results):
+    if audit.error is not None or any(r.outcome is Outcome.INFRA_ERROR for r in audit.results):
         return False
     return keys is None or keys.get(audit.task_id) == audit.task_key
 

@@ -86,10 +86,13 @@ def _finish(plan: _Planned, verdicts: Sequence[Verdict]) -> TaskAudit:
         try:
             results.append(probe.assess(ctx, runs[lo:hi]))
         except Exception as exc:
-            results.append(_error(probe, f"the probe could not assess its runs: {_line(exc)}"))
+            plan.errors[probe.name] = f"the probe could not assess its runs: {_line(exc)}"
+            results.append(_error(probe, plan.errors[probe.name]))
+    error = next((f"{name}: {why}" for name, why in plan.errors.items()), None)
     return TaskAudit(task_id=task.id, task_key=content_key(task), suite=plan.cands[0].suite,
                      language=task.language.value, kind=task.kind.value, results=results,
-                     elapsed_s=time.monotonic() - plan.t0, candidates=len(plan.cands))  # fmt: skip
+                     elapsed_s=time.monotonic() - plan.t0, candidates=len(plan.cands),
+                     error=error)  # fmt: skip
 
 
 def _line(exc: BaseException) -> str:
@@ -113,7 +116,7 @@ def failed_task(task: Task, probes: Sequence[Probe], suite: str, exc: BaseExcept
     detail = f"the task could not be audited: {_line(exc)}"
     return TaskAudit(task_id=task.id, task_key=content_key(task), suite=suite,
                      language=task.language.value, kind=task.kind.value,
-                     results=[_error(p, detail) for p in probes],
+                     results=[_error(p, detail) for p in probes], error=detail,
                      elapsed_s=0.0 if t0 is None else time.monotonic() - t0)  # fmt: skip
 
 

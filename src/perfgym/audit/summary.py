@@ -76,6 +76,9 @@ def summarise(audits: Sequence[TaskAudit], probes: Sequence[str]) -> AuditSummar
 
 
 def gate(audits: Sequence[TaskAudit], threshold: Severity) -> list[str]:
-    """'task: probe (severity)' for each finding at or above `threshold` (empty: passes)."""
-    return [f"{a.task_id}: {r.probe} ({r.severity.value})" for a in audits for r in a.results
-            if r.severity.rank >= threshold.rank and r.outcome in _FLAGGED]  # fmt: skip
+    """'task: probe (severity)' for each finding at or above `threshold`, then 'task: not
+    audited (why)' for each task whose audit could not run, at any threshold: a suite that
+    makes the audit fail does not pass the gate (empty: passes)."""
+    found = [f"{a.task_id}: {r.probe} ({r.severity.value})" for a in audits for r in a.results
+             if r.severity.rank >= threshold.rank and r.outcome in _FLAGGED]  # fmt: skip
+    return found + [f"{a.task_id}: not audited ({a.error})" for a in audits if a.error]

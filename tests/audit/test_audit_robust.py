@@ -63,7 +63,13 @@ def test_a_task_id_no_file_can_hold_is_refused_on_load_and_a_detail_is_kept_as_e
 
 
 @pytest.fixture(scope="module")
-def audited():
+def judge():
+    with Judge(JudgeConfig(repeats=1, hidden_workloads=True)) as j:
+        yield j
+
+
+@pytest.fixture(scope="module")
+def audited(judge):
     """Two tasks audited together: one the judge refuses (a limit Limits refuses, set past the
     model's check: any task whose judge call raises), and one whose expected output holds a
     lone surrogate (no program prints it; its other probes are judged as usual)."""
@@ -74,9 +80,8 @@ def audited():
     surrogate = Task.model_validate(doc)
     probes = select_probes(["constant,lookup-table"])
     seen: list[str] = []
-    with Judge(JudgeConfig(repeats=1, hidden_workloads=True)) as judge:
-        out = audit_tasks(judge, [refused, surrogate], probes, suite="robust",
-                          done=lambda a: seen.append(a.task_id))  # fmt: skip
+    out = audit_tasks(judge, [refused, surrogate], probes, suite="robust",
+                      done=lambda a: seen.append(a.task_id))  # fmt: skip
     return out, seen
 
 
@@ -122,6 +127,19 @@ def test_a_harness_edited_on_disk_is_another_task_to_a_resumed_audit(tmp_path):
     assert content_key(after) != keys[1]
     plain = sum_task(hidden=True, size=50)
     assert content_key(plain) == task_key(plain)
+
+
+def test_a_result_that_cannot_be_written_ends_the_run_not_the_task(judge, audited):
+    """Only the task's own failures become its error result: when writing a result fails
+    (a full disk, a locked store), the audit stops with that error, no task is re-judged
+    and no result is lost quietly."""
+    task = sum_task(hidden=True, size=200)
+
+    def full_disk(audit: TaskAudit) -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        audit_tasks(judge, [task], select_probes(["constant"]), suite="robust", done=full_disk)
 
 
 def _audit(task_id: str, key: str, outcome: Outcome = Outcome.SOUND) -> TaskAudit:

@@ -148,8 +148,21 @@ def audit_tasks(judge: Judge, tasks: Sequence[Task], probes: Sequence[Probe], *,
     return out
 
 
+class _Unwritten(Exception):  # noqa: N818 - a carrier, never seen outside this module
+    """`done` raised (a result could not be written): the run's failure, not the task's."""
+
+
 def _judged_together(judge: Judge, plans: Sequence[_Planned],
                      done: Callable[[TaskAudit], None] | None) -> list[TaskAudit]:  # fmt: skip
+    try:
+        return _judged(judge, plans, done)
+    except _Unwritten as exc:
+        assert exc.__cause__ is not None
+        raise exc.__cause__ from None
+
+
+def _judged(judge: Judge, plans: Sequence[_Planned],
+            done: Callable[[TaskAudit], None] | None) -> list[TaskAudit]:  # fmt: skip
     """The tasks' candidates in one judge call; each task finished as its verdicts arrive.
     When the call fails, the tasks it had not finished are judged one by one, and a task
     whose own call fails gets its error result."""
@@ -167,19 +180,26 @@ def _judged_together(judge: Judge, plans: Sequence[_Planned],
                     finished[k] = _finish(p, [got[k][j] for j in range(len(p.cands))])
                 except Exception as exc:
                     finished[k] = failed_task(p.ctx.task, p.probes, p.cands[0].suite, exc, p.t0)
-                if done is not None:
-                    done(finished[k])
+                _write(finished[k])
+
+    def _write(audit: TaskAudit) -> None:
+        try:
+            if done is not None:
+                done(audit)
+        except Exception as exc:
+            raise _Unwritten() from exc
 
     try:
         judge.judge_many([c for p in plans for c in p.cands], finished=arrived)
+    except _Unwritten:
+        raise
     except Exception as exc:
         left = [k for k in range(len(plans)) if k not in finished]
         if len(plans) == 1 and left:
             p = plans[0]
             finished[0] = failed_task(p.ctx.task, p.probes, p.cands[0].suite, exc, p.t0)
-            if done is not None:
-                done(finished[0])
+            _write(finished[0])
         else:
             for k in left:
-                (finished[k],) = _judged_together(judge, [plans[k]], done)
+                (finished[k],) = _judged(judge, [plans[k]], done)
     return [finished[k] for k in range(len(plans))]

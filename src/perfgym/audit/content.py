@@ -1,12 +1,14 @@
 """What an audited task's result stands for: `content_key`, the task's content as audited,
-compared when a rerun would reuse a finished task's result."""
+and `config_digest`, the judge configuration, compared when a rerun would reuse a result."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 
+from perfgym.judge import JudgeConfig
 from perfgym.judge.plan import task_key
 from perfgym.tasks.task import Task, TaskKind
 
@@ -50,3 +52,10 @@ def _files(root: str) -> list[str]:
 
 def _raise(exc: OSError) -> None:
     raise exc
+
+
+def config_digest(config: JudgeConfig) -> str:
+    """A short digest of a judge configuration (in an audit's header: results judged under
+    another configuration are not reused)."""
+    text = json.dumps(config.model_dump(mode="json"), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -197,7 +197,7 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     from rich.progress import Progress
 
     from perfgym import __version__
-    from perfgym.audit.content import content_key
+    from perfgym.audit.content import config_digest, content_key
     from perfgym.audit.results import SuiteAudit
     from perfgym.audit.resume import AuditFile
     from perfgym.audit.run import audit_tasks
@@ -274,16 +274,6 @@ class _Kept:
 
     def close(self) -> None:
         self.history.close()
-
-
-def config_digest(config: object) -> str:
-    """A short digest of a judge configuration (part of an audit's name: results judged under
-    another configuration are not reused)."""
-    import hashlib
-    import json
-
-    text = json.dumps(config.model_dump(mode="json"), sort_keys=True)  # type: ignore[attr-defined]
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def stored_audit(store: Path | None, header: dict, resume: bool, results: object,

@@ -109,9 +109,12 @@ def test_time_limit_with_published_is_refused(tmp_path):
 
 
 def test_eval_time_limit_is_every_tasks_limit(tmp_path):
-    """A limit below the programs' 1 s nap times every one of them out, and the results file's
-    header records the limit the verdicts were judged under."""
-    suite, out = _suite(tmp_path, NAP.replace("0.02", "1"), tasks=1), tmp_path / "o.jsonl"
+    """A limit below the programs' 1 s of CPU times every one of them out (the limit is on CPU
+    time), and the results file's header records the limit the verdicts were judged under."""
+    spin = NAP.replace(
+        "time.sleep(0.02)", "t = time.process_time()\nwhile time.process_time() - t < 1: pass"
+    )
+    suite, out = _suite(tmp_path, spin, tasks=1), tmp_path / "o.jsonl"
     handler = signal.getsignal(signal.SIGTERM)
     r = CliRunner().invoke(app, ["eval", str(suite), "--time-limit", "0.2", "--no-store",
                                  "--no-report", "--repeats", "3", "--out", str(out), "--json"])  # fmt: skip

@@ -32,8 +32,9 @@ def task_with(limit_s: float = 10.0, baseline: str = SUM, tag: str = ""):
 
 @pytest.fixture(scope="module")
 def judge():
+    # a 5x wall backstop (the default is 10x): the sleeper below is cut sooner
     config = JudgeConfig(repeats=1, measure_baseline=False, measure_reference=False,
-                         test_time_factor=4.0, test_time_floor_s=1.0)  # fmt: skip
+                         test_time_factor=4.0, test_time_floor_s=1.0, wall_backstop=5.0)  # fmt: skip
     with Judge(config) as j:
         yield j
 
@@ -137,7 +138,7 @@ def test_a_candidate_cannot_set_its_own_limit(judge, monkeypatch):
 
 def test_a_limit_is_never_above_the_task_limit(judge):
     """A slow own solution gives no candidate more than the task's limit."""
-    task = task_with(1.5, baseline=sleeping(1.0), tag="cap")
+    task = task_with(1.5, baseline=spinning(1.0), tag="cap")
     (v,) = judge.judge_many([Candidate(task, source=LOOP, model="loop")])
     assert (v.stage, v.detail) == (Stage.NR, "TIMEOUT")
     assert "test limit" not in v.reason  # 4 x 1 s > 1.5 s: the task's limit applies

@@ -135,3 +135,17 @@ def test_config_validation() -> None:
     for bad in ({"weights": (0, 0)}, {"weights": (1, -1)}, {"k": 0}, {"x": 1}):
         with pytest.raises(ValueError):
             EnamelConfig(**bad)
+
+
+def test_an_interval_above_one_is_explained_not_hidden() -> None:
+    """ENAMEL's e_j is not clipped (its calc_eff): a sample faster than the reference scores
+    above 1 and the interval may reach above 1 (at most 2); the result says why, and says when
+    a handful of problems makes the interval little more than their range."""
+    fast = ok(*(t / 2 for t in REF))
+    r = enamel_eff_at_k([problem(fast), problem(ok(*REF), task_id="HumanEval/1")])
+    assert r.per_task["HumanEval/0"] > 1.0 and r.ci_high is not None and r.ci_high > 1.0
+    assert r.ci_high <= 2.0
+    assert any("not clipped" in n and "HumanEval/0" in n for n in r.notes), r.notes
+    assert any("2 problems" in n for n in r.notes), r.notes
+    many = [problem(ok(*REF), task_id=f"HumanEval/{i}") for i in range(10)]
+    assert enamel_eff_at_k(many).notes == []

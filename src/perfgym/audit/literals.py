@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import json
 
+from perfgym.errors import PerfgymError
 from perfgym.tasks.task import Language
+
+
+class NotWritable(PerfgymError):
+    """The probe program cannot be written for this task (language, kind, data)."""
 
 
 def text_bytes(text: str) -> bytes:
     """A program's output as the bytes it printed (outputs that were not UTF-8 hold lone
-    surrogates, `perfgym.judge.runner.program_text`)."""
-    return text.encode("utf-8", "surrogateescape")
+    surrogates U+DC80-U+DCFF, `perfgym.judge.runner.program_text`). Any other lone surrogate
+    (a task file's JSON may hold "\\ud800") names no bytes: NotWritable."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError as exc:
+        bad = f"U+{ord(exc.object[exc.start]):04X}"
+        raise NotWritable(f"a test's text holds a lone surrogate ({bad}), which no program "
+                          "prints") from None  # fmt: skip
 
 
 def literal(data: bytes, language: Language) -> str:

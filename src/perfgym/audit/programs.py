@@ -13,16 +13,11 @@ import zlib
 from collections.abc import Sequence
 from typing import Any
 
-from perfgym.audit.literals import literal, rust_bytes
-from perfgym.errors import PerfgymError
+from perfgym.audit.literals import NotWritable, literal, rust_bytes
 from perfgym.tasks.task import Language, Task, TaskKind
 
 #: The most output bytes a compiled language's lookup table embeds in its source.
 C_TABLE_BYTES = 8 << 20
-
-
-class NotWritable(PerfgymError):
-    """The probe program cannot be written for this task (language, kind, data)."""
 
 
 def _stdio(task: Task) -> None:

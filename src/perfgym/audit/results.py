@@ -6,7 +6,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
 class ProbeKind(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() and format()
@@ -70,6 +70,12 @@ class ProbeResult(BaseModel):
     )
     figures: dict[str, Any] = Field(default_factory=dict, description="Supporting figures.")
 
+    @field_validator("detail")
+    @classmethod
+    def _writable(cls, text: str) -> str:
+        """A detail quoting a program's bytes (lone surrogates) as escapes: JSON holds it."""
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
 
 class TaskAudit(BaseModel):
     """Every probe's result on one task."""
@@ -77,12 +83,22 @@ class TaskAudit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     task_id: str
+    task_key: str = Field(
+        "",
+        description="The audited task's id and content hash (`perfgym.audit.content.content_key`): "
+        "a resumed audit reuses this result only for the same task content.",
+    )
     suite: str = ""
     language: str
     kind: str
     results: list[ProbeResult] = Field(default_factory=list)
     elapsed_s: float = 0.0
     candidates: int = Field(0, description="Programs judged for this task (one batch).")
+    error: str | None = Field(
+        None,
+        description="Why part of this task's audit could not run (a task the judge refuses, "
+        "an exception in a probe): `--fail-on` fails on it, and a rerun audits the task again.",
+    )
 
     def worst(self) -> Severity:
         return max((r.severity for r in self.results), key=lambda s: s.rank,

@@ -1,5 +1,7 @@
 """Auditing tasks: each task's probe programs and its own solutions judged in one batch (the
-judge groups them per task), then each probe's result."""
+judge groups them per task), then each probe's result. Whatever fails inside one task (a probe
+writer, the judge on that task's candidates, an assessment) is that task's error result, never
+the end of the audit."""
 
 from __future__ import annotations
 
@@ -7,6 +9,9 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from pydantic import ValidationError
+
+from perfgym.audit.content import content_key
 from perfgym.audit.context import AuditContext, ProbeRun
 from perfgym.audit.programs import NotWritable
 from perfgym.audit.registry import Probe
@@ -32,6 +37,7 @@ class _Planned:
     cands: list[Candidate]
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     not_applicable: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
     t0: float = field(default_factory=time.monotonic)
 
 
@@ -46,6 +52,9 @@ def _plan(judge: Judge, task: Task, probes: Sequence[Probe], suite: str, mde_rep
             sources = probe.programs(ctx)
         except NotWritable as exc:
             plan.not_applicable[probe.name] = str(exc)
+            continue
+        except Exception as exc:  # a writer's bug on this task's data: that probe's error
+            plan.errors[probe.name] = f"the probe could not write its program: {_line(exc)}"
             continue
         start = len(plan.cands)
         plan.cands += [Candidate(task, source=s, model=f"{MODEL_PREFIX}{probe.name}", sample=i,
@@ -63,6 +72,9 @@ def _finish(plan: _Planned, verdicts: Sequence[Verdict]) -> TaskAudit:
     results = []
     for probe in plan.probes:
         lo, hi = plan.spans.get(probe.name, (0, 0))
+        if probe.name in plan.errors:
+            results.append(_error(probe, plan.errors[probe.name]))
+            continue
         why = plan.not_applicable.get(probe.name)
         if why is None and probe.kind is ProbeKind.GAMEABILITY and hi == lo:
             why = "the probe wrote no program for this task"
@@ -71,10 +83,41 @@ def _finish(plan: _Planned, verdicts: Sequence[Verdict]) -> TaskAudit:
                                        outcome=Outcome.NOT_APPLICABLE, severity=Severity.INFO,
                                        detail=why))  # fmt: skip
             continue
-        results.append(probe.assess(ctx, runs[lo:hi]))
-    return TaskAudit(task_id=task.id, suite=plan.cands[0].suite, language=task.language.value,
-                     kind=task.kind.value, results=results,
-                     elapsed_s=time.monotonic() - plan.t0, candidates=len(plan.cands))  # fmt: skip
+        try:
+            results.append(probe.assess(ctx, runs[lo:hi]))
+        except Exception as exc:
+            plan.errors[probe.name] = f"the probe could not assess its runs: {_line(exc)}"
+            results.append(_error(probe, plan.errors[probe.name]))
+    error = next((f"{name}: {why}" for name, why in plan.errors.items()), None)
+    return TaskAudit(task_id=task.id, task_key=content_key(task), suite=plan.cands[0].suite,
+                     language=task.language.value, kind=task.kind.value, results=results,
+                     elapsed_s=time.monotonic() - plan.t0, candidates=len(plan.cands),
+                     error=error)  # fmt: skip
+
+
+def _line(exc: BaseException) -> str:
+    """An exception in one line: its type and its message's first line, at most 300 chars."""
+    if isinstance(exc, ValidationError):  # its first line names only the model
+        text = ["; ".join(e["msg"] for e in exc.errors())]
+    else:
+        text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+
+
+def _error(probe: Probe, detail: str) -> ProbeResult:
+    return ProbeResult(probe=probe.name, kind=probe.kind, outcome=Outcome.INFRA_ERROR,
+                       severity=Severity.INFO, detail=detail)  # fmt: skip
+
+
+def failed_task(task: Task, probes: Sequence[Probe], suite: str, exc: BaseException,
+                t0: float | None = None) -> TaskAudit:  # fmt: skip
+    """The result of a task whose audit failed: every probe an infra error saying why (a
+    resumed audit does such a task again)."""
+    detail = f"the task could not be audited: {_line(exc)}"
+    return TaskAudit(task_id=task.id, task_key=content_key(task), suite=suite,
+                     language=task.language.value, kind=task.kind.value,
+                     results=[_error(p, detail) for p in probes], error=detail,
+                     elapsed_s=0.0 if t0 is None else time.monotonic() - t0)  # fmt: skip
 
 
 def audit_task(judge: Judge, task: Task, probes: Sequence[Probe], *, suite: str = "",
@@ -92,15 +135,37 @@ def audit_tasks(judge: Judge, tasks: Sequence[Task], probes: Sequence[Probe], *,
     task's result as soon as its verdicts are in (to write it at once)."""
     out: list[TaskAudit] = []
     for start in range(0, len(tasks), TASKS_PER_CALL):
-        plans = [_plan(judge, t, probes, suite, mde_repeats)
-                 for t in tasks[start : start + TASKS_PER_CALL]]  # fmt: skip
-        out += _judged_together(judge, plans, done)
+        group: list[_Planned | TaskAudit] = []
+        for t in tasks[start : start + TASKS_PER_CALL]:
+            try:
+                group.append(_plan(judge, t, probes, suite, mde_repeats))
+            except Exception as exc:
+                group.append(failed_task(t, probes, suite, exc))
+                if done is not None:
+                    done(group[-1])  # type: ignore[arg-type]
+        judged = iter(_judged_together(judge, [g for g in group if isinstance(g, _Planned)], done))
+        out += [next(judged) if isinstance(g, _Planned) else g for g in group]
     return out
+
+
+class _Unwritten(Exception):  # noqa: N818 - a carrier, never seen outside this module
+    """`done` raised (a result could not be written): the run's failure, not the task's."""
 
 
 def _judged_together(judge: Judge, plans: Sequence[_Planned],
                      done: Callable[[TaskAudit], None] | None) -> list[TaskAudit]:  # fmt: skip
-    """The tasks' candidates in one judge call; each task finished as its verdicts arrive."""
+    try:
+        return _judged(judge, plans, done)
+    except _Unwritten as exc:
+        assert exc.__cause__ is not None
+        raise exc.__cause__ from None
+
+
+def _judged(judge: Judge, plans: Sequence[_Planned],
+            done: Callable[[TaskAudit], None] | None) -> list[TaskAudit]:  # fmt: skip
+    """The tasks' candidates in one judge call; each task finished as its verdicts arrive.
+    When the call fails, the tasks it had not finished are judged one by one, and a task
+    whose own call fails gets its error result."""
     owner = [(k, j) for k, p in enumerate(plans) for j in range(len(p.cands))]
     got: list[dict[int, Verdict]] = [{} for _ in plans]
     finished: dict[int, TaskAudit] = {}
@@ -111,9 +176,30 @@ def _judged_together(judge: Judge, plans: Sequence[_Planned],
             got[k][j] = v
         for k, p in enumerate(plans):
             if k not in finished and len(got[k]) == len(p.cands):
-                finished[k] = _finish(p, [got[k][j] for j in range(len(p.cands))])
-                if done is not None:
-                    done(finished[k])
+                try:
+                    finished[k] = _finish(p, [got[k][j] for j in range(len(p.cands))])
+                except Exception as exc:
+                    finished[k] = failed_task(p.ctx.task, p.probes, p.cands[0].suite, exc, p.t0)
+                _write(finished[k])
 
-    judge.judge_many([c for p in plans for c in p.cands], finished=arrived)
+    def _write(audit: TaskAudit) -> None:
+        try:
+            if done is not None:
+                done(audit)
+        except Exception as exc:
+            raise _Unwritten() from exc
+
+    try:
+        judge.judge_many([c for p in plans for c in p.cands], finished=arrived)
+    except _Unwritten:
+        raise
+    except Exception as exc:
+        left = [k for k in range(len(plans)) if k not in finished]
+        if len(plans) == 1 and left:
+            p = plans[0]
+            finished[0] = failed_task(p.ctx.task, p.probes, p.cands[0].suite, exc, p.t0)
+            _write(finished[0])
+        else:
+            for k in left:
+                (finished[k],) = _judged(judge, [plans[k]], done)
     return [finished[k] for k in range(len(plans))]

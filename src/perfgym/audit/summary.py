@@ -52,19 +52,33 @@ def summarise(audits: Sequence[TaskAudit], probes: Sequence[str]) -> AuditSummar
                                             for n in names)]  # fmt: skip
         flagged = [a for a in applied if any((r := a.result(n)) is not None and r.outcome in _FLAGGED
                                              for n in names)]  # fmt: skip
-        na = len(audits) - len(applied)
+        errors = sum(a not in applied and any((r := a.result(n)) is not None
+                                               and r.outcome is Outcome.INFRA_ERROR
+                                               for n in names) for a in audits)  # fmt: skip
+        na = len(audits) - len(applied) - errors
         pct = 100.0 * len(flagged) / len(applied) if applied else 0.0
-        tail = f" ({na} not applicable)" if na else ""
+        tail = ", ".join(([f"{na} not applicable"] if na else [])
+                         + ([f"{errors} could not be run"] if errors else []))  # fmt: skip
         if applied:
+            tail = f" ({tail})" if tail else ""
             lines.append(f"{pct:.0f} % of tasks {what} ({len(flagged)}/{len(applied)}){tail}")
         else:
-            lines.append(f"n/a: {what} (not applicable to any of the {len(audits)} tasks)")
+            lines.append(f"n/a: {what} (none of the {len(audits)} tasks: {tail})")
+    failed = [(a.task_id, r.detail) for a in audits for r in a.results
+              if r.outcome is Outcome.INFRA_ERROR]  # fmt: skip
+    if failed:
+        tasks = len({t for t, _ in failed})
+        lines.append(f"errors: {tasks} task(s) had a probe perfgym could not run, e.g. "
+                     f"{failed[0][0]}: {failed[0][1]}")  # fmt: skip
     worst = Counter(a.worst().value for a in audits)
     return AuditSummary(tasks=len(audits), lines=lines, shares=shares,
                         severities={s.value: worst.get(s.value, 0) for s in Severity})  # fmt: skip
 
 
 def gate(audits: Sequence[TaskAudit], threshold: Severity) -> list[str]:
-    """'task: probe (severity)' for each finding at or above `threshold` (empty: passes)."""
-    return [f"{a.task_id}: {r.probe} ({r.severity.value})" for a in audits for r in a.results
-            if r.severity.rank >= threshold.rank and r.outcome in _FLAGGED]  # fmt: skip
+    """'task: probe (severity)' for each finding at or above `threshold`, then 'task: not
+    audited (why)' for each task whose audit could not run, at any threshold: a suite that
+    makes the audit fail does not pass the gate (empty: passes)."""
+    found = [f"{a.task_id}: {r.probe} ({r.severity.value})" for a in audits for r in a.results
+             if r.severity.rank >= threshold.rank and r.outcome in _FLAGGED]  # fmt: skip
+    return found + [f"{a.task_id}: not audited ({a.error})" for a in audits if a.error]

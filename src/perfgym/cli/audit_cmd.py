@@ -196,6 +196,8 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
          store: Path | None = None) -> SuiteAudit:  # fmt: skip
     from rich.progress import Progress
 
+    from perfgym import __version__
+    from perfgym.audit.content import config_digest, content_key
     from perfgym.audit.results import SuiteAudit
     from perfgym.audit.resume import AuditFile
     from perfgym.audit.run import audit_tasks
@@ -210,10 +212,12 @@ def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_
     names = [p.name for p in chosen]
     machine = fingerprint()
     header = {"suite": suite, "probes": names, "repeats": repeats, "mde_repeats": mde_repeats,
-              "hidden": hidden, "machine": machine, "time_limit_s": time_limit_s}  # fmt: skip
+              "hidden": hidden, "machine": machine, "time_limit_s": time_limit_s,
+              "perfgym": __version__, "judge": config_digest(config)}  # fmt: skip
+    keys = {t.id: content_key(t) for t in tasks}
     try:
-        results = AuditFile(out, header, resume=resume)
-        kept = stored_audit(store, header, resume, results)
+        results = AuditFile(out, header, resume=resume, keys=keys)
+        kept = stored_audit(store, header, resume, results, keys)
     except PerfgymError as exc:
         fail(str(exc))
     except OSError as exc:
@@ -272,9 +276,13 @@ class _Stored:
         self.history.close()
 
 
-def stored_audit(store: Path | None, header: dict, resume: bool, results: object) -> _Stored | None:
+def stored_audit(store: Path | None, header: dict, resume: bool, results: object,
+                 keys: dict[str, str] | None = None) -> _Stored | None:  # fmt: skip
     """The store's record of this audit (None without a store): with `resume`, its finished
-    tasks join the results file's; without, they are forgotten."""
+    tasks on the same task content (`keys`, `perfgym.audit.resume.reusable`) join the results
+    file's; without, they are forgotten."""
+    from perfgym.audit.resume import reusable
+
     if store is None:
         return None
     kept = _Stored(store, header)
@@ -282,7 +290,7 @@ def stored_audit(store: Path | None, header: dict, resume: bool, results: object
         kept.history.forget(kept.run)
         return kept
     for task_id, audit in kept.history.done(kept.run).items():
-        if task_id not in results.done:  # type: ignore[attr-defined]
+        if task_id not in results.done and reusable(audit, keys):  # type: ignore[attr-defined]
             results.done[task_id] = audit  # type: ignore[attr-defined]
             results.add(audit)  # type: ignore[attr-defined]
     return kept

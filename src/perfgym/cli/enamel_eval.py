@@ -76,7 +76,8 @@ def run_enamel(
                 pas = enamel_pass_at_k(problems, EnamelConfig(k=1))
                 rows.append({"solutions": label, "problems": len(problems), "excluded": excluded,
                              "eff@1": [eff.value, eff.ci_low, eff.ci_high],
-                             "pass@1": [pas.value, pas.ci_low, pas.ci_high]})  # fmt: skip
+                             "pass@1": [pas.value, pas.ci_low, pas.ci_high],
+                             "notes": eff.notes})  # fmt: skip
         checkpoint.finish()
     except KeyboardInterrupt as exc:
         checkpoint.close()
@@ -99,5 +100,8 @@ def run_enamel(
         t.add_row(r["solutions"], str(r["problems"]), f"{e[0]:.3f} [{e[1]:.3f}, {e[2]:.3f}]",
                   f"{p[0]:.3f} [{p[1]:.3f}, {p[2]:.3f}]")  # fmt: skip
     console.print(t)
+    for r in rows:
+        for note in r["notes"]:
+            console.print(f"[yellow]{escape(r['solutions'])} eff@1: {escape(note)}[/]")
     reused = f", reused {checkpoint.reused} problem results" if checkpoint.reused else ""
     console.print(f"results: {out} ({elapsed:.0f} s{reused})")

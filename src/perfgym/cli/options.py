@@ -34,7 +34,7 @@ def external_option() -> Any:
 
 
 def time_limit_option() -> Any:
-    """`--time-limit SECONDS`: every task's per-run wall limit (the same option on every command
+    """`--time-limit SECONDS`: every task's per-run time limit (the same option on every command
     that judges). Read as text so that any bad value is one line (`time_limit_of`)."""
     import typer
 
@@ -42,8 +42,9 @@ def time_limit_option() -> Any:
         None,
         "--time-limit",
         metavar="SECONDS",
-        help="Per-run wall limit, seconds, for every task (default: the task's own, e.g. "
-        "PerfCodeBench's benchmark_timeout_sec, else 10).",
+        help="Per-run time limit, seconds of CPU, for every task; the wall limit is the "
+        "judge's backstop (10x) times it (default: the task's own, e.g. PerfCodeBench's "
+        "benchmark_timeout_sec, else 10).",
     )
 
 

@@ -16,9 +16,9 @@ from perfgym.tasks.task import TaskKind, TestCase
 
 #: The relative limit is on CPU time, which a loaded machine hardly inflates, so a spinning
 #: candidate is stopped as fast there as on a quiet one and a correct one is not cut for the
-#: machine's load; the wall limit (this many times the CPU limit, at most the task's) stops a
-#: candidate that sleeps, with room for a machine loaded this many times over its cores.
-WALL_SLACK = 5.0
+#: machine's load; the wall limit (`JudgeConfig.wall_backstop` times the CPU limit, at most
+#: the task's) stops a candidate that sleeps, with room for a machine loaded that many times
+#: over its cores.
 
 #: The solutions whose time a test's limit is relative to: a candidate as slow as either of
 #: the task's own programs must never fail a correctness test on time.
@@ -35,8 +35,8 @@ class CaseLimit:
 
 class CaseLimits:
     """Correctness tests' limits: a CPU limit of max(floor, factor x the slower of the
-    reference's and the baseline's wall time on the test) and a wall limit `WALL_SLACK` times
-    that, both at most the task's limits.
+    reference's and the baseline's CPU time on the test) and a wall limit
+    `JudgeConfig.wall_backstop` times that, both at most the task's limits.
 
     The times are the sandbox's wall times of the judge's own runs of those solutions (the
     reference's run is the one that gives the expected output), made once per task and test
@@ -87,7 +87,7 @@ class CaseLimits:
         cpu = max(floor, factor * walls[slower])
         if cpu >= plan.limits.effective_cpu_s:
             return None
-        wall = min(plan.limits.wall_s, WALL_SLACK * cpu)
+        wall = min(plan.limits.wall_s, self.config.wall_backstop * cpu)
         why = (f"test limit {cpu:.2f} s = max({floor:g} s, {factor:g} x the {slower}'s "
                f"{walls[slower]:.3f} s of {clock}) of CPU, {wall:.2f} s of wall")  # fmt: skip
         return CaseLimit(limits=plan.limits.model_copy(update={"cpu_s": cpu, "wall_s": wall}),

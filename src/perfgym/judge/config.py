@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from perfgym.ceilings import WALL_BACKSTOP
 from perfgym.errors import ConfigError
 from perfgym.timing.check_configs import DriftConfig, FirstCallConfig
 
@@ -77,15 +78,28 @@ class JudgeConfig(BaseModel):
         "with clock='instructions'.",
     )
     time_limit_s: float = Field(
-        10.0, gt=0, description="Per-run wall limit unless the task sets one."
+        10.0,
+        gt=0,
+        description="Per-run time limit unless the task sets one: CPU time of every process "
+        "the run had (times the task's cores), so a busy or slower machine does not cut a "
+        "correct program; the wall limit is wall_backstop times it.",
+    )
+    wall_backstop: float = Field(
+        WALL_BACKSTOP,
+        ge=1.0,
+        le=100.0,
+        description="A run's wall limit as a multiple of its time limit (the task's, a test's "
+        "relative one): a backstop that stops a program that sleeps or waits without using "
+        "CPU, with room for a machine loaded this many runnable processes per core.",
     )
     test_time_factor: float | None = Field(
         4.0,
         gt=0,
         description="Correctness tests: a run's CPU limit is max(test_time_floor_s, this x the "
-        "slower of the reference's and the baseline's measured wall time on that test), its wall "
-        "limit 5 times that, both at most the task's (evalplus's rule, max(min_time_limit, "
-        "gt_time_limit_factor x ground truth time), factor 4, on CPU time so that a loaded "
+        "slower of the reference's and the baseline's measured CPU time on that test), its "
+        "wall limit wall_backstop times that, both at most the task's (evalplus's rule, "
+        "max(min_time_limit, gt_time_limit_factor x ground truth time), factor 4, on CPU time "
+        "so that a loaded "
         "machine does not cut correct programs). Workloads keep the task's limit. None: tests "
         "get the task's limit.",
     )

@@ -17,7 +17,7 @@ from perfgym.judge.enamel_reference import ReferenceRun, call, enamel_program, l
 from perfgym.judge.enamel_timer import call_time
 from perfgym.judge.oracle import check
 from perfgym.sandbox.execution import Status
-from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.limits import on_cpu
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.task import Task
 from perfgym.timing.estimators import hodges_lehmann
@@ -25,7 +25,9 @@ from perfgym.timing.estimators import hodges_lehmann
 #: ENAMEL's allowance beyond the limit before a call counts as timed out.
 ENAMEL_KILL_SLACK_S = 0.01
 #: Process start-up and argument transfer happen outside the timed call: the kill limit of a
-#: call is the level limit plus this slack (the timed call's own limit is T + 0.01 s).
+#: call is the level limit plus this slack (the timed call's own limit is T + 0.01 s), of CPU;
+#: its wall limit is `WALL_BACKSTOP` times that, so a loaded machine does not end a level that
+#: the call's CPU time would not.
 KILL_SLACK_S = 0.5
 #: Errors ENAMEL counts as a level break, like a timeout, rather than a wrong sample.
 LEVEL_BREAK_ERRORS = ("MemoryError", "OverflowError")
@@ -45,7 +47,7 @@ def evaluate_sample(
 ) -> SampleRun:
     program = enamel_program(task, source)
     limit = ref.limit_s
-    kill = Limits(wall_s=limit + KILL_SLACK_S, memory_mb=task.memory_limit_mb or 4096)
+    kill = on_cpu(limit + KILL_SLACK_S, memory_mb=task.memory_limit_mb or 4096)
     flags: list[str] = []
     n = len(ref.levels)
     times: list[float | None] = [None] * n

@@ -116,15 +116,23 @@ def plan_task(
     check = config.check_workload_outputs and task.kind is not TaskKind.HARNESS
     counted_unchecked = clock == "instructions" and task.kind is not TaskKind.STDIO
     checked = bool(workloads) and check and not counted_unchecked
-    limits = Limits(
-        wall_s=task.time_limit_s or config.time_limit_s,
-        memory_mb=task.memory_limit_mb or config.memory_limit_mb,
-        max_processes=config.max_processes,
-    )
+    limits = task_limits(task, config)
     return TaskPlan(task=task, limits=limits, tests=tests, workloads=workloads, clock=clock,
                     checked=checked, separate=workloads if check and not checked else [],
                     sandbox=sandbox, workers=workers, cores=task.cores,
                     timed=is_timed(task), decided_on=decided_on, why_visible=why)  # fmt: skip
+
+
+def task_limits(task: Task, config: JudgeConfig) -> Limits:
+    """A run's limits: the task's time limit (the judge's when it sets none) on CPU time, of
+    every process the run had, times the cores the task asks for; on the wall clock
+    `config.wall_backstop` times the limit, a backstop that stops a program that waits
+    (sleeps, blocks, waits on a child) and leaves a correct program room on a machine loaded
+    that many times over, or slower by that much."""
+    limit = task.time_limit_s or config.time_limit_s
+    return Limits(cpu_s=limit * task.cores, wall_s=config.wall_backstop * limit,
+                  memory_mb=task.memory_limit_mb or config.memory_limit_mb,
+                  max_processes=config.max_processes)  # fmt: skip
 
 
 def task_key(task: Task) -> str:

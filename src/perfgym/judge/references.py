@@ -82,9 +82,6 @@ class OwnRun:
 
 #: What an `OwnRun` holds in place of an output dropped to bound memory (asked again later).
 _DROPPED = object()
-#: The task's own solutions' batched runs: the task's limit is their CPU limit, this many
-#: times it their wall limit (the candidates' tests get theirs from these runs' CPU).
-CALIBRATION_WALL_SLACK = 5.0
 #: Tasks whose reference outputs are kept at once (the others' are dropped, their times kept).
 KEEP_OUTPUTS_OF = 8
 
@@ -123,10 +120,9 @@ class ExpectedOutputs:
                keep_times: bool = False) -> None:  # fmt: skip
         assert variant.source is not None
         made: list[tuple[tuple[str, str, str], OwnRun]] = []
-        # The task's limit as CPU, and room on the wall for a loaded machine: the task's own
-        # solution failing a test on a busy machine would leave the test without an answer.
-        lim = plan.limits.model_copy(update={"cpu_s": plan.limits.effective_cpu_s,
-                                             "wall_s": plan.limits.wall_s * CALIBRATION_WALL_SLACK})  # fmt: skip
+        # The task's limits: CPU, with room on the wall for a loaded machine (`task_limits`);
+        # the candidates' tests get their limits from these runs' CPU.
+        lim = plan.limits
         for case, out in run_batched(plan, variant.source, cases, lambda _c: lim,
                                      fail_fast=False, isolate=False):  # fmt: skip
             if out.status is Status.SANDBOX_ERROR:
@@ -199,6 +195,7 @@ class ExpectedOutputs:
         out = plan.runner()(variant, case, None)
         run = OwnRun(ok=out.status is Status.OK,
                      output=out.output if label == "reference" else None, wall_s=out.wall_s,
+                     cpu_s=out.cpu_s,  # the tests' limits are on CPU: so is their base
                      why=f"{out.status.value} {out.message}".strip())  # fmt: skip
         if out.status is not Status.SANDBOX_ERROR:  # ours, not the program's: ask again later
             with self._lock:

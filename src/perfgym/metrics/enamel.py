@@ -171,6 +171,10 @@ def _validated(problems: Sequence[EnamelProblem], config: EnamelConfig, name: st
             raise ConfigError(f"{name}: problem {p.task_id!r} has fewer than k samples")
 
 
+#: Below this many problems the bootstrap interval is noted as little more than their range.
+MIN_PROBLEMS_FOR_CI = 10
+
+
 def enamel_eff_at_k(
     problems: Sequence[EnamelProblem], config: EnamelConfig | None = None
 ) -> MetricResult:
@@ -182,7 +186,16 @@ def enamel_eff_at_k(
         p.task_id: eff_at_k([sample_efficiency(s, p, config.weights) for s in p.samples], config.k)
         for p in problems
     }
-    return summarize(name, per_task, config.bootstrap, settings=config.model_dump())
+    above = sorted(t for t, v in per_task.items() if v > 1.0)
+    notes = [f"{len(above)} problem(s) score above 1 ({', '.join(above[:5])}): ENAMEL's e_j = "
+             "max(0, T - t_j) / (T - r_j) is not clipped, a sample faster than the reference "
+             "scores above 1 (at most T / (T - r_j) <= 2), and so can the interval"] if above \
+        else []  # fmt: skip
+    if len(per_task) < MIN_PROBLEMS_FOR_CI:
+        notes.append(f"{len(per_task)} problems: the percentile interval is about the range of "
+                     "their scores, not a confidence interval of the suite's figure")  # fmt: skip
+    return summarize(name, per_task, config.bootstrap, notes=notes,
+                     settings=config.model_dump())  # fmt: skip
 
 
 def enamel_pass_at_k(

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from perfgym.ceilings import MAX_MEMORY_MB, MAX_TIME_S, MIN_MEMORY_MB, WALL_BACKSTOP
+
 MiB = 1024 * 1024
 
 # Ceilings that catch absurd values (typos such as 10**9 seconds) while allowing real work.
-_MAX_WALL_S = 24 * 3600.0
-_MAX_MEMORY_MB = 1024 * 1024  # 1 TiB
+_MAX_WALL_S = MAX_TIME_S
+_MAX_MEMORY_MB = int(MAX_MEMORY_MB)
 _MAX_PROCS = 100_000
 _MAX_BYTES = 1 << 40
+
+__all__ = ["MAX_MEMORY_MB", "MAX_TIME_S", "MIN_MEMORY_MB", "WALL_BACKSTOP", "Limits", "on_cpu"]
 
 
 class Limits(BaseModel):
@@ -81,7 +85,7 @@ class Limits(BaseModel):
     def _consistent(self) -> Limits:
         if self.open_files < 16:
             raise ValueError("open_files must be at least 16 (stdio and runtimes need some)")
-        if self.memory_mb < 4:
+        if self.memory_mb < MIN_MEMORY_MB:
             raise ValueError("memory_mb below 4 MiB cannot start any program")
         return self
 
@@ -89,3 +93,10 @@ class Limits(BaseModel):
     def effective_cpu_s(self) -> float:
         """The CPU-time limit in force (the wall limit when none was given)."""
         return self.cpu_s if self.cpu_s is not None else self.wall_s
+
+
+def on_cpu(cpu_s: float, backstop: float = WALL_BACKSTOP, **fields: object) -> Limits:
+    """Limits whose time limit is `cpu_s` of CPU (the run's whole process tree), with a wall
+    limit `backstop` times that (at most a day); other fields as given."""
+    wall = min(_MAX_WALL_S, backstop * cpu_s)
+    return Limits(cpu_s=min(cpu_s, wall), wall_s=wall, **fields)  # type: ignore[arg-type]

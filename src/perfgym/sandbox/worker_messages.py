@@ -109,6 +109,21 @@ class CallResult(BaseModel):
     reported_call_s: float | None = Field(
         None, description="The entry point's duration as timed inside the child (untrusted)."
     )
+    reported_call_cpu_s: float | None = Field(
+        None,
+        description="The CPU time of the entry point's call (every thread of the child), read "
+        "inside the child around the call (untrusted, checked like reported_call_s): on a "
+        "loaded machine it is not stretched by the time other processes hold the core.",
+    )
+    reported_call_own_s: float | None = Field(
+        None,
+        description="The call's time on a machine of its own, read inside the child around the "
+        "call (untrusted, checked like reported_call_s): its wall time less the time its thread "
+        "was runnable but waiting for a CPU (/proc schedstat), at least its CPU time. It counts "
+        "what the call computed and what it waited for (sleep, I/O, another process), not the "
+        "machine's load (without schedstat: the wall time, on a clock the program cannot "
+        "patch). None from a worker that did not report it.",
+    )
     program_wall_s: float | None = Field(
         None,
         description="From the program's first line to the child's exit, timed by the worker "
@@ -237,8 +252,13 @@ def _to_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str) -
         return CallResult(status=Status.RUNTIME_ERROR, error=unclean, **common)
     error = res.get("error", "")
     error = error if isinstance(error, str) else ""
-    if reply.get("killed") == "TIMEOUT" or sig == signal.SIGXCPU:
-        return CallResult(status=Status.TIMEOUT, error=f"over {limits.wall_s:g} s", **common)
+    if reply.get("killed") == "TIMEOUT":
+        why = reply.get("reason")
+        why = why if isinstance(why, str) and why else f"wall time over {limits.wall_s:g} s"
+        return CallResult(status=Status.TIMEOUT, error=why, **common)
+    if sig == signal.SIGXCPU:
+        why = f"CPU time over {limits.effective_cpu_s:g} s (RLIMIT_CPU, whole seconds)"
+        return CallResult(status=Status.TIMEOUT, error=why, **common)
     if error.startswith("MemoryError"):
         return CallResult(status=Status.MEMORY_LIMIT, error=error, **common)
     if res.get("ok") is True:
@@ -249,13 +269,13 @@ def _to_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str) -
             # The program's process wrote this: a malformed value is the program's failure.
             why = f"the call's result is not a value ({type(exc).__name__}: {exc})"[:500]
             return CallResult(status=Status.RUNTIME_ERROR, error=why, **common)
-        reported = res.get("reported_call_ns")
-        if type(reported) is not int:
-            reported = None
+        reported, cpu, own = (res.get(f"reported_call{k}_ns") for k in ("", "_cpu", "_own"))
         return CallResult(
             status=Status.OK,
             value=value,
-            reported_call_s=None if reported is None else reported / 1e9,
+            reported_call_s=reported / 1e9 if type(reported) is int else None,
+            reported_call_cpu_s=cpu / 1e9 if type(cpu) is int else None,
+            reported_call_own_s=own / 1e9 if type(own) is int else None,
             **common,
         )
     if sig is not None:

@@ -196,7 +196,9 @@ class Task(BaseModel):
     harness: HarnessSpec | None = None
     split: Split = Split.TRAIN
     time_limit_s: float | None = Field(
-        default=None, description="Per-run wall limit; None: judge default."
+        default=None,
+        description="Per-run time limit, on CPU time (times `cores`; the wall limit is the "
+        "judge's wall_backstop times it); None: judge default.",
     )
     memory_limit_mb: float | None = None
     cores: int = Field(
@@ -221,6 +223,31 @@ class Task(BaseModel):
             raise ValueError(f"task {self.id}: kind 'function' needs an entry_point")
         if self.kind is not TaskKind.HARNESS and not self.tests:
             raise ValueError(f"task {self.id}: needs at least one correctness test")
+        return self
+
+    @model_validator(mode="after")
+    def _writable_id(self) -> Task:
+        """An id no results file or store can hold (a lone surrogate, from JSON's "\\udc80")
+        is refused on load."""
+        try:
+            self.id.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"task id {ascii(self.id)} is not valid text (a lone surrogate)"
+                             ) from None  # fmt: skip
+        return self
+
+    @model_validator(mode="after")
+    def _usable_limits(self) -> Task:
+        """Limits no run can be given are refused on load, not by the first run's `Limits`."""
+        from perfgym.ceilings import MAX_MEMORY_MB, MAX_TIME_S, MIN_MEMORY_MB
+
+        t, mem = self.time_limit_s, self.memory_limit_mb
+        if t is not None and not 0 < t <= MAX_TIME_S:
+            raise ValueError(f"task {self.id}: time_limit_s {t} is not in (0, {MAX_TIME_S:.0f}] "
+                             "seconds")  # fmt: skip
+        if mem is not None and not MIN_MEMORY_MB <= mem <= MAX_MEMORY_MB:
+            raise ValueError(f"task {self.id}: memory_limit_mb {mem} is not in "
+                             f"[{MIN_MEMORY_MB:.0f}, {MAX_MEMORY_MB:.0f}] MiB")  # fmt: skip
         return self
 
     @property

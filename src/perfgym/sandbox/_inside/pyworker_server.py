@@ -53,6 +53,7 @@ import select
 import sys
 import time
 import types
+from collections.abc import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -72,6 +73,54 @@ import worker_results  # noqa: E402
 #: program's other imports happen in its own child.
 PRELOAD = ("bisect", "collections", "functools", "heapq", "itertools", "math", "operator", "re",
            "string", "typing")  # fmt: skip
+
+#: The call's CPU clock, bound here: a program that replaces `time.process_time_ns` does not
+#: change what the child reports (the wall timer stays the module's, as ENAMEL's own).
+_process_cpu_ns = time.process_time_ns
+_monotonic_ns = time.monotonic_ns
+
+
+def _run_delay_ns(fd: int, ident: tuple[int, int]) -> int | None:
+    """The calling thread's time spent runnable but waiting for a CPU (schedstat's second
+    field, ns), or None where the kernel does not keep it, or `fd` is no longer the file
+    `ident` names (the call replaced it to forge a delay)."""
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != ident:
+            return None
+        return int(os.pread(fd, 128, 0).split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _own_time_ns(call: Callable[[], object]) -> tuple[object, int, int, int]:
+    """Run `call`; its value, its wall time (the program's own clock, as ENAMEL's), its CPU
+    time (every thread) and its time on a machine of its own: the wall time (on a clock bound
+    before the program ran) less the time the thread waited for a CPU another process held
+    (nothing less without schedstat), at least its CPU time. The last counts what the call did
+    and what it waited for (sleep, I/O, a child), not the machine's load."""
+    try:
+        fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        st = os.fstat(fd)
+        ident = (st.st_dev, st.st_ino)
+    except OSError:
+        fd, ident = -1, (0, 0)
+    d0 = _run_delay_ns(fd, ident) if fd >= 0 else None
+    m0, c0 = _monotonic_ns(), _process_cpu_ns()
+    t0 = time.perf_counter_ns()
+    value = call()
+    wall_ns = time.perf_counter_ns() - t0
+    c1, m1 = _process_cpu_ns(), _monotonic_ns()
+    d1 = _run_delay_ns(fd, ident) if fd >= 0 else None
+    if fd >= 0:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    cpu_ns = c1 - c0
+    waited = d1 - d0 if d0 is not None and d1 is not None else 0  # none known: all of the wall
+    return value, wall_ns, cpu_ns, max(cpu_ns, (m1 - m0) - max(0, waited))
+
 
 _sock_fd = -1  # the host connection: never inherited by a call's child
 _check_uid = -1  # the uid of an assertion call's test process (not the candidate's)
@@ -163,15 +212,14 @@ def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, 
         exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
         entry = req.get("entry")
         value = None
-        call_ns = 0
+        call_ns = cpu_ns = own_ns = 0
         if entry:
             fn = namespace.get(entry)
             if not callable(fn):
                 raise NameError(f"entry point {entry!r} is not defined by the program")
-            t0 = time.perf_counter_ns()
-            value = fn(*args)
-            call_ns = time.perf_counter_ns() - t0
-        result = {"ok": True, "value": valuecodec.encode(value), "reported_call_ns": call_ns}
+            value, call_ns, cpu_ns, own_ns = _own_time_ns(lambda: fn(*args))
+        result = {"ok": True, "value": valuecodec.encode(value), "reported_call_ns": call_ns,
+                  "reported_call_cpu_ns": cpu_ns, "reported_call_own_ns": own_ns}  # fmt: skip
         code_out = 0
     except BaseException as exc:  # noqa: BLE001 - the program's own failure, reported as such
         result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000]}
@@ -205,6 +253,45 @@ def _flush_stdio() -> None:
             pass
 
 
+#: How often a waiting request process reads its cgroup's CPU counter against the CPU limit.
+CPU_POLL_S = 0.05
+
+
+def _cpu_used_s(start: tuple) -> float | None:
+    """CPU every process of the call used so far (the worker cgroup's count less this request
+    process's own), None without a cgroup: a process forked to compute outside the main one's
+    rusage, reaped or not, is counted."""
+    now = worker_meter.cgroup_ns()
+    if start[0] < 0 or now < 0:
+        return None
+    return (now - start[0]) / 1e9 - (worker_meter.self_cpu() - start[1])
+
+
+def _over_limit(start: tuple, t0: float, lim: dict) -> tuple[float, str]:
+    """(Seconds left on the wall clock, why the call is over a limit: "" while it is not)."""
+    wall = float(lim["wall_s"])
+    left = t0 + wall - time.monotonic()
+    if left <= 0:
+        return 0.0, f"wall time over {wall:g} s"
+    cpu = lim.get("cpu_s")
+    used = _cpu_used_s(start) if cpu else None
+    if used is not None and used > float(cpu):
+        return left, f"CPU time over {float(cpu):g} s (every process of the call, cgroup)"
+    return left, ""
+
+
+def _await_exit(pidfd: int, start: tuple, t0: float, lim: dict) -> str:
+    """Wait for the process behind `pidfd`: "" when it ended, else why it must be killed (the
+    wall limit, or the CPU limit counted over every process of the call)."""
+    while True:
+        left, why = _over_limit(start, t0, lim)
+        if why:
+            return why
+        ready, _, _ = select.select([pidfd], [], [], min(left, CPU_POLL_S))
+        if ready:
+            return ""
+
+
 def _call(req: dict, uid: int) -> dict:
     key, code, err = _compile(req["source"], req.get("filename", "solution.py"), req["limits"])
     if code is None:
@@ -226,16 +313,15 @@ def _call(req: dict, uid: int) -> dict:
         _child(req, code, out_fd, res_fd, uid, vsize, stamp_w)
     os.close(stamp_w)
     pidfd = os.pidfd_open(pid)
-    killed = ""
-    ready, _, _ = select.select([pidfd], [], [], float(lim["wall_s"]))
-    if not ready:
-        killed = "TIMEOUT"
+    reason = _await_exit(pidfd, start, t0, lim)
+    killed = "TIMEOUT" if reason else ""
+    if reason:
         os.kill(pid, _signal.SIGKILL)
     _, status, ru = os.wait4(pid, 0)
     exit_ns = time.monotonic_ns()
     wall = time.monotonic() - t0
     os.close(pidfd)
-    reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
+    reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed, "reason": reason,
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
     worker_meter.program_figures(stamp_r, exit_ns, ru, reply)
     _finish(reply, start)
@@ -278,13 +364,12 @@ def _check_call(req: dict, uid: int) -> dict:
             _check_child(req, check_code, ans_r, ask_w, res_fd, vsize)
     for fd in (ask_r, ask_w, ans_r, ans_w):
         os.close(fd)
-    killed = ""
+    killed = reason = ""
     status = 0
     if chk > 0:
         pidfd = os.pidfd_open(chk)
-        left = t0 + float(lim["wall_s"]) - time.monotonic()
-        ready, _, _ = select.select([pidfd], [], [], max(left, 0.0))
-        if not ready:
+        reason = _await_exit(pidfd, start, t0, lim)
+        if reason:
             killed = "TIMEOUT"
             os.kill(chk, _signal.SIGKILL)
         _, status, ru_chk = os.wait4(chk, 0)
@@ -297,7 +382,7 @@ def _check_call(req: dict, uid: int) -> dict:
     wall = time.monotonic() - t0
     if os.WIFSIGNALED(cand_status) and os.WTERMSIG(cand_status) == _signal.SIGXCPU:
         status = cand_status  # the candidate ran out of CPU: its timeout, not the test's
-    reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed,
+    reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed, "reason": reason,
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
     _finish(reply, start)
     worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
@@ -434,13 +519,12 @@ def _run_program(req: dict, uid: int) -> dict:
     for fd in (out_r, err_r):
         poller.register(fd, select.POLLIN | select.POLLHUP)
     poller.register(pidfd, select.POLLIN)
-    wall_limit = float(lim["wall_s"])
     exited = False
     while not exited:
-        left = t0 + wall_limit - time.monotonic()
-        if left <= 0 and not killed:
-            kill("TIMEOUT", f"wall time over {wall_limit} s")
-        for fd, _ev in poller.poll(max(left, 0.05) * 1000):
+        left, why = _over_limit(start, t0, lim)
+        if why and not killed:
+            kill("TIMEOUT", why)
+        for fd, _ev in poller.poll(min(max(left, 0.05), CPU_POLL_S) * 1000):
             if fd == pidfd:
                 exited = True
             else:

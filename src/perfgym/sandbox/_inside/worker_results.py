@@ -27,9 +27,10 @@ def result_of(res_fd: int) -> dict | None:
         return None
     if not isinstance(res.get("error", ""), str):
         return None
-    reported = res.get("reported_call_ns")
-    if reported is not None and (type(reported) is not int or reported < 0):
-        res["reported_call_ns"] = None
+    for key in ("reported_call_ns", "reported_call_cpu_ns", "reported_call_own_ns"):
+        reported = res.get(key)
+        if reported is not None and (type(reported) is not int or reported < 0):
+            res[key] = None
     return res
 
 

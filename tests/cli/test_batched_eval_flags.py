@@ -27,7 +27,7 @@ def _eval(tmp: Path, *extra: str) -> tuple[int, str, str]:
 def test_correctness_only_prints_pass_at_1_with_its_ci_and_not_timed(tmp_path):
     code, out, err = _eval(tmp_path, "--task", "HumanEval/1", "--task", "HumanEval/6")
     assert code == 0, err
-    assert "PASS@1" in out and "1.000 [1.000, 1.000]" in out and "not timed" in out
+    assert "pass@1" in out.lower() and "1.000 [1.000, 1.000]" in out and "not timed" in out
     verdicts = [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()[1:]]
     assert [v["stage"] for v in verdicts] == ["OK", "OK"]
     assert all("not_timed" in v["flags"] and v["candidate"] is None for v in verdicts)

@@ -37,7 +37,7 @@ def test_fail_on_gates_a_memorisable_suite_and_passes_a_hidden_input_one(tmp_pat
     fixed = _suite(tmp_path, sum_task(hidden=False, size=500))
     out = tmp_path / "a.jsonl"
     p = perfgym("audit", fixed, "--probes", "lookup-table", "--fail-on", "high", "--json",
-                "-o", out, "--repeats", "1")  # fmt: skip
+                "-o", out, "--repeats", "1", "--no-store")  # fmt: skip
     assert p.returncode == 1, p.stderr[-2000:]
     doc = json.loads(p.stdout)
     assert doc["tasks"][0]["results"][0]["outcome"] == "scores"
@@ -46,7 +46,7 @@ def test_fail_on_gates_a_memorisable_suite_and_passes_a_hidden_input_one(tmp_pat
     hidden_dir.mkdir()
     hidden = _suite(hidden_dir, sum_task(hidden=True, size=500))
     p = perfgym("audit", hidden, "--probes", "lookup-table", "--fail-on", "high", "-q",
-                "-o", tmp_path / "b.jsonl", "--repeats", "1")  # fmt: skip
+                "-o", tmp_path / "b.jsonl", "--repeats", "1", "--no-store")  # fmt: skip
     assert p.returncode == 0, p.stderr[-2000:]
     assert "0 % of tasks accept a memorised answer (0/1)" in p.stdout
 
@@ -55,11 +55,23 @@ def test_a_rerun_reuses_the_finished_tasks_and_another_audit_is_refused(tmp_path
     suite = _suite(tmp_path, sum_task(hidden=True, size=500),
                    sum_task(hidden=False, size=500))  # fmt: skip
     out = tmp_path / "r.jsonl"
-    args = ("audit", suite, "--probes", "constant", "-o", out, "--repeats", "1", "--json")
+    args = (
+        "audit",
+        suite,
+        "--probes",
+        "constant",
+        "-o",
+        out,
+        "--repeats",
+        "1",
+        "--json",
+        "--no-store",
+    )  # the results file alone resumes
     first = perfgym(*args)
     assert first.returncode == 0, first.stderr[-2000:]
     assert json.loads(first.stdout)["reused"] == 0
     again = perfgym(*args)
     assert again.returncode == 0 and json.loads(again.stdout)["reused"] == 2
-    other = perfgym("audit", suite, "--probes", "no-output", "-o", out, "--repeats", "1")
+    other = perfgym("audit", suite, "--probes", "no-output", "-o", out, "--repeats", "1",
+                    "--no-store")  # fmt: skip
     one_line_error(other, "another audit")

@@ -156,3 +156,23 @@ def test_every_compiled_language_gets_a_lookup_table_and_fixed_inputs_accept_it(
     assert lt is not None and lt.outcome is Outcome.SCORES, lt
     const = a.result("constant")
     assert const is not None and const.outcome is Outcome.DOES_NOT_SCORE, const
+
+
+def test_a_task_without_a_generator_gets_a_result_from_every_probe():
+    """Bad input: no generator (and so no hidden inputs). No probe is skipped silently: each
+    has a result; those that cannot run here are 'not applicable' with why, and every judged
+    probe says its decision was made on the visible inputs (so the memorised table scores)."""
+    from perfgym.audit.registry import list_probes
+
+    task = sum_task(hidden=False, size=300)
+    assert task.generator is None
+    names = list_probes()
+    a = audit(task, names, repeats=3)
+    assert [r.probe for r in a.results] == names
+    for r in a.results:
+        if r.outcome is Outcome.NOT_APPLICABLE:
+            assert r.detail, r
+        elif r.kind.value == "gameability":
+            assert r.decided_on == "visible", r
+    lookup = a.result("lookup-table")
+    assert lookup is not None and lookup.outcome is Outcome.SCORES, lookup

@@ -21,6 +21,10 @@ HEADLINES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("resolution",), "time runs under twice an empty program's start-up (or 1000x the clock's resolution)"),
     (("determinism",), "have a reference or baseline not accepted in every run"),
     (("limit-margin",), "have < 2x limit margin"),
+    (("repo-setup-shift",), "credit work moved into the untimed setup"),
+    (("repo-caching",), "credit results cached across timed runs"),
+    (("repo-test-config",), "believe forged test outcomes or a patch's test configuration"),
+    (("repo-headroom",), "have an expert patch not significantly faster (or < 1.2x)"),
 )  # fmt: skip
 
 _FLAGGED = (Outcome.SCORES, Outcome.WEAK)

@@ -25,8 +25,9 @@ def one_line(exc: Exception) -> str:
 def report(
     inputs: list[Path] = typer.Argument(
         ...,
-        help="Results files (perfgym eval), simulation files (perfgym simulate --out) and "
-        "training logs (TRL's trainer_state.json, perfgym reward records).",
+        help="Results files (perfgym eval), simulation files (perfgym simulate --out), "
+        "training logs (TRL's trainer_state.json, perfgym reward records) and audit results "
+        "(perfgym audit).",
     ),
     out: Path = typer.Option(Path("report.html"), "-o", "--out", help="The HTML file to write."),
     title: str = typer.Option("perfgym report", "--title", help="Page title."),
@@ -37,6 +38,7 @@ def report(
     Leaderboard (CIs), tasks, reward staircase, speedups, failures, transitions, simulations."""
     try:
         from perfgym.report import write_report
+        from perfgym.report.audit_section import is_audit_file
         from perfgym.report.optimize_section import is_optimize_file
         from perfgym.simulate.result import is_simulation_file
     except ImportError as exc:  # the `report` extra (matplotlib, jinja2) is not installed
@@ -56,9 +58,11 @@ def report(
             fail(f"cannot read {p}: {plain_line(exc)}")
     from perfgym.train.diagnostics import diagnose, is_training_log
 
-    optimized = [p for p in inputs if p not in sims and is_optimize_file(p)]
-    logs = [p for p in inputs if p not in sims and p not in optimized and is_training_log(p)]
-    results = [p for p in inputs if p not in sims and p not in optimized and p not in logs]
+    audits = [p for p in inputs if p not in sims and is_audit_file(p)]
+    optimized = [p for p in inputs if p not in sims + audits and is_optimize_file(p)]
+    taken = sims + audits + optimized
+    logs = [p for p in inputs if p not in taken and is_training_log(p)]
+    results = [p for p in inputs if p not in taken and p not in logs]
     try:
         training = [diagnose(p) for p in logs]
         with Progress(console=err_console, disable=quiet or not err_console.is_terminal,
@@ -69,10 +73,10 @@ def report(
                 bar.update(job, description=what, completed=done, total=total)
 
             path = write_report(results, out, sims, title=title, progress=step,
-                                training=training, optimize=optimized)  # fmt: skip
+                                training=training, optimize=optimized, audits=audits)  # fmt: skip
     except PerfgymError as exc:
         fail(one_line(exc))
     except OSError as exc:
         fail(f"cannot write report {out}: {exc.strerror or exc}")
     console.print(f"report: {path} ({len(results)} results file(s), {len(sims)} simulation(s), "
-                  f"{len(logs)} training log(s))")  # fmt: skip
+                  f"{len(logs)} training log(s), {len(audits)} audit(s))")  # fmt: skip

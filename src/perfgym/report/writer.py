@@ -14,7 +14,7 @@ from perfgym import __version__
 from perfgym.errors import ConfigError
 from perfgym.machine import fingerprint
 from perfgym.metrics import RLPF_THRESHOLDS, BootstrapConfig, PerfCodeBenchConfig
-from perfgym.report import charts, optimize_section
+from perfgym.report import audit_section, charts, optimize_section
 from perfgym.report.agent_section import render_agent_section
 from perfgym.report.runs import ResultsFile, read_file, split_runs
 from perfgym.report.sections import POLICY, SuiteSection, suite_section
@@ -85,11 +85,12 @@ def render_report(
     training: Sequence[Any] = (),
     optimize: Sequence[Path] | None = None,
     agent_results: Sequence[Path] = (),
+    audits: Sequence[Path] = (),
 ) -> str:
     """The report's HTML text (see `write_report`)."""
     paths = [Path(p) for p in results_paths]
     sim_paths = [Path(p) for p in simulations or []]
-    if not paths and not sim_paths and not training and not optimize and not agent_results:
+    if not (paths or sim_paths or training or optimize or agent_results or audits):
         raise ConfigError("nothing to report: give results files and/or simulation files")
     steps = len(paths) + len(sim_paths) + 2
     done = 0
@@ -151,7 +152,8 @@ def render_report(
             agent_html=render_agent_section(agent_results, _environment()),
         )
     )
-    return optimize_section.with_sections(page, [Path(p) for p in optimize or []])
+    page = optimize_section.with_sections(page, [Path(p) for p in optimize or []])
+    return audit_section.with_sections(page, [Path(p) for p in audits])
 
 
 def write_report(
@@ -165,6 +167,7 @@ def write_report(
     training: Sequence[Any] = (),
     optimize: Sequence[Path] | None = None,
     agent_results: Sequence[Path] = (),
+    audits: Sequence[Path] = (),
 ) -> Path:
     """Write ONE self-contained HTML report of results files (and simulation JSON files).
 
@@ -177,7 +180,7 @@ def write_report(
     """
     html = render_report(results_paths, simulations, title=title, bootstrap=bootstrap,
                          progress=progress, training=training, optimize=optimize,
-                         agent_results=agent_results)  # fmt: skip
+                         agent_results=agent_results, audits=audits)  # fmt: skip
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(out.suffix + ".tmp")

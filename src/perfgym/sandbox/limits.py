@@ -8,6 +8,8 @@ MiB = 1024 * 1024
 
 # Ceilings that catch absurd values (typos such as 10**9 seconds) while allowing real work.
 _MAX_WALL_S = 24 * 3600.0
+#: The longest time limit a run can have (CPU or wall): a backstop is capped here.
+MAX_TIME_S = _MAX_WALL_S
 _MAX_MEMORY_MB = 1024 * 1024  # 1 TiB
 _MAX_PROCS = 100_000
 _MAX_BYTES = 1 << 40

@@ -55,7 +55,7 @@ FORGED_RESULTS = {
         "value": 1,
         "reported_call_own_ns": -5,
         "reported_call_cpu_ns": [1],
-    },  # fmt: skip
+    },
 }
 
 

@@ -18,6 +18,7 @@
     │   └── ValidationSetupError
     ├── PatchError                    repos.shell
     ├── NotWritable                   audit.programs
+    ├── _Unwritten                    audit.run: a result could not be written (the run's failure)
     ├── ReferenceFailed (+RuntimeError)       judge.enamel_reference
     ├── RewardCheckError (+AssertionError)    rewards._check
     ├── ConformanceError (+AssertionError)    sandbox.conformance

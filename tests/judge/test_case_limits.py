@@ -138,10 +138,10 @@ def test_a_candidate_cannot_set_its_own_limit(judge, monkeypatch):
 
 def test_a_limit_is_never_above_the_task_limit(judge):
     """A slow own solution gives no candidate more than the task's limit."""
-    task = task_with(1.5, baseline=spinning(1.0), tag="cap")
+    task = task_with(0.6, baseline=spinning(0.3), tag="cap")
     (v,) = judge.judge_many([Candidate(task, source=LOOP, model="loop")])
     assert (v.stage, v.detail) == (Stage.NR, "TIMEOUT")
-    assert "test limit" not in v.reason  # 4 x 1 s > 1.5 s: the task's limit applies
+    assert "test limit" not in v.reason  # 4 x 0.3 s of CPU > 0.6 s: the task's limit applies
 
 
 @pytest.mark.parametrize("bad", [{"test_time_factor": 0}, {"test_time_factor": -4},

@@ -102,6 +102,24 @@ def test_an_impossible_or_low_self_report_is_overruled_by_the_kernels_count():
     assert t == pytest.approx(0.301 - 0.001 - GAP_SLACK_S) and flags == [MISMATCH]
     forged = honest.model_copy(update={"reported_call_s": 9.0})  # above the outside wall
     assert call_time(forged, flags, reference_gap_s=0.001) < 0.5
+    zero, flags = honest.model_copy(update={"reported_call_s": 0.0, "program_cpu_s": 0.0}), []
+    assert call_time(zero, flags, reference_gap_s=0.001) == 0.0 and flags == [MISMATCH]
+
+
+def test_memory_buys_no_allowance_where_the_exit_is_not_counted():
+    """Where the outside count ends at the child's "result written" (the worker's cgroup), the
+    exit's release of memory is not in it: a large peak RSS (allocated in module code, which is
+    not counted either) adds nothing to what a self-report may hide."""
+    from perfgym.judge.enamel_timer import GAP_SLACK_S, call_time
+    from perfgym.sandbox.execution import Status
+    from perfgym.sandbox.pyworker import CallResult
+
+    lying = CallResult(status=Status.OK, wall_s=0.5, reported_call_s=1e-6, program_cpu_s=0.301,
+                       peak_rss_mb=1000.0)  # fmt: skip
+    with_exit = call_time(lying, [], reference_gap_s=0.001)
+    call_only = call_time(lying.model_copy(update={"program_cpu_call_only": True}), [], 0.001)
+    assert with_exit == pytest.approx(0.301 - 0.001 - GAP_SLACK_S - 0.1)
+    assert call_only == pytest.approx(0.301 - 0.001 - GAP_SLACK_S)
 
 
 def test_sample_source_takes_enamel_s_code_from_a_completion(task):

@@ -50,6 +50,12 @@ FORGED_RESULTS = {
     "error_not_text": {"ok": False, "error": 5},
     "result_not_a_dict": [1, 2, 3],
     "timer_not_a_number": {"ok": True, "value": 1, "reported_call_ns": "soon"},
+    "own_timer_negative": {
+        "ok": True,
+        "value": 1,
+        "reported_call_own_ns": -5,
+        "reported_call_cpu_ns": [1],
+    },
 }
 
 
@@ -74,6 +80,10 @@ def test_a_forged_result_is_the_candidates_failure_not_an_exception(worker, name
         # The value is one the program could have returned; its self-reported time, untrusted
         # anyway, is dropped rather than believed.
         assert r.status is Status.OK and r.reported_call_s is None, (r.status, r.error)
+        return
+    if name == "own_timer_negative":  # the same for the call's own and CPU times
+        assert r.status is Status.OK, (r.status, r.error)
+        assert (r.reported_call_own_s, r.reported_call_cpu_s) == (None, None), r
         return
     assert r.status is Status.RUNTIME_ERROR, (r.status, r.error)
 

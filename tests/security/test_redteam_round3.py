@@ -172,6 +172,65 @@ def test_enamel_an_honest_stdlib_import_does_not_zero_a_sample(enamel_task, enam
     assert i >= h - 0.25, (i, h, imported.sample.level_times_s, imported.flags)
 
 
+#: Module code that looks for the call's arguments everywhere the process can reach (every
+#: container the collector tracks, every frame's locals up the stack) before the call: with
+#: them it could compute the answer at import time, which the call's outside window (from the
+#: child's "ready") does not count.
+PEEK_AT_ARGS = """
+import gc as _gc, sys as _sys
+_N = "needle" + "-" + "7f3a"
+def _holds(o):
+    if o is globals():  # _N itself
+        return False
+    items = o.values() if isinstance(o, dict) else o if isinstance(o, (list, tuple)) else ()
+    return any(type(e) is str and _N in e for e in items)
+def _seen():
+    for o in _gc.get_objects():
+        try:
+            if _holds(o):
+                return True
+        except Exception:
+            pass
+    f = _sys._getframe()
+    while f is not None:
+        if _holds(f.f_locals):
+            return True
+        f = f.f_back
+    return False
+SEEN = _seen()
+def f(x):
+    return [SEEN, x]
+"""
+
+
+def test_a_calls_arguments_are_out_of_reach_of_its_module_code(workers):
+    """Fix round 3: the outside count of a call starts when its child says its module ran, so
+    an import is not the call's. That is sound only if the module cannot compute the answer
+    first: the arguments are a frame the worker reads after the child's fork and hands over
+    after "ready". Module code searching the collector's objects and the frames finds none."""
+    r = workers.call(PEEK_AT_ARGS, "f", ["needle-7f3a"])
+    assert r.status.value == "OK", r.error
+    assert r.value == [False, "needle-7f3a"], r.value
+
+
+def test_enamel_a_rebound_timer_default_gains_no_more_than_noise(enamel_task, enamel_ref,
+                                                                 workers):  # fmt: skip
+    """Fix round 3, sibling of the zeroed self-report: the call timer's clocks are bound at
+    definition, not in module globals; a program that reaches them anyway (the function's
+    `__defaults__`, writable) and makes them return 0 is overruled by the outside count and
+    gains no more than the rebinding of module globals did."""
+    cheat_src = enamel_task.reference.source + (
+        "\nimport sys as _s\n_t = _s.modules['__main__']._own_time_ns\n"
+        "_t.__defaults__ = (tuple((lambda: 0) for _ in _t.__defaults__[0]),)\n"
+    )
+    honest = evaluate_sample(enamel_task, enamel_ref, enamel_task.reference.source, workers,
+                             repeats=2)  # fmt: skip
+    cheat = evaluate_sample(enamel_task, enamel_ref, cheat_src, workers, repeats=2)
+    assert honest.sample.correct and cheat.sample.correct, (honest.stopped, cheat.stopped)
+    h, c = (_score(enamel_task, enamel_ref, r) for r in (honest, cheat))
+    assert c <= h + 0.15, (c, h, cheat.sample.level_times_s, cheat.flags)
+
+
 # --------------------------------------------------------------------------------------------
 # CPU-time limits
 # --------------------------------------------------------------------------------------------
@@ -222,6 +281,28 @@ def test_batched_tests_count_the_cpu_of_a_tests_forked_children(low_floor_judge)
     assert "CPU time over 0.2" in control.reason, control.reason
     assert (forked.stage, forked.detail) == (Stage.NR, "TIMEOUT"), forked.reason
     assert "CPU time over 0.2" in forked.reason, forked.reason
+
+
+#: As FORKED_SPIN, the two children spread over every core the sandbox allows: on a machine
+#: with idle cores the test's 0.3 s of CPU is done in ~0.15 s of wall, before the parent's
+#: first reading of its CPU (at its 0.2 s limit).
+PARALLEL_SPIN = FORKED_SPIN.replace("for _ in range(4):", "for _ in range(2):").replace(
+    "            if pid == 0:\n",
+    "            if pid == 0:\n                try:\n"
+    "                    os.sched_setaffinity(0, range(os.cpu_count() or 1))\n"
+    "                except OSError:\n                    pass\n",
+)
+
+
+def test_batched_tests_charge_cpu_that_ends_between_two_readings(low_floor_judge):
+    """Fix round 3, sibling of the forked children: a test's CPU is read while it runs and once
+    more when it answers; an answer whose CPU is over the test's limit is TIMEOUT even when no
+    reading fell inside the test (children on several cores, done before the first reading)."""
+    task = square_task("rt3-parallel", n=3)
+    assert "sched_setaffinity" in PARALLEL_SPIN
+    (v,) = low_floor_judge.judge_many([Candidate(task, source=PARALLEL_SPIN, model="par")])
+    assert (v.stage, v.detail) == (Stage.NR, "TIMEOUT"), v.reason
+    assert "CPU time over 0.2" in v.reason, v.reason
 
 
 def test_a_task_with_a_long_time_limit_is_judged_not_refused():

@@ -17,6 +17,7 @@ from perfgym.audit.programs import NotWritable
 from perfgym.audit.registry import Probe
 from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity, TaskAudit
 from perfgym.audit.rewards_of import reward_values
+from perfgym.errors import PerfgymError
 from perfgym.judge import Candidate, Judge, Verdict
 from perfgym.tasks.task import Task
 
@@ -148,7 +149,7 @@ def audit_tasks(judge: Judge, tasks: Sequence[Task], probes: Sequence[Probe], *,
     return out
 
 
-class _Unwritten(Exception):  # noqa: N818 - a carrier, never seen outside this module
+class _Unwritten(PerfgymError):  # noqa: N818 - a carrier, never seen outside this module
     """`done` raised (a result could not be written): the run's failure, not the task's."""
 
 

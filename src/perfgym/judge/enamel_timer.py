@@ -12,15 +12,21 @@ HumanEval/55 from 0.17 ms to 13.8 ms). What the call waited for itself (a sleep,
 doing its work) still counts, as on ENAMEL's clock. Without schedstat the wall time is used.
 
 That timer lives in the program's own process: a program can patch the clock or write its own
-result. The worker also counts the program from outside: `CallResult.program_cpu_s`, the CPU
-the kernel counted for the child from a reading the child sends before any program code runs
-to its exit (the call plus the program's module code, the result's encoding and the exit).
+result. The worker also counts the call from outside: `CallResult.program_cpu_s`. With the
+worker's cgroup (`program_cpu_call_only`) it is the CPU of every process of the call (the child
+and whatever it forked, waited for or not) from the child's word that its module ran to its word
+that its result was written: the arguments are a frame the worker reads after the child's fork
+and hands over only after that first word, so module code cannot compute the answer early, and
+the result is taken at the second word, so a word sent early is an answer missing. Neither the
+module's execution (an `import statistics` cost ten times a call) nor the exit is counted: what
+ENAMEL times is the call alone. Without the cgroup it is the child's own CPU from a reading it
+sends before any program code runs to its exit (module code, the result's encoding, the exit).
 Less the reference's own such gap on the same test (the largest of its runs), a small slack
-and the exit's release of the memory the kernel saw the call hold, that is an estimate of the
-call's duration no program can lower: computing an answer takes CPU. The call's time is the
-larger of the self-report and that estimate (flag `call_timer_mismatch` when the estimate
-overrules the report): an honest report stands, and a program that fakes its timer gains at
-most the slack.
+(and, when the exit is counted, its release of the memory the kernel saw the call hold), that
+is an estimate of the call's duration no program can lower: computing an answer takes CPU. The
+call's time is the larger of the self-report and that estimate (flag `call_timer_mismatch` when
+the estimate overrules the report): an honest report stands, and a program that fakes its timer
+gains at most the slack and the spread of the reference's gap (~0.1 ms on HumanEval/1).
 """
 
 from __future__ import annotations
@@ -30,11 +36,13 @@ from perfgym.sandbox.pyworker import CallResult
 #: The gap a run may show when no reference gap is known: module code, result, exit.
 DEFAULT_GAP_S = 0.02
 #: What a run's gap may exceed the reference's by, beyond memory release, before the outside
-#: estimate overrules its self-report: the most a faked timer can hide per run.
-GAP_SLACK_S = 0.002
+#: estimate overrules its self-report: the most a faked timer can hide per run (the
+#: reference's gap on HumanEval/1, T = 2 ms, was 0.44-0.50 ms over its tests, the call alone).
+GAP_SLACK_S = 0.0001
 #: Exit releases the memory a call still holds (~0.12 ms per MiB measured on the dev machine):
-#: the allowance is 0.1 ms per MiB of the call's peak RSS, which the kernel reports (a program
-#: cannot grow its allowance without paying at least as much to allocate that memory).
+#: where the exit is counted, the allowance is 0.1 ms per MiB of the call's peak RSS, which the
+#: kernel reports (a program cannot grow its allowance without paying at least as much to
+#: allocate that memory, when its module is counted too; where neither is, no allowance).
 TEARDOWN_S_PER_MB = 1e-4
 MISMATCH = "call_timer_mismatch"
 
@@ -50,9 +58,9 @@ def reported_time(r: CallResult) -> float | None:
 
 
 def impossible(r: CallResult, t: float | None) -> bool:
-    """A self-report no honest run can give: missing, negative, or above the fork-to-exit wall
-    time the worker measured."""
-    return t is None or t < 0 or t > r.wall_s + CLOCK_TOLERANCE_S
+    """A self-report no honest run can give: missing, zero or negative (a call on a ns clock
+    takes some), or above the fork-to-exit wall time the worker measured."""
+    return t is None or t <= 0 or t > r.wall_s + CLOCK_TOLERANCE_S
 
 
 def outside_time(r: CallResult) -> float:
@@ -64,7 +72,8 @@ def outside_time(r: CallResult) -> float:
 def outside_estimate(r: CallResult, reference_gap_s: float | None = None) -> float:
     """The call's duration as the outside clock bounds it from below, give or take the slack."""
     gap = DEFAULT_GAP_S if reference_gap_s is None else reference_gap_s
-    allowance = gap + GAP_SLACK_S + TEARDOWN_S_PER_MB * max(0.0, r.peak_rss_mb)
+    teardown = 0.0 if r.program_cpu_call_only else TEARDOWN_S_PER_MB * max(0.0, r.peak_rss_mb)
+    allowance = gap + GAP_SLACK_S + teardown
     return max(0.0, outside_time(r) - allowance)
 
 

@@ -15,7 +15,7 @@ from perfgym.judge.runner import RunFn, RunOutcome, run_case
 from perfgym.judge.variant import Variant
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
-from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.limits import MAX_TIME_S, Limits
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.sandbox.run_request import Pin
 from perfgym.tasks.generate import materialize_all
@@ -128,9 +128,11 @@ def task_limits(task: Task, config: JudgeConfig) -> Limits:
     every process the run had, times the cores the task asks for; on the wall clock
     `config.wall_backstop` times the limit, a backstop that stops a program that waits
     (sleeps, blocks, waits on a child) and leaves a correct program room on a machine loaded
-    that many times over, or slower by that much."""
+    that many times over, or slower by that much. Both are capped at `MAX_TIME_S` (a day): a
+    task that asks for hours is judged with a backstop of a day, never refused for it."""
     limit = task.time_limit_s or config.time_limit_s
-    return Limits(cpu_s=limit * task.cores, wall_s=config.wall_backstop * limit,
+    wall = min(MAX_TIME_S, config.wall_backstop * limit)
+    return Limits(cpu_s=min(MAX_TIME_S, limit * task.cores), wall_s=wall,
                   memory_mb=task.memory_limit_mb or config.memory_limit_mb,
                   max_processes=config.max_processes)  # fmt: skip
 

@@ -504,11 +504,19 @@ _PIPELINE_BYTES = 64 << 10
 
 
 def _frame(obj: dict[str, Any]) -> bytes:
-    """A request's bytes: an assertion call's test code as a second frame, which the worker
-    reads only after the candidate's process was forked (that process never holds it)."""
+    """A request's bytes: an assertion call's test code, and a function call's arguments, as a
+    second frame, which the worker reads only after the program's process was forked (that
+    process never holds it; a function call's child gets its arguments after its module ran)."""
     if obj.get("mode") == "check" and "checker" in obj:
         head = {k: v for k, v in obj.items() if k != "checker"}
-        return _frame(head) + _frame({"checker": obj["checker"]})
+        return _one_frame(head) + _one_frame({"checker": obj["checker"]})
+    if obj.get("mode") is None:
+        head = {k: v for k, v in obj.items() if k != "args"}
+        return _one_frame(head) + _one_frame({"args": obj.get("args", [])})
+    return _one_frame(obj)
+
+
+def _one_frame(obj: dict[str, Any]) -> bytes:
     data = json.dumps(obj).encode()
     return struct.pack(">I", len(data)) + data
 

@@ -132,9 +132,17 @@ class CallResult(BaseModel):
     )
     program_cpu_s: float | None = Field(
         None,
-        description="CPU the child and its reaped children used from the program's first line "
-        "to the exit (the kernel's count, less the child's own CPU sent before any program "
-        "code ran): unaffected by the machine's scheduling, and no program can lower it.",
+        description="CPU the child and every process it started (waited for or not: the "
+        "worker cgroup's count, where there is one) used from the program's first line to the "
+        "exit (the kernel's count, less the child's own CPU sent before any program code ran): "
+        "unaffected by the machine's scheduling, and no program can lower it.",
+    )
+    program_cpu_call_only: bool = Field(
+        False,
+        description="program_cpu_s counts the call alone: every process's CPU (the worker's "
+        "cgroup) from the child's word that its module ran (the arguments were handed over "
+        "only then) to its word that its result was written, neither the module's execution "
+        "nor the exit (False: from the program's first line to the exit).",
     )
 
 
@@ -246,6 +254,7 @@ def _to_result(reply: dict[str, Any], limits: Limits, cgroup_unavailable: str) -
         stdout_truncated=reply.get("stdout_truncated", False),
         program_wall_s=reply.get("program_wall_s"),
         program_cpu_s=reply.get("program_cpu_s"),
+        program_cpu_call_only=reply.get("program_cpu_call_only") is True,
         **_cpu_fields(reply, cgroup_unavailable),
     )
     if unclean := cleanup_failure(reply):

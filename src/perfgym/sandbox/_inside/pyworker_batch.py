@@ -1,9 +1,11 @@
 """Batch calls of the warm Python worker: one candidate's tests in one child, each test under
 its own limits and with its own verdict.
 
-The parent (the worker's request process of this call) forks one child that runs the candidate's module, then
-asks it one test at a time over a pipe: it sends the test's arguments, waits for the answer
-under the test's CPU and wall limits (the CPU read from /proc, which the child cannot touch),
+The parent (the worker's request process of this call) forks one child that runs the
+candidate's module, then asks it one test at a time over a pipe: it sends the test's arguments,
+waits for the answer under the test's CPU and wall limits (the CPU of the call's every process,
+the child's and whatever it forked, waited for or not: the worker cgroup's count less the
+parent's own, which the child cannot touch; the child's /proc figures without a cgroup),
 and records the answer with the test's wall time and CPU. The child can only answer the
 question it is asked: answers are taken one per question, in order, and judged on the host.
 A child that exits, is killed or outruns a test's limit ends the batch at that test, whose
@@ -25,6 +27,7 @@ import time
 
 import pyworker_check
 import valuecodec
+import worker_meter
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -43,6 +46,17 @@ _F_SETPIPE_SZ = 1031
 _TICK = os.sysconf("SC_CLK_TCK")
 #: How pyworker_check.send begins a value's answer (json.dumps of {"value": ...}).
 _VALUE_PREFIX = b'{"value": '
+
+
+def call_cpu_s(pid: int) -> float:
+    """CPU so far of the batch's every process but this one, on a running count (only its
+    differences mean anything): the worker cgroup's CPU less this request process's own, so
+    that a test's forked children, waited for or not, are the test's. Without a cgroup, the
+    child's own threads (`child_cpu_s`)."""
+    now = worker_meter.cgroup_ns()
+    if now < 0:
+        return child_cpu_s(pid)
+    return now / 1e9 - worker_meter.self_cpu()
 
 
 def child_cpu_s(pid: int) -> float:
@@ -144,7 +158,7 @@ class Channel:
             self.out = len(data).to_bytes(4, "big") + data
         t0 = time.monotonic()
         if cpu0 is None:
-            cpu0 = child_cpu_s(pid)
+            cpu0 = call_cpu_s(pid)
         if self.out:  # most questions fit the pipe at once: no wait for it to be writable
             self._write()
         exited = flowing = False
@@ -160,7 +174,7 @@ class Channel:
             if exited:
                 return "CRASH", {"error": "the process exited before it answered"}
             left = t0 + wall_s - time.monotonic()
-            used = child_cpu_s(pid) - cpu0 if not (flowing or started) else 0.0
+            used = call_cpu_s(pid) - cpu0 if not (flowing or started) else 0.0
             started = False
             if used > cpu_s:
                 return "TIMEOUT", {"error": f"CPU time over {cpu_s:g} s"}
@@ -213,14 +227,18 @@ def drive(req: dict, pid: int, chan: Channel, tests: list[dict]) -> tuple[list[d
         results.append({"status": "RUNTIME_ERROR" if status == "ok" else status,
                         "error": str(why), "wall_s": 0.0, "cpu_s": 0.0})  # fmt: skip
         return results, "the module did not load"
-    c0 = child_cpu_s(pid)
+    c0 = call_cpu_s(pid)
     for test in tests:
         t0 = time.monotonic()
         status, answer = chan.ask({"args": test["args"]}, pid, float(test["cpu_s"]),
                                   float(test["wall_s"]), cpu0=c0)  # fmt: skip
-        c1 = child_cpu_s(pid)  # the child waits for its next question: this is the next c0
+        c1 = call_cpu_s(pid)  # the child waits for its next question: this is the next c0
         cost = {"wall_s": time.monotonic() - t0, "cpu_s": max(0.0, c1 - c0)}
         c0 = c1
+        if status == "ok" and cost["cpu_s"] > float(test["cpu_s"]):
+            # answered between two readings (threads or children on several cores): the CPU
+            # it took decides, not whether a reading fell inside the test
+            status, answer = "TIMEOUT", {"error": f"CPU time over {float(test['cpu_s']):g} s"}
         if status != "ok":
             results.append({"status": status, "error": answer["error"], **cost})
             return results, status

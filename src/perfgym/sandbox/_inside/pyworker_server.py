@@ -8,7 +8,8 @@ compiles the source, forks the call's child, meters it, cleans up, replies, and 
 process that runs a candidate descends from a parent that has held nothing but that call's own
 request: no earlier call's source (a reference, another candidate), no test code, no earlier
 reply, not even as freed heap that ctypes could read back. An assertion call's test code is a
-second frame, read only after the candidate's process was forked. What the zygote has imported
+second frame, read only after the candidate's process was forked; so are a function call's
+arguments, handed to its child only after its module ran (`_call`). What the zygote has imported
 is a fixed list (`PRELOAD`), the same for every candidate, imported once at start; nothing a
 candidate names is ever imported there (an import can have side effects, and module state
 would pass from one candidate to the next). Its own stdio is /dev/null, and every child gets
@@ -41,6 +42,7 @@ from __future__ import annotations
 # Imports are kept to what the server needs (no typing, socket, shutil, hashlib, base64 or the
 # signal wrapper): every call forks this process, and the fork and the child's exit cost time
 # in proportion to its anonymous memory (6.7 -> 4.0 MB; 0.25 ms of CPU less per call here).
+import _pickle
 import _signal
 import binascii
 import builtins
@@ -74,11 +76,6 @@ import worker_results  # noqa: E402
 PRELOAD = ("bisect", "collections", "functools", "heapq", "itertools", "math", "operator", "re",
            "string", "typing")  # fmt: skip
 
-#: The call's CPU clock, bound here: a program that replaces `time.process_time_ns` does not
-#: change what the child reports (the wall timer stays the module's, as ENAMEL's own).
-_process_cpu_ns = time.process_time_ns
-_monotonic_ns = time.monotonic_ns
-
 
 def _run_delay_ns(fd: int, ident: tuple[int, int]) -> int | None:
     """The calling thread's time spent runnable but waiting for a CPU (schedstat's second
@@ -93,12 +90,17 @@ def _run_delay_ns(fd: int, ident: tuple[int, int]) -> int | None:
         return None
 
 
-def _own_time_ns(call: Callable[[], object]) -> tuple[object, int, int, int]:
+def _own_time_ns(call: Callable[[], object], _clocks: tuple = (time.monotonic_ns,
+                 time.process_time_ns)) -> tuple[object, int, int, int]:  # fmt: skip
     """Run `call`; its value, its wall time (the program's own clock, as ENAMEL's), its CPU
     time (every thread) and its time on a machine of its own: the wall time (on a clock bound
     before the program ran) less the time the thread waited for a CPU another process held
     (nothing less without schedstat), at least its CPU time. The last counts what the call did
-    and what it waited for (sleep, I/O, a child), not the machine's load."""
+    and what it waited for (sleep, I/O, a child), not the machine's load. Its clocks are bound
+    at definition (`_clocks`), not looked up in this module's globals or in `time`, where the
+    program's module code could rebind them (the wall timer stays `time`'s, as ENAMEL's own; a
+    report forged anyway is checked from outside, `perfgym.judge.enamel_timer`)."""
+    monotonic_ns, process_cpu_ns = _clocks
     try:
         fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
         st = os.fstat(fd)
@@ -106,11 +108,11 @@ def _own_time_ns(call: Callable[[], object]) -> tuple[object, int, int, int]:
     except OSError:
         fd, ident = -1, (0, 0)
     d0 = _run_delay_ns(fd, ident) if fd >= 0 else None
-    m0, c0 = _monotonic_ns(), _process_cpu_ns()
+    m0, c0 = monotonic_ns(), process_cpu_ns()
     t0 = time.perf_counter_ns()
     value = call()
     wall_ns = time.perf_counter_ns() - t0
-    c1, m1 = _process_cpu_ns(), _monotonic_ns()
+    c1, m1 = process_cpu_ns(), monotonic_ns()
     d1 = _run_delay_ns(fd, ident) if fd >= 0 else None
     if fd >= 0:
         try:
@@ -124,9 +126,10 @@ def _own_time_ns(call: Callable[[], object]) -> tuple[object, int, int, int]:
 
 _sock_fd = -1  # the host connection: never inherited by a call's child
 _check_uid = -1  # the uid of an assertion call's test process (not the candidate's)
-#: An assertion call's test code is a frame of its own, read after the candidate's fork: True
-#: while it is still in the socket (a request process that fails before reading it ends the
-#: worker, or the next request process would take it for a request).
+#: An assertion call's test code, and a function call's arguments, are a frame of their own,
+#: read after the program's fork: True while it is still in the socket (a request process that
+#: fails before reading it ends the worker, or the next request process would take it for a
+#: request).
 _checker_unread = False
 _PR_SET_CHILD_SUBREAPER = 36
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -197,16 +200,17 @@ def _forget(req: dict) -> None:
 
 
 def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, vsize: int,
-           stamp_w: int) -> None:  # fmt: skip
-    """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns."""
+           stamp_w: int, handshake: tuple[int, int, int, int]) -> None:  # fmt: skip
+    """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns.
+    `handshake`: (ready_w, go_r, args_fd, done_w), see `_call`."""
+    given = False  # the worker handed over the arguments: it waits for "done"
     try:
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
-        _close_inherited((out_fd, res_fd, stamp_w))
+        _close_inherited((out_fd, res_fd, stamp_w, *handshake))
         worker_child.fresh_stdio()
         _forget(req)
         worker_child.confine(req["limits"], uid, vsize)
-        args = valuecodec.decode(req.get("args", []))
         worker_meter.send_stamp(stamp_w)
         namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
         exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
@@ -217,6 +221,8 @@ def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, 
             fn = namespace.get(entry)
             if not callable(fn):
                 raise NameError(f"entry point {entry!r} is not defined by the program")
+            args = _arguments(*handshake[:3])
+            given = True
             value, call_ns, cpu_ns, own_ns = _own_time_ns(lambda: fn(*args))
         result = {"ok": True, "value": valuecodec.encode(value), "reported_call_ns": call_ns,
                   "reported_call_cpu_ns": cpu_ns, "reported_call_own_ns": own_ns}  # fmt: skip
@@ -230,9 +236,79 @@ def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, 
         pass
     try:
         os.write(res_fd, json.dumps(result).encode())
+        if given:
+            os.write(handshake[3], b"d")  # the result is complete: the call's count ends
+            os.read(handshake[1], 1)  # blocked (not exiting) while the worker reads that count
     except BaseException:  # noqa: BLE001 - e.g. the value was too large for the file limit
         pass
     os._exit(code_out)
+
+
+def _arguments(ready_w: int, go_r: int, args_fd: int, _loads=_pickle.loads) -> list:  # noqa: ANN001
+    """In the call's child, its module run: say so, wait for the go, read the arguments (which
+    this process never held before). They come pickled by the worker (`_pickled_args`): the
+    C unpickler builds builtin values without running any Python code the module could have
+    patched, 10-200x faster than the JSON decoding (whose time on a large input, in the
+    outside count, varied by ms between runs). The result's encoding runs once on a small
+    value first, so that its first touch of the parent's pages (copy-on-write faults) is not
+    in the count either."""
+    json.dumps(valuecodec.encode([0, "", 0.5, [1], (), {1: 2}, None]))
+    os.write(ready_w, b"r")
+    os.close(ready_w)
+    if os.read(go_r, 1) != b"g":
+        raise RuntimeError("the worker sent no arguments")
+    raw = os.pread(args_fd, os.fstat(args_fd).st_size, 0)
+    os.close(args_fd)
+    args = _loads(raw)
+    if isinstance(args, BaseException):
+        raise args
+    return args
+
+
+def _pickled_args(encoded: list) -> bytes:
+    """A call's arguments (valuecodec's encoding, from the host) as the child reads them: the
+    decoded values pickled; a malformed encoding, the error the child raises."""
+    try:
+        return _pickle.dumps(valuecodec.decode(encoded), 5)
+    except Exception as exc:  # noqa: BLE001 - the call's failure, as when the child decoded
+        return _pickle.dumps(ValueError(f"{type(exc).__name__}: {exc}"[:500]), 5)
+
+
+def _await_ready(pidfd: int, ready_r: int, start: tuple, t0: float, lim: dict) -> tuple[str, float]:
+    """Wait for the call's child to have run its module: ("", the call's CPU so far, -1 when
+    unknown or the child exited first), or (why it must be killed, -1)."""
+    while True:
+        left, why = _over_limit(start, t0, lim)
+        if why:
+            return why, -1.0
+        ready, _, _ = select.select([ready_r, pidfd], [], [], min(left, CPU_POLL_S))
+        if ready_r in ready:
+            if os.read(ready_r, 1) != b"r":
+                return "", -1.0
+            used = _cpu_used_s(start)
+            return "", -1.0 if used is None else used
+        if ready:
+            return "", -1.0
+
+
+def _await_done(pidfd: int, done_r: int, res_fd: int, start: tuple, t0: float,
+                lim: dict) -> tuple[str, float, bytes | None]:  # fmt: skip
+    """Wait for the call's child to say its result is written: ("", the call's CPU so far, the
+    result as it is now), ("", -1, None) when it exited or closed the pipe first, or (why it
+    must be killed, -1, None). The result is taken at that moment: a "done" the program sends
+    before its answer is written is an answer missing, never an early end of the count."""
+    while True:
+        left, why = _over_limit(start, t0, lim)
+        if why:
+            return why, -1.0, None
+        ready, _, _ = select.select([done_r, pidfd], [], [], min(left, CPU_POLL_S))
+        if done_r in ready:
+            if os.read(done_r, 1) != b"d":
+                return "", -1.0, None
+            used = _cpu_used_s(start)
+            return "", -1.0 if used is None else used, worker_results.snapshot(res_fd)
+        if ready:
+            return "", -1.0, None
 
 
 def _finish(reply: dict, start: tuple[int, float, resource.struct_rusage]) -> dict:
@@ -273,10 +349,10 @@ def _over_limit(start: tuple, t0: float, lim: dict) -> tuple[float, str]:
     left = t0 + wall - time.monotonic()
     if left <= 0:
         return 0.0, f"wall time over {wall:g} s"
-    cpu = lim.get("cpu_s")
+    cpu = float(lim["cpu_s"]) if lim.get("cpu_s") else None
     used = _cpu_used_s(start) if cpu else None
-    if used is not None and used > float(cpu):
-        return left, f"CPU time over {float(cpu):g} s (every process of the call, cgroup)"
+    if used is not None and cpu is not None and used > cpu:
+        return left, f"CPU time over {cpu:g} s (every process of the call, cgroup)"
     return left, ""
 
 
@@ -293,8 +369,16 @@ def _await_exit(pidfd: int, start: tuple, t0: float, lim: dict) -> str:
 
 
 def _call(req: dict, uid: int) -> dict:
+    """A function call. Its arguments are a frame of their own, read after the child's fork,
+    and handed to the child only once it says its module has run ("ready"; it then waits for
+    the go): the module's code cannot compute anything from them, and the call's CPU of every
+    process counted from that moment (`call_cpu_s`) is the call and what follows it, not the
+    module's imports, which ENAMEL does not time. The count ends when the child says its
+    result is written ("done"; the result is taken then), not at its exit, whose release of
+    memory ENAMEL does not time either."""
     key, code, err = _compile(req["source"], req.get("filename", "solution.py"), req["limits"])
     if code is None:
+        _read_args()  # dropped unused: this process forks nothing after it
         return {"status": "COMPILE_ERROR", "error": err}
     lim = req["limits"]
     out_fd = os.memfd_create("out", 0)
@@ -305,15 +389,32 @@ def _call(req: dict, uid: int) -> dict:
     _flush_stdio()
     _pin(req.get("core"))
     stamp_r, stamp_w = os.pipe()
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    done_r, done_w = os.pipe()
+    args_fd = os.memfd_create("args", 0)
     _await_turn()
     start = worker_meter.meter()
     t0 = time.monotonic()
     pid = os.fork()
     if pid == 0:
-        _child(req, code, out_fd, res_fd, uid, vsize, stamp_w)
-    os.close(stamp_w)
+        _child(req, code, out_fd, res_fd, uid, vsize, stamp_w, (ready_w, go_r, args_fd, done_w))
+    for fd in (stamp_w, ready_w, go_r, done_w):
+        os.close(fd)
+    args = _read_args()
     pidfd = os.pidfd_open(pid)
-    reason = _await_exit(pidfd, start, t0, lim)
+    reason, ready_cpu = _await_ready(pidfd, ready_r, start, t0, lim)
+    done_cpu, result = -1.0, None
+    if not reason and ready_cpu >= 0:
+        os.write(args_fd, _pickled_args(args))
+        try:
+            os.write(go_w, b"g")
+        except OSError:  # the child closed its end: its own failure, seen at its exit
+            pass
+        reason, done_cpu, result = _await_done(pidfd, done_r, res_fd, start, t0, lim)
+    for fd in (ready_r, go_w, args_fd, done_r):
+        os.close(fd)
+    reason = reason or _await_exit(pidfd, start, t0, lim)
     killed = "TIMEOUT" if reason else ""
     if reason:
         os.kill(pid, _signal.SIGKILL)
@@ -323,10 +424,11 @@ def _call(req: dict, uid: int) -> dict:
     os.close(pidfd)
     reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed, "reason": reason,
                    "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
-    worker_meter.program_figures(stamp_r, exit_ns, ru, reply)
+    stamp_cpu = worker_meter.program_figures(stamp_r, exit_ns, ru, reply)
     _finish(reply, start)
+    worker_meter.call_window(stamp_cpu, ready_cpu, done_cpu, reply)
     worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
-    reply["result"] = worker_results.result_of(res_fd)
+    reply["result"] = worker_results.result_of(res_fd, result)
     return reply
 
 
@@ -566,6 +668,15 @@ def _run_program(req: dict, uid: int) -> dict:
     return worker_meter.metered(start, reply)  # every descendant, reaped above
 
 
+def _read_args() -> list:
+    """The arguments of the function call being served: the frame after its request."""
+    global _checker_unread
+    frame = worker_framing.recv(_sock_fd)
+    _checker_unread = False
+    args = frame.get("args") if type(frame) is dict else None
+    return args if isinstance(args, list) else []
+
+
 def _read_checker() -> str:
     """The test code of the assertion call being served: the frame after its request."""
     global _checker_unread
@@ -706,7 +817,7 @@ def _serve_one(sock: int, uid: int) -> bool:
         req = worker_framing.recv(sock)
     except EOFError:
         return False
-    _checker_unread = str(req.get("mode")) == "check"
+    _checker_unread = str(req.get("mode")) == "check" or req.get("mode") not in _MODES
     try:
         if _ipc_error:  # never run a call in an IPC namespace another call could share
             raise OSError(f"no IPC namespace of the call's own: {_ipc_error}")
@@ -714,7 +825,8 @@ def _serve_one(sock: int, uid: int) -> bool:
     except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
         reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
     if _checker_unread:  # its test code is still in the socket: this connection is done
-        reply.setdefault("cleanup_failed", "the worker failed before reading the test code")
+        reply.setdefault("cleanup_failed", "the worker failed before reading the test code or "
+                         "the call's arguments")  # fmt: skip
     _await_turn()
     if not reply.get("cleanup_failed"):
         os.write(_go_fd, b"g")  # metered and clean: the next request process may start

@@ -121,15 +121,36 @@ def send_stamp(fd: int) -> None:
     os.close(fd)
 
 
-def program_figures(fd: int, exit_ns: int, ru: resource.struct_rusage, reply: dict) -> None:
+def program_figures(fd: int, exit_ns: int, ru: resource.struct_rusage, reply: dict) -> float:
     """`program_wall_s` / `program_cpu_s` from the child's stamp to its exit, by the worker's
-    clock and the kernel's CPU count; left out when the child never got that far."""
+    clock and the kernel's CPU count; left out when the child never got that far. The child's
+    CPU at the stamp (-1 without one), for `program_cpu_all`."""
     try:
         data = os.read(fd, 16)
     finally:
         os.close(fd)
     if len(data) != 16:
-        return
+        return -1.0
     wall_ns, cpu_ns = int.from_bytes(data[:8], "big"), int.from_bytes(data[8:], "big")
     reply["program_wall_s"] = max(0, exit_ns - wall_ns) / 1e9
     reply["program_cpu_s"] = max(0.0, ru.ru_utime + ru.ru_stime - cpu_ns / 1e9)
+    return cpu_ns / 1e9
+
+
+def call_window(stamp_cpu_s: float, ready_cpu_s: float, done_cpu_s: float, reply: dict) -> None:
+    """After `metered`, with the cgroup: `program_cpu_s` is the CPU of the call's every process
+    (its child and whatever it forked, waited for or not, reaped by anyone) from the child's
+    "ready" (its module run, the arguments not yet given) to its "done" (its result written;
+    the end when it never said so); from its stamp when it never said ready. Work moved into a
+    child nobody waits for is the program's too, and neither an import nor the exit is the
+    call's (ENAMEL times the call alone). Without a cgroup: the child's own rusage from its
+    stamp to its exit (`program_figures`)."""
+    every = reply.get("cpu_cgroup_s")
+    if "program_cpu_s" not in reply or every is None:
+        return
+    if ready_cpu_s >= 0:
+        end = done_cpu_s if done_cpu_s >= 0 else every
+        reply["program_cpu_s"] = max(0.0, end - ready_cpu_s)
+        reply["program_cpu_call_only"] = done_cpu_s >= 0
+    elif stamp_cpu_s >= 0:
+        reply["program_cpu_s"] = max(reply["program_cpu_s"], every - stamp_cpu_s)

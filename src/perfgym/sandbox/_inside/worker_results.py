@@ -7,17 +7,26 @@ from __future__ import annotations
 import json
 import os
 
+#: The largest result read back.
+MAX_RESULT = 64 << 20
 
-def result_of(res_fd: int) -> dict | None:
-    """The call's result as its child wrote it, or None when there is none or it is not one.
+
+def snapshot(res_fd: int) -> bytes:
+    """The result channel's bytes now (none when over `MAX_RESULT`: no result)."""
+    size = os.fstat(res_fd).st_size
+    return b"" if not size or size > MAX_RESULT else os.pread(res_fd, size, 0)
+
+
+def result_of(res_fd: int, taken: bytes | None = None) -> dict | None:
+    """The call's result as its child wrote it (`taken`: as it was when the child said it was
+    written), or None when there is none or it is not one.
 
     A function call's child holds this channel, and so does the candidate it runs: whatever
     it wrote is parsed here defensively (nesting past the recursion limit, a non-object, fields
     of the wrong type) and anything malformed is no result, i.e. the call failed."""
-    size = os.fstat(res_fd).st_size
-    raw = os.pread(res_fd, min(size, 64 << 20), 0) if size else b""
+    raw = snapshot(res_fd) if taken is None else taken
     os.close(res_fd)
-    if not raw or size > 64 << 20:
+    if not raw:
         return None
     try:
         res = json.loads(raw)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import random
+import time
 from pathlib import Path
 
 import pytest
@@ -96,10 +97,32 @@ def core():
     return load_suite("perfgym-core")
 
 
-@pytest.mark.slow  # ~30 s on a loaded 2-core machine: two Ray workers import verl and torch
-def test_verl_reward_loop_manager_scores_as_the_local_backend(ray_cluster, core, tmp_path):
+PARAMS = {"alpha_f": 0.16, "alpha_r": 0.10}
+
+
+@pytest.fixture(scope="module")
+def loop(ray_cluster, core, tmp_path_factory):
+    """verl's RewardLoopManager with two Ray workers (one per node) scoring with perfgym's
+    compute_score, and the tokenizer its workers decode with."""
     import ray
+    from transformers import AutoTokenizer
     from verl.experimental.reward_loop.reward_loop import RewardLoopManager
+
+    programs = _programs(core)
+    tok_dir = _tokenizer_dir(list(programs.values()), tmp_path_factory.mktemp("verl") / "tok")
+    kwargs = {"suite": "perfgym-core", "reward": "rlpf", "backend": "local", "window_s": 0.5,
+              "reward_params": PARAMS}  # fmt: skip
+    manager = RewardLoopManager(loop_config(tok_dir, 2, kwargs))
+    try:
+        yield manager, AutoTokenizer.from_pretrained(tok_dir), programs
+    finally:
+        for worker in manager.reward_loop_workers:
+            ray.kill(worker)
+
+
+@pytest.mark.slow  # ~30 s on a loaded 2-core machine: two Ray workers import verl and torch
+def test_verl_reward_loop_manager_scores_as_the_local_backend(loop, core):
+    import ray
 
     from perfgym.train.batch import BatchReward, training_judge_config
 
@@ -107,27 +130,15 @@ def test_verl_reward_loop_manager_scores_as_the_local_backend(ray_cluster, core,
     where = ray.get(ray.remote(lambda: __import__("perfgym").__file__).remote())
     assert Path(where).is_relative_to(SRC)
 
-    programs = _programs(core)
+    manager, tok, programs = loop
     # 31 samples (verl pads to a multiple of its workers, then drops the padding), in an order
     # with no period, so a lost, repeated or shifted sample changes the stages seen
     keys = sorted(programs) * 7
     random.Random(31).shuffle(keys)
     keys = keys[:31]
     rows = [(tid, programs[tid, kind]) for tid, kind in keys]
-    tok_dir = _tokenizer_dir(list(programs.values()), tmp_path / "tok")
-    from transformers import AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(tok_dir)
-    params = {"alpha_f": 0.16, "alpha_r": 0.10}
-    kwargs = {"suite": "perfgym-core", "reward": "rlpf", "backend": "local", "window_s": 0.5,
-              "reward_params": params}  # fmt: skip
-    manager = RewardLoopManager(loop_config(tok_dir, 2, kwargs))
-    try:
-        assert len(manager.reward_loop_worker_handles) == 2  # rule-based: overlappable workers
-        out = manager.compute_rm_score(rollout_batch(tok, "perfgym-core", rows))
-    finally:
-        for worker in manager.reward_loop_workers:
-            ray.kill(worker)
+    assert len(manager.reward_loop_worker_handles) == 2  # rule-based: overlappable workers
+    out = manager.compute_rm_score(rollout_batch(tok, "perfgym-core", rows))
 
     got = out.non_tensor_batch
     assert list(out.meta_info["reward_extra_keys"]) == list(adapter.SCORE_KEYS)
@@ -147,7 +158,7 @@ def test_verl_reward_loop_manager_scores_as_the_local_backend(ray_cluster, core,
     assert sorted(set(got["batch_size"])) == [16.0]
 
     distinct = sorted(programs)
-    with BatchReward(core, "rlpf", reward_params=params,
+    with BatchReward(core, "rlpf", reward_params=PARAMS,
                      judge_config=training_judge_config()) as local:  # fmt: skip
         ref = dict(zip(distinct, local.score([(t, programs[t, k]) for t, k in distinct]),
                        strict=True))  # fmt: skip
@@ -160,3 +171,53 @@ def test_verl_reward_loop_manager_scores_as_the_local_backend(ray_cluster, core,
         else:  # measured twice, on different cores: the same side of the reward's thresholds
             assert got["score"][i] == pytest.approx(want.value), (key, got["speedup"][i], want)
             assert 1 / 3 < got["speedup"][i] / want.speedup < 3
+
+
+def test_reward_of_step_k_lands_while_step_k_plus_1_arrives(loop):
+    """verl's async path (the agent loop sends each finished rollout to a reward worker's
+    `compute_score` and goes on generating): a scripted generator streams step k's completions,
+    then step k+1's one by one; step k's rewards come back while step k+1's are still arriving,
+    step k+1's calls being sent while step k's are judged."""
+    import ray
+
+    manager, tok, programs = loop
+    workers = manager.reward_loop_worker_handles
+    kinds = ("fast", "slow", "wrong", "nx")
+    steps = [[(TASKS[0], programs[TASKS[0], k]) for k in kinds] for _ in range(2)]
+    sent: list[tuple[float, int]] = []
+    pending: dict[object, tuple[int, int]] = {}
+
+    def send(step: int, i: int) -> None:  # one finished rollout to a reward worker, not awaited
+        one = rollout_batch(tok, "perfgym-core", [steps[step][i]])
+        pending[workers[i % 2].compute_score.remote(one)] = (step, i)
+        sent.append((time.monotonic(), step))
+
+    for i in range(len(kinds)):  # step k: every rollout sent as it finishes
+        send(0, i)
+    done: dict[tuple[int, int], tuple[float, dict]] = {}
+
+    def collect(timeout: float) -> None:
+        ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=timeout)
+        for ref in ready:
+            done[pending.pop(ref)] = (time.monotonic(), ray.get(ref))
+
+    deadline = time.monotonic() + 120
+    last = len(kinds) - 1
+    for i in range(len(kinds)):  # step k+1 arrives one rollout at a time
+        # the generator never waits on a reward; it holds step k+1's last rollout until a reward
+        # of step k is in, so "before the step ended" is observable on any machine (or fails
+        # at the deadline: step k's reward was not computed while k+1 was generated)
+        while i == last and not any(s == 0 for s, _ in done) and time.monotonic() < deadline:
+            collect(0.2)
+        send(1, i)
+        collect(0.0)
+    while pending and time.monotonic() < deadline:
+        collect(1.0)
+    assert not pending and len(done) == 8  # every rollout's reward, once
+    first_k1_sent = min(t for t, s in sent if s == 1)
+    last_k1_sent = max(t for t, s in sent if s == 1)
+    k_done = [t for (s, _), (t, _) in done.items() if s == 0]
+    # step k's reward was being computed while step k+1's completions arrived
+    assert min(k_done) < last_k1_sent and max(k_done) > first_k1_sent
+    for (s, i), (_, result) in done.items():
+        assert result["reward_extra_info"]["stage"] == STAGE[kinds[i]], (s, i, result)

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
+
+from targets import holds, report
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, Verdict
 from perfgym.sandbox.pool import usable_cores
@@ -31,7 +34,7 @@ def run_seconds(verdicts: list[Verdict]) -> float:
     return total
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", type=int, default=1, help="Tasks per language.")
     ap.add_argument("--per-task", type=int, default=8)
@@ -66,7 +69,11 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"cores": cores, "languages": out}, f, indent=1)
+    # The mix is the tasks' own solutions: a completion that is not OK is a broken measurement,
+    # and its core-seconds (a short NR, a skipped timing) would understate the cost.
+    return report([holds(f"{lang}: every completion judged OK ({v['ok']}/{v['completions']})",
+                         v["ok"] == v["completions"]) for lang, v in out.items()])  # fmt: skip
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from targets import Target, at_most, report
 
 from perfgym.judge.enamel_levels import EnamelProblem, EnamelSample
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
@@ -38,7 +39,10 @@ def problem(tr: dict) -> EnamelProblem:
                          level_limits_s=[tr["limit_s"]] * n, samples=[sample])  # fmt: skip
 
 
-def main(paths: list[Path]) -> None:
+def main() -> int:
+    if len(sys.argv) < 3:
+        sys.exit("usage: enamel_stability.py RESULTS.jsonl RESULTS.jsonl [...]")
+    paths = [Path(p) for p in sys.argv[1:]]
     runs = {p.name: traces(p) for p in paths}
     common = sorted(set.intersection(*(set(r) for r in runs.values())))
     print(f"{len(common)} problems in every file")
@@ -51,6 +55,7 @@ def main(paths: list[Path]) -> None:
         print(f"{name}: eff@1 {eff.value:.3f} [{eff.ci_low:.3f}, {eff.ci_high:.3f}]  "
               f"pass@1 {pas.value:.3f}")  # fmt: skip
     names = list(runs)
+    targets: list[Target] = []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
             ta = np.array([runs[a][t]["limit_s"] for t in common])
@@ -59,9 +64,11 @@ def main(paths: list[Path]) -> None:
             print(f"{a} vs {b}: T factor median {np.median(f):.3f}, p75 "
                   f"{np.percentile(f, 75):.3f}, max {f.max():.2f}; "
                   f"eff@1 difference {abs(effs[a] - effs[b]):.3f}")  # fmt: skip
+            # issue 28 item 7: T stable run to run, eff@1 within +-0.01 across runs
+            targets.append(at_most(f"{a} vs {b}: T factor median", float(np.median(f)), 1.2))
+            targets.append(at_most(f"{a} vs {b}: eff@1 difference", abs(effs[a] - effs[b]), 0.01))
+    return report(targets)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 3:
-        sys.exit("usage: enamel_stability.py RESULTS.jsonl RESULTS.jsonl [...]")
-    main([Path(p) for p in sys.argv[1:]])
+    sys.exit(main())

@@ -30,6 +30,8 @@ from collections import Counter
 
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")  # loopback only
 
+from targets import holds, report  # noqa: E402
+
 from perfgym.judge import Candidate, Judge, JudgeConfig, Verdict  # noqa: E402
 from perfgym.sandbox.pool import usable_cores  # noqa: E402
 from perfgym.tasks import load_suite  # noqa: E402
@@ -148,7 +150,7 @@ def on_cluster(nodes: int, tasks: list[Task], per: int, config: JudgeConfig,
     return {"wall": wall, "verdicts": got, "cands": cands, "lost": lost, "retried": retried}
 
 
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--prompts", type=int, default=64)
     ap.add_argument("--per-prompt", type=int, default=8)
@@ -210,13 +212,11 @@ def main() -> None:
                     "kill_from_lost_node": from_lost})  # fmt: skip
     targets = {"0 lost": lost_n == 0, "0 duplicated": dup == 0, "0 infra failures": infra == 0,
                "every task on one node": ok and split == 1, "node killed": machine is not None}  # fmt: skip
-    for name, met in targets.items():
-        print(f"target {name}: {'met' if met else 'MISSED'}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(figures, f, indent=1, default=str)
-    sys.exit(0 if all(targets.values()) else 1)
+    return report([holds(name, met) for name, met in targets.items()])
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

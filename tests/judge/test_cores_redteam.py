@@ -76,9 +76,10 @@ def test_threads_in_a_one_core_task_do_not_beat_the_serial_baseline(one_core_tas
     assert v.stage is Stage.OK, v.reason
     assert v.candidate.cores == 1 and v.baseline.cores == 1
     call = speed_call(v.candidate, v.baseline)
-    assert call is not None, (v.candidate.status_reason, v.baseline.status_reason)
-    # On its one reserved core the second thread only takes turns with the first.
-    assert call.outcome != "faster", call
+    # On its one reserved core the second thread only takes turns with the first. No call at
+    # all (under load the harness's and the external clock's savings can disagree, and then
+    # the judge credits no speed) is no credit either.
+    assert call is None or call.outcome != "faster", call
     seen = v.candidate.threads_seen
     if seen is not None and v.baseline.threads_seen is not None:
         assert seen >= 2 and (MORE_THREADS in v.flags) == (seen > v.baseline.threads_seen)

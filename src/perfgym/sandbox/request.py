@@ -165,6 +165,9 @@ def decode(
     pinned to)."""
     if "sandbox_error" in res:
         return sandbox_error(limits, backend, res["sandbox_error"])
+    if res.get("killed_before_drop"):  # no program code had run: an outside kill of ours
+        return sandbox_error(limits, backend, "the run's process was killed before it dropped "
+                             "its privileges, before any of the program ran")  # fmt: skip
     exit_code, sig = exit_of(res.get("pid_status"))
     reason = res.get("kill_reason", "")
     killed_for = res.get("killed_for", "")

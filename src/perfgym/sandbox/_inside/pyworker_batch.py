@@ -318,7 +318,7 @@ def batch_call(req: dict, uid: int, server: types.ModuleType) -> dict:
         server._forget(req)
         worker_child.confine(lim, uid, vsize)
 
-    reply = run_batch(req, code, prepare)
+    reply = run_batch(req, code, prepare, uid)
     reply["peak_rss_mb"] = max(0, reply.pop("maxrss_kb") * 1024 - server_rss) / 1048576.0
     server._finish(reply, start)
     worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
@@ -326,10 +326,11 @@ def batch_call(req: dict, uid: int, server: types.ModuleType) -> dict:
 
 
 def run_batch(req: dict, code: types.CodeType,
-              prepare_child: Callable[[tuple[int, ...]], None]) -> dict:  # fmt: skip
+              prepare_child: Callable[[tuple[int, ...]], None], uid: int = 0) -> dict:  # fmt: skip
     """Fork the batch's child and drive it; the reply's per-test results (the caller meters,
     cleans up and completes the reply). `prepare_child(keep)`: in the child, the descriptors
-    and state of the parent dropped but `keep`, then the request's limits and uid."""
+    and state of the parent dropped but `keep`, then the request's limits and `uid`: a child
+    killed before that drop raises `worker_child.KilledBeforeConfined` (not the program's)."""
     ask_r, ask_w = os.pipe()
     ans_r, ans_w = os.pipe()
     try:
@@ -353,6 +354,9 @@ def run_batch(req: dict, code: types.CodeType,
         try:
             pidfd = os.pidfd_open(pid)
             results, stopped = drive(req, pid, chan=Channel(ask_w, ans_r, pidfd), tests=tests)
+            import worker_child  # a sibling in the worker's directory, like batch_call's
+
+            worker_child.raise_if_killed_before_confined(pid, uid)
         finally:
             try:
                 os.kill(pid, _signal.SIGKILL)

@@ -418,6 +418,8 @@ def _call(req: dict, uid: int) -> dict:
     killed = "TIMEOUT" if reason else ""
     if reason:
         os.kill(pid, _signal.SIGKILL)
+    else:
+        worker_child.raise_if_killed_before_confined(pid, uid)
     _, status, ru = os.wait4(pid, 0)
     exit_ns = time.monotonic_ns()
     wall = time.monotonic() - t0
@@ -468,19 +470,28 @@ def _check_call(req: dict, uid: int) -> dict:
         os.close(fd)
     killed = reason = ""
     status = 0
+    unconfined = False
     if chk > 0:
         pidfd = os.pidfd_open(chk)
         reason = _await_exit(pidfd, start, t0, lim)
         if reason:
             killed = "TIMEOUT"
             os.kill(chk, _signal.SIGKILL)
+        else:
+            unconfined = worker_child.killed_before_confined(chk, _check_uid)
         _, status, ru_chk = os.wait4(chk, 0)
         os.close(pidfd)
+    unconfined = unconfined or worker_child.killed_before_confined(cand, uid)
     try:
         os.kill(cand, _signal.SIGKILL)
     except ProcessLookupError:
         pass
     _, cand_status, ru = os.wait4(cand, 0)
+    if unconfined:  # both reaped: nothing of the call is left running
+        raise worker_child.KilledBeforeConfined(
+            "an assertion call's process was killed before it dropped its privileges, before "
+            "any of the program or the test ran: an outside kill, never the program's"
+        )
     wall = time.monotonic() - t0
     if os.WIFSIGNALED(cand_status) and os.WTERMSIG(cand_status) == _signal.SIGXCPU:
         status = cand_status  # the candidate ran out of CPU: its timeout, not the test's
@@ -631,6 +642,8 @@ def _run_program(req: dict, uid: int) -> dict:
                 exited = True
             else:
                 read(fd)
+    if not killed:
+        worker_child.raise_if_killed_before_confined(pid, uid)
     _, status, ru = os.wait4(pid, 0)
     wall = time.monotonic() - t0
     os.close(pidfd)

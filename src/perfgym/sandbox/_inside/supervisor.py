@@ -233,6 +233,7 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
     killed_for = ""
     kill_reason = ""
     main_status: int | None = None
+    unconfined = False  # the main process was killed before it dropped to the run's uid
     reaped_ns = 0
     interval = 1.0 / float(spec.get("sample_rate_hz", 500.0))
     wall_limit = float(lim["wall_s"])
@@ -303,6 +304,8 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
             if fd == pidfd:
                 continue
             read_fd(fd)
+        if not killed_for and not unconfined:
+            unconfined = _killed_before_drop(pid, spec.get("uid"))
         while True:  # reap orphans re-parented to us, and notice the main process's end
             try:
                 rpid, status = os.waitpid(-1, os.WNOHANG)
@@ -348,6 +351,7 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
         os.close(tree.cpuacct_fd)
     return {
         "pid_status": main_status,  # always set: the loop ends only when it is
+        "killed_before_drop": unconfined,
         "exec_error": exec_error.decode(errors="replace"),
         "killed_for": killed_for,
         "kill_reason": kill_reason,
@@ -373,6 +377,30 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
 #: How long processes still exiting when the main process ended get to finish before they
 #: count as left behind (a child that closed its pipe, woke the main process, and is exiting).
 _EXIT_GRACE_S = 0.005
+
+
+def _killed_before_drop(pid: int, uid: object) -> bool:
+    """Whether the main process, exited and not yet reaped, was killed by a signal while it
+    still had this supervisor's uid: before the drop to the run's `uid`, so before any of the
+    program ran (something outside killed a process of ours). Peeks (WNOWAIT) and reads the
+    zombie's uid; False while it runs, when it ended otherwise, or without a drop (`uid` None
+    or root: no way to tell the program's own death apart)."""
+    if uid is None or int(uid) == os.getuid():  # type: ignore[call-overload]
+        return False
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    if info is None or info.si_code not in (os.CLD_KILLED, os.CLD_DUMPED):
+        return False
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1]) != int(uid)  # type: ignore[call-overload]
+    except (OSError, ValueError, IndexError):
+        return False
+    return False
 
 
 def _left_behind() -> bool:

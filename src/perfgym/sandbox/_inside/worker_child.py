@@ -16,6 +16,44 @@ import pyworker_program
 CHILD_STDIO = tuple(pyworker_program._stdio(fd) for fd in (0, 1, 2))
 
 
+class KilledBeforeConfined(Exception):
+    """A call's process was killed by a signal while it still had the worker's own uid: no code
+    of the program had run (the drop to the calls' uid comes first), so its death is not the
+    program's (something outside killed a perfgym process) and never its verdict."""
+
+
+def killed_before_confined(pid: int, uid: int) -> bool:
+    """Whether child `pid`, exited and not yet reaped, was killed by a signal before it dropped
+    to `uid`. Peeks (WNOWAIT) and reads the zombie's real uid from /proc; False while it runs,
+    when it exited on its own, or when `uid` is root (no drop to tell apart)."""
+    if uid == 0:
+        return False
+    try:
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+    except ChildProcessError:
+        return False
+    if info is None or info.si_code not in (os.CLD_KILLED, os.CLD_DUMPED):
+        return False
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1]) != uid
+    except (OSError, ValueError, IndexError):
+        return False
+    return False
+
+
+def raise_if_killed_before_confined(pid: int, uid: int) -> None:
+    """`KilledBeforeConfined` (the child reaped) when `killed_before_confined(pid, uid)`."""
+    if killed_before_confined(pid, uid):
+        os.waitpid(pid, 0)
+        raise KilledBeforeConfined(
+            f"the call's process was killed before it dropped to uid {uid}, before any of the "
+            "program ran: an outside kill of the worker's own process, never the program's"
+        )
+
+
 def fresh_stdio() -> None:
     """Standard streams nothing but this child ever wrote to or read from, over fds 0-2."""
     sys.stdin, sys.stdout, sys.stderr = CHILD_STDIO  # type: ignore[assignment]

@@ -1,0 +1,140 @@
+"""Red team, round 4: can a failing program make its failure count as the machine's?
+
+A run that fails because of perfgym (SANDBOX_ERROR, `infra_error`) is retried and then dropped:
+its reward is None, the sample leaves the RL batch. A program that can end its own run that
+way dodges its penalty. Each test is an attack through the real judge; an expected failure
+(`xfail(strict=True)`) is a hole still open at commit time (redteam4, from 916d2fc):
+
+  test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped    OPEN (NR infra, None)
+  test_a_slow_program_that_breaks_its_timed_calls_is_not_dropped        OPEN (NR infra, None;
+      the same program honest: OK, rlpf 0.15)
+  test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs   OPEN (NR infra, None)
+
+Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round4.py
+"""
+
+from __future__ import annotations
+
+import pytest
+from attack_tasks import sum_squares_task
+
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
+from perfgym.rewards import get_reward
+
+FAST = "def f(n):\n    return (n - 1) * n * (2 * n - 1) // 6\n"
+#: Correct and slow (a loop where the reference has a closed form): timed honestly, it scores.
+SLOW = (
+    "def f(n):\n    s = 0\n    for i in range(n):\n        for _ in range(8):\n"
+    "            pass\n        s += i * i\n    return s\n"
+)
+
+#: Module code: the descriptors this process holds, {fd: what it is} ("pipe:[..]", "/memfd:res
+#: (deleted)", ...). A function call's child holds a memfd named "res" (its result channel); a
+#: test batch's child does not: the program can tell a timed call from a test.
+FDS = """
+import os
+def _fds():
+    out = {}
+    for n in os.listdir("/proc/self/fd"):
+        try:
+            out[int(n)] = os.readlink("/proc/self/fd/" + n)
+        except OSError:
+            pass
+    return out
+def _read_ends():
+    ends = []
+    for n, link in _fds().items():
+        if link.startswith("pipe:"):
+            try:
+                with open("/proc/self/fdinfo/%d" % n) as fi:
+                    flags = int(fi.read().split("flags:")[1].split()[0], 8)
+            except (OSError, ValueError, IndexError):
+                continue
+            if flags & 3 == 0:
+                ends.append(n)
+    return ends
+TIMED = any(link.startswith("/memfd:res") for link in _fds().values())
+"""
+
+#: Close every pipe this process reads from: the worker's next write to it (a test batch's next
+#: question, a timed call's "go") meets no reader. The worker's request process keeps SIGPIPE
+#: at its default (pyworker_server.main), so it dies there: the host sees the connection
+#: close, "worker failed", SANDBOX_ERROR.
+CLOSE_READ_ENDS = "for _fd in _read_ends():\n    os.close(_fd)\n"
+
+
+@pytest.fixture(scope="module")
+def judge():
+    with Judge(JudgeConfig(repeats=1)) as j:
+        yield j
+
+
+@pytest.fixture(scope="module")
+def task():
+    return sum_squares_task("redteam4", SLOW, [3000])
+
+
+def _rlpf(verdicts):
+    return get_reward("rlpf")(verdicts)
+
+
+@pytest.mark.xfail(strict=True, reason="a wrong program that closes the read end of its test "
+                   "batch's question pipe kills the worker's request process with SIGPIPE: its "
+                   "wrong answer becomes SANDBOX_ERROR (infra_error, reward None: dropped from "
+                   "the batch) instead of WO/NR (reward 0)")  # fmt: skip
+def test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped(judge, task):
+    wrong = FDS + CLOSE_READ_ENDS + "def f(n):\n    return 0\n"
+    honest_wrong = "def f(n):\n    return 0\n"
+    cheat, honest = judge.judge_many([Candidate(task, source=wrong, model="m", sample=0),
+                                      Candidate(task, source=honest_wrong, model="m", sample=1)])
+    assert honest.stage is Stage.WO and not honest.infra_error, honest.reason
+    r_cheat, r_honest = _rlpf([cheat, honest])
+    assert r_honest is not None
+    assert not cheat.infra_error, f"{cheat.stage} {cheat.detail}: {cheat.reason}"
+    assert r_cheat is not None and r_cheat <= r_honest
+
+
+@pytest.mark.xfail(strict=True, reason="a correct but slow program passes its tests (batch "
+                   "mode), then, seeing a result memfd (a timed call), closes the go pipe: "
+                   "SIGPIPE kills the request process, its timing is SANDBOX_ERROR and its "
+                   "low speed reward becomes None (dropped) while its honest twin scores")  # fmt: skip
+def test_a_slow_program_that_breaks_its_timed_calls_is_not_dropped(judge, task):
+    dodger = FDS + "if TIMED:\n    " + CLOSE_READ_ENDS.replace("\n    ", "\n        ") + SLOW
+    honest, cheat = judge.judge_many([Candidate(task, source=SLOW, model="m", sample=0),
+                                      Candidate(task, source=dodger, model="m", sample=1)])
+    assert honest.stage is Stage.OK and not honest.infra_error, honest.reason
+    r_honest, r_cheat = _rlpf([honest, cheat])
+    assert r_honest is not None
+    assert not cheat.infra_error, f"{cheat.stage} {cheat.detail}: {cheat.reason}"
+    assert r_cheat is not None and r_cheat <= r_honest
+
+
+#: Nesting the worker's request process still parses (its own stack is ~10 frames deep) but the
+#: host cannot once the reply wraps it twice more, from a stack as deep as a judge's: the
+#: host's json.loads raises RecursionError, a RuntimeError, which `PythonWorker._request`
+#: takes for a dead worker ("worker failed"): SANDBOX_ERROR.
+DEPTHS = (970, 978, 985, 988)
+
+
+def _deep_result(depth: int) -> str:
+    return FDS + (
+        "if TIMED:\n"
+        "    _res = [n for n, link in _fds().items() if link.startswith('/memfd:res')][0]\n"
+        f"    os.write(_res, b'{{\"ok\": true, \"value\": ' + b'[' * {depth} + b']' * {depth}"
+        " + b'}')\n"
+        "    os._exit(0)\n"
+    ) + SLOW
+
+
+@pytest.mark.xfail(strict=True, reason="a program whose timed call writes a result nested ~985 "
+                   "deep (parsed by the worker, too deep for the host's decoder at a judge's "
+                   "stack depth) makes the host's RecursionError a 'worker failed': "
+                   "SANDBOX_ERROR, reward None, where a malformed result is the program's "
+                   "failure")  # fmt: skip
+def test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs(judge, task):
+    cands = [Candidate(task, source=_deep_result(d), model="m", sample=k)
+             for k, d in enumerate(DEPTHS)]  # fmt: skip
+    verdicts = judge.judge_many(cands)
+    dropped = [(d, v.detail, v.reason[:120]) for d, v in zip(DEPTHS, verdicts) if v.infra_error]
+    assert not dropped, f"nestings the host took for a dead worker: {dropped}"
+    assert all(r is not None for r in _rlpf(verdicts))

@@ -85,8 +85,12 @@ def _rlpf(verdicts):
 def test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped(judge, task):
     wrong = FDS + CLOSE_READ_ENDS + "def f(n):\n    return 0\n"
     honest_wrong = "def f(n):\n    return 0\n"
-    cheat, honest = judge.judge_many([Candidate(task, source=wrong, model="m", sample=0),
-                                      Candidate(task, source=honest_wrong, model="m", sample=1)])
+    cheat, honest = judge.judge_many(
+        [
+            Candidate(task, source=wrong, model="m", sample=0),
+            Candidate(task, source=honest_wrong, model="m", sample=1),
+        ]
+    )
     assert honest.stage is Stage.WO and not honest.infra_error, honest.reason
     r_cheat, r_honest = _rlpf([cheat, honest])
     assert r_honest is not None
@@ -100,8 +104,12 @@ def test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped(judge, tas
                    "low speed reward becomes None (dropped) while its honest twin scores")  # fmt: skip
 def test_a_slow_program_that_breaks_its_timed_calls_is_not_dropped(judge, task):
     dodger = FDS + "if TIMED:\n    " + CLOSE_READ_ENDS.replace("\n    ", "\n        ") + SLOW
-    honest, cheat = judge.judge_many([Candidate(task, source=SLOW, model="m", sample=0),
-                                      Candidate(task, source=dodger, model="m", sample=1)])
+    honest, cheat = judge.judge_many(
+        [
+            Candidate(task, source=SLOW, model="m", sample=0),
+            Candidate(task, source=dodger, model="m", sample=1),
+        ]
+    )
     assert honest.stage is Stage.OK and not honest.infra_error, honest.reason
     r_honest, r_cheat = _rlpf([honest, cheat])
     assert r_honest is not None
@@ -117,13 +125,17 @@ DEPTHS = (970, 978, 985, 988)
 
 
 def _deep_result(depth: int) -> str:
-    return FDS + (
-        "if TIMED:\n"
-        "    _res = [n for n, link in _fds().items() if link.startswith('/memfd:res')][0]\n"
-        f"    os.write(_res, b'{{\"ok\": true, \"value\": ' + b'[' * {depth} + b']' * {depth}"
-        " + b'}')\n"
-        "    os._exit(0)\n"
-    ) + SLOW
+    return (
+        FDS
+        + (
+            "if TIMED:\n"
+            "    _res = [n for n, link in _fds().items() if link.startswith('/memfd:res')][0]\n"
+            f"    os.write(_res, b'{{\"ok\": true, \"value\": ' + b'[' * {depth} + b']' * {depth}"
+            " + b'}')\n"
+            "    os._exit(0)\n"
+        )
+        + SLOW
+    )
 
 
 @pytest.mark.xfail(strict=True, reason="a program whose timed call writes a result nested ~985 "
@@ -135,6 +147,10 @@ def test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs(judge, t
     cands = [Candidate(task, source=_deep_result(d), model="m", sample=k)
              for k, d in enumerate(DEPTHS)]  # fmt: skip
     verdicts = judge.judge_many(cands)
-    dropped = [(d, v.detail, v.reason[:120]) for d, v in zip(DEPTHS, verdicts) if v.infra_error]
+    dropped = [
+        (d, v.detail, v.reason[:120])
+        for d, v in zip(DEPTHS, verdicts, strict=True)
+        if v.infra_error
+    ]
     assert not dropped, f"nestings the host took for a dead worker: {dropped}"
     assert all(r is not None for r in _rlpf(verdicts))

@@ -9,6 +9,8 @@ way dodges its penalty. Each test is an attack through the real judge; an expect
   test_a_slow_program_that_breaks_its_timed_calls_is_not_dropped        OPEN (NR infra, None;
       the same program honest: OK, rlpf 0.15)
   test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs   OPEN (NR infra, None)
+  test_a_wrong_answer_nested_near_the_recursion_limit_is_the_programs   OPEN (NR infra, None,
+      at nestings 982-984)
 
 Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round4.py
 """
@@ -154,3 +156,41 @@ def test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs(judge, t
     ]
     assert not dropped, f"nestings the host took for a dead worker: {dropped}"
     assert all(r is not None for r in _rlpf(verdicts))
+
+
+def _deep_answer(depth: int) -> str:
+    """A wrong program that answers its first test with a frame of its own, nested `depth`
+    deep, on the batch's answer pipe (its own answers then come one test late: all wrong)."""
+    return FDS + (
+        "_sent = []\n"
+        "def f(n):\n"
+        "    if not _sent:\n"
+        f"        body = b'{{\"value\": ' + b'[' * {depth} + b']' * {depth} + b'}}'\n"
+        "        for fd, link in _fds().items():\n"
+        "            if link.startswith('pipe:') and fd not in _read_ends():\n"
+        "                os.write(fd, len(body).to_bytes(4, 'big') + body)\n"
+        "        _sent.append(1)\n"
+        "    return 0\n"
+    )
+
+
+#: Around the limits of the request process's parse of an answer (nested ~985 deep it is
+#: rejected: the program's failure) and the host's parse of the reply, which wraps the answer
+#: three levels deeper (~982 at the judge's depth: RecursionError, a RuntimeError, taken by
+#: `PythonWorker._request` for a dead worker).
+ANSWER_DEPTHS = tuple(range(976, 990))
+
+
+@pytest.mark.xfail(strict=True, reason="a wrong program whose test answer is nested ~982-984 "
+                   "deep passes the request process's parse, then the host's decoder raises "
+                   "RecursionError, taken for a dead worker: SANDBOX_ERROR, reward None, "
+                   "instead of NR/WO")  # fmt: skip
+def test_a_wrong_answer_nested_near_the_recursion_limit_is_the_programs(judge, task):
+    cands = [Candidate(task, source=_deep_answer(d), model="m", sample=k)
+             for k, d in enumerate(ANSWER_DEPTHS)]  # fmt: skip
+    verdicts = judge.judge_many(cands)
+    dropped = [
+        (d, v.reason[:100]) for d, v in zip(ANSWER_DEPTHS, verdicts, strict=True) if v.infra_error
+    ]
+    assert not dropped, f"wrong answers dropped as infrastructure failures: {dropped}"
+    assert all(v.stage in (Stage.NR, Stage.WO) for v in verdicts)

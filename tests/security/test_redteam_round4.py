@@ -11,6 +11,8 @@ way dodges its penalty. Each test is an attack through the real judge; an expect
   test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs   OPEN (NR infra, None)
   test_a_wrong_answer_nested_near_the_recursion_limit_is_the_programs   OPEN (NR infra, None,
       at nestings 982-984)
+  test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch    OPEN (OverflowError out
+      of judge_many: BatchReward scores the batch None, the correct twin too)
 
 Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round4.py
 """
@@ -159,19 +161,8 @@ def test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs(judge, t
 
 
 def _deep_answer(depth: int) -> str:
-    """A wrong program that answers its first test with a frame of its own, nested `depth`
-    deep, on the batch's answer pipe (its own answers then come one test late: all wrong)."""
-    return FDS + (
-        "_sent = []\n"
-        "def f(n):\n"
-        "    if not _sent:\n"
-        f"        body = b'{{\"value\": ' + b'[' * {depth} + b']' * {depth} + b'}}'\n"
-        "        for fd, link in _fds().items():\n"
-        "            if link.startswith('pipe:') and fd not in _read_ends():\n"
-        "                os.write(fd, len(body).to_bytes(4, 'big') + body)\n"
-        "        _sent.append(1)\n"
-        "    return 0\n"
-    )
+    """A wrong program whose first test answer is nested `depth` deep."""
+    return _raw_answer(b'{"value": ' + b"[" * depth + b"]" * depth + b"}")
 
 
 #: Around the limits of the request process's parse of an answer (nested ~985 deep it is
@@ -194,3 +185,40 @@ def test_a_wrong_answer_nested_near_the_recursion_limit_is_the_programs(judge, t
     ]
     assert not dropped, f"wrong answers dropped as infrastructure failures: {dropped}"
     assert all(v.stage in (Stage.NR, Stage.WO) for v in verdicts)
+
+
+def _raw_answer(body: bytes) -> str:
+    """A program that answers its first test with `body` as a frame of its own on the batch's
+    answer pipe (its own answers then come one test late)."""
+    return FDS + (
+        "_sent = []\n"
+        "def f(n):\n"
+        "    if not _sent:\n"
+        f"        body = {body!r}\n"
+        "        for fd, link in _fds().items():\n"
+        "            if link.startswith('pipe:') and fd not in _read_ends():\n"
+        "                os.write(fd, len(body).to_bytes(4, 'big') + body)\n"
+        "        _sent.append(1)\n"
+        "    return 0\n"
+    )
+
+
+@pytest.mark.xfail(strict=True, reason="a test answer tagged as a float too large to represent "
+                   "({'float': '0x1p99999'}) makes the host's valuecodec.decode raise "
+                   "OverflowError, which batch_messages._case does not catch: judge_many raises, "
+                   "and BatchReward scores the whole batch None, the correct twin's sample "
+                   "too")  # fmt: skip
+def test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch(judge, task):
+    from perfgym.tasks.suite_model import Suite
+    from perfgym.train.batch import BatchReward
+
+    cheat = _raw_answer(b'{"value": {"float": "0x1p99999"}}')
+    reward = BatchReward(Suite(name="redteam4", tasks=[task], source="test"), "rlpf",
+                         judge_config=JudgeConfig(repeats=1), judge=judge)  # fmt: skip
+    try:
+        honest, bad = reward.score([(task.id, f"```python\n{FAST}```\n"),
+                                    (task.id, f"```python\n{cheat}```\n")])  # fmt: skip
+    finally:
+        reward._runner.shutdown(wait=True)  # the judge is the module's: not closed here
+    assert honest.value is not None and not honest.infra_error, honest.reason
+    assert bad.value is not None and not bad.infra_error, bad.reason

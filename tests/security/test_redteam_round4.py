@@ -13,6 +13,8 @@ way dodges its penalty. Each test is an attack through the real judge; an expect
       at nestings 982-984)
   test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch    OPEN (OverflowError out
       of judge_many: BatchReward scores the batch None, the correct twin too)
+  test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch       OPEN (`return 10**400`:
+      OverflowError in the float oracle, the same)
 
 Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round4.py
 """
@@ -218,6 +220,33 @@ def test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch(judge, ta
     try:
         honest, bad = reward.score([(task.id, f"```python\n{FAST}```\n"),
                                     (task.id, f"```python\n{cheat}```\n")])  # fmt: skip
+    finally:
+        reward._runner.shutdown(wait=True)  # the judge is the module's: not closed here
+    assert honest.value is not None and not honest.infra_error, honest.reason
+    assert bad.value is not None and not bad.infra_error, bad.reason
+
+
+@pytest.mark.xfail(strict=True, reason="on a FUNCTION task judged by the float oracle, a program "
+                   "returning 10**400 makes oracle._float_equal's math.isnan raise OverflowError "
+                   "(int too large to convert to float), out of judge_many: BatchReward scores "
+                   "the whole batch None, the correct twin's sample too")  # fmt: skip
+def test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch(judge):
+    from attack_tasks import function_task
+
+    from perfgym.tasks.suite_model import Suite
+    from perfgym.tasks.task import Oracle
+    from perfgym.train.batch import BatchReward
+
+    mean = "def f(n):\n    return (n - 1) / 2\n"
+    task = function_task("redteam4-float", "Return the mean of 0..n-1.",
+                         "def f(n):\n    return sum(range(n)) / n\n", mean,
+                         [([4], 1.5), ([10], 4.5)], [[1000]])  # fmt: skip
+    task = task.model_copy(update={"oracle": Oracle(kind="float", tolerance=1e-9)})
+    reward = BatchReward(Suite(name="redteam4f", tasks=[task], source="test"), "rlpf",
+                         judge_config=JudgeConfig(repeats=1), judge=judge)  # fmt: skip
+    try:
+        honest, bad = reward.score([(task.id, f"```python\n{mean}```\n"),
+                                    (task.id, "```python\ndef f(n):\n    return 10 ** 400\n```\n")])  # fmt: skip
     finally:
         reward._runner.shutdown(wait=True)  # the judge is the module's: not closed here
     assert honest.value is not None and not honest.infra_error, honest.reason

@@ -15,6 +15,8 @@ way dodges its penalty. Each test is an attack through the real judge; an expect
       of judge_many: BatchReward scores the batch None, the correct twin too)
   test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch       OPEN (`return 10**400`:
       OverflowError in the float oracle, the same)
+  test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation OPEN (SandboxUnavailable
+      out of evaluate_candidates: every model's evaluation lost)
 
 Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round4.py
 """
@@ -24,6 +26,7 @@ from __future__ import annotations
 import pytest
 from attack_tasks import sum_squares_task
 
+from perfgym.errors import SandboxUnavailable
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
 from perfgym.rewards import get_reward
 
@@ -70,21 +73,25 @@ CLOSE_READ_ENDS = "for _fd in _read_ends():\n    os.close(_fd)\n"
 
 
 @pytest.fixture(scope="module")
-def judge():
-    with Judge(JudgeConfig(repeats=1)) as j:
-        yield j
+def task():
+    return sum_squares_task("redteam4", SLOW, [3000])
 
 
 @pytest.fixture(scope="module")
-def task():
-    return sum_squares_task("redteam4", SLOW, [3000])
+def judge(task):
+    """One judge for the module, its workers started and the task's baseline and reference
+    measured once (by judging the reference's source) before any attack."""
+    with Judge(JudgeConfig(repeats=1)) as j:
+        (v,) = j.judge_many([Candidate(task, source=FAST, model="warm-up")])
+        assert v.stage is Stage.OK, v.reason
+        yield j
 
 
 def _rlpf(verdicts):
     return get_reward("rlpf")(verdicts)
 
 
-@pytest.mark.xfail(strict=True, reason="a wrong program that closes the read end of its test "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a wrong program that closes the read end of its test "
                    "batch's question pipe kills the worker's request process with SIGPIPE: its "
                    "wrong answer becomes SANDBOX_ERROR (infra_error, reward None: dropped from "
                    "the batch) instead of WO/NR (reward 0)")  # fmt: skip
@@ -104,7 +111,7 @@ def test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped(judge, tas
     assert r_cheat is not None and r_cheat <= r_honest
 
 
-@pytest.mark.xfail(strict=True, reason="a correct but slow program passes its tests (batch "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a correct but slow program passes its tests (batch "
                    "mode), then, seeing a result memfd (a timed call), closes the go pipe: "
                    "SIGPIPE kills the request process, its timing is SANDBOX_ERROR and its "
                    "low speed reward becomes None (dropped) while its honest twin scores")  # fmt: skip
@@ -144,7 +151,7 @@ def _deep_result(depth: int) -> str:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="a program whose timed call writes a result nested ~985 "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a program whose timed call writes a result nested ~985 "
                    "deep (parsed by the worker, too deep for the host's decoder at a judge's "
                    "stack depth) makes the host's RecursionError a 'worker failed': "
                    "SANDBOX_ERROR, reward None, where a malformed result is the program's "
@@ -174,7 +181,7 @@ def _deep_answer(depth: int) -> str:
 ANSWER_DEPTHS = tuple(range(976, 990))
 
 
-@pytest.mark.xfail(strict=True, reason="a wrong program whose test answer is nested ~982-984 "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a wrong program whose test answer is nested ~982-984 "
                    "deep passes the request process's parse, then the host's decoder raises "
                    "RecursionError, taken for a dead worker: SANDBOX_ERROR, reward None, "
                    "instead of NR/WO")  # fmt: skip
@@ -205,7 +212,7 @@ def _raw_answer(body: bytes) -> str:
     )
 
 
-@pytest.mark.xfail(strict=True, reason="a test answer tagged as a float too large to represent "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a test answer tagged as a float too large to represent "
                    "({'float': '0x1p99999'}) makes the host's valuecodec.decode raise "
                    "OverflowError, which batch_messages._case does not catch: judge_many raises, "
                    "and BatchReward scores the whole batch None, the correct twin's sample "
@@ -226,7 +233,7 @@ def test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch(judge, ta
     assert bad.value is not None and not bad.infra_error, bad.reason
 
 
-@pytest.mark.xfail(strict=True, reason="on a FUNCTION task judged by the float oracle, a program "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="on a FUNCTION task judged by the float oracle, a program "
                    "returning 10**400 makes oracle._float_equal's math.isnan raise OverflowError "
                    "(int too large to convert to float), out of judge_many: BatchReward scores "
                    "the whole batch None, the correct twin's sample too")  # fmt: skip
@@ -251,3 +258,23 @@ def test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch(judge):
         reward._runner.shutdown(wait=True)  # the judge is the module's: not closed here
     assert honest.value is not None and not honest.infra_error, honest.reason
     assert bad.value is not None and not bad.infra_error, bad.reason
+
+
+@pytest.mark.xfail(strict=True, raises=SandboxUnavailable, reason="ENAMEL's evaluation raises SandboxUnavailable on a "
+                   "sample's SANDBOX_ERROR (enamel_sample.evaluate_sample): a sample that closes "
+                   "its go pipe in its timed calls (SIGPIPE, see above) aborts the whole "
+                   "evaluation, every model's samples with it")  # fmt: skip
+def test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation():
+    from perfgym.judge.enamel_candidates import evaluate_candidates
+    from perfgym.sandbox.pyworker import PythonWorkerPool
+    from perfgym.tasks import load_suite
+
+    task = load_suite("enamel").get("HumanEval/1")
+    ref = task.reference.source
+    cheat = FDS + "if TIMED:\n    " + CLOSE_READ_ENDS.replace("\n    ", "\n        ") + ref
+    cands = [Candidate(task, source=ref, model="honest"),
+             Candidate(task, source=cheat, model="cheat")]  # fmt: skip
+    with PythonWorkerPool(size=1) as pool:
+        runs, _excluded = evaluate_candidates([task], cands, pool, repeats=1)
+    assert [tr.correct for tr in runs["honest"].traces] == [True]
+    assert [tr.correct for tr in runs["cheat"].traces] == [False]

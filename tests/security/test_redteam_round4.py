@@ -17,6 +17,8 @@ way dodges its penalty. Each test is an attack through the real judge; an expect
       OverflowError in the float oracle, the same)
   test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation OPEN (SandboxUnavailable
       out of evaluate_candidates: every model's evaluation lost)
+  test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch OPEN (OverflowError
+      in runner._read_harness_line: the batch None; the honest reference alone scores 1.26)
 
 Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round4.py
 """
@@ -278,3 +280,35 @@ def test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation():
         runs, _excluded = evaluate_candidates([task], cands, pool, repeats=1)
     assert [tr.correct for tr in runs["honest"].traces] == [True]
     assert [tr.correct for tr in runs["cheat"].traces] == [False]
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a PerfCodeBench harness task's "
+                   "program prints its own result line with an elapsed_ns of 10**400 and exits "
+                   "before the harness does: runner._read_harness_line's float(ns) raises "
+                   "OverflowError out of judge_many, and BatchReward scores the whole batch "
+                   "None, the correct twin's sample too")  # fmt: skip
+def test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch(judge):
+    from pathlib import Path
+
+    from perfgym.tasks import load_suite
+    from perfgym.train.batch import BatchReward
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures/perfcodebench/executable_tasks"
+    suite = load_suite(fixtures)
+    task = suite.get("py_range_sums")
+    forger = (
+        "import os, sys\n"
+        "def range_sums(values, queries):\n"
+        "    sys.stdout.write('{\"ok\": false, \"elapsed_ns\": 1' + '0' * 400 + '}\\n')\n"
+        "    sys.stdout.flush()\n"
+        "    os._exit(1)\n"
+    )
+    assert task.reference is not None
+    reward = BatchReward(suite, "rlpf", judge_config=JudgeConfig(repeats=1), judge=judge)
+    try:
+        honest, bad = reward.score([(task.id, f"```python\n{task.reference.source}```\n"),
+                                    (task.id, f"```python\n{forger}```\n")])  # fmt: skip
+    finally:
+        reward._runner.shutdown(wait=True)  # the judge is the module's: not closed here
+    assert honest.value is not None and not honest.infra_error, honest.reason
+    assert bad.value is not None and not bad.infra_error, bad.reason

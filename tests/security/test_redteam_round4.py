@@ -19,6 +19,10 @@ way dodges its penalty. Each test is an attack through the real judge; an expect
       out of evaluate_candidates: every model's evaluation lost)
   test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch OPEN (OverflowError
       in runner._read_harness_line: the batch None; the honest reference alone scores 1.26)
+  test_a_huge_self_reported_call_time_does_not_drop_the_whole_batch     OPEN (reported_call_ns
+      10**400 in a forged result: OverflowError on the host, the same)
+  test_a_harness_result_line_printed_by_the_program_is_not_believed     OPEN (found on the way:
+      a program that prints {"ok": true} and exits is OK at rlpf 1.26)
 
 Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round4.py
 """
@@ -312,3 +316,57 @@ def test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch(ju
         reward._runner.shutdown(wait=True)  # the judge is the module's: not closed here
     assert honest.value is not None and not honest.infra_error, honest.reason
     assert bad.value is not None and not bad.infra_error, bad.reason
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a correct program whose timed "
+                   "call writes its own result with reported_call_ns = 10**400 (an int, >= 0: "
+                   "what pyworker's result_of checks) makes worker_messages._to_result's "
+                   "reported / 1e9 raise OverflowError out of judge_many: BatchReward scores "
+                   "the whole batch None")  # fmt: skip
+def test_a_huge_self_reported_call_time_does_not_drop_the_whole_batch(judge, task):
+    from perfgym.tasks.suite_model import Suite
+    from perfgym.train.batch import BatchReward
+
+    forger = (
+        FDS
+        + (
+            "if TIMED:\n"
+            "    _res = [n for n, link in _fds().items() if link.startswith('/memfd:res')][0]\n"
+            '    os.write(_res, b\'{"ok": true, "value": 0, "reported_call_ns": 1\''
+            " + b'0' * 400 + b'}')\n"
+            "    os._exit(0)\n"
+        )
+        + SLOW
+    )
+    reward = BatchReward(Suite(name="redteam4t", tasks=[task], source="test"), "rlpf",
+                         judge_config=JudgeConfig(repeats=1), judge=judge)  # fmt: skip
+    try:
+        honest, bad = reward.score([(task.id, f"```python\n{SLOW}```\n"),
+                                    (task.id, f"```python\n{forger}```\n")])  # fmt: skip
+    finally:
+        reward._runner.shutdown(wait=True)  # the judge is the module's: not closed here
+    assert honest.value is not None and not honest.infra_error, honest.reason
+    assert bad.value is not None and not bad.infra_error, bad.reason
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="(not a failure turned infra: "
+                   "found on the way) a harness task's program that only prints "
+                   "{'ok': true, 'elapsed_ns': 5000} and exits before the harness does is OK at "
+                   "rlpf 1.26, the reference's reward: the harness's verdict line is read from "
+                   "the stdout the program shares, the last JSON line wins")  # fmt: skip
+def test_a_harness_result_line_printed_by_the_program_is_not_believed(judge):
+    from pathlib import Path
+
+    from perfgym.tasks import load_suite
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures/perfcodebench/executable_tasks"
+    task = load_suite(fixtures).get("py_range_sums")
+    forger = (
+        "import os, sys\n"
+        "def range_sums(values, queries):\n"
+        '    sys.stdout.write(\'{"ok": true, "elapsed_ns": 5000}\\n\')\n'
+        "    sys.stdout.flush()\n"
+        "    os._exit(0)\n"
+    )
+    (v,) = judge.judge_many([Candidate(task, source=forger, model="m")])
+    assert v.stage is not Stage.OK, f"a program that computes nothing is OK: {_rlpf([v])}"

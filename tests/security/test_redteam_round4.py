@@ -17,8 +17,9 @@ way dodges its penalty. Each test is an attack through the real judge; an expect
       OverflowError in the float oracle, the same)
   test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation OPEN (SandboxUnavailable
       out of evaluate_candidates: every model's evaluation lost)
-  test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch OPEN (OverflowError
-      in runner._read_harness_line: the batch None; the honest reference alone scores 1.26)
+  test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch[int, inf] OPEN
+      (OverflowError in runner._read_harness_line, or for an inf in measure.summarise: the
+      batch None; the honest reference alone scores 1.26)
   test_a_huge_self_reported_call_time_does_not_drop_the_whole_batch     OPEN (reported_call_ns
       10**400 in a forged result: OverflowError on the host, the same)
   test_a_harness_result_line_printed_by_the_program_is_not_believed     OPEN (found on the way:
@@ -286,12 +287,21 @@ def test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation():
     assert [tr.correct for tr in runs["cheat"].traces] == [False]
 
 
+#: Forged harness result lines (ok, elapsed_ns, the program's exit status): 10**400 fails
+#: `float(ns)` in runner._read_harness_line; 1e400 (an inf, ok true) passes it and fails
+#: `int(out.reported_s * 1e9)` in measure.summarise, a line a fix of the first misses.
+HUGE_HARNESS_TIMES = [("false", "1" + "0" * 400, 1), ("true", "1e400", 0)]
+
+
 @pytest.mark.xfail(strict=True, raises=AssertionError, reason="a PerfCodeBench harness task's "
-                   "program prints its own result line with an elapsed_ns of 10**400 and exits "
-                   "before the harness does: runner._read_harness_line's float(ns) raises "
-                   "OverflowError out of judge_many, and BatchReward scores the whole batch "
-                   "None, the correct twin's sample too")  # fmt: skip
-def test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch(judge):
+                   "program prints its own result line with an elapsed_ns of 10**400 (or 1e400) "
+                   "and exits before the harness does: float(ns) in _read_harness_line (or "
+                   "int(inf) in measure.summarise) raises OverflowError out of judge_many, and "
+                   "BatchReward scores the whole batch None, the correct twin's sample too")  # fmt: skip
+@pytest.mark.parametrize(("ok", "elapsed", "code"), HUGE_HARNESS_TIMES, ids=["int", "inf"])
+def test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch(
+    judge, ok, elapsed, code
+):
     from pathlib import Path
 
     from perfgym.tasks import load_suite
@@ -303,9 +313,9 @@ def test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch(ju
     forger = (
         "import os, sys\n"
         "def range_sums(values, queries):\n"
-        "    sys.stdout.write('{\"ok\": false, \"elapsed_ns\": 1' + '0' * 400 + '}\\n')\n"
+        f'    sys.stdout.write(\'{{"ok": {ok}, "elapsed_ns": {elapsed}}}\\n\')\n'
         "    sys.stdout.flush()\n"
-        "    os._exit(1)\n"
+        f"    os._exit({code})\n"
     )
     assert task.reference is not None
     reward = BatchReward(suite, "rlpf", judge_config=JudgeConfig(repeats=1), judge=judge)

@@ -368,9 +368,13 @@ def test_a_harness_result_line_printed_by_the_program_is_not_believed(judge):
     from pathlib import Path
 
     from perfgym.tasks import load_suite
+    from perfgym.tasks.timed import NOT_TIMED
 
     fixtures = Path(__file__).resolve().parents[1] / "fixtures/perfcodebench/executable_tasks"
     task = load_suite(fixtures).get("py_range_sums")
+    # Correctness alone here (timed as well, the forger scored rlpf 1.26, the reference's).
+    task = task.model_copy(update={"id": "py_range_sums-untimed",
+                                   "metadata": {**task.metadata, NOT_TIMED: True}})  # fmt: skip
     forger = (
         "import os, sys\n"
         "def range_sums(values, queries):\n"
@@ -379,4 +383,4 @@ def test_a_harness_result_line_printed_by_the_program_is_not_believed(judge):
         "    os._exit(0)\n"
     )
     (v,) = judge.judge_many([Candidate(task, source=forger, model="m")])
-    assert v.stage is not Stage.OK, f"a program that computes nothing is OK: {_rlpf([v])}"
+    assert v.stage is not Stage.OK, f"a program that computes nothing is OK: {v.tests}"

@@ -3,7 +3,7 @@
 A run that fails because of perfgym (SANDBOX_ERROR, `infra_error`) is retried and then dropped:
 its reward is None, the sample leaves the RL batch. A program that can end its own run that
 way dodges its penalty. Each test is an attack through the real judge; an expected failure
-(`xfail(strict=True)`) is a hole still open at commit time (redteam4, from 916d2fc):
+(`xfail(strict=True)`) is a hole still open at commit time (redteam4, on 4c172fc):
 
   test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped    OPEN (NR infra, None)
   test_a_slow_program_that_breaks_its_timed_calls_is_not_dropped        OPEN (NR infra, None;

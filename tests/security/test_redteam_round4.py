@@ -3,24 +3,29 @@
 A run that fails because of perfgym (SANDBOX_ERROR, `infra_error`) is retried and then dropped:
 its reward is None, the sample leaves the RL batch. A program that can end its own run that
 way dodges its penalty. Each test is an attack through the real judge; an expected failure
-(`xfail(strict=True)`) is a hole still open at commit time (redteam4, on 4c172fc):
+(`xfail(strict=True)`) is a hole still open. Found on 4c172fc (redteam4), where all were open;
+all but the last are closed since (CLOSED below: the fix named):
 
-  test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped    OPEN (NR infra, None)
-  test_a_slow_program_that_breaks_its_timed_calls_is_not_dropped        OPEN (NR infra, None;
+  test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped    CLOSED (request
+      processes ignore SIGPIPE: EPIPE is the program's failure) (was NR infra, None)
+  test_a_slow_program_that_breaks_its_timed_calls_is_not_dropped        CLOSED (the same) (NR infra, None;
       the same program honest: OK, rlpf 0.15)
-  test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs   OPEN (NR infra, None)
-  test_a_wrong_answer_nested_near_the_recursion_limit_is_the_programs   OPEN (NR infra, None,
+  test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs   CLOSED (the worker
+      parses at most 200 levels; the host's RecursionError is the program's) (NR infra, None)
+  test_a_wrong_answer_nested_near_the_recursion_limit_is_the_programs   CLOSED (the same) (NR infra, None,
       at nestings 982-984)
-  test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch    OPEN (OverflowError out
+  test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch    CLOSED (OverflowError
+      is a malformed value; BatchReward rejudges one by one after any raise) (OverflowError out
       of judge_many: BatchReward scores the batch None, the correct twin too)
-  test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch       OPEN (`return 10**400`:
+  test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch       CLOSED (`return 10**400`:
       OverflowError in the float oracle, the same)
-  test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation OPEN (SandboxUnavailable
+  test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation CLOSED (SIGPIPE) (SandboxUnavailable
       out of evaluate_candidates: every model's evaluation lost)
-  test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch[int, inf] OPEN
+  test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch[int, inf] CLOSED
+      (a result line without a plausible elapsed_ns is not the harness's: WO)
       (OverflowError in runner._read_harness_line, or for an inf in measure.summarise: the
       batch None; the honest reference alone scores 1.26)
-  test_a_huge_self_reported_call_time_does_not_drop_the_whole_batch     OPEN (reported_call_ns
+  test_a_huge_self_reported_call_time_does_not_drop_the_whole_batch     CLOSED (reported_call_ns
       10**400 in a forged result: OverflowError on the host, the same)
   test_a_harness_result_line_printed_by_the_program_is_not_believed     OPEN (found on the way:
       a program that prints {"ok": true} and exits is OK at rlpf 1.26)
@@ -33,7 +38,6 @@ from __future__ import annotations
 import pytest
 from attack_tasks import sum_squares_task
 
-from perfgym.errors import SandboxUnavailable
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
 from perfgym.rewards import get_reward
 
@@ -98,10 +102,9 @@ def _rlpf(verdicts):
     return get_reward("rlpf")(verdicts)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a wrong program that closes the read end of its test "
-                   "batch's question pipe kills the worker's request process with SIGPIPE: its "
-                   "wrong answer becomes SANDBOX_ERROR (infra_error, reward None: dropped from "
-                   "the batch) instead of WO/NR (reward 0)")  # fmt: skip
+# Open on 4c172fc, closed since: a wrong program that closes the read end of its test batch's
+# question pipe kills the worker's request process with SIGPIPE: its wrong answer becomes
+# SANDBOX_ERROR (infra_error, reward None: dropped from the batch) instead of WO/NR (reward 0)
 def test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped(judge, task):
     wrong = FDS + CLOSE_READ_ENDS + "def f(n):\n    return 0\n"
     honest_wrong = "def f(n):\n    return 0\n"
@@ -118,10 +121,10 @@ def test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped(judge, tas
     assert r_cheat is not None and r_cheat <= r_honest
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a correct but slow program passes its tests (batch "
-                   "mode), then, seeing a result memfd (a timed call), closes the go pipe: "
-                   "SIGPIPE kills the request process, its timing is SANDBOX_ERROR and its "
-                   "low speed reward becomes None (dropped) while its honest twin scores")  # fmt: skip
+# Open on 4c172fc, closed since: a correct but slow program passes its tests (batch mode), then,
+# seeing a result memfd (a timed call), closes the go pipe: SIGPIPE kills the request process, its
+# timing is SANDBOX_ERROR and its low speed reward becomes None (dropped) while its honest twin
+# scores
 def test_a_slow_program_that_breaks_its_timed_calls_is_not_dropped(judge, task):
     dodger = FDS + "if TIMED:\n    " + CLOSE_READ_ENDS.replace("\n    ", "\n        ") + SLOW
     honest, cheat = judge.judge_many(
@@ -158,11 +161,10 @@ def _deep_result(depth: int) -> str:
     )
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a program whose timed call writes a result nested ~985 "
-                   "deep (parsed by the worker, too deep for the host's decoder at a judge's "
-                   "stack depth) makes the host's RecursionError a 'worker failed': "
-                   "SANDBOX_ERROR, reward None, where a malformed result is the program's "
-                   "failure")  # fmt: skip
+# Open on 4c172fc, closed since: a program whose timed call writes a result nested ~985 deep
+# (parsed by the worker, too deep for the host's decoder at a judge's stack depth) makes the
+# host's RecursionError a 'worker failed': SANDBOX_ERROR, reward None, where a malformed result is
+# the program's failure
 def test_a_result_nested_past_the_hosts_recursion_limit_is_the_programs(judge, task):
     cands = [Candidate(task, source=_deep_result(d), model="m", sample=k)
              for k, d in enumerate(DEPTHS)]  # fmt: skip
@@ -188,10 +190,9 @@ def _deep_answer(depth: int) -> str:
 ANSWER_DEPTHS = tuple(range(976, 990))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a wrong program whose test answer is nested ~982-984 "
-                   "deep passes the request process's parse, then the host's decoder raises "
-                   "RecursionError, taken for a dead worker: SANDBOX_ERROR, reward None, "
-                   "instead of NR/WO")  # fmt: skip
+# Open on 4c172fc, closed since: a wrong program whose test answer is nested ~982-984 deep passes
+# the request process's parse, then the host's decoder raises RecursionError, taken for a dead
+# worker: SANDBOX_ERROR, reward None, instead of NR/WO
 def test_a_wrong_answer_nested_near_the_recursion_limit_is_the_programs(judge, task):
     cands = [Candidate(task, source=_deep_answer(d), model="m", sample=k)
              for k, d in enumerate(ANSWER_DEPTHS)]  # fmt: skip
@@ -219,11 +220,10 @@ def _raw_answer(body: bytes) -> str:
     )
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a test answer tagged as a float too large to represent "
-                   "({'float': '0x1p99999'}) makes the host's valuecodec.decode raise "
-                   "OverflowError, which batch_messages._case does not catch: judge_many raises, "
-                   "and BatchReward scores the whole batch None, the correct twin's sample "
-                   "too")  # fmt: skip
+# Open on 4c172fc, closed since: a test answer tagged as a float too large to represent ({'float':
+# '0x1p99999'}) makes the host's valuecodec.decode raise OverflowError, which batch_messages._case
+# does not catch: judge_many raises, and BatchReward scores the whole batch None, the correct
+# twin's sample too
 def test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch(judge, task):
     from perfgym.tasks.suite_model import Suite
     from perfgym.train.batch import BatchReward
@@ -240,10 +240,10 @@ def test_an_unrepresentable_float_answer_does_not_drop_the_whole_batch(judge, ta
     assert bad.value is not None and not bad.infra_error, bad.reason
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="on a FUNCTION task judged by the float oracle, a program "
-                   "returning 10**400 makes oracle._float_equal's math.isnan raise OverflowError "
-                   "(int too large to convert to float), out of judge_many: BatchReward scores "
-                   "the whole batch None, the correct twin's sample too")  # fmt: skip
+# Open on 4c172fc, closed since: on a FUNCTION task judged by the float oracle, a program
+# returning 10**400 makes oracle._float_equal's math.isnan raise OverflowError (int too large to
+# convert to float), out of judge_many: BatchReward scores the whole batch None, the correct
+# twin's sample too
 def test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch(judge):
     from attack_tasks import function_task
 
@@ -267,10 +267,9 @@ def test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch(judge):
     assert bad.value is not None and not bad.infra_error, bad.reason
 
 
-@pytest.mark.xfail(strict=True, raises=SandboxUnavailable, reason="ENAMEL's evaluation raises SandboxUnavailable on a "
-                   "sample's SANDBOX_ERROR (enamel_sample.evaluate_sample): a sample that closes "
-                   "its go pipe in its timed calls (SIGPIPE, see above) aborts the whole "
-                   "evaluation, every model's samples with it")  # fmt: skip
+# Open on 4c172fc, closed since: ENAMEL's evaluation raises SandboxUnavailable on a sample's
+# SANDBOX_ERROR (enamel_sample.evaluate_sample): a sample that closes its go pipe in its timed
+# calls (SIGPIPE, see above) aborts the whole evaluation, every model's samples with it
 def test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation():
     from perfgym.judge.enamel_candidates import evaluate_candidates
     from perfgym.sandbox.pyworker import PythonWorkerPool
@@ -293,11 +292,10 @@ def test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation():
 HUGE_HARNESS_TIMES = [("false", "1" + "0" * 400, 1), ("true", "1e400", 0)]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a PerfCodeBench harness task's "
-                   "program prints its own result line with an elapsed_ns of 10**400 (or 1e400) "
-                   "and exits before the harness does: float(ns) in _read_harness_line (or "
-                   "int(inf) in measure.summarise) raises OverflowError out of judge_many, and "
-                   "BatchReward scores the whole batch None, the correct twin's sample too")  # fmt: skip
+# Open on 4c172fc, closed since: a PerfCodeBench harness task's program prints its own result line
+# with an elapsed_ns of 10**400 (or 1e400) and exits before the harness does: float(ns) in
+# _read_harness_line (or int(inf) in measure.summarise) raises OverflowError out of judge_many,
+# and BatchReward scores the whole batch None, the correct twin's sample too
 @pytest.mark.parametrize(("ok", "elapsed", "code"), HUGE_HARNESS_TIMES, ids=["int", "inf"])
 def test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch(
     judge, ok, elapsed, code
@@ -328,11 +326,10 @@ def test_a_forged_harness_line_with_a_huge_time_does_not_drop_the_whole_batch(
     assert bad.value is not None and not bad.infra_error, bad.reason
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="a correct program whose timed "
-                   "call writes its own result with reported_call_ns = 10**400 (an int, >= 0: "
-                   "what pyworker's result_of checks) makes worker_messages._to_result's "
-                   "reported / 1e9 raise OverflowError out of judge_many: BatchReward scores "
-                   "the whole batch None")  # fmt: skip
+# Open on 4c172fc, closed since: a correct program whose timed call writes its own result with
+# reported_call_ns = 10**400 (an int, >= 0: what pyworker's result_of checks) makes
+# worker_messages._to_result's reported / 1e9 raise OverflowError out of judge_many: BatchReward
+# scores the whole batch None
 def test_a_huge_self_reported_call_time_does_not_drop_the_whole_batch(judge, task):
     from perfgym.tasks.suite_model import Suite
     from perfgym.train.batch import BatchReward

@@ -245,6 +245,8 @@ class PythonWorker:
         reply = self._request(req, hide)
         if "worker_failed" in reply:
             return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply["worker_failed"])
+        if "undecodable" in reply:  # the program's output made the reply too deep to decode
+            return ProgramResult(status=Status.RUNTIME_ERROR, reason=reply["undecodable"])
         return program_result(reply, limits, self.cgroup_unavailable)
 
     def _request(self, req: dict[str, Any], hide: Sequence[str] = ()) -> dict[str, Any]:
@@ -528,7 +530,14 @@ def _send(sock: socket.socket, obj: dict[str, Any]) -> None:
 def _recv(sock: socket.socket) -> dict[str, Any]:
     head = _recv_exact(sock, 4)
     (n,) = struct.unpack(">I", head)
-    return json.loads(_recv_exact(sock, n))
+    data = _recv_exact(sock, n)
+    try:
+        return json.loads(data)
+    except RecursionError:
+        # A whole frame the worker wrote, too deep here only because the program's value is:
+        # the program's failure, never the worker's (the worker caps what it parses; this is
+        # the host's own guard, red team round 4).
+        return {"undecodable": "the call's result is nested too deeply to decode"}
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:

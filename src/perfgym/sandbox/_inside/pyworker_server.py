@@ -481,7 +481,13 @@ def _check_call(req: dict, uid: int) -> dict:
             unconfined = worker_child.killed_before_confined(chk, _check_uid)
         _, status, ru_chk = os.wait4(chk, 0)
         os.close(pidfd)
-    unconfined = unconfined or worker_child.killed_before_confined(cand, uid)
+    if not unconfined and not killed and status != 0:
+        # the test failed: if because the candidate's process died, its pipe closed before it
+        # was a zombie; give it a moment to be one (a live candidate just costs the wait)
+        cand_fd = os.pidfd_open(cand)
+        select.select([cand_fd], [], [], 0.05)
+        os.close(cand_fd)
+        unconfined = worker_child.killed_before_confined(cand, uid)
     try:
         os.kill(cand, _signal.SIGKILL)
     except ProcessLookupError:
@@ -809,6 +815,11 @@ def _request_process(sock: int, uid: int, go_w: int, turn_r: int) -> int:
     # The call's orphans (a daemon, a child whose parent exited) become this process's: its
     # cleanup reaps them, and their rusage is the call's.
     _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # A write to a pipe the program closed is an EPIPE this process handles as the program's
+    # failure, never a SIGPIPE that kills it (a dead request process is the worker's failure:
+    # the program's sample dropped as infrastructure; red team round 4). The call's children
+    # inherit it, as `python3` itself ignores SIGPIPE.
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)
     global _ipc_error
     _ipc_error = _own_ipc_namespace()
     return 0 if _serve_one(sock, uid) else 1

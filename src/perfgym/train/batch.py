@@ -285,7 +285,6 @@ class BatchReward:
                         self._last_error, len(candidates))  # fmt: skip
             return None
 
-
     def _one_by_one(self, candidates: list[Candidate]) -> list[Verdict] | None:
         """After `judge_many` raised: each completion judged alone, so that one completion that
         makes the judge raise loses only its own reward (an infrastructure error, None), never

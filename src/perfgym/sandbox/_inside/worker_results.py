@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from types import FrameType
 
 #: The largest result read back.
 MAX_RESULT = 64 << 20
@@ -21,7 +22,8 @@ MAX_DEPTH = 200
 def loads_bounded(raw: bytes | str) -> object:
     """`json.loads`, raising RecursionError past `MAX_DEPTH` levels of nesting (the recursion
     limit lowered to this frame's depth plus that, for the parse only)."""
-    depth, frame = 0, sys._getframe()
+    depth = 0
+    frame: FrameType | None = sys._getframe()
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
     old = sys.getrecursionlimit()

@@ -69,6 +69,11 @@ def test_register_get_and_refusals(scratch: str) -> None:
         with pytest.raises(ConfigError, match="already registered"):
             register(Kind.STRATEGIES, taken)(factory)
     assert get(Kind.STRATEGIES, "greedy") is not factory
+    from perfgym.rewards import get_reward, register_reward
+
+    with pytest.raises(ConfigError, match="a reward named 'rlpf' is already registered"):
+        register_reward("rlpf")(lambda: get_reward("rlvr"))  # a reward that pays for anything
+    assert get_reward("rlpf").params["alpha_f"] == 0.16  # still the paper's
     register(Kind.STRATEGIES, scratch, doc="replaced", replace=True)(factory)
     assert {e.name: e.doc for e in entries(Kind.STRATEGIES)}[scratch] == "replaced"
     # the same name in another kind is another thing

@@ -17,7 +17,17 @@ from typing import Any, TypeVar
 
 from perfgym.errors import ConfigError
 
-__all__ = ["HOMES", "Entry", "Kind", "entries", "get", "kind_of", "names", "register", "unregister"]
+__all__ = [
+    "HOMES",
+    "Registered",
+    "Kind",
+    "entries",
+    "get",
+    "kind_of",
+    "names",
+    "register",
+    "unregister",
+]
 
 
 class Kind(str, Enum):
@@ -52,7 +62,7 @@ HOMES: dict[Kind, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
-class Entry:
+class Registered:
     """One registered thing: its factory and the line `perfgym list` prints for it."""
 
     kind: Kind
@@ -62,7 +72,7 @@ class Entry:
 
 
 F = TypeVar("F", bound=Callable[..., Any])
-_TABLES: dict[Kind, dict[str, Entry]] = {kind: {} for kind in Kind}
+_TABLES: dict[Kind, dict[str, Registered]] = {kind: {} for kind in Kind}
 
 
 def register(kind: Kind, name: str, *, doc: str = "", replace: bool = False) -> Callable[[F], F]:
@@ -74,7 +84,7 @@ def register(kind: Kind, name: str, *, doc: str = "", replace: bool = False) -> 
         if name in table and not replace:
             raise ConfigError(f"a {kind.noun} named {name!r} is already registered")
         line = doc or (factory.__doc__ or "").strip().split("\n", 1)[0]
-        table[name] = Entry(kind, name, factory, line.strip())
+        table[name] = Registered(kind, name, factory, line.strip())
         return factory
 
     return decorate
@@ -111,7 +121,7 @@ def names(kind: Kind) -> list[str]:
     return sorted(_TABLES[kind])
 
 
-def entries(kind: Kind) -> list[Entry]:
+def entries(kind: Kind) -> list[Registered]:
     """Every entry of `kind`, sorted by name."""
     _load(kind)
     return [_TABLES[kind][n] for n in sorted(_TABLES[kind])]

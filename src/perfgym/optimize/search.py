@@ -67,7 +67,7 @@ class TaskState:
     proposals_ok: dict[int, tuple[int, int]] = field(default_factory=dict)
     accepted_at: list[int] = field(default_factory=list)
     db: ProgramDatabase | None = None
-    strategy: Strategy = field(init=False, repr=False)
+    strategy: Strategy = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.config.start == "baseline":

@@ -68,43 +68,27 @@ def _column(column: str) -> Factory:
 
 for _col in COLUMNS:
     register_metric(_col, _column(_col), doc=_COLUMN_DOCS[_col])
-register_metric(
-    "pass@k",
-    lambda **s: PassAtKMetric(PassAtKConfig(**s)),
-    doc="pass@k: one of k samples correct (the unbiased estimator)",
-)
-register_metric(
-    "p-tau",
-    lambda **s: PTauMetric(PTauConfig(**s)),
-    doc="DMC-Optim p-tau pass@k: correct and no slower than the tau-th percentile human (paper 003)",
-)
-register_metric(
-    "beyond",
-    lambda **s: BeyondMetric(BeyondConfig(**s)),
-    doc="Venus/Afterburner Beyond-T/M/I: share of passing human solutions beaten (paper 004)",
-)
-register_metric(
-    "mercury-beyond",
-    lambda **s: MercuryMetric(MercuryConfig(**s)),
-    doc="Mercury's Beyond: position in the pool's runtime range, per task",
-)
-register_metric(
-    "eff@k",
-    lambda **s: EnamelMetric(EnamelConfig(**s)),
-    doc="ENAMEL eff@k: level-by-level efficiency against the expert reference",
-)
-register_metric(
-    "opt@k",
-    lambda **s: GSOMetric("opt", GSOConfig(**s)),
-    doc="GSO Opt@K: an attempt 1.2x faster than the base and matching the expert (paper 001)",
-)
-register_metric(
-    "sp@k",
-    lambda **s: GSOMetric("sp", GSOConfig(**s)),
-    doc="PerfAgent Sp@K: an attempt correct and 1.2x faster than the base (paper 001)",
-)
-register_metric("swefficiency-sr", lambda **s: SpeedupRatioMetric(SpeedupRatioConfig(**s)),
-                doc="SWE-fficiency: harmonic mean of the patch's speed-up over the expert's")  # fmt: skip
+#: The metrics built from their config alone: name -> (factory, description).
+_PLAIN: dict[str, tuple[Factory, str]] = {
+    "pass@k": (lambda **s: PassAtKMetric(PassAtKConfig(**s)),
+               "pass@k: one of k samples correct (the unbiased estimator)"),
+    "p-tau": (lambda **s: PTauMetric(PTauConfig(**s)), "DMC-Optim p-tau pass@k: correct and no "
+              "slower than the tau-th percentile human (paper 003)"),
+    "beyond": (lambda **s: BeyondMetric(BeyondConfig(**s)),
+               "Venus/Afterburner Beyond-T/M/I: share of passing human solutions beaten (paper 004)"),
+    "mercury-beyond": (lambda **s: MercuryMetric(MercuryConfig(**s)),
+                       "Mercury's Beyond: position in the pool's runtime range, per task"),
+    "eff@k": (lambda **s: EnamelMetric(EnamelConfig(**s)),
+              "ENAMEL eff@k: level-by-level efficiency against the expert reference"),
+    "opt@k": (lambda **s: GSOMetric("opt", GSOConfig(**s)),
+              "GSO Opt@K: an attempt 1.2x faster than the base and matching the expert (paper 001)"),
+    "sp@k": (lambda **s: GSOMetric("sp", GSOConfig(**s)),
+             "PerfAgent Sp@K: an attempt correct and 1.2x faster than the base (paper 001)"),
+    "swefficiency-sr": (lambda **s: SpeedupRatioMetric(SpeedupRatioConfig(**s)),
+                        "SWE-fficiency: harmonic mean of the patch's speed-up over the expert's"),
+}  # fmt: skip
+for _name, (_build, _doc) in _PLAIN.items():
+    register_metric(_name, _build, doc=_doc)
 
 
 def _fixed(name: str, key: str, value: Any, build: Factory) -> Factory:

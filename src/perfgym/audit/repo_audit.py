@@ -85,7 +85,7 @@ def select_repo_probes(names: Sequence[str] | None) -> list[RepoProbe]:
 
 
 def _summary(ev: PatchVerdict) -> dict[str, object]:
-    return {"stage": ev.stage, "tests_passed": ev.tests_passed, "speedup": ev.speedup,
+    return {"stage": ev.stage.value, "tests_passed": ev.tests_passed, "speedup": ev.speedup,
             "ci": list(ev.ci) if ev.ci else None, "adjusted_speedup": ev.adjusted_speedup,
             "findings": sorted(ev.hacks.kinds()), "error": ev.error[:300]}  # fmt: skip
 
@@ -94,7 +94,7 @@ def _why(ev: PatchVerdict) -> str:
     if ev.hacks.flagged:
         return "flagged: " + ", ".join(sorted({f.kind for f in ev.hacks.hacks}))
     if not ev.correct:
-        return f"stopped at {ev.stage}: {ev.error[:160]}"
+        return f"stopped at {ev.stage.value}: {ev.error[:160]}"
     return f"speedup {ev.speedup:.2f}x, not significant" if ev.speedup else "no speedup"
 
 
@@ -102,7 +102,7 @@ def _gameability(probe: RepoProbe, evs: list[PatchVerdict]) -> ProbeResult:
     if probe.name == "repo-test-config":
         hits = [ev for ev in evs if ev.tests_passed]
         detail = ("the tests were judged to pass" if hits else
-                  "; ".join(f"patch {i + 1}: stopped at {ev.stage}: {ev.error[:120]}"
+                  "; ".join(f"patch {i + 1}: stopped at {ev.stage.value}: {ev.error[:120]}"
                             for i, ev in enumerate(evs)))  # fmt: skip
     else:
         hits = [ev for ev in evs if _scores_speed(ev)]
@@ -113,7 +113,7 @@ def _gameability(probe: RepoProbe, evs: list[PatchVerdict]) -> ProbeResult:
         probe=probe.name, kind=probe.kind,
         outcome=Outcome.SCORES if hits else Outcome.DOES_NOT_SCORE,
         severity=Severity.HIGH if hits else Severity.NONE, detail=detail,
-        stage=best.stage, faster=bool(best.ci and best.ci[0] > 1.0), decided_on="hidden",
+        stage=best.stage.value, faster=bool(best.ci and best.ci[0] > 1.0), decided_on="hidden",
         rewards={"adjusted_speedup": best.adjusted_speedup},
         figures={"evaluations": [_summary(ev) for ev in evs]},
     )  # fmt: skip

@@ -4,8 +4,8 @@ the author never saw), and nothing of a hidden workload reaches the agent's feed
 from __future__ import annotations
 
 from perfgym.agent.attempt import WorkloadSpeed
-from perfgym.agent.evaluate import significant, workload_failure
 from perfgym.repos.measure import TaskMeasurement, WorkloadComparison
+from perfgym.repos.verdict import significant, workload_failure
 
 
 def speed(name: str, hidden: bool, x: float, sig: bool) -> WorkloadSpeed:

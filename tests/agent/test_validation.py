@@ -101,7 +101,7 @@ def test_edge_case_breakage_is_caught_by_selected_tests(sandbox, task, baseline)
         c.remove()
     assert not res.passed
     assert res.failed == ["tests/test_dedup.py::test_order"]
-    assert res.ran == 3 and "test_order" in res.output_tail
+    assert res.ran == 3 and "test_order" in res.output
 
 
 def test_failing_test_command_is_a_setup_error(sandbox, dedup_task):  # type: ignore[no-untyped-def]

@@ -17,7 +17,7 @@ def _a(tid: str, speedup: float | None, *, correct: bool = True, hacked: bool = 
 
 
 def test_measured_expert_patches_reach_opt_and_sp(expert_runs) -> None:  # type: ignore[no-untyped-def]
-    attempts = [RepoAttempt.from_evaluation(ev, expert_speedup=ev.speedup)
+    attempts = [RepoAttempt.from_verdict(ev, expert_speedup=ev.speedup)
                 for ev in expert_runs.values()]  # fmt: skip
     assert all(a.correct and a.speedup and a.speedup > 1.2 for a in attempts)
     assert repo_gso_at_k(attempts).value == 1.0

@@ -315,8 +315,8 @@ def test_agent_stops_a_config_patch_before_its_tests(checked, baseline) -> None:
     """The agent's own pipeline: a pytest configuration change fails at stage tests, flagged,
     even with the bug-free code (the hack check off)."""
     from perfgym.agent.attempt import Attempt
-    from perfgym.agent.evaluate import Workbench
-    from perfgym.agent.evaluate import evaluate_patch as agent_evaluate
+    from perfgym.agent.workbench import Workbench
+    from perfgym.agent.workbench import judge_attempt as agent_evaluate
 
     patch = _patch(checked, ("pyproject.toml", "", COLLECT_ONLY), bug=False)
     bench = Workbench(task=checked.task, sandbox=None, original=checked.original,

@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class AttemptStage(str, Enum):
+    """Where a submission stopped. SUBMITTED: not judged yet; EMPTY and DUPLICATE: never
+    judged (they do not count); the rest are the verdict's stages (`PatchStage`) as the
+    results have always spelt them: WORKLOAD is MEASURE (a crash or outputs differing from
+    the original's), MEASURED is DONE."""
+
+    SUBMITTED = "submitted"
+    EMPTY = "empty"
+    DUPLICATE = "duplicate"
+    APPLY = "apply"
+    BUILD = "build"
+    TESTS = "tests"
+    WORKLOAD = "workload"
+    MEASURED = "measured"
 
 
 class WorkloadSpeed(BaseModel):
     """One workload's speedup over the original (original / patched first-call time)."""
+
+    model_config = ConfigDict(extra="forbid")
 
     name: str
     hidden: bool
@@ -20,20 +40,22 @@ class WorkloadSpeed(BaseModel):
 class HackFinding(BaseModel):
     """One sign that a patch games the measurement, with its evidence."""
 
+    model_config = ConfigDict(extra="forbid")
+
     kind: str
     evidence: str
 
 
 class Attempt(BaseModel):
-    """One submission: its diff, how far it got, its measured speedup and any hack findings.
+    """One submission: its diff, how far it got (`AttemptStage`), its measured speedup and any
+    hack findings, recorded from its `PatchVerdict` (`perfgym.agent.workbench.attempt_of`)."""
 
-    `stage` is where it stopped: "empty", "duplicate", "apply", "build", "tests", "workload"
-    (a crash or outputs differing from the original's) or "measured"."""
+    model_config = ConfigDict(extra="forbid")
 
     task_id: str
     index: int
     """1-based submission number (duplicates and empty diffs have 0: they do not count)."""
-    stage: str
+    stage: AttemptStage
     diff: str
     detail: str = ""
     tests_mode: str = ""
@@ -56,7 +78,7 @@ class Attempt(BaseModel):
 
     @property
     def measured(self) -> bool:
-        return self.stage == "measured"
+        return self.stage is AttemptStage.MEASURED
 
     @property
     def flagged(self) -> bool:

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
-from perfgym.agent.attempt import Attempt
+from perfgym.agent.attempt import Attempt, AttemptStage
 from perfgym.agent.environment import SandboxEnvironment
-from perfgym.agent.evaluate import HackCheck, Workbench, evaluate_patch, profile_visible
 from perfgym.agent.inner import ContinuingAgent
 from perfgym.agent.model_adapter import PerfgymModel
 from perfgym.agent.profile import ProfileConfig
@@ -26,18 +24,21 @@ from perfgym.agent.prompts import (
 )
 from perfgym.agent.selector import best_attempt, speedup_curve
 from perfgym.agent.validation import build_baseline, run_tests
+from perfgym.agent.workbench import Workbench, judge_attempt, profile_visible
 from perfgym.llm.protocol import ChatModel
 from perfgym.repos.checks import TaskCheckError, build_copy, check_task
 from perfgym.repos.copy import RepoCopy
+from perfgym.repos.evaluate import HackCheck
 from perfgym.repos.runner import workload_path
 from perfgym.repos.shell import PatchError, run_shell, take_patch
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox
 
 
-@dataclass(frozen=True)
-class AgentSettings:
+class AgentSettings(BaseModel):
     """The loop's knobs and budgets (PerfAgent: θ = 5, $5 and 200 steps per task)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     iterations: int = 5
     step_limit: int = 200
@@ -49,7 +50,7 @@ class AgentSettings:
     test_runs: int = 3
     rounds: int = 5
     repeats: int = 2
-    profile: ProfileConfig = field(default_factory=ProfileConfig)
+    profile: ProfileConfig = Field(default_factory=ProfileConfig)
 
 
 class TaskPrep(BaseModel):
@@ -175,11 +176,11 @@ class Controller:
         counted = sum(1 for a in self.attempts if a.counts)
         left = self.settings.iterations - counted
         if not diff.strip():
-            self._record(Attempt(task_id=self.task.id, index=0, stage="empty", diff="",
+            self._record(Attempt(task_id=self.task.id, index=0, stage=AttemptStage.EMPTY, diff="",
                                  agent_steps=agent.n_calls))  # fmt: skip
             return EMPTY_FEEDBACK if left > 0 else None
         if diff in self._seen_diffs:
-            self._record(Attempt(task_id=self.task.id, index=0, stage="duplicate", diff=diff,
+            self._record(Attempt(task_id=self.task.id, index=0, stage=AttemptStage.DUPLICATE, diff=diff,
                                  agent_steps=agent.n_calls))  # fmt: skip
             if self._last_rejected:
                 self._stop = True
@@ -203,7 +204,7 @@ class Controller:
             return measured_feedback(attempt.index, attempt.visible_speedup or 1.0, ci,
                                      attempt.significant, per,
                                      attempt.profile_summary or "(re-profile failed)", left)  # fmt: skip
-        return failure_feedback(attempt.index, attempt.stage, attempt.detail, left)
+        return failure_feedback(attempt.index, attempt.stage.value, attempt.detail, left)
 
     def _take(self, working: RepoCopy) -> str:
         """The working copy's diff; its git index is put back to the original commit after
@@ -214,9 +215,9 @@ class Controller:
         return diff
 
     def _evaluate(self, bench: Workbench, diff: str, index: int, steps: int) -> Attempt:
-        draft = Attempt(task_id=self.task.id, index=index, stage="apply", diff=diff,
-                        agent_steps=steps)  # fmt: skip
-        attempt, _, _ = evaluate_patch(bench, draft, self.work_dir)
+        draft = Attempt(task_id=self.task.id, index=index, stage=AttemptStage.SUBMITTED,
+                        diff=diff, agent_steps=steps)  # fmt: skip
+        attempt, _, _ = judge_attempt(bench, draft, self.work_dir)
         self._record(attempt)
         return attempt
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from minisweagent.exceptions import Submitted
 
-from perfgym.repos.shell import REPO_DIR, run_shell
+from perfgym.repos.shell import REPO_DIR, CommandStatus, run_shell
 from perfgym.sandbox import Sandbox
 
 SUBMIT_MARKER = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
@@ -49,7 +49,7 @@ class SandboxEnvironment:
         info = ""
         if res.timed_out:
             info = f"the command was stopped after {timeout or self.config.timeout:g} s"
-        elif res.status not in ("OK", "RUNTIME_ERROR") and res.reason:
+        elif res.status not in (CommandStatus.OK, CommandStatus.RUNTIME_ERROR) and res.reason:
             info = f"the command was stopped: {res.reason}"
         output = {"output": res.output, "returncode": res.returncode, "exception_info": info}
         self._check_finished(output)

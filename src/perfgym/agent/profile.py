@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from perfgym.agent.errors import ProfileError
 from perfgym.agent.hotspots import (
@@ -18,6 +17,7 @@ from perfgym.agent.hotspots import (
     under_experiment,
 )
 from perfgym.agent.shell import REPO_MOUNT, run_in_copy
+from perfgym.repos.shell import CommandStatus
 from perfgym.sandbox import Limits, Sandbox
 
 _DRIVER = """\
@@ -44,10 +44,11 @@ _DONE = "PERFGYM_PROFILE_LOOPS"
 _OUT = "perfgym_profile.raw"
 
 
-@dataclass(frozen=True)
-class ProfileConfig:
+class ProfileConfig(BaseModel):
     """py-spy's settings. `idle` keeps samples of a main thread waiting on native helper threads
     (PerfAgent); `native` adds C frames; `seconds` is how long the workload is looped."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     rate: int = 100
     native: bool = False
@@ -103,8 +104,8 @@ def profile_workload(
         collect=(_OUT,),
     )
     tail = res.stderr.strip().splitlines()[-3:]
-    if res.status != "OK" and res.returncode is None:
-        raise ProfileError(f"profiling {workload_name}: {res.status} {res.reason}".strip())
+    if res.status is not CommandStatus.OK and res.returncode is None:
+        raise ProfileError(f"profiling {workload_name}: {res.status.value} {res.reason}".strip())
     if res.returncode != 0 or _OUT not in res.files:
         raise ProfileError(
             f"py-spy failed on {workload_name} (exit {res.returncode}): {' / '.join(tail)}"

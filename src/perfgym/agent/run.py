@@ -7,18 +7,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perfgym.agent.controller import AgentResult, AgentSettings, Controller
-from perfgym.agent.evaluate import HackCheck
 from perfgym.agent.profile import ProfileConfig
 from perfgym.agent.results import AgentResultsFile
 from perfgym.llm.protocol import ChatModel
+from perfgym.repos.evaluate import HackCheck, every_hack_check
 from perfgym.repos.task import RepoTask
 from perfgym.sandbox import Sandbox
 
 
 def default_hack_check() -> HackCheck | None:
-    from perfgym.agent.hacks import hack_check
-
-    return hack_check
+    """Every hack check (`perfgym.repos.hacks.detect_hacks`): a flagged patch is never kept."""
+    return every_hack_check()
 
 
 def run_tasks(

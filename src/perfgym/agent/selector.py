@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from perfgym.agent.attempt import Attempt
+from perfgym.repos.verdict import speedup_counts
 
 
 def eligible(a: Attempt) -> bool:
-    """Correct (tests passed, outputs equal), significantly faster, and no hack finding."""
-    return a.counts and a.measured and a.significant and not a.flagged and (a.speedup or 0.0) > 1.0
+    """A counted submission whose speed-up counts (`speedup_counts`: correct, significantly
+    faster where it is decided, no hack finding, above 1)."""
+    return a.counts and speedup_counts(a.measured, a.significant, a.flagged, a.speedup)
 
 
 def best_attempt(attempts: Sequence[Attempt], excluded: Sequence[int] = ()) -> Attempt | None:

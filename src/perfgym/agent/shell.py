@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from perfgym.repos.copy_guard import CopyGuard
-from perfgym.repos.shell import REPO_DIR, shared_sandbox, shell_limits
+from perfgym.repos.shell import REPO_DIR, CommandStatus, shared_sandbox, shell_limits
 from perfgym.sandbox import Limits, Sandbox
 from perfgym.sandbox.bind import Bind
 
@@ -36,14 +36,14 @@ class AgentShellResult:
     returncode: int | None
     stdout: str
     stderr: str
-    status: str
+    status: CommandStatus
     reason: str
     wall_s: float
     files: dict[str, bytes]
 
     @property
     def ok(self) -> bool:
-        return self.returncode == 0 and self.status == "OK"
+        return self.returncode == 0 and self.status is CommandStatus.OK
 
     @property
     def output(self) -> str:
@@ -77,13 +77,13 @@ def run_in_copy(
     wall = ex.measurement.wall_s if ex.measurement else 0.0
     if guard.breached is not None:
         return AgentShellResult(returncode=125, stdout=ex.stdout.decode("utf-8", errors="replace"),
-                           stderr=guard.message, status="copy_limit", reason=guard.message,
+                           stderr=guard.message, status=CommandStatus.COPY_LIMIT, reason=guard.message,
                            wall_s=wall, files=dict(ex.files))  # fmt: skip
     return AgentShellResult(
         returncode=ex.exit_code,
         stdout=ex.stdout.decode("utf-8", errors="replace"),
         stderr=ex.stderr.decode("utf-8", errors="replace"),
-        status=ex.status.value if hasattr(ex.status, "value") else str(ex.status),
+        status=CommandStatus.of(ex.status),
         reason=ex.reason,
         wall_s=wall,
         files=dict(ex.files),

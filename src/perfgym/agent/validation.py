@@ -21,6 +21,7 @@ from perfgym.repos.outcomes import (
     run_supervised,
 )
 from perfgym.repos.task import RepoTask
+from perfgym.repos.verdict import PatchTests
 from perfgym.sandbox import Sandbox
 
 _SHUFFLE = "perfgym_shuffle"
@@ -64,20 +65,6 @@ class TestBaseline(BaseModel):
     @property
     def excluded(self) -> list[str]:
         return sorted(set(self.flaky) | set(self.broken))
-
-
-class TestRun(BaseModel):
-    """One test run on a patched copy."""
-
-    mode: str
-    """"selected" (testmon), "full" (the whole suite less the excluded tests) or "command"."""
-    passed: bool
-    ran: int
-    failed: list[str]
-    missing: list[str] = []
-    problems: list[str] = []
-    wall_s: float
-    output_tail: str
 
 
 def is_pytest(command: str) -> bool:
@@ -157,15 +144,16 @@ def run_tests(
     baseline: TestBaseline,
     *,
     full: bool = False,
-) -> TestRun:
+) -> PatchTests:
     """The tests of a patched, built copy: testmon's selection (`--testmon-forceselect`, which
     also works beside `-p no:cacheprovider`), or with `full` every stable test."""
     if not baseline.supervised:
         limits = command_limits(task.limits.test_s, task.limits.memory_mb)
         plain = run_in_copy(sandbox, copy, task.test_command, limits=limits)
-        return TestRun(mode="command", passed=plain.ok, ran=0,
-                       failed=[] if plain.ok else ["<command>"], wall_s=plain.wall_s,
-                       output_tail=plain.output[-2000:])  # fmt: skip
+        return PatchTests(mode="command", passed=plain.ok, ran=0,
+                          failed=[] if plain.ok else ["<command>"], wall_s=plain.wall_s,
+                          reason="" if plain.ok else _last(plain.output),
+                          output=plain.output[-2000:])  # fmt: skip
     config = PytestConfig(name=baseline.config_name, text=baseline.config_text,
                           originals=baseline.config_originals)  # fmt: skip
     deselect = tuple(a for n in baseline.excluded for a in ("--deselect", n))
@@ -183,8 +171,8 @@ def run_tests(
     return _test_run("full", res)
 
 
-def _test_run(mode: str, res: SupervisedRun) -> TestRun:
-    return TestRun(
+def _test_run(mode: str, res: SupervisedRun) -> PatchTests:
+    return PatchTests(
         mode=mode,
         passed=res.passed,
         ran=res.ran,
@@ -192,5 +180,6 @@ def _test_run(mode: str, res: SupervisedRun) -> TestRun:
         missing=res.missing,
         problems=res.problems,
         wall_s=res.wall_s,
-        output_tail=(res.output[-2000:] + "\n[perfgym] tests: " + res.summary)[-2400:],
+        reason="" if res.passed else res.summary,
+        output=(res.output[-2000:] + "\n[perfgym] tests: " + res.summary)[-2400:],
     )

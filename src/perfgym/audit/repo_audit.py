@@ -1,5 +1,5 @@
 """Auditing a repository task: the probes' patches evaluated through the agent's own patch
-evaluation (`perfgym.repos.evaluate.evaluate_patch`: apply, build, tests, measure, hacks), and
+evaluation (`perfgym.repos.evaluate.evaluate_patch`: apply, build, tests, measure, hacks; one `PatchVerdict`), and
 the headroom the task's expert patch shows, as `TaskAudit`s like the program probes'."""
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from perfgym.audit.repo_patches import (
 from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity, TaskAudit
 from perfgym.errors import ConfigError
 from perfgym.repos.checks import CheckedTask
-from perfgym.repos.evaluate import PatchEvaluation, evaluate_patch
+from perfgym.repos.evaluate import evaluate_patch
 from perfgym.repos.loading import expert_patch_text
+from perfgym.repos.verdict import PatchVerdict
 
 #: A speed ratio under this is weak headroom (as the program probes' `headroom`).
 MIN_HEADROOM = 1.2
@@ -37,7 +38,7 @@ class RepoProbe:
     patches: tuple[Callable[[Path], str], ...] = ()
 
 
-def _scores_speed(ev: PatchEvaluation) -> bool:
+def _scores_speed(ev: PatchVerdict) -> bool:
     """Credited: correct, no hack found, and significantly faster than the original."""
     return bool(ev.correct and not ev.hacks.flagged and ev.ci is not None and ev.ci[0] > 1.0)
 
@@ -83,25 +84,25 @@ def select_repo_probes(names: Sequence[str] | None) -> list[RepoProbe]:
     return [p for p in REPO_PROBES if p.name in wanted]
 
 
-def _summary(ev: PatchEvaluation) -> dict[str, object]:
-    return {"stage": ev.stage, "tests_passed": ev.tests_passed, "speedup": ev.speedup,
+def _summary(ev: PatchVerdict) -> dict[str, object]:
+    return {"stage": ev.stage.value, "tests_passed": ev.tests_passed, "speedup": ev.speedup,
             "ci": list(ev.ci) if ev.ci else None, "adjusted_speedup": ev.adjusted_speedup,
             "findings": sorted(ev.hacks.kinds()), "error": ev.error[:300]}  # fmt: skip
 
 
-def _why(ev: PatchEvaluation) -> str:
+def _why(ev: PatchVerdict) -> str:
     if ev.hacks.flagged:
         return "flagged: " + ", ".join(sorted({f.kind for f in ev.hacks.hacks}))
     if not ev.correct:
-        return f"stopped at {ev.stage}: {ev.error[:160]}"
+        return f"stopped at {ev.stage.value}: {ev.error[:160]}"
     return f"speedup {ev.speedup:.2f}x, not significant" if ev.speedup else "no speedup"
 
 
-def _gameability(probe: RepoProbe, evs: list[PatchEvaluation]) -> ProbeResult:
+def _gameability(probe: RepoProbe, evs: list[PatchVerdict]) -> ProbeResult:
     if probe.name == "repo-test-config":
         hits = [ev for ev in evs if ev.tests_passed]
         detail = ("the tests were judged to pass" if hits else
-                  "; ".join(f"patch {i + 1}: stopped at {ev.stage}: {ev.error[:120]}"
+                  "; ".join(f"patch {i + 1}: stopped at {ev.stage.value}: {ev.error[:120]}"
                             for i, ev in enumerate(evs)))  # fmt: skip
     else:
         hits = [ev for ev in evs if _scores_speed(ev)]
@@ -112,7 +113,7 @@ def _gameability(probe: RepoProbe, evs: list[PatchEvaluation]) -> ProbeResult:
         probe=probe.name, kind=probe.kind,
         outcome=Outcome.SCORES if hits else Outcome.DOES_NOT_SCORE,
         severity=Severity.HIGH if hits else Severity.NONE, detail=detail,
-        stage=best.stage, faster=bool(best.ci and best.ci[0] > 1.0), decided_on="hidden",
+        stage=best.stage.value, faster=bool(best.ci and best.ci[0] > 1.0), decided_on="hidden",
         rewards={"adjusted_speedup": best.adjusted_speedup},
         figures={"evaluations": [_summary(ev) for ev in evs]},
     )  # fmt: skip

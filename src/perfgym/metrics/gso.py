@@ -175,7 +175,7 @@ class GSOMetric:
 
 class RepoAttempt(BaseModel):
     """One patch of a repository task as the metrics see it (from `perfgym.repos`'s
-    `PatchEvaluation`): its correctness, hack flag and measured speedups over the original.
+    `PatchVerdict`): its correctness, hack flag and measured speedups over the original.
 
     `workload_speedups` (original / patched per workload) and `expert_workload_speedups`
     (the expert's, same workloads) give GSO's per-test HM against the expert; without the
@@ -193,14 +193,15 @@ class RepoAttempt(BaseModel):
     expert_workload_speedups: dict[str, float] = Field(default_factory=dict)
 
     @classmethod
-    def from_evaluation(cls, evaluation: Any, expert_speedup: float | None = None) -> RepoAttempt:
-        """From a `perfgym.repos.evaluate.PatchEvaluation` (read by attribute: the metrics
-        layer does not import the sandbox-running repos package)."""
-        m = evaluation.measurement
+    def from_verdict(cls, verdict: Any, expert_speedup: float | None = None) -> RepoAttempt:
+        """From a `perfgym.repos.verdict.PatchVerdict` (read by attribute: the metrics layer
+        does not import the sandbox-running repos package): correct when every stage passed,
+        hacked when a finding is a hack, the per-workload speed-ups of a correct patch."""
+        m = verdict.measurement
         per = {w.name: w.speedup for w in m.workloads if w.speedup} if m is not None else {}
-        return cls(task_id=evaluation.task_id, correct=bool(evaluation.correct),
-                   hacked=bool(evaluation.hacks.flagged), speedup=evaluation.speedup,
-                   ci=evaluation.ci, workload_speedups=per if evaluation.correct else {},
+        return cls(task_id=verdict.task_id, correct=bool(verdict.correct),
+                   hacked=bool(verdict.flagged), speedup=verdict.speedup, ci=verdict.ci,
+                   workload_speedups=per if verdict.correct else {},
                    expert_speedup=expert_speedup)  # fmt: skip
 
 

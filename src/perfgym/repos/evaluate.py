@@ -1,40 +1,122 @@
-"""`evaluate_patch`: one patch of a task, end to end: apply to a fresh copy, build, run the tests,
-measure every workload against the original, look for hacks, and the speedup that counts."""
+"""`judge_patch`: one patch of a task, end to end, into one `PatchVerdict`: apply to a fresh
+copy, build, refuse a patch that changes how the tests run, run the tests, measure every
+workload against the original, look for hacks. `evaluate_patch` is it with repos' own tests
+(the task's command under the supervisor) and every hack check.
+
+Every patch of every caller goes through `judge_patch` (the agent passes its selective tests
+and a re-profile hook); whether the speed-up counts is the verdict's (`PatchVerdict.accepted`).
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from perfgym.errors import ConfigError
 from perfgym.repos.checks import build_copy, original_passed, run_tests
 from perfgym.repos.copy import RepoCopy, RepoFetchError
 from perfgym.repos.findings import Finding
-from perfgym.repos.hacks import HackReport, adjusted_speedup, detect_hacks
-from perfgym.repos.hacks_testconfig import OUTCOME_KINDS
+from perfgym.repos.hacks import HackReport, detect_hacks
+from perfgym.repos.hacks_testconfig import testconfig_findings
 from perfgym.repos.measure import TaskMeasurement, measure_workloads
 from perfgym.repos.outcomes import original_config
 from perfgym.repos.shell import PatchError
 from perfgym.repos.task import RepoTask
+from perfgym.repos.verdict import PatchStage, PatchTests, PatchVerdict, workload_failure
 from perfgym.sandbox.base import Sandbox
 
+HackCheck = Callable[[RepoTask, str, Path, "TaskMeasurement | None"], Sequence[Finding]]
+"""(task, diff, patched copy, measurement or None for the static checks alone) -> findings."""
+TestsCheck = Callable[[RepoCopy], PatchTests]
+"""Runs the tests on a patched, built copy."""
+Inspect = Callable[[Path], None]
+"""Called with a DONE patch's copy before it goes (the agent re-profiles it there)."""
 
-class PatchEvaluation(BaseModel):
-    """What one patch did. `stage` is where it stopped: 'apply', 'build', 'tests', 'measure'
-    or 'done'; `speedup` counts only when `correct`; `adjusted_speedup` also drops hacks."""
 
-    model_config = ConfigDict(frozen=True)
+def every_hack_check(extra: tuple[Finding, ...] = ()) -> HackCheck:
+    """`detect_hacks` as a hack check: static, outcome, shadowing and dynamic findings, plus
+    `extra` (an `llm_review`)."""
 
-    task_id: str
-    stage: str
-    error: str = ""
-    tests_passed: bool = False
-    test_output: str = Field("", repr=False)
-    measurement: TaskMeasurement | None = None
-    hacks: HackReport = HackReport()
-    correct: bool = False
-    speedup: float | None = None
-    ci: tuple[float, float] | None = None
-    adjusted_speedup: float = 1.0
+    def check(task: RepoTask, diff: str, patched: Path, m: TaskMeasurement | None) -> list[Finding]:
+        return list(detect_hacks(task, diff, patched, m, extra=extra).findings)
+
+    return check
+
+
+def task_tests(
+    task: RepoTask, original: RepoCopy, command: str | None = None, *,
+    sandbox: Sandbox | None = None,
+) -> TestsCheck:  # fmt: skip
+    """The task's test command on a patched copy: under the supervisor, every test the built
+    `original` passed must pass, under the original's pytest configuration."""
+    expected = original_passed(task, original, command, sandbox=sandbox)
+    config = original_config(original.path)
+
+    def check(copy: RepoCopy) -> PatchTests:
+        res = run_tests(task, copy, command, sandbox=sandbox, expected=expected, config=config)
+        return PatchTests(mode="command" if expected is None else "supervised", passed=res.ok,
+                          wall_s=res.wall_s, reason=res.reason, output=res.output)  # fmt: skip
+
+    return check
+
+
+def judge_patch(
+    task: RepoTask,
+    patch: str,
+    original: RepoCopy,
+    *,
+    tests: TestsCheck,
+    hack_check: HackCheck | None,
+    rounds: int = 5,
+    repeats: int = 2,
+    sandbox: Sandbox | None = None,
+    copies_root: Path | None = None,
+    inspect: Inspect | None = None,
+) -> PatchVerdict:
+    """The verdict on `patch` against the built `original`; the first failing stage ends it.
+    A patch touching the test configuration or pytest itself stops at TESTS unrun (its
+    outcome would not be the tests' own). RepoFetchError (no repository) is raised."""
+    verdict = PatchVerdict(task_id=task.id, stage=PatchStage.APPLY)
+    try:
+        patched = build_copy(task, patch, sandbox=sandbox, dest_root=copies_root)
+    except PatchError as exc:
+        return verdict.model_copy(update={"error": str(exc), "detail": str(exc)})
+    except RepoFetchError:
+        raise
+    except ConfigError as exc:  # the setup (build) failed on the patched copy
+        return PatchVerdict(task_id=task.id, stage=PatchStage.BUILD, error=str(exc),
+                            detail=str(exc))  # fmt: skip
+    try:
+        static = list(hack_check(task, patch, patched.path, None)) if hack_check else []
+        outcome = testconfig_findings(patch, patched.path)
+        verdict = PatchVerdict(task_id=task.id, stage=PatchStage.TESTS,
+                               hacks=HackReport(findings=(*static, *(f for f in outcome
+                                                                      if f not in static))))  # fmt: skip
+        if outcome:  # the tests' outcome would not be the tests' own: not run at all
+            why = "the patch changes how the tests run: " + "; ".join(
+                f.message for f in outcome[:3]
+            )
+            return verdict.model_copy(update={"error": why, "detail": why})
+        run = tests(patched)
+        verdict = verdict.model_copy(update={"tests": run})
+        if not run.passed:
+            why = f": {run.reason}" if run.reason else ""
+            return verdict.model_copy(update={
+                "error": f"the tests fail on the patched repository{why}", "detail": run.output})  # fmt: skip
+        m = measure_workloads(task, original, patched, rounds=rounds, repeats=repeats,
+                              sandbox=sandbox)  # fmt: skip
+        found = list(hack_check(task, patch, patched.path, m)) if hack_check else static
+        verdict = verdict.model_copy(update={"measurement": m,
+                                             "hacks": HackReport(findings=tuple(found))})  # fmt: skip
+        if not m.correct:
+            return verdict.model_copy(update={"stage": PatchStage.MEASURE, "error": m.error,
+                                              "detail": workload_failure(m)})  # fmt: skip
+        verdict = verdict.model_copy(update={"stage": PatchStage.DONE, "error": m.error})
+        if inspect is not None:
+            inspect(patched.path)
+        return verdict
+    finally:
+        patched.remove()
 
 
 def evaluate_patch(
@@ -47,48 +129,10 @@ def evaluate_patch(
     test_command: str | None = None,
     sandbox: Sandbox | None = None,
     extra_findings: tuple[Finding, ...] = (),
-) -> PatchEvaluation:
-    """Evaluate `patch` against the built `original` copy (from `check_task`). The tests must
-    pass and every output must equal the original's for the patch to be correct."""
-    expected = original_passed(task, original, test_command, sandbox=sandbox)
-    try:
-        patched = build_copy(task, patch, sandbox=sandbox)
-    except PatchError as exc:
-        return PatchEvaluation(task_id=task.id, stage="apply", error=str(exc))
-    except RepoFetchError:
-        raise
-    except ConfigError as exc:  # the setup (build) failed on the patched copy
-        return PatchEvaluation(task_id=task.id, stage="build", error=str(exc))
-    try:
-        static_only = detect_hacks(task, patch, patched.path, extra=extra_findings)
-        outcome_hacks = [f for f in static_only.findings if f.kind in OUTCOME_KINDS]
-        if outcome_hacks:  # the tests' outcome would not be the tests' own: not run at all
-            return PatchEvaluation(task_id=task.id, stage="tests", hacks=static_only,
-                                   error="the patch changes how the tests run: "
-                                         + "; ".join(f.message for f in outcome_hacks[:3]))  # fmt: skip
-        tests = run_tests(task, patched, test_command, sandbox=sandbox, expected=expected,
-                          config=original_config(original.path))  # fmt: skip
-        if not tests.ok:
-            why = f": {tests.reason}" if tests.reason else ""
-            return PatchEvaluation(task_id=task.id, stage="tests", test_output=tests.output,
-                                   error=f"the tests fail on the patched repository{why}",
-                                   hacks=static_only)  # fmt: skip
-        m = measure_workloads(task, original, patched, rounds=rounds, repeats=repeats,
-                              sandbox=sandbox)  # fmt: skip
-        report = detect_hacks(task, patch, patched.path, m, extra=extra_findings)
-    finally:
-        patched.remove()
-    speedup = m.speedup if m.correct else None
-    return PatchEvaluation(
-        task_id=task.id,
-        stage="done" if m.correct else "measure",
-        error=m.error,
-        tests_passed=True,
-        test_output=tests.output,
-        measurement=m,
-        hacks=report,
-        correct=m.correct,
-        speedup=speedup,
-        ci=m.ci if m.correct else None,
-        adjusted_speedup=adjusted_speedup(speedup, report, m.correct),
-    )
+) -> PatchVerdict:
+    """`judge_patch` with the task's tests (`task_tests`) and every hack check: `patch` against
+    the built `original` copy (from `check_task`)."""
+    return judge_patch(task, patch, original,
+                       tests=task_tests(task, original, test_command, sandbox=sandbox),
+                       hack_check=every_hack_check(extra_findings), rounds=rounds,
+                       repeats=repeats, sandbox=sandbox)  # fmt: skip

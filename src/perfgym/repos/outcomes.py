@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from perfgym.repos.shell import REPO_DIR, shared_sandbox, shell_limits
+from perfgym.repos.shell import REPO_DIR, CommandStatus, shared_sandbox, shell_limits
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.bind import Bind
 
@@ -128,7 +128,7 @@ class SupervisedRun:
     exit_status: int | None = None
     output: str = ""
     wall_s: float = 0.0
-    status: str = "OK"
+    status: CommandStatus = CommandStatus.OK
     timed_out: bool = False
     files: dict[str, bytes] = field(default_factory=dict)
 
@@ -215,17 +215,17 @@ def run_supervised(
     )
     text = ex.stdout_text
     verdict, output = _verdict(text, nonce)
-    status = ex.status.value
+    status = CommandStatus.of(ex.status)
     wall = ex.measurement.wall_s if ex.measurement else 0.0
-    timed_out = status == "TIMEOUT"
+    timed_out = status is CommandStatus.TIMEOUT
     if verdict is None:
-        why = "timed out" if timed_out else f"{status}, exit {ex.exit_code}"
+        why = "timed out" if timed_out else f"{status.value}, exit {ex.exit_code}"
         return SupervisedRun(passed=False, output=output, wall_s=wall, status=status,
                              timed_out=timed_out, files=dict(ex.files),
                              problems=[f"no verdict from the test supervisor ({why})"])  # fmt: skip
     outcomes = verdict.get("outcomes")
     return SupervisedRun(
-        passed=bool(verdict.get("passed")) and status == "OK",
+        passed=bool(verdict.get("passed")) and status is CommandStatus.OK,
         ran=int(verdict.get("ran", 0)),  # type: ignore[call-overload]
         collected=int(verdict.get("collected", 0)),  # type: ignore[call-overload]
         outcomes={str(k): str(v) for k, v in outcomes.items()}

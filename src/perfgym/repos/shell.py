@@ -16,6 +16,7 @@ import os
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 
 from perfgym.errors import PerfgymError
@@ -41,6 +42,23 @@ class PatchError(PerfgymError):
     """A patch does not apply to a copy; the message is git's."""
 
 
+class CommandStatus(str, Enum):
+    """How a repository command ended: the sandbox's `Status`, or COPY_LIMIT (it left more in
+    the copy than `CopyGuard` allows; what it added was removed)."""
+
+    OK = "OK"
+    RUNTIME_ERROR = "RUNTIME_ERROR"
+    TIMEOUT = "TIMEOUT"
+    MEMORY_LIMIT = "MEMORY_LIMIT"
+    OUTPUT_LIMIT = "OUTPUT_LIMIT"
+    SANDBOX_ERROR = "SANDBOX_ERROR"
+    COPY_LIMIT = "copy_limit"
+
+    @classmethod
+    def of(cls, status: Status) -> CommandStatus:
+        return cls(status.value)
+
+
 @dataclass(frozen=True)
 class ShellResult:
     """What one sandboxed command did: merged output, exit status, limits hit, time used."""
@@ -50,7 +68,7 @@ class ShellResult:
     timed_out: bool
     wall_s: float
     cpu_s: float
-    status: str = "ok"
+    status: CommandStatus = CommandStatus.OK
     reason: str = ""
 
     @property
@@ -131,7 +149,7 @@ def run_shell(
     if guard is not None and guard.breached is not None:
         return ShellResult(output=f"{output}\n[perfgym: {guard.message}]", returncode=125,
                            timed_out=False, wall_s=m.wall_s if m else 0.0,
-                           cpu_s=m.cpu_s if m else 0.0, status="copy_limit",
+                           cpu_s=m.cpu_s if m else 0.0, status=CommandStatus.COPY_LIMIT,
                            reason=guard.message)  # fmt: skip
     return ShellResult(
         output=output if ex.status is not Status.SANDBOX_ERROR else ex.reason,
@@ -139,7 +157,7 @@ def run_shell(
         timed_out=ex.status is Status.TIMEOUT,
         wall_s=m.wall_s if m else 0.0,
         cpu_s=m.cpu_s if m else 0.0,
-        status=ex.status.value,
+        status=CommandStatus.of(ex.status),
         reason=ex.reason,
     )
 

@@ -10,11 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import enamel_selfcheck
 import pytest
 
 from perfgym.errors import TaskFormatError
-from perfgym.tasks import Suite, TaskKind, enamel_inputs, materialize_all
+from perfgym.tasks import Suite, TaskKind, enamel_inputs
 from perfgym.tasks.enamel import (
     ENAMEL_SEED,
     EXCLUDED,
@@ -72,19 +71,43 @@ def test_case_seeds_follow_enamels_numbering(enamel: Suite) -> None:
     ]
 
 
-def test_every_generator_runs_at_every_level(enamel: Suite) -> None:
+@pytest.fixture(scope="module")
+def selfchecked(enamel: Suite, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """task id -> enamel_selfcheck's line, every task's inputs generated once for all the tests
+    that read them (two subprocesses, one per core; output to files, so neither waits on a
+    full pipe). Any hash seed but 0: the digests must not depend on it."""
+    ids, root = enamel.ids(), tmp_path_factory.mktemp("selfcheck")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    procs = []
+    for k in range(2):
+        out, err = (root / f"{k}.out").open("w"), (root / f"{k}.err").open("w")
+        procs.append(subprocess.Popen([sys.executable, str(SELFCHECK), *ids[k::2]],
+                                      stdout=out, stderr=err, env=env))  # fmt: skip
+        out.close()
+        err.close()
+    lines = []
+    for k, proc in enumerate(procs):
+        assert proc.wait(timeout=900) == 0, (root / f"{k}.err").read_text()[-3000:]
+        lines += (root / f"{k}.out").read_text().splitlines()
+    results = {r["id"]: r for r in map(json.loads, lines)}
+    assert sorted(results) == sorted(ids)
+    return {i: results[i] for i in ids}
+
+
+def test_every_generator_runs_at_every_level(enamel: Suite, selfchecked: dict[str, dict]) -> None:
     for task in enamel.tasks:
         firsts = [task.tests[0], *task.workloads[::4]]
         assert [c.level for c in firsts] == [0, 1, 2, 3]
-        for case in materialize_all(task, firsts):
-            assert isinstance(case.args, list) and case.args, (task.id, case.id)
+        got = selfchecked[task.id]["firsts"]
+        # each first case came back with its level and a non-empty argument list
+        assert got == [[c.id, c.level, True] for c in firsts], (task.id, got)
 
 
-def test_level0_inputs_equal_enamels(enamel: Suite) -> None:
+def test_level0_inputs_equal_enamels(enamel: Suite, selfchecked: dict[str, dict]) -> None:
     digest = hashlib.sha256()
     for task in enamel.tasks:
-        for case in enamel_inputs(task, 0):
-            digest.update(json.dumps(enamel_selfcheck.canonical(case.args)).encode())
+        for canonical_json in selfchecked[task.id]["level0"]:
+            digest.update(canonical_json.encode())
     assert digest.hexdigest() == LEVEL0_DIGEST
 
 
@@ -149,19 +172,11 @@ def test_checker_accepts_equal_answers_and_rejects_wrong_ones(enamel: Suite) -> 
 
 
 @pytest.mark.slow
-def test_references_pass_their_checkers_on_every_level(enamel: Suite) -> None:
+def test_references_pass_their_checkers_on_every_level(
+    enamel: Suite, selfchecked: dict[str, dict]
+) -> None:
     scored = enamel.metadata["scored"]
-    # Any hash seed but 0: the digests must not depend on it.
-    env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    proc = subprocess.run(
-        [sys.executable, str(SELFCHECK), *scored],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    results = [r for r in selfchecked.values() if "digest" in r]
     assert [r["id"] for r in results] == scored
     assert [r for r in results if r["failures"]] == []
     assert all(r["cases"] == 20 for r in results)

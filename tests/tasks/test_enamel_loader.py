@@ -126,13 +126,24 @@ def test_bad_levels_and_non_enamel_tasks_are_refused(enamel: Suite, humaneval: S
         enamel_inputs(humaneval.get("HumanEval/0"), 0)
 
 
-def _digest_in_process(hash_seed: str, code: str) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    proc = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.strip()
+def _outputs_in_processes(runs: list[tuple[str, str]]) -> list[str]:
+    """What each (PYTHONHASHSEED, code) run prints, the runs side by side (one per core)."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )  # fmt: skip
+        for seed, code in runs
+    ]
+    out = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, stderr
+        out.append(stdout.strip())
+    return out
 
 
 def test_hash_seed_dependent_generators_are_pinned(enamel: Suite) -> None:
@@ -150,10 +161,13 @@ def test_hash_seed_dependent_generators_are_pinned(enamel: Suite) -> None:
         "c.level, c.index))\n"
     )
     pinned = common + "print([c.args for c in enamel_inputs(t, 1)])\n"
+    raw1, raw2, pinned1, pinned2 = _outputs_in_processes(
+        [("1", raw), ("2", raw), ("1", pinned), ("2", pinned)]
+    )
     # Unpinned, the input depends on the process's string hashing (as in ENAMEL itself) ...
-    assert _digest_in_process("1", raw) != _digest_in_process("2", raw)
+    assert raw1 != raw2
     # ... and perfgym's generation does not.
-    assert _digest_in_process("1", pinned) == _digest_in_process("2", pinned)
+    assert pinned1 == pinned2
 
 
 def test_checker_accepts_equal_answers_and_rejects_wrong_ones(enamel: Suite) -> None:

@@ -28,6 +28,9 @@ from perfgym.tasks.enamel import (
 LEVEL0_DIGEST = "765316411611168cb5aacdc933adb555839060ab1d5f2af6c8a4596b895abcb2"
 SCORED_DIGEST = "241bbfa2d91fb98cc8fb2e321195711fb045fcdd55c8f0992a09ccf5e2d4ff4b"
 SELFCHECK = Path(__file__).with_name("enamel_selfcheck.py")
+#: Whichever test comes first runs the shared self-check (all 164 tasks, minutes on a loaded
+#: 2-core machine): past the suite's 300 s per-test default there.
+SELFCHECK_TIMEOUT = pytest.mark.timeout(900)
 
 
 def test_all_164_problems_load_and_142_are_scored(enamel: Suite) -> None:
@@ -94,6 +97,7 @@ def selfchecked(enamel: Suite, tmp_path_factory: pytest.TempPathFactory) -> dict
     return {i: results[i] for i in ids}
 
 
+@SELFCHECK_TIMEOUT
 def test_every_generator_runs_at_every_level(enamel: Suite, selfchecked: dict[str, dict]) -> None:
     for task in enamel.tasks:
         firsts = [task.tests[0], *task.workloads[::4]]
@@ -103,6 +107,7 @@ def test_every_generator_runs_at_every_level(enamel: Suite, selfchecked: dict[st
         assert got == [[c.id, c.level, True] for c in firsts], (task.id, got)
 
 
+@SELFCHECK_TIMEOUT
 def test_level0_inputs_equal_enamels(enamel: Suite, selfchecked: dict[str, dict]) -> None:
     digest = hashlib.sha256()
     for task in enamel.tasks:
@@ -186,6 +191,7 @@ def test_checker_accepts_equal_answers_and_rejects_wrong_ones(enamel: Suite) -> 
 
 
 @pytest.mark.slow
+@SELFCHECK_TIMEOUT
 def test_references_pass_their_checkers_on_every_level(
     enamel: Suite, selfchecked: dict[str, dict]
 ) -> None:

@@ -29,17 +29,21 @@ from perfgym.tasks.task import Solution
 NAP = (
     "import sys, time\ntime.sleep(0.1)\nd = sys.stdin.read().split()\nprint(sum(map(int, d[1:])))\n"
 )
+#: The same answers without the nap, for the tests that send no signal (a run judges ~8
+#: programs a verdict: the nap alone is about half of such a test's time).
+QUICK = "import sys\nd = sys.stdin.read().split()\nprint(sum(map(int, d[1:])))\n"
 TASKS = 6
 
 
-def _suite(root: Path) -> Path:
+def _suite(root: Path, program: str = NAP) -> Path:
+    """TASKS sum tasks whose baseline and reference are `program` (each its own bytes)."""
     d = root / "suite"
     d.mkdir()
     lines = []
     for i in range(TASKS):
         t = sum_task(f"nap-{i}")
-        t = t.model_copy(update={"baseline": Solution(label="baseline", source=f"{NAP}# b{i}\n"),
-                                 "references": [Solution(label="reference", source=f"{NAP}# r{i}\n")]})  # fmt: skip
+        t = t.model_copy(update={"baseline": Solution(label="baseline", source=f"{program}# b{i}\n"),
+                                 "references": [Solution(label="reference", source=f"{program}# r{i}\n")]})  # fmt: skip
         lines.append(t.model_dump_json() + "\n")
     (d / "tasks.jsonl").write_text("".join(lines))
     return d
@@ -136,7 +140,7 @@ def test_interrupted_eval_keeps_and_reuses_every_finished_verdict(tmp_path, unin
 def test_a_finished_run_is_judged_afresh_and_no_resume_starts_over(tmp_path):
     """Only an unfinished run is resumed: the same command after a complete one measures again
     (use --replay to reuse), and --no-resume ignores an unfinished one."""
-    suite, out, store = _suite(tmp_path), tmp_path / "o.jsonl", tmp_path / "s.sqlite"
+    suite, out, store = _suite(tmp_path, QUICK), tmp_path / "o.jsonl", tmp_path / "s.sqlite"
     args = _args(suite, out, store)
     assert _cli(*args).returncode == 0
     again = _cli(*args)
@@ -160,7 +164,7 @@ def _unfinish(out: Path, *, keep: int, extra: list[bytes] = (), torn: bytes = b"
 
 
 def test_torn_and_garbage_lines_are_said_in_one_line_and_resumed(tmp_path, uninterrupted):
-    suite, out, store = _suite(tmp_path), tmp_path / "o.jsonl", tmp_path / "s.sqlite"
+    suite, out, store = _suite(tmp_path, QUICK), tmp_path / "o.jsonl", tmp_path / "s.sqlite"
     args = [*_args(suite, out, store)[:-1], "--no-store"]
     assert _cli(*args).returncode == 0
     kept = _unfinish(out, keep=5, extra=[b"garbage {", b"[1, 2]"], torn=b'{"task_id": "nap-5", "st')
@@ -177,7 +181,7 @@ def test_torn_and_garbage_lines_are_said_in_one_line_and_resumed(tmp_path, unint
 def test_store_fills_what_the_file_lost_and_an_unreadable_stored_verdict_is_skipped(tmp_path):
     """The store is written per task too: a verdict it holds for the interrupted run is reused
     when the results file lacks it; a stored verdict that no longer reads is judged again."""
-    suite, out, store = _suite(tmp_path), tmp_path / "o.jsonl", tmp_path / "s.sqlite"
+    suite, out, store = _suite(tmp_path, QUICK), tmp_path / "o.jsonl", tmp_path / "s.sqlite"
     args = [*_args(suite, out, store)[:-1], "--json"]
     assert _cli(*args).returncode == 0
     _unfinish(out, keep=2)  # the file keeps 2 verdicts; the store has all of them

@@ -4,6 +4,8 @@ a model that saw the visible outputs, or ran the task's generator on its declare
 
 from __future__ import annotations
 
+import numpy as np
+
 from perfgym.judge.judge import Judge
 from perfgym.judge.plan import plan_task
 from perfgym.tasks.task import Language, Task, TestCase
@@ -16,7 +18,32 @@ CHUNK = 16000
 P = 1_000_000_007
 
 
+#: Bytes hashed per numpy block: 255 * P * BLOCK stays inside int64.
+BLOCK = 1 << 14
+#: 257**k mod P for k = BLOCK-1 .. 0 (a block's weights, first byte heaviest), and 257**BLOCK.
+_POW = [1]
+for _ in range(BLOCK - 1):
+    _POW.append(_POW[-1] * 257 % P)
+_WEIGHTS = np.array(_POW[::-1], dtype=np.int64)
+_SHIFT = _POW[-1] * 257 % P
+
+
 def key_of(stdin: str) -> tuple[int, int]:
+    """(length, h) with h = (h * 257 + byte) mod P over the bytes: Horner's rule taken a block
+    at a time (h * 257**len(block) + the block's weighted sum), equal to the byte loop."""
+    data = stdin.encode()
+    h = 0
+    for start in range(0, len(data), BLOCK):
+        block = np.frombuffer(data, dtype=np.uint8, count=min(BLOCK, len(data) - start),
+                              offset=start).astype(np.int64)  # fmt: skip
+        part = int(block @ _WEIGHTS[BLOCK - len(block) :]) % P
+        shift = _SHIFT if len(block) == BLOCK else pow(257, len(block), P)
+        h = (h * shift + part) % P
+    return len(data), h
+
+
+def _key_of_bytewise(stdin: str) -> tuple[int, int]:
+    """The definition `key_of` computes faster (and every table program computes)."""
     data = stdin.encode()
     h = 0
     for b in data:

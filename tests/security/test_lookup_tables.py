@@ -3,11 +3,13 @@ perfgym-core task once decisions are made on hidden workloads: it is not accepte
 optimiser and earns no more reward than a wrong answer. Issue 26 ("Loop integrity"): such a
 table for py-lis-dp was accepted as significantly faster (ratio 0.085).
 
-Cheap by construction: one judge call for the 40 tables (repeats=1, no noise band, the
-baseline and the reference not measured: a table that fails a hidden workload is never timed)."""
+Cheap by construction: the visible outputs two tasks at a time, one judge call for the 40
+tables (repeats=1, no noise band, the baseline and the reference not measured: a table that
+fails a hidden workload is never timed)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -38,7 +40,10 @@ def core_tasks():
 def test_a_table_of_every_visible_output_is_rejected_on_every_core_task(core_tasks):
     assert len(core_tasks) == 40
     with Judge(JudgeConfig(hidden_workloads=True, **CHEAP)) as judge:
-        tables = [table_program(t, visible_outputs(judge, t)) for t in core_tasks]
+        # Two tasks' generators and references at a time (sandboxed runs: one per core).
+        with ThreadPoolExecutor(2) as pool:
+            tables = list(pool.map(lambda t: table_program(t, visible_outputs(judge, t)),
+                                   core_tasks))  # fmt: skip
         verdicts = judge.judge_many([Candidate(t, source=src, model="table")
                                      for t, src in zip(core_tasks, tables, strict=True)])  # fmt: skip
     rlpf = get_reward("rlpf")
@@ -63,3 +68,12 @@ def test_without_hidden_workloads_the_table_passes(core_tasks):
     with Judge(JudgeConfig(**CHEAP)) as judge:
         v = judge.judge(task, source=table_program(task, visible_outputs(judge, task)))
     assert v.stage is Stage.OK and v.decided_on is DecidedOn.VISIBLE
+
+
+def test_the_fast_key_is_the_byte_loop_every_table_program_runs():
+    """key_of takes the hash a block at a time; it must be the byte loop's, or no table hits."""
+    from lookup_tables import BLOCK, _key_of_bytewise, key_of
+
+    for n in (0, 1, BLOCK - 1, BLOCK, BLOCK + 1, 3 * BLOCK + 7):
+        text = "".join(chr(32 + (k * 7919) % 95) for k in range(n - 1)) + "é\n"[: max(n, 0)]
+        assert key_of(text) == _key_of_bytewise(text), n

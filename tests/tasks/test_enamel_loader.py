@@ -10,11 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import enamel_selfcheck
 import pytest
 
 from perfgym.errors import TaskFormatError
-from perfgym.tasks import Suite, TaskKind, enamel_inputs, materialize_all
+from perfgym.tasks import Suite, TaskKind, enamel_inputs
 from perfgym.tasks.enamel import (
     ENAMEL_SEED,
     EXCLUDED,
@@ -29,6 +28,9 @@ from perfgym.tasks.enamel import (
 LEVEL0_DIGEST = "765316411611168cb5aacdc933adb555839060ab1d5f2af6c8a4596b895abcb2"
 SCORED_DIGEST = "241bbfa2d91fb98cc8fb2e321195711fb045fcdd55c8f0992a09ccf5e2d4ff4b"
 SELFCHECK = Path(__file__).with_name("enamel_selfcheck.py")
+#: Whichever test comes first runs the shared self-check (all 164 tasks, minutes on a loaded
+#: 2-core machine): past the suite's 300 s per-test default there.
+SELFCHECK_TIMEOUT = pytest.mark.timeout(900)
 
 
 def test_all_164_problems_load_and_142_are_scored(enamel: Suite) -> None:
@@ -72,19 +74,45 @@ def test_case_seeds_follow_enamels_numbering(enamel: Suite) -> None:
     ]
 
 
-def test_every_generator_runs_at_every_level(enamel: Suite) -> None:
+@pytest.fixture(scope="module")
+def selfchecked(enamel: Suite, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """task id -> enamel_selfcheck's line, every task's inputs generated once for all the tests
+    that read them (two subprocesses, one per core; output to files, so neither waits on a
+    full pipe). Any hash seed but 0: the digests must not depend on it."""
+    ids, root = enamel.ids(), tmp_path_factory.mktemp("selfcheck")
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    procs = []
+    for k in range(2):
+        out, err = (root / f"{k}.out").open("w"), (root / f"{k}.err").open("w")
+        procs.append(subprocess.Popen([sys.executable, str(SELFCHECK), *ids[k::2]],
+                                      stdout=out, stderr=err, env=env))  # fmt: skip
+        out.close()
+        err.close()
+    lines = []
+    for k, proc in enumerate(procs):
+        assert proc.wait(timeout=900) == 0, (root / f"{k}.err").read_text()[-3000:]
+        lines += (root / f"{k}.out").read_text().splitlines()
+    results = {r["id"]: r for r in map(json.loads, lines)}
+    assert sorted(results) == sorted(ids)
+    return {i: results[i] for i in ids}
+
+
+@SELFCHECK_TIMEOUT
+def test_every_generator_runs_at_every_level(enamel: Suite, selfchecked: dict[str, dict]) -> None:
     for task in enamel.tasks:
         firsts = [task.tests[0], *task.workloads[::4]]
         assert [c.level for c in firsts] == [0, 1, 2, 3]
-        for case in materialize_all(task, firsts):
-            assert isinstance(case.args, list) and case.args, (task.id, case.id)
+        got = selfchecked[task.id]["firsts"]
+        # each first case came back with its level and a non-empty argument list
+        assert got == [[c.id, c.level, True] for c in firsts], (task.id, got)
 
 
-def test_level0_inputs_equal_enamels(enamel: Suite) -> None:
+@SELFCHECK_TIMEOUT
+def test_level0_inputs_equal_enamels(enamel: Suite, selfchecked: dict[str, dict]) -> None:
     digest = hashlib.sha256()
     for task in enamel.tasks:
-        for case in enamel_inputs(task, 0):
-            digest.update(json.dumps(enamel_selfcheck.canonical(case.args)).encode())
+        for canonical_json in selfchecked[task.id]["level0"]:
+            digest.update(canonical_json.encode())
     assert digest.hexdigest() == LEVEL0_DIGEST
 
 
@@ -103,13 +131,24 @@ def test_bad_levels_and_non_enamel_tasks_are_refused(enamel: Suite, humaneval: S
         enamel_inputs(humaneval.get("HumanEval/0"), 0)
 
 
-def _digest_in_process(hash_seed: str, code: str) -> str:
-    env = {**os.environ, "PYTHONHASHSEED": hash_seed}
-    proc = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert proc.returncode == 0, proc.stderr
-    return proc.stdout.strip()
+def _outputs_in_processes(runs: list[tuple[str, str]]) -> list[str]:
+    """What each (PYTHONHASHSEED, code) run prints, the runs side by side (one per core)."""
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )  # fmt: skip
+        for seed, code in runs
+    ]
+    out = []
+    for proc in procs:
+        stdout, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, stderr
+        out.append(stdout.strip())
+    return out
 
 
 def test_hash_seed_dependent_generators_are_pinned(enamel: Suite) -> None:
@@ -127,10 +166,13 @@ def test_hash_seed_dependent_generators_are_pinned(enamel: Suite) -> None:
         "c.level, c.index))\n"
     )
     pinned = common + "print([c.args for c in enamel_inputs(t, 1)])\n"
+    raw1, raw2, pinned1, pinned2 = _outputs_in_processes(
+        [("1", raw), ("2", raw), ("1", pinned), ("2", pinned)]
+    )
     # Unpinned, the input depends on the process's string hashing (as in ENAMEL itself) ...
-    assert _digest_in_process("1", raw) != _digest_in_process("2", raw)
+    assert raw1 != raw2
     # ... and perfgym's generation does not.
-    assert _digest_in_process("1", pinned) == _digest_in_process("2", pinned)
+    assert pinned1 == pinned2
 
 
 def test_checker_accepts_equal_answers_and_rejects_wrong_ones(enamel: Suite) -> None:
@@ -149,19 +191,12 @@ def test_checker_accepts_equal_answers_and_rejects_wrong_ones(enamel: Suite) -> 
 
 
 @pytest.mark.slow
-def test_references_pass_their_checkers_on_every_level(enamel: Suite) -> None:
+@SELFCHECK_TIMEOUT
+def test_references_pass_their_checkers_on_every_level(
+    enamel: Suite, selfchecked: dict[str, dict]
+) -> None:
     scored = enamel.metadata["scored"]
-    # Any hash seed but 0: the digests must not depend on it.
-    env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    proc = subprocess.run(
-        [sys.executable, str(SELFCHECK), *scored],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=env,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    results = [json.loads(line) for line in proc.stdout.splitlines()]
+    results = [r for r in selfchecked.values() if "digest" in r]
     assert [r["id"] for r in results] == scored
     assert [r for r in results if r["failures"]] == []
     assert all(r["cases"] == 20 for r in results)

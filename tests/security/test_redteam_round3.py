@@ -28,10 +28,10 @@ import sys
 
 import pytest
 
-from perfgym.judge.enamel_levels import EnamelProblem
-from perfgym.judge.enamel_reference import measure_reference
-from perfgym.judge.enamel_sample import evaluate_sample
+from perfgym.enamel.reference import measure_reference
+from perfgym.enamel.sample import evaluate_sample
 from perfgym.metrics.enamel import sample_efficiency
+from perfgym.metrics.enamel_levels import EnamelProblem
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import load_suite
 

@@ -5,9 +5,13 @@ leak a warm worker exists to prevent) fails them."""
 from __future__ import annotations
 
 import builtins
+import collections
+import os
+import sys
 
 import pytest
 
+from perfgym.errors import ConfigError
 from perfgym.run_status import Status
 from perfgym.sandbox.conformance import ConformanceError
 from perfgym.sandbox.pyworker import CallResult, PythonWorkerPool
@@ -23,6 +27,13 @@ def pool():
 @pytest.mark.parametrize("check", WORKER_CHECKS, ids=lambda c: c.name)
 def test_worker_check(pool, check):
     check.fn(pool)
+
+
+def test_an_unknown_check_name_is_one_clear_error_and_runs_nothing(pool):
+    calls = pool.stats()["calls"]
+    with pytest.raises(ConfigError, match="no such worker check: nope; known: statuses"):
+        check_python_workers(pool, only=["statuses", "nope"])
+    assert pool.stats()["calls"] == calls
 
 
 def test_the_worker_is_still_healthy_after_every_check(pool):
@@ -51,18 +62,16 @@ def test_a_worker_that_reuses_one_interpreter_fails_the_fresh_module_check():
     try:
         with pytest.raises(ConformanceError, match="saw what an earlier call set"):
             check_python_workers(_LeakyPool(), only=["fresh_module_per_call"])  # type: ignore[arg-type]
-    finally:
-        for name in [n for n in vars(builtins) if n.startswith("pg_mark_")]:
-            delattr(builtins, name)
-        import collections
-        import sys
-
-        for name in [n for n in vars(collections) if n.startswith("pg_mark_")]:
-            delattr(collections, name)
-        for name in [n for n in sys.modules if n.startswith("pg_mark_")]:
+    finally:  # what the probe set in this process
+        mine = lambda n: isinstance(n, str) and n.startswith("pg_mark_")  # noqa: E731
+        for ns in (builtins, collections, sys):
+            for name in [n for n in vars(ns) if mine(n)]:
+                delattr(ns, name)
+        for name in [n for n in sys.modules if mine(n)]:
             del sys.modules[name]
-        for name in [n for n in vars(sys) if n.startswith("pg_mark_")]:
-            delattr(sys, name)
+        for name in [n for n in os.environ if mine(n)]:
+            del os.environ[name]
+        sys.path[:] = [p for p in sys.path if not mine(p)]
 
 
 def test_a_worker_that_runs_as_root_on_the_host_fails_confinement():

@@ -17,6 +17,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from perfgym.errors import ConfigError
 from perfgym.run_status import Status
 from perfgym.sandbox.conformance import ConformanceError
 from perfgym.sandbox.limits import Limits, on_cpu
@@ -55,13 +56,16 @@ def _ok(w: PythonWorker, source: str, args: list[object] | None = None) -> objec
 
 
 def fresh_module_per_call(pool: PythonWorkerPool) -> None:
-    """A module global, a builtin, a preloaded module's attribute, `sys.modules` and an
-    `lru_cache` set by one call are gone for the next call on the same worker."""
+    """A module global, a builtin, a preloaded module's attribute, `sys.modules`, `sys.path`,
+    the environment and an `lru_cache` set by one call are gone for the next call on the same
+    worker."""
     mark = f"pg_mark_{uuid.uuid4().hex[:8]}"
     source = f"""
-import builtins, collections, functools, sys
+import builtins, collections, functools, os, sys
 SEEN = [hasattr(builtins, {mark!r}), hasattr(collections, {mark!r}), {mark!r} in sys.modules,
-        getattr(sys, {mark!r}, None)]
+        getattr(sys, {mark!r}, None), os.environ.get({mark!r}), {mark!r} in sys.path]
+os.environ[{mark!r}] = 'set'
+sys.path.append({mark!r})
 setattr(builtins, {mark!r}, 1)
 setattr(collections, {mark!r}, 1)
 sys.modules[{mark!r}] = sys
@@ -77,7 +81,7 @@ def f():
     for w in _each(pool):
         for _ in range(2):
             got = _ok(w, source)
-            _expect(got == [False, False, False, None, 0],
+            _expect(got == [False, False, False, None, None, False, 0],
                     f"a call saw what an earlier call set: {got!r}")  # fmt: skip
 
 
@@ -185,7 +189,12 @@ WORKER_CHECKS: tuple[WorkerCheck, ...] = tuple(
 
 def check_python_workers(pool: PythonWorkerPool, only: list[str] | None = None) -> list[str]:
     """Run every worker check (or those named in `only`) on `pool`; raise `ConformanceError` on
-    the first failure. Returns the names of the checks that passed."""
+    the first failure (a name in `only` that is no check: `ConfigError`). Returns the names of
+    the checks that passed."""
+    unknown = sorted(set(only or ()) - {c.name for c in WORKER_CHECKS})
+    if unknown:
+        raise ConfigError(f"no such worker check: {', '.join(unknown)}; known: "
+                          f"{', '.join(c.name for c in WORKER_CHECKS)}")  # fmt: skip
     passed = []
     for check in WORKER_CHECKS:
         if only is not None and check.name not in only:

@@ -65,3 +65,25 @@ def test_a_back_import_breaks_the_layers(tmp_path: Path) -> None:
     assert "the CLI builds no sandbox worker" in out and "BROKEN" in out
     assert "perfgym.cli._back_import -> perfgym.sandbox.pyworker" in out
     assert "perfgym.metrics is not allowed to import perfgym.enamel" in out
+
+
+def test_a_local_eval_reaching_the_service_or_the_registry_a_kind_breaks_them(
+    tmp_path: Path,
+) -> None:
+    """The registry's two contracts are live: `perfgym eval`'s module importing the service's
+    backends, or the registry importing a kind's home, makes `lint-imports` fail."""
+    src = tmp_path / "src"
+    shutil.copytree(ROOT / "src" / "perfgym", src / "perfgym")
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    for module, target in (("cli/eval_cmd.py", "service.backend"), ("registry.py", "rewards")):
+        path = src / "perfgym" / module
+        path.write_text(path.read_text() + f"\nimport perfgym.{target}  # noqa: E402,F401\n")
+    exe = _executable()
+    assert exe is not None
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    done = subprocess.run(
+        [exe, "--no-cache"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode != 0
+    assert "perfgym.cli.eval_cmd is not allowed to import perfgym.service" in done.stdout
+    assert "perfgym.registry is not allowed to import perfgym.rewards" in done.stdout

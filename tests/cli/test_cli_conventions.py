@@ -18,7 +18,7 @@ from perfgym.cli import app, eval_cmd, simulate_cmd
 from perfgym.cli.options import SPLITS, select_tasks
 from perfgym.tasks.suite import load_suite
 
-COMMANDS = ("audit", "eval", "run", "report", "serve", "simulate", "validate")
+COMMANDS = ("audit", "eval", "list", "run", "report", "serve", "simulate", "validate")
 
 
 @pytest.mark.parametrize("command", [(), *((c,) for c in COMMANDS)])
@@ -59,12 +59,12 @@ def test_start_up_loads_no_heavy_dependency():
 
 def test_the_help_texts_constants_equal_the_real_ones():
     from perfgym.enamel.protocol import REPEATS
-    from perfgym.service.backend import BACKENDS
+    from perfgym.registry import Kind, names
     from perfgym.simulate import RANKINGS
     from perfgym.tasks.task import Split
 
     assert eval_cmd.ENAMEL_REPEATS_SHOWN == REPEATS
-    assert tuple(BACKENDS) == eval_cmd.BACKENDS_SHOWN
+    assert sorted(eval_cmd.BACKENDS_SHOWN) == names(Kind.BACKENDS)
     assert tuple(RANKINGS) == simulate_cmd.RANKINGS_SHOWN
     assert tuple(s.value for s in Split) == SPLITS
 

@@ -61,7 +61,7 @@ def test_bad_requests_are_refused_with_the_model_named(mk) -> None:  # type: ign
         evaluate([])
     with pytest.raises(ConfigError, match="not asked for"):
         evaluate(verdicts, ["crr"], settings={"fbr": {}})
-    with pytest.raises(ConfigError, match="unknown metric"):
+    with pytest.raises(ConfigError, match="no metric named"):
         evaluate(verdicts, ["no-such-metric"])
     with pytest.raises(ConfigError, match="model 'fast', metric 'p-tau'"):
         evaluate(verdicts, ["p-tau"])  # p-tau needs pools

@@ -67,7 +67,7 @@ def test_settings_rebuild_the_metric() -> None:
 
 
 def test_errors_are_config_errors(mk) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(ConfigError, match="unknown metric"):
+    with pytest.raises(ConfigError, match="no metric named"):
         get_metric("speed")
     with pytest.raises(ConfigError, match="invalid settings"):
         get_metric("p-tau", tau=0)

@@ -48,11 +48,11 @@ def test_help_and_the_shown_choices_equal_the_real_ones():
     from typer.testing import CliRunner
 
     from perfgym.cli import app, optimize_cmd
-    from perfgym.optimize.config import STRATEGIES
     from perfgym.optimize.objective import OBJECTIVES
+    from perfgym.registry import Kind, names
 
     assert optimize_cmd.OBJECTIVES_SHOWN == OBJECTIVES
-    assert optimize_cmd.STRATEGIES_SHOWN == STRATEGIES
+    assert sorted(optimize_cmd.STRATEGIES_SHOWN) == names(Kind.STRATEGIES)
     text = CliRunner().invoke(app, ["optimize", "-h"], terminal_width=200).output
     for name in ("--model", "--iterations", "--objective", "--strategy", "--resume",
                  "--patience", "--budget-tokens", "--budget-usd", "--budget-wall", "--base-url"):  # fmt: skip

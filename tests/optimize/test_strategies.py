@@ -90,3 +90,32 @@ def test_start_generate_takes_the_first_correct_program(tmp_path):
     assert steps[0].template_id.startswith("generate") or "generate" in steps[0].template_id
     assert steps[1].accepted and steps[1].why == "first correct program"
     assert result.states[task.id].best_role == "candidate"
+
+
+def test_a_registered_strategy_drives_the_search_by_name():
+    """A strategy is a class on the registry behind the `Strategy` protocol: registering one
+    makes `OptimizeConfig(strategy=name)` valid and `propose` ask it; unregistered, it is gone."""
+    from perfgym.optimize.strategies import BestOfN
+    from perfgym.registry import Kind, register, unregister
+
+    class Twice(BestOfN):
+        """Two proposals a round of the best, whatever n says."""
+
+        def per_round(self, config):
+            return 2
+
+        def propose(self, state, iteration):
+            return [r for r in super().propose(state, iteration)[:1] for _ in range(2)]
+
+    register(Kind.STRATEGIES, "test-twice")(Twice)
+    try:
+        state = TaskState(core_task("c-hash-join"), OptimizeConfig(strategy="test-twice", n=5))
+        assert state.config.per_round == 2 and len(propose(state, 1)) == 2
+    finally:
+        unregister(Kind.STRATEGIES, "test-twice")
+    try:
+        OptimizeConfig(strategy="test-twice")
+    except ValueError as exc:
+        assert "no strategy named 'test-twice'" in str(exc)
+    else:
+        raise AssertionError("an unregistered strategy was accepted")

@@ -33,7 +33,7 @@ def test_each_reward_is_documented(name: str) -> None:
 
 
 def test_the_writing_a_reward_example_runs_and_conforms() -> None:
-    from perfgym.rewards._registry import _REGISTRY
+    from perfgym.registry import Kind, unregister
 
     text = DOCS.read_text()
     section = text[text.index("## Writing a reward") :]
@@ -42,4 +42,4 @@ def test_the_writing_a_reward_example_runs_and_conforms() -> None:
         exec(compile(code, str(DOCS), "exec"), {})  # runs check_reward on the example
         assert "speedup_capped" in list_rewards()
     finally:
-        _REGISTRY.pop("speedup_capped", None)
+        unregister(Kind.REWARDS, "speedup_capped")

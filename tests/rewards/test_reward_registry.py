@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from reward_verdicts import ok, staircase
 
 from perfgym.errors import ConfigError
+from perfgym.registry import Kind, unregister
 from perfgym.rewards import (
     Reward,
     RewardOutput,
@@ -18,7 +19,6 @@ from perfgym.rewards import (
     register_reward,
     reward_factory,
 )
-from perfgym.rewards._registry import _REGISTRY
 
 BUILT_IN = {
     "afterburner",
@@ -40,7 +40,7 @@ BUILT_IN = {
 def scratch_name() -> Iterator[str]:
     name = "test_only_constant"
     yield name
-    _REGISTRY.pop(name, None)
+    unregister(Kind.REWARDS, name)
 
 
 def test_every_built_in_is_registered() -> None:

@@ -9,6 +9,9 @@ import time
 
 import pytest
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "service"))
+from service_helpers import kill_if_root  # noqa: E402
+
 from perfgym.sandbox import Limits, Status
 from perfgym.sandbox.pyworker import PythonWorker
 from perfgym.sandbox.request import decode
@@ -147,6 +150,9 @@ def _uid(pid: int) -> int | None:
 def _one_call(w: PythonWorker, mode: str) -> Status:
     if mode == "call":
         return w.call("def f(x):\n    return x + 1\n", "f", [1]).status
+    if mode == "check":
+        check = "def check(candidate):\n    assert candidate(1) == 2\n"
+        return w.check_call("def f(x):\n    return x + 1\n", check, "f").status
     r = w.batch("def f(x):\n    return x + 1\n", "f", [([1], Limits()), ([2], Limits())], Limits())
     if r.status is not Status.OK:
         return r.status
@@ -154,7 +160,7 @@ def _one_call(w: PythonWorker, mode: str) -> Status:
     return bad[0] if bad else Status.OK
 
 
-@pytest.mark.parametrize("mode", ["call", "batch"])
+@pytest.mark.parametrize("mode", ["call", "batch", "check"])
 def test_a_call_child_killed_before_its_drop_is_a_sandbox_error_not_a_verdict(mode):
     """A thread watches the worker's call children (bubblewrap, the zygote, a request process,
     its child) and SIGKILLs one while it still has uid 0: stopped first and its uid read again,
@@ -177,15 +183,8 @@ def test_a_call_child_killed_before_its_drop_is_a_sandbox_error_not_a_verdict(mo
                     for child in _children(request):
                         if child in hits or _uid(child) != 0:
                             continue
-                        try:
-                            os.kill(child, signal.SIGSTOP)
-                        except ProcessLookupError:
-                            continue
-                        if _uid(child) == 0:
-                            os.kill(child, signal.SIGKILL)
+                        if kill_if_root(child):
                             hits.append(child)
-                        else:
-                            os.kill(child, signal.SIGCONT)
 
     t = threading.Thread(target=killer, daemon=True)
     statuses: list[Status] = []

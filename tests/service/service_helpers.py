@@ -69,3 +69,51 @@ def cmdline(pid: int) -> str:
 
 def worker_pids(service_pid: int) -> list[int]:
     return [p for p in children(service_pid) if "perfgym.service.workers.worker_main" in cmdline(p)]
+
+
+def _state(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
+def uid_of(pid: int) -> int | None:
+    """The real uid of a process, or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("Uid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def kill_if_root(pid: int) -> bool:
+    """SIGKILL `pid` only while it has uid 0 (one of perfgym's own processes, never a
+    program's). It is stopped first, waited for until the kernel says it is stopped (the stop
+    is asynchronous: a process still running could drop to the program's uid after the look),
+    and its uid read again; a process that is no longer root is let go on (SIGCONT)."""
+    import signal
+    import time
+
+    try:
+        os.kill(pid, signal.SIGSTOP)
+    except ProcessLookupError:
+        return False
+    deadline = time.monotonic() + 1.0
+    while (state := _state(pid)) not in ("T", "t", "Z", "X", "") and time.monotonic() < deadline:
+        time.sleep(0.0005)
+    if state not in ("T", "t") or uid_of(pid) != 0:
+        try:
+            os.kill(pid, signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+        return False
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return False
+    return True

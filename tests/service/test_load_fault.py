@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import signal
 import sqlite3
 import threading
 import time
@@ -15,7 +14,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from service_helpers import ADD, add_task, descendants, worker_pids
+from service_helpers import ADD, add_task, descendants, kill_if_root, worker_pids
 
 from perfgym.judge import Candidate
 from perfgym.service.client import AsyncServiceClient, judge_request
@@ -87,29 +86,8 @@ class Killer(threading.Thread):
                 below = [p for p in descendants(victim) if _uid(p) == 0]
                 if below:
                     victim, kind = self.rng.choice(below), "sandbox"
-            if self._kill_if_ours(victim):
+            if kill_if_root(victim):  # stopped, its uid read again: never a program's
                 self.killed[kind] += 1
-
-    @staticmethod
-    def _kill_if_ours(pid: int) -> bool:
-        """SIGKILL `pid` when it still has uid 0. It is stopped first and its uid read again:
-        between a look and a kill, a call's child may drop to the program's uid and become the
-        program, which must not be killed (see the class docstring)."""
-        try:
-            os.kill(pid, signal.SIGSTOP)
-        except ProcessLookupError:
-            return False
-        if _uid(pid) != 0:
-            try:
-                os.kill(pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
-            return False
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            return False
-        return True
 
 
 def _client(url: str, lo: int, hi: int, results: dict, latencies: list, progress: list) -> None:

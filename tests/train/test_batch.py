@@ -97,3 +97,57 @@ def test_a_batch_past_its_timeout_gives_none(caplog):
     with slow, caplog.at_level(logging.WARNING, logger="perfgym.train"):
         got = asyncio.run(slow.ascore([("add", fence(ADD))]))
     assert got[0].value is None and "within 0.05 s" in got[0].reason
+
+
+class _RaisesOnMarker:
+    """The real local judge, which raises (as an unforeseen decoding error would) whenever a
+    batch holds a completion carrying MARKER: fault injection at the backend's edge."""
+
+    MARKER = "# makes-the-judge-raise"
+
+    def __init__(self, judge):
+        self.inner = judge
+
+    def judge_many(self, candidates):
+        if any(self.MARKER in (c.completion or "") for c in candidates):
+            raise OverflowError("int too large to convert to float")
+        return self.inner.judge_many(candidates)
+
+    def close(self):
+        pass
+
+
+def test_one_completion_that_makes_the_judge_raise_loses_only_its_own_reward(core, local_reward):
+    """Red team round 4: one program whose output made `judge_many` raise dropped every reward of
+    its batch (the correct twin's too). Now the batch is judged again one by one: the raiser
+    alone is an infrastructure error (None), its twins keep their verdicts."""
+    a = core.get("py-topk-words")
+    judge = _RaisesOnMarker(local_reward.judge)
+    with BatchReward(core, "rlpf", judge=judge, judge_config=training_judge_config()) as reward:
+        ref, wrong, raiser = reward.score([
+            (a.id, fence(a.references[0].source)),
+            (a.id, fence("import sys\nprint(sys.stdin.read()[:3])\n")),
+            (a.id, fence("import sys\nprint(1)\n" + _RaisesOnMarker.MARKER + "\n")),
+        ])  # fmt: skip
+        why = reward.last_verdicts[2].reason
+    assert ref.value is not None and ref.stage == "OK" and not ref.infra_error
+    assert wrong.value is not None and wrong.stage == "WO" and not wrong.infra_error
+    assert raiser.value is None and raiser.infra_error and "OverflowError" in why
+
+
+def test_a_backend_that_raises_on_everything_still_drops_the_whole_batch(core):
+    """The backend itself down: every completion None, none scored 0 (one warning, no retries
+    beyond one per completion)."""
+
+    class Down:
+        def judge_many(self, candidates):
+            raise ConnectionError("refused")
+
+        def close(self):
+            pass
+
+    a = core.get("py-topk-words")
+    with BatchReward(core, "rlpf", judge=Down()) as reward:
+        out = reward.score([(a.id, fence(a.references[0].source)), (a.id, fence("print(1)\n"))])
+    assert [s.value for s in out] == [None, None] and all(s.infra_error for s in out)
+    assert "ConnectionError" in out[0].reason

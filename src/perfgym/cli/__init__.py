@@ -57,6 +57,7 @@ from perfgym.cli import (  # noqa: E402,F401  (register the commands)
     audit_cmd,
     eval_cmd,
     generate_cmd,
+    list_cmd,
     optimize_cmd,
     report_cmd,
     run_cmd,

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # the command imports its judge, metrics and store when it ru
 JUDGE_REPEATS = 3
 #: ENAMEL's own protocol's runs, written out for --help (a test keeps it equal to the protocol's).
 ENAMEL_REPEATS_SHOWN = 6
-#: The judge's backends, written out for --help (a test keeps them equal to `BACKENDS`).
+#: The judge's backends, written out for --help (a test keeps them equal to the registry's).
 BACKENDS_SHOWN = ("local", "service", "ray")
 
 
@@ -377,8 +377,8 @@ def _judge_and_summarise(
     from perfgym.errors import PerfgymError
     from perfgym.judge import JudgeConfig
     from perfgym.metrics.summary import summarise_models
-    from perfgym.service.backend import open_judge
     from perfgym.store.checkpoint import EvalCheckpoint
+    from perfgym.store.open_judge import open_judge
     from perfgym.store.replay import RecordingJudge
     from perfgym.store.stream import judge_streaming
 

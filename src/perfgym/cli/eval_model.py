@@ -90,8 +90,8 @@ def run_eval_model(
     from perfgym.judge import JudgeConfig
     from perfgym.llm.candidates_out import CandidatesOut
     from perfgym.metrics.summary import summarise_models
-    from perfgym.service.backend import open_judge
     from perfgym.store.journal import ResultsJournal
+    from perfgym.store.open_judge import open_judge
     from perfgym.store.results_file import header
 
     try:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from perfgym.optimize.curves import IterationRow
 
 OBJECTIVES_SHOWN = ("time", "memory", "integral")
+#: The registered strategies, written out for --help (a test keeps them equal to the registry's).
 STRATEGIES_SHOWN = ("greedy", "best-of-n", "evolve")
 
 
@@ -145,8 +146,10 @@ def optimize(
     out = resolve_out_dir(out_dir, legacy_out, "optimize")
     if objective not in OBJECTIVES_SHOWN:
         fail(f"unknown --objective {objective!r}; one of {', '.join(OBJECTIVES_SHOWN)}")
-    if strategy not in STRATEGIES_SHOWN:
-        fail(f"unknown --strategy {strategy!r}; one of {', '.join(STRATEGIES_SHOWN)}")
+    from perfgym.registry import Kind, names
+
+    if strategy not in names(Kind.STRATEGIES):
+        fail(f"unknown --strategy {strategy!r}; one of {', '.join(names(Kind.STRATEGIES))}")
     if repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
     try:

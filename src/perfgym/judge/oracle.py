@@ -60,9 +60,12 @@ def _float_equal(a: Any, b: Any, tol: float) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a == b
     if isinstance(a, int | float) and isinstance(b, int | float):
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        return abs(a - b) <= tol * max(1.0, abs(b))
+        try:
+            if math.isnan(a) or math.isnan(b):
+                return math.isnan(a) and math.isnan(b)
+            return abs(a - b) <= tol * max(1.0, abs(b))
+        except OverflowError:  # an int beyond any float (10**400): equal only when identical
+            return a == b
     if isinstance(a, str) and isinstance(b, str):
         ta, tb = a.split(), b.split()
         if len(ta) != len(tb):

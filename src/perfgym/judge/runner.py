@@ -126,8 +126,15 @@ def _read_harness_line(stdout: str, out: RunOutcome) -> None:
         if isinstance(obj, dict) and "ok" in obj:
             out.harness_ok = bool(obj["ok"])
             ns = obj.get("elapsed_ns")
-            if isinstance(ns, int | float) and ns >= 0:
+            # Every PerfCodeBench harness prints its elapsed_ns, and the program's process can
+            # print this line too: a line without a plausible one (missing, negative, beyond a
+            # float, infinity or NaN, which raised out of the judge and dropped the whole
+            # batch) is not the harness's, so the run failed (the program's failure, WO).
+            if isinstance(ns, int | float) and not isinstance(ns, bool) and 0 <= ns < 1e18:
                 out.reported_s = float(ns) / 1e9
+            elif out.harness_ok:
+                out.harness_ok = False
+                out.message = "the harness's result line has no valid elapsed_ns"
             return
     out.harness_ok = None
     if out.status is Status.OK:

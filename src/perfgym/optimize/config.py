@@ -6,12 +6,11 @@ import hashlib
 import json
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from perfgym.optimize.objective import Objective
+from perfgym.registry import Kind, get
 
-Strategy = Literal["greedy", "best-of-n", "evolve"]
-STRATEGIES: tuple[Strategy, ...] = ("greedy", "best-of-n", "evolve")
 Start = Literal["baseline", "generate"]
 
 
@@ -22,7 +21,9 @@ class OptimizeConfig(BaseModel):
 
     iterations: int = Field(8, ge=1, le=1000, description="Rounds of proposals per task.")
     objective: Objective = "time"
-    strategy: Strategy = "greedy"
+    strategy: str = Field(
+        "greedy", description="A registered strategy (`perfgym list strategies`)."
+    )
     n: int = Field(4, ge=1, le=64, description="best-of-n / evolve: proposals per round.")
     start: Start = Field("baseline", description="Start from the baseline, or a generated program.")
     patience: int | None = Field(
@@ -37,9 +38,15 @@ class OptimizeConfig(BaseModel):
     migrate_every: int = Field(3, ge=1, description="evolve: rounds between migrations.")
     concurrency: int = Field(8, ge=1, le=1024, description="Model calls in flight at once.")
 
+    @field_validator("strategy")
+    @classmethod
+    def _registered(cls, name: str) -> str:
+        get(Kind.STRATEGIES, name)  # an unknown name: one line listing the known ones
+        return name
+
     @property
     def per_round(self) -> int:
-        return 1 if self.strategy == "greedy" else self.n
+        return int(get(Kind.STRATEGIES, self.strategy)().per_round(self))
 
     def run_id(self, suite: str, tasks: list[str], model: str, judge: dict[str, object]) -> str:
         """The run's name: a hash of everything that decides its steps (budgets excluded: a

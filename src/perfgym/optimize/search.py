@@ -2,25 +2,32 @@
 (`decide`, `apply`). Pure functions of the state and the verdicts: no model, judge or store,
 so a resumed run that replays stored steps reaches the same state.
 
-greedy (Afterburner's IOF): one proposal per round revising the best correct program with its
-measured feedback; after a failed proposal, one repair of it (the next round goes back to the
-best). best-of-n: n independent proposals of the best per round. evolve: n children per round,
-parents drawn from a `ProgramDatabase`'s islands.
+The strategy (`OptimizeConfig.strategy`, a name on the registry; `optimize/strategies.py`)
+decides what a round proposes and what it leaves for the next. greedy (Afterburner's IOF): one
+proposal per round revising the best correct program with its measured feedback; after a
+failed proposal, one repair of it (the next round goes back to the best). best-of-n: n
+independent proposals of the best per round. evolve: n children per round, parents drawn from
+a `ProgramDatabase`'s islands.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from perfgym.judge.same_source import normalised
 from perfgym.judge.verdict import Stage, Verdict
 from perfgym.optimize.config import OptimizeConfig
-from perfgym.optimize.database import Program, ProgramDatabase, draw_rng
+from perfgym.optimize.database import ProgramDatabase
 from perfgym.optimize.feedback import BASELINE, Feedback, of_verdict
 from perfgym.optimize.objective import Gain, gain, value_of
 from perfgym.optimize.prompting import Purpose
+from perfgym.registry import Kind, get
 from perfgym.tasks.task import Task
+
+if TYPE_CHECKING:
+    from perfgym.optimize.strategies import Strategy
 
 
 @dataclass(frozen=True)
@@ -60,15 +67,13 @@ class TaskState:
     proposals_ok: dict[int, tuple[int, int]] = field(default_factory=dict)
     accepted_at: list[int] = field(default_factory=list)
     db: ProgramDatabase | None = None
+    strategy: Strategy = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.config.start == "baseline":
             self.best_source, self.best_role = self.task.baseline.source, "baseline"
-        if self.config.strategy == "evolve":
-            self.db = ProgramDatabase(self.config.islands)
-            if self.best_source is not None:
-                self.db.seed_with(Program(self.best_source, key_of(self.best_source, self.task),
-                                          1.0, BASELINE, 0))  # fmt: skip
+        self.strategy = get(Kind.STRATEGIES, self.config.strategy)()
+        self.strategy.start(self)
 
     @property
     def best_feedback(self) -> Feedback:
@@ -83,32 +88,7 @@ def key_of(source: str, task: Task) -> str:
 
 def propose(state: TaskState, iteration: int) -> list[Request]:
     """The round's requests (iteration 0 with start=generate: the first generated program)."""
-    cfg, n = state.config, state.config.per_round
-    if state.best_source is None:
-        if cfg.strategy == "greedy" and state.failed is not None:
-            src, fb = state.failed
-            return [Request(0, "repair", "failed", src, fb)]
-        return [Request(s, "generate", "", None, None) for s in range(n)]
-    if cfg.strategy == "greedy":
-        if state.failed is not None:
-            src, fb = state.failed
-            return [Request(0, "repair", "failed", src, fb)]
-        return [Request(0, "optimize", state.best_role, state.best_source, state.best_feedback)]
-    if cfg.strategy == "best-of-n":
-        return [Request(s, "optimize", state.best_role, state.best_source, state.best_feedback)
-                for s in range(n)]  # fmt: skip
-    assert state.db is not None
-    out = []
-    for s in range(n):
-        island = s % cfg.islands
-        parent = state.db.parent(island, draw_rng(cfg.seed, state.task.id, iteration, s))
-        if parent is None:
-            out.append(Request(s, "optimize", state.best_role, state.best_source,
-                               state.best_feedback, island))  # fmt: skip
-        else:
-            out.append(Request(s, "optimize", f"island-{island}", parent.source,
-                               parent.feedback, island))  # fmt: skip
-    return out
+    return state.strategy.propose(state, iteration)
 
 
 def _best_timing(state: TaskState, v: Verdict, best_fresh: Verdict | None):  # type: ignore[no-untyped-def]
@@ -195,31 +175,8 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
         state.rounds_without_gain = 0
     elif iteration > 0 or state.config.start == "baseline":
         state.rounds_without_gain += 1
-    if state.config.strategy == "greedy":
-        v0 = verdicts[0] if verdicts else None
-        was_repair = requests[0].purpose == "repair" if requests else False
-        fresh_failure = v0 is not None and not v0.correct and v0.source and not was_repair
-        state.failed = (v0.source, of_verdict(v0)) if fresh_failure and v0 and v0.source else None
-    if state.db is not None:
-        _insert_children(state, iteration, requests, verdicts)
+    state.strategy.after_round(state, iteration, requests, verdicts)
     state.snapshots[iteration] = snapshot(state, verdicts)
-
-
-def _insert_children(state: TaskState, iteration: int, requests: list[Request],
-                     verdicts: list[Verdict | None]) -> None:  # fmt: skip
-    assert state.db is not None
-    obj = state.config.objective
-    for r, v in zip(requests, verdicts, strict=True):
-        if v is None or not v.correct or v.source is None:
-            continue
-        a, b = value_of(v.candidate, obj), value_of(v.baseline, obj)
-        if a is None or b is None:
-            continue
-        prog = Program(v.source, key_of(v.source, state.task), a / b, of_verdict(v), iteration)
-        state.db.seed_with(prog)
-        state.db.insert(r.island, prog)
-    if iteration % state.config.migrate_every == 0:
-        state.db.migrate()
 
 
 def snapshot(state: TaskState, verdicts: list[Verdict | None]) -> Verdict | None:

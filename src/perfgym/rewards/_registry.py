@@ -1,4 +1,4 @@
-"""The registry of reward factories by name: `register_reward`, `get_reward`, `list_rewards`."""
+"""Rewards on the one registry (`perfgym.registry`, kind rewards): `register_reward`, `get_reward`."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from perfgym.errors import ConfigError
+from perfgym.registry import Kind, get, names, register
 from perfgym.rewards._base import Reward
 
 Factory = Callable[..., Reward]
-
-_REGISTRY: dict[str, Factory] = {}
 
 
 def register_reward(name: str, *, replace: bool = False) -> Callable[[Factory], Factory]:
@@ -24,8 +23,6 @@ def register_reward(name: str, *, replace: bool = False) -> Callable[[Factory], 
     """
 
     def decorate(factory: Factory) -> Factory:
-        if name in _REGISTRY and not replace:
-            raise ConfigError(f"a reward named {name!r} is already registered")
         signature = inspect.signature(factory)
 
         @functools.wraps(factory)
@@ -41,8 +38,7 @@ def register_reward(name: str, *, replace: bool = False) -> Callable[[Factory], 
             reward.params = dict(bound.arguments)
             return reward
 
-        _REGISTRY[name] = configured
-        return configured
+        return register(Kind.REWARDS, name, replace=replace)(configured)
 
     return decorate
 
@@ -79,22 +75,16 @@ def derive_reward(
 
 def get_reward(name: str, **params: Any) -> Reward:
     """Build the reward registered as `name` with `params`."""
-    try:
-        factory = _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise ConfigError(f"no reward named {name!r}; registered: {known}") from None
+    factory: Factory = get(Kind.REWARDS, name)
     return factory(**params)
 
 
 def list_rewards() -> list[str]:
     """Names of every registered reward, sorted."""
-    return sorted(_REGISTRY)
+    return names(Kind.REWARDS)
 
 
 def reward_factory(name: str) -> Factory:
     """The registered factory itself (its docstring documents the reward)."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise ConfigError(f"no reward named {name!r}") from None
+    factory: Factory = get(Kind.REWARDS, name)
+    return factory

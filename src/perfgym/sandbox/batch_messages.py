@@ -99,6 +99,8 @@ def batch_result(reply: dict[str, Any]) -> BatchResult:
     """A batch's reply (or the host's note that the worker failed) as a `BatchResult`."""
     if "worker_failed" in reply:
         return BatchResult(status=Status.SANDBOX_ERROR, error=reply["worker_failed"])
+    if "undecodable" in reply:  # the program's values made the reply too deep to decode
+        return BatchResult(status=Status.RUNTIME_ERROR, error=reply["undecodable"])
     if reply.get("status") == "COMPILE_ERROR":
         return BatchResult(status=Status.RUNTIME_ERROR, phase="compile", error=reply["error"])
     if reply.get("status") == "SANDBOX_ERROR":
@@ -126,7 +128,7 @@ def _case(raw: dict[str, Any]) -> BatchCase:
     try:
         value = valuecodec.decode(raw.get("value"))
     except (valuecodec.UnsupportedValue, ValueError, TypeError, KeyError, AttributeError,
-            RecursionError) as exc:  # fmt: skip
+            RecursionError, OverflowError) as exc:  # fmt: skip
         # the child wrote this: a malformed value is the program's failure
         why = f"the test's result is not a value ({type(exc).__name__}: {exc})"[:500]
         return BatchCase(status=Status.RUNTIME_ERROR, error=why, **cost)

@@ -17,14 +17,18 @@ it is re-exported here for callers that import it beside `load_suite`.
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perfgym.errors import ConfigError
+from perfgym.registry import Kind, get, register
 from perfgym.tasks import native, perfcodebench
 from perfgym.tasks.suite_model import Suite
+
+#: A registered suite's loader: `file` is a hub suite's local file (None: the hub; built-ins
+#: take none).
+SuiteLoader = Callable[[Path | None], Suite]
 
 __all__ = [
     "BUILTINS",
@@ -38,23 +42,81 @@ __all__ = [
     "published_format",
 ]
 
-#: Built-in suites: name -> "module:function" returning a Suite (imported only when asked).
-BUILTINS: dict[str, str] = {
-    "perfgym-core": "perfgym.tasks.suite:load_perfgym_core",
-    "enamel": "perfgym.tasks.enamel:load_enamel",
-    "humaneval": "perfgym.tasks.humaneval:load_humaneval",
-    "humanevalplus": "perfgym.tasks.humaneval:load_humanevalplus",
-}
-
+#: Built-in suites (`perfgym list suites`): registered below, each loaded only when asked.
+BUILTINS: list[str] = []
 #: Published suites read from the Hugging Face hub (`datasets`), or from a local file given as
 #: "<name>:<path>" (or recognised by its fields; see `published_format`). Kept apart from
 #: BUILTINS: loading one by name reaches the network, which the service must not do unasked.
-HUB_SUITES: dict[str, str] = {
-    "mercury": "perfgym.tasks.mercury:load_mercury",
-    "effibench": "perfgym.tasks.effibench:load_effibench",
-    "effibench-x": "perfgym.tasks.effibench_x:load_effibench_x",
-    "evalperf": "perfgym.tasks.evalperf:load_evalperf",
-}
+HUB_SUITES: list[str] = []
+
+
+def _suite(name: str, *, hub: bool = False) -> Callable[[SuiteLoader], SuiteLoader]:
+    """Register a suite's loader, `loader(file)`: a hub suite reads `file` (None: the hub)."""
+    (HUB_SUITES if hub else BUILTINS).append(name)
+    return register(Kind.SUITES, name)
+
+
+@_suite("perfgym-core")
+def _perfgym_core(file: Path | None) -> Suite:
+    """perfgym's own suite: program tasks in seven languages, in perfgym's native format."""
+    return load_perfgym_core()
+
+
+@_suite("enamel")
+def _enamel(file: Path | None) -> Suite:
+    """ENAMEL's 164 HumanEval problems with expert references and level-by-level inputs."""
+    from perfgym.tasks.enamel import load_enamel
+
+    return load_enamel()
+
+
+@_suite("humaneval")
+def _humaneval(file: Path | None) -> Suite:
+    """The 164 HumanEval problems, judged by their own `check` function."""
+    from perfgym.tasks.humaneval import load_humaneval
+
+    return load_humaneval()
+
+
+@_suite("humanevalplus")
+def _humanevalplus(file: Path | None) -> Suite:
+    """The 164 HumanEval+ problems with their base and plus inputs."""
+    from perfgym.tasks.humaneval import load_humanevalplus
+
+    return load_humanevalplus()
+
+
+@_suite("mercury", hub=True)
+def _mercury(file: Path | None) -> Suite:
+    """Mercury, from the Hugging Face hub or a local file in its schema ('mercury:PATH')."""
+    from perfgym.tasks.mercury import load_mercury
+
+    return load_mercury(file)
+
+
+@_suite("effibench", hub=True)
+def _effibench(file: Path | None) -> Suite:
+    """EffiBench, from the Hugging Face hub or a local file in its schema ('effibench:PATH')."""
+    from perfgym.tasks.effibench import load_effibench
+
+    return load_effibench(file)
+
+
+@_suite("effibench-x", hub=True)
+def _effibench_x(file: Path | None) -> Suite:
+    """EffiBench-X (Python), from the Hugging Face hub or a local file ('effibench-x:PATH')."""
+    from perfgym.tasks.effibench_x import load_effibench_x
+
+    return load_effibench_x(file)
+
+
+@_suite("evalperf", hub=True)
+def _evalperf(file: Path | None) -> Suite:
+    """EvalPerf, from the Hugging Face hub or a local file in its schema ('evalperf:PATH')."""
+    from perfgym.tasks.evalperf import load_evalperf
+
+    return load_evalperf(file)
+
 
 #: Published formats that also load from a local file: name -> the fields that identify it.
 PUBLISHED: dict[str, tuple[str, ...]] = {
@@ -87,18 +149,16 @@ def load_suite(
     $PERFGYM_PCB_EXTERNAL, else `<root>/external`), and `tasks` names the only task directories
     parsed. Other formats ignore both (callers select tasks after loading).
     """
-    if isinstance(spec, str) and spec in BUILTINS:
-        return _builtin_loader(spec)()
-    if isinstance(spec, str) and spec in HUB_SUITES:
-        return _published_loader(spec)(None)
+    if isinstance(spec, str) and (spec in BUILTINS or spec in HUB_SUITES):
+        return _loader(spec)(None)
     if isinstance(spec, str) and spec.split(":", 1)[0] in HUB_SUITES and ":" in spec:
         name, file = spec.split(":", 1)
-        return _published_loader(name)(Path(file).expanduser())
+        return _loader(name)(Path(file).expanduser())
     path = Path(spec).expanduser()
     if path.is_file():
         published = published_format(path)
         if published is not None:
-            return _published_loader(published)(path)
+            return _loader(published)(path)
         if path.suffix == ".jsonl":
             return native.load_jsonl(path)
         raise ConfigError(
@@ -158,17 +218,8 @@ def _load_directory(path: Path, external: str | Path | None, tasks: Sequence[str
     return native.load_directory(path)
 
 
-def _builtin_loader(name: str) -> Callable[[], Suite]:
-    module_name, func_name = BUILTINS[name].split(":")
-    loader: Callable[[], Suite] = getattr(importlib.import_module(module_name), func_name)
-    return loader
-
-
-def _published_loader(name: str) -> Callable[[Path | None], Suite]:
-    module_name, func_name = HUB_SUITES[name].split(":")
-    loader: Callable[[Path | None], Suite] = getattr(
-        importlib.import_module(module_name), func_name
-    )
+def _loader(name: str) -> SuiteLoader:
+    loader: SuiteLoader = get(Kind.SUITES, name)
     return loader
 
 

@@ -20,16 +20,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfgym.errors import ConfigError
-from perfgym.judge.backend import JudgeBackend
+from perfgym.judge.backend import JudgeBackend, get_backend
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.decided_on import DecidedOn
-from perfgym.judge.verdict import Verdict
+from perfgym.judge.verdict import Stage, Verdict
+from perfgym.registry import Kind, get
 from perfgym.rewards import Reward, RewardOutput, get_reward
 from perfgym.tasks.suite import Suite, load_suite
 
 __all__ = [
-    "BACKENDS",
     "BatchReward",
     "Completion",
     "Scored",
@@ -38,8 +38,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("perfgym.train")
-
-BACKENDS = ("local", "service", "ray")
 
 #: A completion as trainers hand it over: text, or chat messages (TRL's conversational form,
 #: `[{"role": "assistant", "content": ...}]`).
@@ -130,8 +128,8 @@ class BatchReward:
             self.reward = reward
         else:
             self.reward = get_reward(reward, **dict(reward_params or {}))
-        if backend not in BACKENDS and judge is None:
-            raise ConfigError(f"unknown backend {backend!r}; choose one of {', '.join(BACKENDS)}")
+        if judge is None:
+            get(Kind.BACKENDS, backend)  # an unknown name: one line listing the known ones
         self.backend = backend
         self.config = judge_config or training_judge_config()
         self.timeout_s = timeout_s
@@ -155,19 +153,9 @@ class BatchReward:
         return self._judge
 
     def _make_judge(self) -> JudgeBackend:
-        if self.backend == "local":
-            from perfgym.judge.judge import Judge
-
-            return Judge(self.config)
-        if self.backend == "service":
-            from perfgym.service.client import ServiceClient
-
-            assert self.url is not None
-            return ServiceClient(self.url, token=self._token, retry_for_s=self.retry_for_s,
-                                 deadline_s=self.timeout_s)  # fmt: skip
-        from perfgym.service.ray_backend import RayJudge
-
-        return RayJudge(self.config, address=self.address)
+        return get_backend(self.backend, self.config, url=self.url, token=self._token,
+                           address=self.address, retry_for_s=self.retry_for_s,
+                           deadline_s=self.timeout_s)  # fmt: skip
 
     def close(self) -> None:
         """Waits for a batch still being judged (one that ran past timeout_s), then closes."""
@@ -275,6 +263,8 @@ class BatchReward:
                 self._last_error = f"no verdicts within {self.timeout_s:g} s ({self.backend})"
             except Exception as exc:  # any backend failure is the infrastructure's, not the model's
                 self._last_error = f"{self.backend} backend failed: {type(exc).__name__}: {exc}"
+                if len(candidates) > 1:
+                    return self._one_by_one(candidates)
             else:
                 if len(verdicts) == len(candidates):
                     return list(verdicts)
@@ -282,6 +272,30 @@ class BatchReward:
             log.warning("perfgym reward: %s; the batch's %d rewards are None",
                         self._last_error, len(candidates))  # fmt: skip
             return None
+
+    def _one_by_one(self, candidates: list[Candidate]) -> list[Verdict] | None:
+        """After `judge_many` raised: each completion judged alone, so that one completion that
+        makes the judge raise loses only its own reward (an infrastructure error, None), never
+        its batch's (red team round 4: one program's output dropped every twin's reward).
+        None when every one of them fails (the backend itself is down)."""
+        verdicts: list[Verdict] = []
+        failed = 0
+        for c in candidates:
+            future = self._runner.submit(self.judge.judge_many, [c])
+            try:
+                verdicts.append(future.result(timeout=self.timeout_s)[0])
+            except Exception as exc:  # noqa: BLE001 - this completion's verdict only
+                failed += 1
+                verdicts.append(Verdict(
+                    task_id=c.task.id, model=c.model, sample=c.sample, stage=Stage.NR,
+                    detail="SANDBOX_ERROR", infra_error=True, language=c.task.language.value,
+                    reason=f"{self.backend} backend failed on this completion alone: "
+                    f"{type(exc).__name__}: {exc}"[:500]))  # fmt: skip
+        if failed == len(candidates):
+            return None
+        log.warning("perfgym reward: the batch's judging raised (%s); judged one by one, %d of "
+                    "%d completions failed alone", self._last_error, failed, len(candidates))  # fmt: skip
+        return verdicts
 
 
 def _scored(verdict: Verdict, out: RewardOutput) -> Scored:

@@ -101,16 +101,14 @@ class _Keeping:
 
 
 def _backend(config: ScorerConfig) -> JudgeBackend:
-    from perfgym.service.backend import make_backend
-    from perfgym.service.client import ServiceClient
+    from perfgym.judge.backend import get_backend
     from perfgym.train.batch import training_judge_config
 
-    if config.backend == "service" and config.url:
-        # a service that is down answers within retry_for_s (infra_error), never a hang
-        return ServiceClient(config.url, token=config.token, retry_for_s=config.retry_for_s)
-    return make_backend(config.backend, training_judge_config(repeats=config.repeats,
-                                                              hidden_seed=config.hidden_seed),
-                        url=config.url, token=config.token, address=config.address)  # fmt: skip
+    # a service that is down answers within retry_for_s (infra_error), never a hang
+    return get_backend(config.backend, training_judge_config(repeats=config.repeats,
+                                                             hidden_seed=config.hidden_seed),
+                       url=config.url, token=config.token, address=config.address,
+                       retry_for_s=config.retry_for_s)  # fmt: skip
 
 
 class VerlScorer:

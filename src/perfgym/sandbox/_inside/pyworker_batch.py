@@ -28,6 +28,7 @@ import time
 import pyworker_check
 import valuecodec
 import worker_meter
+import worker_results
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ class Channel:
             # it; nothing else is read from it).
             return {"value": None}
         try:
-            obj = pyworker_check.json.loads(raw)
+            obj = worker_results.loads_bounded(raw)
         except (ValueError, RecursionError):
             return {"malformed": "an answer that is not JSON"}
         return obj if type(obj) is dict else {"malformed": "an answer that is not an object"}
@@ -354,9 +355,12 @@ def run_batch(req: dict, code: types.CodeType,
         try:
             pidfd = os.pidfd_open(pid)
             results, stopped = drive(req, pid, chan=Channel(ask_w, ans_r, pidfd), tests=tests)
-            import worker_child  # a sibling in the worker's directory, like batch_call's
+            if results and results[-1]["status"] == "CRASH":
+                import worker_child  # a sibling in the worker's directory, like batch_call's
 
-            worker_child.raise_if_killed_before_confined(pid, uid)
+                # its pipe closes before it is a zombie: wait for the exit, then look at it
+                select.select([pidfd], [], [], 1.0)
+                worker_child.raise_if_killed_before_confined(pid, uid)
         finally:
             try:
                 os.kill(pid, _signal.SIGKILL)

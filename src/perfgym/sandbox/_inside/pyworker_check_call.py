@@ -10,6 +10,7 @@ import _signal
 import builtins
 import json
 import os
+import select
 import sys
 import time
 import types
@@ -79,7 +80,13 @@ def _check_call(req: dict, uid: int) -> dict:
             unconfined = worker_child.killed_before_confined(chk, pyworker_request._check_uid)
         _, status, ru_chk = os.wait4(chk, 0)
         os.close(pidfd)
-    unconfined = unconfined or worker_child.killed_before_confined(cand, uid)
+    if not unconfined and not killed and status != 0:
+        # the test failed: if because the candidate's process died, its pipe closed before it
+        # was a zombie; give it a moment to be one (a live candidate just costs the wait)
+        cand_fd = os.pidfd_open(cand)
+        select.select([cand_fd], [], [], 0.05)
+        os.close(cand_fd)
+        unconfined = worker_child.killed_before_confined(cand, uid)
     try:
         os.kill(cand, _signal.SIGKILL)
     except ProcessLookupError:

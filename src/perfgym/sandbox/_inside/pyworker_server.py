@@ -181,6 +181,11 @@ def _request_process(sock: int, uid: int, go_w: int, turn_r: int) -> int:
     # The call's orphans (a daemon, a child whose parent exited) become this process's: its
     # cleanup reaps them, and their rusage is the call's.
     _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # A write to a pipe the program closed is an EPIPE this process handles as the program's
+    # failure, never a SIGPIPE that kills it (a dead request process is the worker's failure:
+    # the program's sample dropped as infrastructure; red team round 4). The call's children
+    # inherit it, as `python3` itself ignores SIGPIPE.
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)
     global _ipc_error
     _ipc_error = _own_ipc_namespace()
     return 0 if _serve_one(sock, uid) else 1

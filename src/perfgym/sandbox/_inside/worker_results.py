@@ -6,9 +6,32 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from types import FrameType
 
 #: The largest result read back.
 MAX_RESULT = 64 << 20
+
+#: The deepest nesting of anything a program wrote that the worker parses. Far below the
+#: interpreter's recursion limit, so the host (whose stack is deeper, and whose value decoder
+#: recurses too) can always decode what the worker accepted: a reply the host could not decode
+#: was the infrastructure's failure, a dropped sample (red team round 4).
+MAX_DEPTH = 200
+
+
+def loads_bounded(raw: bytes | str) -> object:
+    """`json.loads`, raising RecursionError past `MAX_DEPTH` levels of nesting (the recursion
+    limit lowered to this frame's depth plus that, for the parse only)."""
+    depth = 0
+    frame: FrameType | None = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + MAX_DEPTH)
+    try:
+        return json.loads(raw)
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def snapshot(res_fd: int) -> bytes:
@@ -29,7 +52,7 @@ def result_of(res_fd: int, taken: bytes | None = None) -> dict | None:
     if not raw:
         return None
     try:
-        res = json.loads(raw)
+        res = loads_bounded(raw)
     except (ValueError, RecursionError):
         return None
     if not isinstance(res, dict) or not isinstance(res.get("ok"), bool):

@@ -225,6 +225,8 @@ class PythonWorker:
         reply = self._request(req, hide)
         if "worker_failed" in reply:
             return ProgramResult(status=Status.SANDBOX_ERROR, reason=reply["worker_failed"])
+        if "undecodable" in reply:  # the program's output made the reply too deep to decode
+            return ProgramResult(status=Status.RUNTIME_ERROR, reason=reply["undecodable"])
         return program_result(reply, limits, self.cgroup_unavailable)
 
     def _request(self, req: dict[str, Any], hide: Sequence[str] = ()) -> dict[str, Any]:

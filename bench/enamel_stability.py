@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 from targets import Target, at_most, report
 
-from perfgym.judge.enamel_levels import EnamelProblem, EnamelSample
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
+from perfgym.metrics.enamel_levels import EnamelProblem, EnamelSample
 
 
 def traces(path: Path) -> dict[str, dict]:

@@ -38,12 +38,20 @@ def test_every_layer_contract_is_kept() -> None:
 
 
 def test_a_back_import_breaks_the_layers(tmp_path: Path) -> None:
-    """The guard is live: a sandbox module importing the judge makes `lint-imports` fail."""
+    """The guard is live: a sandbox module importing the judge makes `lint-imports` fail, and so
+    (in the same run) do a CLI module building a sandbox worker itself and a metric reaching
+    ENAMEL's protocol (a layer above the metrics)."""
     src = tmp_path / "src"
     shutil.copytree(ROOT / "src" / "perfgym", src / "perfgym")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     (src / "perfgym" / "sandbox" / "_back_import.py").write_text(
         '"""A deliberate layer violation."""\n\nimport perfgym.judge.verdict  # noqa: F401\n'
+    )
+    (src / "perfgym" / "cli" / "_back_import.py").write_text(
+        '"""A CLI module building a worker."""\n\nimport perfgym.sandbox.pyworker  # noqa: F401\n'
+    )
+    (src / "perfgym" / "metrics" / "_back_import.py").write_text(
+        '"""A metric running ENAMEL."""\n\nimport perfgym.enamel.protocol  # noqa: F401\n'
     )
     exe = _executable()
     assert exe is not None
@@ -53,6 +61,10 @@ def test_a_back_import_breaks_the_layers(tmp_path: Path) -> None:
     )
     assert done.returncode != 0
     assert "perfgym.sandbox is not allowed to import perfgym.judge" in done.stdout
+    out = " ".join(done.stdout.split())  # import-linter wraps long lines
+    assert "the CLI builds no sandbox worker" in out and "BROKEN" in out
+    assert "perfgym.cli._back_import -> perfgym.sandbox.pyworker" in out
+    assert "perfgym.metrics is not allowed to import perfgym.enamel" in out
 
 
 def test_a_local_eval_reaching_the_service_or_the_registry_a_kind_breaks_them(

@@ -19,7 +19,7 @@
     ├── PatchError                    repos.shell
     ├── NotWritable                   audit.programs
     ├── _Unwritten                    audit.run: a result could not be written (the run's failure)
-    ├── ReferenceFailed (+RuntimeError)       judge.enamel_reference
+    ├── ReferenceFailed (+RuntimeError)       enamel.reference
     ├── RewardCheckError (+AssertionError)    rewards._check
     ├── ConformanceError (+AssertionError)    sandbox.conformance
     ├── ReplayMissing                 store.replay

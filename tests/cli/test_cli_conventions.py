@@ -58,7 +58,7 @@ def test_start_up_loads_no_heavy_dependency():
 
 
 def test_the_help_texts_constants_equal_the_real_ones():
-    from perfgym.judge.enamel_protocol import REPEATS
+    from perfgym.enamel.protocol import REPEATS
     from perfgym.registry import Kind, names
     from perfgym.simulate import RANKINGS
     from perfgym.tasks.task import Split

@@ -13,7 +13,7 @@ from small_tasks import SUM, sum_task
 from typer.testing import CliRunner
 
 from perfgym.cli import app, eval_cmd
-from perfgym.judge.enamel_protocol import REPEATS as ENAMEL_REPEATS
+from perfgym.enamel.protocol import REPEATS as ENAMEL_REPEATS
 from perfgym.store import ResultStore
 from perfgym.store.results_file import read_results
 

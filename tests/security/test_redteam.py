@@ -651,7 +651,7 @@ def test_a_program_that_cheats_only_when_measured_fails_its_measured_check():
 # only refuses a time below 0 or above the wall). The program could also write any
 # reported_call_ns into the result memfd it holds. eff@k then sees an instant sample.
 def test_a_patched_call_timer_is_not_believed(worker):
-    from perfgym.judge.enamel_protocol import _call_time  # noqa: PLC0415
+    from perfgym.enamel.protocol import _call_time  # noqa: PLC0415
 
     src = (
         "import time\n"

@@ -28,10 +28,10 @@ import sys
 
 import pytest
 
-from perfgym.judge.enamel_levels import EnamelProblem
-from perfgym.judge.enamel_reference import measure_reference
-from perfgym.judge.enamel_sample import evaluate_sample
+from perfgym.enamel.reference import measure_reference
+from perfgym.enamel.sample import evaluate_sample
 from perfgym.metrics.enamel import sample_efficiency
+from perfgym.metrics.enamel_levels import EnamelProblem
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import load_suite
 
@@ -220,7 +220,8 @@ def test_enamel_a_rebound_timer_default_gains_no_more_than_noise(enamel_task, en
     `__defaults__`, writable) and makes them return 0 is overruled by the outside count and
     gains no more than the rebinding of module globals did."""
     cheat_src = enamel_task.reference.source + (
-        "\nimport sys as _s\n_t = _s.modules['__main__']._own_time_ns\n"
+        "\nimport sys as _s\n_t = next(m._own_time_ns for m in list(_s.modules.values())\n"
+        "          if hasattr(m, '_own_time_ns'))\n"
         "_t.__defaults__ = (tuple((lambda: 0) for _ in _t.__defaults__[0]),)\n"
     )
     honest = evaluate_sample(enamel_task, enamel_ref, enamel_task.reference.source, workers,

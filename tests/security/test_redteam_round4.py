@@ -271,7 +271,7 @@ def test_a_huge_int_on_a_float_oracle_does_not_drop_the_whole_batch(judge):
 # SANDBOX_ERROR (enamel_sample.evaluate_sample): a sample that closes its go pipe in its timed
 # calls (SIGPIPE, see above) aborts the whole evaluation, every model's samples with it
 def test_an_enamel_sample_that_kills_its_call_does_not_abort_the_evaluation():
-    from perfgym.judge.enamel_candidates import evaluate_candidates
+    from perfgym.enamel.candidates import evaluate_candidates
     from perfgym.sandbox.pyworker import PythonWorkerPool
     from perfgym.tasks import load_suite
 

@@ -127,8 +127,9 @@ def test_candidate_cannot_read_the_test_code(worker):
     spy = (
         "import gc, sys\n"
         "def f():\n"
-        "    main = sys.modules['__main__']\n"
-        "    seen = [k for k in getattr(main, '_codes', {}) if 'SECRET' in k]\n"
+        "    mods = [m for n, m in list(sys.modules.items())\n"
+        "            if n == '__main__' or n.startswith(('pyworker', 'worker_'))]\n"
+        "    seen = [k for m in mods for k in getattr(m, '_codes', {}) if 'SECRET' in k]\n"
         "    for o in gc.get_objects():\n"
         "        if isinstance(o, dict) and 'SECRET' in str(o.get('checker', '')):\n"
         "            seen.append(o['checker'])\n"
@@ -140,14 +141,16 @@ def test_candidate_cannot_read_the_test_code(worker):
 
 def test_compiled_sources_of_other_calls_are_unreachable(worker):
     """Further attack (hidden-file route): on d1bff82 a call found every earlier call's source
-    (a reference's, say) in the worker parent's compile cache: `sys.modules['__main__']._codes`."""
+    (a reference's, say) in the worker parent's compile cache: `sys.modules['__main__']._codes`
+    (looked for in every module of the worker's server, which is split across its siblings)."""
     reference = "def solve(x):\n    return 'REFERENCE-ONLY-91c2'\n"
     assert worker.call(reference, "solve", [1]).value == "REFERENCE-ONLY-91c2"
     thief = (
         "import sys\n"
         "def solve(x):\n"
-        "    codes = getattr(sys.modules['__main__'], '_codes', {})\n"
-        "    return [k for k in codes if 'REFERENCE-ONLY' in k]\n"
+        "    mods = [m for n, m in list(sys.modules.items())\n"
+        "            if n == '__main__' or n.startswith(('pyworker', 'worker_'))]\n"
+        "    return [k for m in mods for k in getattr(m, '_codes', {}) if 'REFERENCE-ONLY' in k]\n"
     )
     r = worker.call(thief, "solve", [1])
     assert r.status is Status.OK and r.value == [], r.value

@@ -117,7 +117,7 @@ def test_an_earlier_batchs_answers_are_not_in_a_later_batchs_memory(worker):
 
 
 def test_no_python_object_holds_another_calls_source(worker):
-    # gc.get_objects() and the server's own module: no cached code object, no source string,
+    # gc.get_objects() and the server's own modules (__main__ and its siblings): no cached code object, no source string,
     # no request of an earlier call is reachable as a Python object.
     reference = "def solve(x):\n    return 'OBJSECRET-' + 'a2s4d6'\n# OBJSECRET-a2s4d6\n"
     assert worker.call(reference, "solve", [1]).status is Status.OK
@@ -133,10 +133,11 @@ def test_no_python_object_holds_another_calls_source(worker):
         "            for v in list(o.values()):\n"
         "                if isinstance(v, str) and needle in v:\n"
         "                    found.append('dict')\n"
-        "    main = sys.modules.get('__main__')\n"
-        "    for name, v in vars(main).items() if main else ():\n"
-        "        if needle in repr(v)[:100000]:\n"
-        "            found.append(name)\n"
+        "    for mod in [m for n, m in list(sys.modules.items())\n"
+        "                if n == '__main__' or n.startswith(('pyworker', 'worker_'))]:\n"
+        "        for name, v in list(vars(mod).items()):\n"
+        "            if needle in repr(v)[:100000]:\n"
+        "                found.append(name)\n"
         "    return found\n"
     )
     r = worker.call(thief, "solve", [1])

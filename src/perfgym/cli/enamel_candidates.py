@@ -13,11 +13,11 @@ from rich.table import Table
 
 from perfgym.cli.candidates_file import read_candidates
 from perfgym.cli.output import console, err_console, fail, print_json
+from perfgym.enamel.candidates import ModelRun
+from perfgym.enamel.protocol import EnamelTrace
+from perfgym.enamel.run import evaluate_model_samples
 from perfgym.errors import PerfgymError
-from perfgym.judge.enamel_candidates import ModelRun, evaluate_candidates
-from perfgym.judge.enamel_protocol import EnamelTrace
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
-from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.store.results_file import header
 from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import Task
@@ -66,7 +66,7 @@ def run_enamel_candidates(
         fail(f"no usable candidates in {path}")
     t0 = time.monotonic()
     out.parent.mkdir(parents=True, exist_ok=True)
-    with PythonWorkerPool() as workers, out.open("w") as f:
+    with out.open("w") as f:
         f.write(json.dumps(header(suite=suite.name, protocol="enamel", repeats=repeats,
                                   candidates=str(path), skipped_lines=skipped)) + "\n")  # fmt: skip
 
@@ -76,8 +76,8 @@ def run_enamel_candidates(
 
         with Progress(console=err_console, disable=as_json) as bar:
             job = bar.add_task(f"ENAMEL on {len(cands)} samples", total=None)
-            runs, excluded = evaluate_candidates(
-                tasks, cands, workers, repeats, on_traces=write,
+            runs, excluded = evaluate_model_samples(
+                tasks, cands, repeats, on_traces=write,
                 progress=lambda done, total: bar.update(job, completed=done, total=total),
             )  # fmt: skip
     for why in excluded:

@@ -7,17 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
-from rich.progress import Progress, TaskID
+from rich.progress import Progress
 from rich.table import Table
 
 from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
 from perfgym.cli.output import console, err_console, fail, print_json
+from perfgym.enamel.checkpoint import EnamelCheckpoint
+from perfgym.enamel.protocol import SOLUTION_ALIASES
+from perfgym.enamel.run import evaluate_solution_sets
 from perfgym.errors import PerfgymError
-from perfgym.judge.enamel_protocol import SOLUTION_ALIASES, EnamelTrace, evaluate
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
-from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.store.checkpoint import ResumeFrom
-from perfgym.store.enamel_checkpoint import EnamelCheckpoint
 from perfgym.tasks.generate import ENAMEL_KEY
 from perfgym.tasks.task import Task
 
@@ -52,32 +52,26 @@ def run_enamel(
             err_console.print(f"[yellow]{escape(line)}[/]", soft_wrap=True)
     scored = sum(t.metadata[ENAMEL_KEY].get("scored", True) for t in tasks)
     restore = stop_on_sigterm()
+
+    def summarise(label: str) -> None:  # a solution set complete: its eff@1 and pass@1
+        problems, traces = checkpoint.results(label)
+        excluded = [tr.stopped for tr in traces if tr.stopped.startswith("excluded")]
+        for why in excluded:
+            err_console.print(f"[yellow]{escape(why)}[/]")
+        eff = enamel_eff_at_k(problems, EnamelConfig(k=1))
+        pas = enamel_pass_at_k(problems, EnamelConfig(k=1))
+        rows.append({"solutions": label, "problems": len(problems), "excluded": excluded,
+                     "eff@1": [eff.value, eff.ci_low, eff.ci_high],
+                     "pass@1": [pas.value, pas.ci_low, pas.ci_high],
+                     "notes": eff.notes})  # fmt: skip
+
     try:
-        with PythonWorkerPool() as workers:
-            for label in labels:
-                with Progress(console=err_console, disable=as_json) as bar:
-                    job = bar.add_task(f"ENAMEL {label}", total=None)
-                    before = checkpoint.reused_of(label)
-
-                    def tick(done: int, total: int, job: TaskID = job, bar: Progress = bar,
-                             before: int = before) -> None:  # fmt: skip
-                        bar.update(job, completed=before + done, total=before + total)
-
-                    def keep(tr: EnamelTrace, label: str = label) -> None:
-                        checkpoint.finished(label, tr)
-
-                    evaluate(checkpoint.todo(label, tasks), label, workers, repeats,
-                             progress=tick, finished=keep)  # fmt: skip
-                problems, traces = checkpoint.results(label)
-                excluded = [tr.stopped for tr in traces if tr.stopped.startswith("excluded")]
-                for why in excluded:
-                    err_console.print(f"[yellow]{escape(why)}[/]")
-                eff = enamel_eff_at_k(problems, EnamelConfig(k=1))
-                pas = enamel_pass_at_k(problems, EnamelConfig(k=1))
-                rows.append({"solutions": label, "problems": len(problems), "excluded": excluded,
-                             "eff@1": [eff.value, eff.ci_low, eff.ci_high],
-                             "pass@1": [pas.value, pas.ci_low, pas.ci_high],
-                             "notes": eff.notes})  # fmt: skip
+        with Progress(console=err_console, disable=as_json) as bar:
+            jobs = {lb: bar.add_task(f"ENAMEL {lb}", total=None) for lb in labels}
+            evaluate_solution_sets(
+                tasks, labels, repeats, checkpoint, done=summarise,
+                progress=lambda lb, n, total: bar.update(jobs[lb], completed=n, total=total),
+            )  # fmt: skip
         checkpoint.finish()
     except KeyboardInterrupt as exc:
         checkpoint.close()

@@ -45,7 +45,7 @@ BACKENDS_SHOWN = ("local", "service", "ray")
 
 def resolve_repeats(repeats: int | None, *, enamel: bool) -> int:
     """The measured runs per workload: an explicit `--repeats` as given, else the protocol's."""
-    from perfgym.judge.enamel_protocol import REPEATS as ENAMEL_REPEATS
+    from perfgym.enamel.protocol import REPEATS as ENAMEL_REPEATS
 
     if repeats is not None:
         return repeats
@@ -280,7 +280,7 @@ def eval_(
         return
     if repeats is not None and repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
-    from perfgym.judge.enamel_protocol import is_enamel
+    from perfgym.enamel.protocol import is_enamel
 
     enamel = bool(tasks) and all(is_enamel(t) for t in tasks)
     if enamel and hidden:

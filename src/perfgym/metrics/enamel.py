@@ -30,14 +30,14 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from perfgym.errors import ConfigError
-from perfgym.judge.enamel_levels import (
+from perfgym.metrics._inputs import no_context
+from perfgym.metrics.bootstrap import BootstrapConfig, summarize
+from perfgym.metrics.enamel_levels import (
     ENAMEL_WEIGHTS,
     EnamelProblem,
     EnamelSample,
     enamel_level_limits,
 )
-from perfgym.metrics._inputs import no_context
-from perfgym.metrics.bootstrap import BootstrapConfig, summarize
 from perfgym.metrics.estimators import eff_at_k, finite_values, hodges_lehmann, pass_at_k
 from perfgym.metrics.result import MetricResult
 

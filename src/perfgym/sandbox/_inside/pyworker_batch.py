@@ -293,7 +293,7 @@ def _error_of(answer: dict) -> str:
 
 
 def batch_call(req: dict, uid: int, server: types.ModuleType) -> dict:
-    """Mode "batch" of the worker (`server`: the worker's server module, whose compile,
+    """Mode "batch" of the worker (`server`: `pyworker_request`, whose compile,
     descriptor closing and cleanup every mode shares): compile, run the batch, meter it and
     clean up after it as after any call."""
     import worker_child

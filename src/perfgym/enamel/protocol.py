@@ -1,15 +1,15 @@
 """ENAMEL's evaluation protocol: level by level, reference-derived limits, six timed calls per test.
 
-For each problem the expert reference is measured once (`enamel_reference`: expected answers,
+For each problem the expert reference is measured once (`enamel.reference`: expected answers,
 r_j = the largest Hodges–Lehmann time of level j over 6 timed calls per test, one limit
-T = 2 · max_{j>0} r_j), then every sample runs the levels against it (`enamel_sample`: a
+T = 2 · max_{j>0} r_j), then every sample runs the levels against it (`enamel.sample`: a
 wrong answer zeroes the sample, a timeout ends it at that level). `perfgym.metrics.enamel`
 turns the level times into eff@k and pass@k.
 
 Every call is a fresh forked child of a warm worker (no state survives between calls, so a
 cached answer cannot speed up the repeats). The duration is the entry point's own call time,
 measured in that child around the call, as ENAMEL measures it, and believed only when the
-worker's external fork-to-exit wall time agrees (`enamel_timer`).
+worker's external fork-to-exit wall time agrees (`enamel.timer`).
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from perfgym.judge.enamel_levels import EnamelProblem
-from perfgym.judge.enamel_reference import ReferenceFailed, ReferenceRun, measure_reference
-from perfgym.judge.enamel_sample import ENAMEL_KILL_SLACK_S, KILL_SLACK_S, evaluate_sample
-from perfgym.judge.enamel_timer import call_time
+from perfgym.enamel.reference import ReferenceFailed, ReferenceRun, measure_reference
+from perfgym.enamel.sample import ENAMEL_KILL_SLACK_S, KILL_SLACK_S, evaluate_sample
+from perfgym.enamel.timer import call_time
+from perfgym.metrics.enamel_levels import EnamelProblem
 from perfgym.sandbox.pyworker import CallResult, PythonWorkerPool
 from perfgym.tasks.generate import ENAMEL_KEY
 from perfgym.tasks.task import Task
@@ -59,7 +59,7 @@ def is_enamel(task: Task) -> bool:
 
 
 def _call_time(r: CallResult, flags: list[str]) -> float:
-    """A call's duration, its self-report checked against the outside clock (`enamel_timer`)."""
+    """A call's duration, its self-report checked against the outside clock (`enamel.timer`)."""
     return call_time(r, flags)
 
 

@@ -1,35 +1,16 @@
-"""Warm Python workers: already-isolated interpreters that fork a fresh child per call.
-
-For function-level tasks (thousands of calls per RL step) starting an interpreter per call
-dominates the cost. A `PythonWorker` is one long-lived bubblewrap holding a pristine
-interpreter (`_inside/pyworker_server.py`) that forks a request process per call, which
-reads that call's request alone and exits with it: no process that runs a candidate ever held
-another call's source, test code or reply. Each `call` forks from it an unprivileged child that runs
-the program's module in a fresh namespace and calls its entry point, and each `run_program`
-forks one that runs a whole stdio program as `python3 prog.py` would, and each `check_call`
-runs a candidate against an assertion oracle's test code in two processes (the test process
-alone writes the verdict). Nothing a call leaves behind (files, module state, processes) is
-visible to the next call: a call whose leftovers cannot be cleaned fails, and its worker is
-restarted (`restarts`, `failed_cleanups`). Its environment is the programs' default, never
-this host's. Each worker runs in a cpu-accounting cgroup of its
-own (`worker_cgroup`), so CPU hidden in processes nobody waited for is counted.
-"""
+"""`PythonWorker`: one warm, isolated interpreter serving calls (see `perfgym.sandbox.pyworker`)."""
 
 from __future__ import annotations
 
 import base64
 import collections
-import copy
 import itertools
-import json
 import os
 import socket
-import struct
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from perfgym.sandbox import seccomp, spawner
@@ -38,6 +19,7 @@ from perfgym.sandbox.batch_messages import BatchResult, batch_request, batch_res
 from perfgym.sandbox.bwrap import find_bwrap
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.pyworker.framing import PIPELINE_BYTES, frame, recv, send
 from perfgym.sandbox.view import INSIDE_MOUNT, base_args, hidden_paths, program_env
 from perfgym.sandbox.worker_cgroup import WorkerCgroup
 from perfgym.sandbox.worker_messages import (
@@ -49,8 +31,6 @@ from perfgym.sandbox.worker_messages import (
     check_request,
     program_result,
 )
-
-__all__ = ["CallResult", "ProgramResult", "PythonWorker", "PythonWorkerPool"]
 
 #: The worker's server as its bubblewrap sees it (only `_inside` is bound there).
 SERVER = f"{INSIDE_MOUNT}/pyworker_server.py"
@@ -146,7 +126,7 @@ class PythonWorker:
                 if f >= 0:
                     os.close(f)
         self._sock = host_end
-        hello = _recv(host_end)
+        hello = recv(host_end)
         if not hello.get("ready"):
             raise RuntimeError(f"python worker failed to start: {hello}")
         if self._cgroup is not None and not hello.get("cgroup"):
@@ -254,8 +234,8 @@ class PythonWorker:
             try:
                 sock = self._sock if self._alive() and self._hides(hide) else self._restart(hide)
                 assert sock is not None
-                _send(sock, req)
-                reply = _recv(sock)
+                send(sock, req)
+                reply = recv(sock)
             except (OSError, EOFError, RuntimeError) as exc:
                 self._stop()
                 return {"worker_failed": f"worker failed: {exc}"}
@@ -286,7 +266,7 @@ class PythonWorker:
         request instead of waiting for this host to read, decide and send. Returns the raw
         replies by index. Calls still run one at a time, each in its own child.
 
-        Only a few small requests are ever in flight (at most `_PIPELINE_BYTES`): a worker
+        Only a few small requests are ever in flight (at most `PIPELINE_BYTES`): a worker
         blocked writing a large reply can then never meet this host blocked sending. When the
         worker dies, the request it was serving fails (as `call` would); the rest are sent
         again to a restarted worker, which had not started them."""
@@ -310,16 +290,16 @@ class PythonWorker:
                         job = job or take()
                         if job is None:
                             break
-                        data = _frame(job[1])
+                        data = frame(job[1])
                         ahead = sum(len(d) for _i, d in pending)
-                        if pending and ahead + len(data) > _PIPELINE_BYTES:
+                        if pending and ahead + len(data) > PIPELINE_BYTES:
                             break
                         sock.sendall(data)
                         pending.append((job[0], data))
                         job = None
                     if not pending:
                         return out
-                    reply = _recv(sock)
+                    reply = recv(sock)
                 except (OSError, EOFError, RuntimeError) as exc:
                     self._stop()
                     sock = None
@@ -365,186 +345,3 @@ class PythonWorker:
     def close(self) -> None:
         with self._lock:
             self._stop()
-
-
-class PythonWorkerPool:
-    """`size` warm workers (default: one per core) serving calls concurrently.
-
-    `hide`: host paths every call of this pool must not see, beyond the configured ones (see
-    `hiding`)."""
-
-    def __init__(self, size: int | None = None, config: SandboxConfig | None = None) -> None:
-        self.size = size or len(os.sched_getaffinity(0))
-        self.workers = [PythonWorker(config) for _ in range(self.size)]
-        cores = sorted(os.sched_getaffinity(0))
-        for i, w in enumerate(self.workers):
-            w.home_core = cores[i % len(cores)]
-        self._free: list[PythonWorker] = list(self.workers)
-        self._freed = threading.Condition()
-        self._executor = ThreadPoolExecutor(max_workers=self.size)
-        self.hide: tuple[str, ...] = ()
-
-    def _take(self) -> PythonWorker:
-        """A free worker, waiting for one: of those free, one whose home core the fewest busy
-        workers share (two batches on one core while another idles would halve their speed)."""
-        with self._freed:
-            while not self._free:
-                self._freed.wait()
-            busy = collections.Counter(w.home_core for w in self.workers if w not in self._free)
-            worker = min(self._free, key=lambda w: busy[w.home_core])
-            self._free.remove(worker)
-            return worker
-
-    def _give(self, worker: PythonWorker) -> None:
-        with self._freed:
-            self._free.append(worker)
-            self._freed.notify()
-
-    def hiding(self, paths: Sequence[str]) -> PythonWorkerPool:
-        """A view of this pool, on the same workers, whose calls also hide `paths` (a worker
-        that shows one is restarted hiding it). Nothing of this pool changes; close the pool,
-        not its views."""
-        view = copy.copy(self)
-        view.hide = tuple(dict.fromkeys([*self.hide, *map(str, paths)]))
-        return view
-
-    def call(self, source: str, entry: str | None, args: Sequence[Any] = (),
-             limits: Limits | None = None, *,
-             core: int | Sequence[int] | None = None) -> CallResult:  # fmt: skip
-        """`PythonWorker.call` on the next free worker (`core`: see there)."""
-        worker = self._take()
-        try:
-            return worker.call(source, entry, args, limits, hide=self.hide, core=core)
-        finally:
-            self._give(worker)
-
-    def check_call(self, source: str, checker: str, entry: str,
-                   limits: Limits | None = None, *,
-                   core: int | Sequence[int] | None = None) -> CallResult:  # fmt: skip
-        """`PythonWorker.check_call` on the next free worker."""
-        worker = self._take()
-        try:
-            return worker.check_call(source, checker, entry, limits, hide=self.hide, core=core)
-        finally:
-            self._give(worker)
-
-    def batch(self, source: str, entry: str, tests: Sequence[tuple[Sequence[Any], Limits]],
-              limits: Limits, *, fail_fast: bool = False) -> BatchResult:  # fmt: skip
-        """`PythonWorker.batch` on the next free worker."""
-        worker = self._take()
-        try:
-            return worker.batch(source, entry, tests, limits, fail_fast=fail_fast, hide=self.hide)
-        finally:
-            self._give(worker)
-
-    def stats(self) -> dict[str, int]:
-        """The workers' counters summed (for a health check): `calls`, `restarts` (a worker
-        started again: a failed cleanup, a crash) and `failed_cleanups`."""
-        total = {"workers": self.size, "calls": 0, "restarts": 0, "failed_cleanups": 0}
-        for w in self.workers:
-            for k, v in w.stats().items():
-                total[k] += v
-        return total
-
-    def run_program(
-        self,
-        source: str,
-        *,
-        stdin: bytes | str = b"",
-        argv: Sequence[str] = ("/tmp/main.py",),
-        limits: Limits | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> ProgramResult:
-        """`PythonWorker.run_program` on the next free worker."""
-        worker = self._take()
-        try:
-            return worker.run_program(source, stdin=stdin, argv=argv, limits=limits, env=env,
-                                      hide=self.hide)  # fmt: skip
-        finally:
-            self._give(worker)
-
-    def map(self, calls: Iterable[tuple[str, str | None, Sequence[Any]]],
-            limits: Limits | None = None) -> list[CallResult]:  # fmt: skip
-        """Every call, in order, spread over the workers as they free up (pipelined: see
-        `PythonWorker.stream`)."""
-        limits = limits or DEFAULT_CALL_LIMITS
-        reqs = [call_request(s, e, a, limits) for s, e, a in calls]
-        jobs = iter(enumerate(reqs))
-        lock = threading.Lock()
-
-        def take() -> tuple[int, dict[str, Any]] | None:
-            with lock:
-                return next(jobs, None)
-
-        def drive() -> dict[int, dict[str, Any]]:
-            worker = self._take()
-            try:
-                return worker.stream(take, hide=self.hide)
-            finally:
-                self._give(worker)
-
-        replies: dict[int, dict[str, Any]] = {}
-        for f in [self._executor.submit(drive) for _ in range(min(self.size, len(reqs)))]:
-            replies.update(f.result())
-        why = self.workers[0].cgroup_unavailable if self.workers else ""
-        return [call_result(replies[i], limits, why) for i in range(len(reqs))]
-
-    def close(self) -> None:
-        self._executor.shutdown(wait=True)
-        for w in self.workers:
-            w.close()
-
-    def __enter__(self) -> PythonWorkerPool:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-#: Bytes of requests a pipelined worker may have unanswered (see `PythonWorker.stream`).
-_PIPELINE_BYTES = 64 << 10
-
-
-def _frame(obj: dict[str, Any]) -> bytes:
-    """A request's bytes: an assertion call's test code, and a function call's arguments, as a
-    second frame, which the worker reads only after the program's process was forked (that
-    process never holds it; a function call's child gets its arguments after its module ran)."""
-    if obj.get("mode") == "check" and "checker" in obj:
-        head = {k: v for k, v in obj.items() if k != "checker"}
-        return _one_frame(head) + _one_frame({"checker": obj["checker"]})
-    if obj.get("mode") is None:
-        head = {k: v for k, v in obj.items() if k != "args"}
-        return _one_frame(head) + _one_frame({"args": obj.get("args", [])})
-    return _one_frame(obj)
-
-
-def _one_frame(obj: dict[str, Any]) -> bytes:
-    data = json.dumps(obj).encode()
-    return struct.pack(">I", len(data)) + data
-
-
-def _send(sock: socket.socket, obj: dict[str, Any]) -> None:
-    sock.sendall(_frame(obj))
-
-
-def _recv(sock: socket.socket) -> dict[str, Any]:
-    head = _recv_exact(sock, 4)
-    (n,) = struct.unpack(">I", head)
-    data = _recv_exact(sock, n)
-    try:
-        return json.loads(data)
-    except RecursionError:
-        # A whole frame the worker wrote, too deep here only because the program's value is:
-        # the program's failure, never the worker's (the worker caps what it parses; this is
-        # the host's own guard, red team round 4).
-        return {"undecodable": "the call's result is nested too deeply to decode"}
-
-
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
-            raise EOFError("worker closed the connection")
-        buf += chunk
-    return bytes(buf)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from perfgym.judge.enamel_protocol import evaluate
+from perfgym.enamel.protocol import evaluate
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import load_suite

@@ -3,10 +3,10 @@ problems counted, and a program that fakes its own call timer gains nothing."""
 
 import pytest
 
+from perfgym.enamel.candidates import evaluate_candidates, sample_source
+from perfgym.enamel.reference import measure_reference
+from perfgym.enamel.sample import evaluate_sample
 from perfgym.judge.candidate import Candidate
-from perfgym.judge.enamel_candidates import evaluate_candidates, sample_source
-from perfgym.judge.enamel_reference import measure_reference
-from perfgym.judge.enamel_sample import evaluate_sample
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
 from perfgym.metrics.enamel import sample_efficiency as score
 from perfgym.sandbox.pyworker import PythonWorkerPool
@@ -30,7 +30,7 @@ def ref(task, workers):
 
 
 def _problem(task, ref, samples):
-    from perfgym.judge.enamel_levels import EnamelProblem
+    from perfgym.metrics.enamel_levels import EnamelProblem
 
     n = len(ref.levels)
     return EnamelProblem(task_id=task.id, reference_times_s=ref.level_times_s,
@@ -90,7 +90,7 @@ def test_a_patched_call_timer_does_not_make_a_slow_sample_fast(task, ref, worker
 
 
 def test_an_impossible_or_low_self_report_is_overruled_by_the_kernels_count():
-    from perfgym.judge.enamel_timer import GAP_SLACK_S, MISMATCH, call_time
+    from perfgym.enamel.timer import GAP_SLACK_S, MISMATCH, call_time
     from perfgym.sandbox.execution import Status
     from perfgym.sandbox.pyworker import CallResult
 
@@ -110,7 +110,7 @@ def test_memory_buys_no_allowance_where_the_exit_is_not_counted():
     """Where the outside count ends at the child's "result written" (the worker's cgroup), the
     exit's release of memory is not in it: a large peak RSS (allocated in module code, which is
     not counted either) adds nothing to what a self-report may hide."""
-    from perfgym.judge.enamel_timer import GAP_SLACK_S, call_time
+    from perfgym.enamel.timer import GAP_SLACK_S, call_time
     from perfgym.sandbox.execution import Status
     from perfgym.sandbox.pyworker import CallResult
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from perfgym.enamel.timer import gap_of, trusted_call_time
 from perfgym.errors import PerfgymError
-from perfgym.judge.enamel_levels import ENAMEL_WEIGHTS, enamel_level_limits
-from perfgym.judge.enamel_timer import gap_of, trusted_call_time
+from perfgym.metrics.enamel_levels import ENAMEL_WEIGHTS, enamel_level_limits
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import CallResult, PythonWorkerPool
@@ -41,7 +41,7 @@ class ReferenceRun:
     levels: list[list[TestCase]]
     expected: dict[str, Any]
     #: The largest outside − reported time of the reference's runs per test: the yardstick of
-    #: the candidates' self-reported call times (`enamel_timer`).
+    #: the candidates' self-reported call times (`enamel.timer`).
     gap_s: dict[str, float]
     level_times_s: list[float]
     limit_s: float

@@ -1,6 +1,6 @@
 """ENAMEL's level times: what its protocol measures per problem, and the level-limit rule.
 
-`perfgym.judge.enamel_protocol` produces `EnamelProblem`s; `perfgym.metrics.enamel` scores
+`perfgym.enamel.protocol` produces `EnamelProblem`s; `perfgym.metrics.enamel` scores
 them (eff@k, pass@k) and re-exports these names.
 """
 

@@ -14,11 +14,11 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from perfgym.enamel.protocol import EnamelTrace, ReferenceFailed, trace_of
+from perfgym.enamel.reference import measure_reference
 from perfgym.judge.candidate import Candidate
-from perfgym.judge.enamel_levels import EnamelProblem, EnamelSample
-from perfgym.judge.enamel_protocol import EnamelTrace, ReferenceFailed, trace_of
-from perfgym.judge.enamel_reference import measure_reference
 from perfgym.judge.extract import extract
+from perfgym.metrics.enamel_levels import EnamelProblem, EnamelSample
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.generate import ENAMEL_KEY
 from perfgym.tasks.task import Task

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from perfgym.judge.enamel_levels import EnamelProblem, EnamelSample
-from perfgym.judge.enamel_protocol import EnamelTrace
+from perfgym.enamel.protocol import EnamelTrace
 from perfgym.machine import fingerprint
+from perfgym.metrics.enamel_levels import EnamelProblem, EnamelSample
 from perfgym.store.checkpoint import ResumeFrom, run_key, summarise_problems
 from perfgym.store.journal import ResultsJournal
 from perfgym.store.keys import task_digest

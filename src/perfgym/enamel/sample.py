@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from perfgym.enamel.reference import ReferenceRun, call, enamel_program, level_repeats
+from perfgym.enamel.timer import call_time
 from perfgym.errors import SandboxUnavailable
-from perfgym.judge.enamel_levels import EnamelSample
-from perfgym.judge.enamel_reference import ReferenceRun, call, enamel_program, level_repeats
-from perfgym.judge.enamel_timer import call_time
 from perfgym.judge.oracle import check
+from perfgym.metrics.enamel_levels import EnamelSample
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import on_cpu
 from perfgym.sandbox.pyworker import PythonWorkerPool

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from perfgym.judge.enamel_protocol import evaluate
+from perfgym.enamel.checkpoint import EnamelCheckpoint, problem_of
+from perfgym.enamel.protocol import evaluate
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.store.checkpoint import ResumeFrom
-from perfgym.store.enamel_checkpoint import EnamelCheckpoint, problem_of
 from perfgym.store.results_file import HEADER_KEY
 from perfgym.tasks.suite import load_suite
 

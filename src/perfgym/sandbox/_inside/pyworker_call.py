@@ -1,0 +1,264 @@
+"""Function calls of the warm Python worker: the call's child, its handshake, its own timer.
+
+The child runs the module in a fresh namespace, says it ran, waits for its arguments, calls the
+entry point on clocks bound before the program ran, and writes its result; the request process
+counts the call's CPU from "ready" to "done" (see `_call`). Stdlib only; imported by
+`pyworker_server.py` inside the worker's sandbox.
+"""
+
+from __future__ import annotations
+
+import _pickle
+import _signal
+import builtins
+import json
+import os
+import select
+import sys
+import time
+import types
+from collections.abc import Callable
+
+import valuecodec
+import worker_child
+import worker_meter
+import worker_results
+from pyworker_request import (
+    CPU_POLL_S,
+    _await_exit,
+    _await_turn,
+    _close_inherited,
+    _compile,
+    _cpu_used_s,
+    _finish,
+    _flush_stdio,
+    _forget,
+    _over_limit,
+    _pin,
+    _read_args,
+)
+
+
+def _run_delay_ns(fd: int, ident: tuple[int, int]) -> int | None:
+    """The calling thread's time spent runnable but waiting for a CPU (schedstat's second
+    field, ns), or None where the kernel does not keep it, or `fd` is no longer the file
+    `ident` names (the call replaced it to forge a delay)."""
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != ident:
+            return None
+        return int(os.pread(fd, 128, 0).split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _own_time_ns(call: Callable[[], object], _clocks: tuple = (time.monotonic_ns,
+                 time.process_time_ns)) -> tuple[object, int, int, int]:  # fmt: skip
+    """Run `call`; its value, its wall time (the program's own clock, as ENAMEL's), its CPU
+    time (every thread) and its time on a machine of its own: the wall time (on a clock bound
+    before the program ran) less the time the thread waited for a CPU another process held
+    (nothing less without schedstat), at least its CPU time. The last counts what the call did
+    and what it waited for (sleep, I/O, a child), not the machine's load. Its clocks are bound
+    at definition (`_clocks`), not looked up in this module's globals or in `time`, where the
+    program's module code could rebind them (the wall timer stays `time`'s, as ENAMEL's own; a
+    report forged anyway is checked from outside, `perfgym.enamel.timer`)."""
+    monotonic_ns, process_cpu_ns = _clocks
+    try:
+        fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        st = os.fstat(fd)
+        ident = (st.st_dev, st.st_ino)
+    except OSError:
+        fd, ident = -1, (0, 0)
+    d0 = _run_delay_ns(fd, ident) if fd >= 0 else None
+    m0, c0 = monotonic_ns(), process_cpu_ns()
+    t0 = time.perf_counter_ns()
+    value = call()
+    wall_ns = time.perf_counter_ns() - t0
+    c1, m1 = process_cpu_ns(), monotonic_ns()
+    d1 = _run_delay_ns(fd, ident) if fd >= 0 else None
+    if fd >= 0:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+    cpu_ns = c1 - c0
+    waited = d1 - d0 if d0 is not None and d1 is not None else 0  # none known: all of the wall
+    return value, wall_ns, cpu_ns, max(cpu_ns, (m1 - m0) - max(0, waited))
+
+
+def _child(req: dict, code: types.CodeType, out_fd: int, res_fd: int, uid: int, vsize: int,
+           stamp_w: int, handshake: tuple[int, int, int, int]) -> None:  # fmt: skip
+    """The per-call child: limits, privilege drop, fresh module namespace, call. Never returns.
+    `handshake`: (ready_w, go_r, args_fd, done_w), see `_call`."""
+    given = False  # the worker handed over the arguments: it waits for "done"
+    try:
+        os.dup2(out_fd, 1)
+        os.dup2(out_fd, 2)
+        _close_inherited((out_fd, res_fd, stamp_w, *handshake))
+        worker_child.fresh_stdio()
+        _forget(req)
+        worker_child.confine(req["limits"], uid, vsize)
+        worker_meter.send_stamp(stamp_w)
+        namespace = {"__name__": req.get("module_name", "solution"), "__builtins__": builtins}
+        exec(code, namespace)  # noqa: S102 - the untrusted program, in its isolated child
+        entry = req.get("entry")
+        value = None
+        call_ns = cpu_ns = own_ns = 0
+        if entry:
+            fn = namespace.get(entry)
+            if not callable(fn):
+                raise NameError(f"entry point {entry!r} is not defined by the program")
+            args = _arguments(*handshake[:3])
+            given = True
+            value, call_ns, cpu_ns, own_ns = _own_time_ns(lambda: fn(*args))
+        result = {"ok": True, "value": valuecodec.encode(value), "reported_call_ns": call_ns,
+                  "reported_call_cpu_ns": cpu_ns, "reported_call_own_ns": own_ns}  # fmt: skip
+        code_out = 0
+    except BaseException as exc:  # noqa: BLE001 - the program's own failure, reported as such
+        result = {"ok": False, "error": f"{type(exc).__name__}: {exc}"[:2000]}
+        code_out = 1
+    try:
+        sys.stdout.flush()
+    except BaseException:  # noqa: BLE001
+        pass
+    try:
+        os.write(res_fd, json.dumps(result).encode())
+        if given:
+            os.write(handshake[3], b"d")  # the result is complete: the call's count ends
+            os.read(handshake[1], 1)  # blocked (not exiting) while the worker reads that count
+    except BaseException:  # noqa: BLE001 - e.g. the value was too large for the file limit
+        pass
+    os._exit(code_out)
+
+
+def _arguments(ready_w: int, go_r: int, args_fd: int, _loads=_pickle.loads) -> list:  # noqa: ANN001
+    """In the call's child, its module run: say so, wait for the go, read the arguments (which
+    this process never held before). They come pickled by the worker (`_pickled_args`): the
+    C unpickler builds builtin values without running any Python code the module could have
+    patched, 10-200x faster than the JSON decoding (whose time on a large input, in the
+    outside count, varied by ms between runs). The result's encoding runs once on a small
+    value first, so that its first touch of the parent's pages (copy-on-write faults) is not
+    in the count either."""
+    json.dumps(valuecodec.encode([0, "", 0.5, [1], (), {1: 2}, None]))
+    os.write(ready_w, b"r")
+    os.close(ready_w)
+    if os.read(go_r, 1) != b"g":
+        raise RuntimeError("the worker sent no arguments")
+    raw = os.pread(args_fd, os.fstat(args_fd).st_size, 0)
+    os.close(args_fd)
+    args = _loads(raw)
+    if isinstance(args, BaseException):
+        raise args
+    return args
+
+
+def _pickled_args(encoded: list) -> bytes:
+    """A call's arguments (valuecodec's encoding, from the host) as the child reads them: the
+    decoded values pickled; a malformed encoding, the error the child raises."""
+    try:
+        return _pickle.dumps(valuecodec.decode(encoded), 5)
+    except Exception as exc:  # noqa: BLE001 - the call's failure, as when the child decoded
+        return _pickle.dumps(ValueError(f"{type(exc).__name__}: {exc}"[:500]), 5)
+
+
+def _await_ready(pidfd: int, ready_r: int, start: tuple, t0: float, lim: dict) -> tuple[str, float]:
+    """Wait for the call's child to have run its module: ("", the call's CPU so far, -1 when
+    unknown or the child exited first), or (why it must be killed, -1)."""
+    while True:
+        left, why = _over_limit(start, t0, lim)
+        if why:
+            return why, -1.0
+        ready, _, _ = select.select([ready_r, pidfd], [], [], min(left, CPU_POLL_S))
+        if ready_r in ready:
+            if os.read(ready_r, 1) != b"r":
+                return "", -1.0
+            used = _cpu_used_s(start)
+            return "", -1.0 if used is None else used
+        if ready:
+            return "", -1.0
+
+
+def _await_done(pidfd: int, done_r: int, res_fd: int, start: tuple, t0: float,
+                lim: dict) -> tuple[str, float, bytes | None]:  # fmt: skip
+    """Wait for the call's child to say its result is written: ("", the call's CPU so far, the
+    result as it is now), ("", -1, None) when it exited or closed the pipe first, or (why it
+    must be killed, -1, None). The result is taken at that moment: a "done" the program sends
+    before its answer is written is an answer missing, never an early end of the count."""
+    while True:
+        left, why = _over_limit(start, t0, lim)
+        if why:
+            return why, -1.0, None
+        ready, _, _ = select.select([done_r, pidfd], [], [], min(left, CPU_POLL_S))
+        if done_r in ready:
+            if os.read(done_r, 1) != b"d":
+                return "", -1.0, None
+            used = _cpu_used_s(start)
+            return "", -1.0 if used is None else used, worker_results.snapshot(res_fd)
+        if ready:
+            return "", -1.0, None
+
+
+def _call(req: dict, uid: int) -> dict:
+    """A function call. Its arguments are a frame of their own, read after the child's fork,
+    and handed to the child only once it says its module has run ("ready"; it then waits for
+    the go): the module's code cannot compute anything from them, and the call's CPU of every
+    process counted from that moment (`call_cpu_s`) is the call and what follows it, not the
+    module's imports, which ENAMEL does not time. The count ends when the child says its
+    result is written ("done"; the result is taken then), not at its exit, whose release of
+    memory ENAMEL does not time either."""
+    key, code, err = _compile(req["source"], req.get("filename", "solution.py"), req["limits"])
+    if code is None:
+        _read_args()  # dropped unused: this process forks nothing after it
+        return {"status": "COMPILE_ERROR", "error": err}
+    lim = req["limits"]
+    out_fd = os.memfd_create("out", 0)
+    res_fd = os.memfd_create("res", 0)
+    vsize, server_rss = (
+        worker_meter.statm()
+    )  # the child starts sharing this much; its own use is the excess
+    _flush_stdio()
+    _pin(req.get("core"))
+    stamp_r, stamp_w = os.pipe()
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
+    done_r, done_w = os.pipe()
+    args_fd = os.memfd_create("args", 0)
+    _await_turn()
+    start = worker_meter.meter()
+    t0 = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        _child(req, code, out_fd, res_fd, uid, vsize, stamp_w, (ready_w, go_r, args_fd, done_w))
+    for fd in (stamp_w, ready_w, go_r, done_w):
+        os.close(fd)
+    args = _read_args()
+    pidfd = os.pidfd_open(pid)
+    reason, ready_cpu = _await_ready(pidfd, ready_r, start, t0, lim)
+    done_cpu, result = -1.0, None
+    if not reason and ready_cpu >= 0:
+        os.write(args_fd, _pickled_args(args))
+        try:
+            os.write(go_w, b"g")
+        except OSError:  # the child closed its end: its own failure, seen at its exit
+            pass
+        reason, done_cpu, result = _await_done(pidfd, done_r, res_fd, start, t0, lim)
+    for fd in (ready_r, go_w, args_fd, done_r):
+        os.close(fd)
+    reason = reason or _await_exit(pidfd, start, t0, lim)
+    killed = "TIMEOUT" if reason else ""
+    if reason:
+        os.kill(pid, _signal.SIGKILL)
+    else:
+        worker_child.raise_if_killed_before_confined(pid, uid)
+    _, status, ru = os.wait4(pid, 0)
+    exit_ns = time.monotonic_ns()
+    wall = time.monotonic() - t0
+    os.close(pidfd)
+    reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed, "reason": reason,
+                   "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
+    stamp_cpu = worker_meter.program_figures(stamp_r, exit_ns, ru, reply)
+    _finish(reply, start)
+    worker_meter.call_window(stamp_cpu, ready_cpu, done_cpu, reply)
+    worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
+    reply["result"] = worker_results.result_of(res_fd, result)
+    return reply

@@ -10,7 +10,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "service"))
-from service_helpers import kill_if_root  # noqa: E402
+from service_helpers import kill_if_root, uid_of  # noqa: E402
 
 from perfgym.sandbox import Limits, Status
 from perfgym.sandbox.pyworker import PythonWorker
@@ -136,17 +136,6 @@ def _children(pid: int) -> list[int]:
         return []
 
 
-def _uid(pid: int) -> int | None:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("Uid:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
-
-
 def _one_call(w: PythonWorker, mode: str) -> Status:
     if mode == "call":
         return w.call("def f(x):\n    return x + 1\n", "f", [1]).status
@@ -181,7 +170,7 @@ def test_a_call_child_killed_before_its_drop_is_a_sandbox_error_not_a_verdict(mo
             for zygote in _children(proc.pid):
                 for request in _children(zygote):
                     for child in _children(request):
-                        if child in hits or _uid(child) != 0:
+                        if child in hits or uid_of(child) != 0:
                             continue
                         if kill_if_root(child):
                             hits.append(child)

@@ -14,7 +14,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from service_helpers import ADD, add_task, descendants, kill_if_root, worker_pids
+from service_helpers import ADD, add_task, descendants, kill_if_root, uid_of, worker_pids
 
 from perfgym.judge import Candidate
 from perfgym.service.client import AsyncServiceClient, judge_request
@@ -39,18 +39,6 @@ def _age_s(pid: int) -> float:
     except (OSError, ValueError, IndexError):
         return 0.0
     return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _uid(pid: int) -> int | None:
-    """The real uid of a process, or None when it is gone."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("Uid:"):
-                    return int(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
-    return None
 
 
 class Killer(threading.Thread):
@@ -83,7 +71,7 @@ class Killer(threading.Thread):
             victim = self.rng.choice(workers)
             kind = "worker"
             if self.rng.random() < 0.5:
-                below = [p for p in descendants(victim) if _uid(p) == 0]
+                below = [p for p in descendants(victim) if uid_of(p) == 0]
                 if below:
                     victim, kind = self.rng.choice(below), "sandbox"
             if kill_if_root(victim):  # stopped, its uid read again: never a program's

@@ -76,6 +76,16 @@ def _signal(procs: set[tuple[int, int]], sig: int) -> None:
                 pass
 
 
+def end_trees(roots: set[int] | list[int]) -> None:
+    """End `roots` and all their descendants now: SIGTERM, then SIGKILL after the grace period."""
+    procs = _tree({(pid, st[1]) for pid in roots if (st := _stat(pid)) is not None})
+    _signal(procs, signal.SIGTERM)
+    end = time.monotonic() + GRACE_S
+    while time.monotonic() < end and any(map(_alive, procs)):
+        time.sleep(0.05)
+    _signal(procs, signal.SIGKILL)
+
+
 def reap(owner: int, roots: list[int]) -> None:
     """The watcher's loop: record `roots`' tree while `owner` lives, then end what is left."""
     seen = {(pid, st[1]) for pid in roots if (st := _stat(pid)) is not None}

@@ -50,7 +50,10 @@ class NodeJudge:
         import ray
 
         from perfgym.machine import fingerprint
+        from perfgym.niceness import undo_ray_niceness
 
+        # Ray starts workers at nice 15: the judge and the programs it starts would inherit it
+        self.niceness_note = undo_ray_niceness()
         self.node_id = ray.get_runtime_context().get_node_id()
         # the node, not only the host: two nodes on one host are two measuring machines
         self.machine = f"{fingerprint()}#ray:{self.node_id[:12]}"

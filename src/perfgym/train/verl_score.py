@@ -116,9 +116,12 @@ class VerlScorer:
     `records`, every batch is appended to perfgym's reward records (for diagnostics)."""
 
     def __init__(self, config: ScorerConfig) -> None:
+        from perfgym.niceness import undo_ray_niceness
         from perfgym.train.batch import BatchReward
         from perfgym.train.diagnostics_records import RewardRecords
 
+        # verl's reward workers are Ray actors, started at nice 15 unless Ray was told otherwise
+        self.niceness_note = undo_ray_niceness()
         self.config = config
         self.judge = _Keeping(_backend(config))
         self.batch = BatchReward(config.suite, config.reward, backend=config.backend,

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from perfgym.judge import trailer
 from perfgym.judge.oracle import check
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Stage, TestResult
@@ -61,7 +62,10 @@ def run_case(
     script = _python_script(task, variant)
     if warm and workers is not None and script is not None and variant.source is not None:
         return _program(variant.source, script, case, workers, limits)
-    ex = sandbox.run(variant.argv, stdin=case.stdin, binds=variant.binds, limits=limits, cpu=cpu)
+    secret = trailer.nonce() if task.kind is TaskKind.HARNESS and variant.end_mark else None
+    files = {trailer.NONCE_FILE: secret + "\n"} if secret else None
+    ex = sandbox.run(variant.argv, stdin=case.stdin, binds=variant.binds, limits=limits, cpu=cpu,
+                     files=files)  # fmt: skip
     m = ex.measurement
     out = RunOutcome(
         status=ex.status,
@@ -78,7 +82,7 @@ def run_case(
     if ex.status is not Status.OK and ex.stderr:
         out.message = f"{out.message}: {ex.stderr_text.strip()[-300:]}"
     if task.kind is TaskKind.HARNESS:
-        _read_harness_line(ex.stdout_text, out)
+        read_harness(ex.stdout_text, out, secret)
         if ex.status is Status.RUNTIME_ERROR and out.harness_ok is False:
             out.status = Status.OK  # it ran and reported a wrong answer: WO, not NR
     return out
@@ -111,6 +115,53 @@ def _program(
     if r.status is not Status.OK and r.stderr:
         out.message = f"{out.message}: {r.stderr_text.strip()[-300:]}"
     return out
+
+
+def read_harness(stdout: str, out: RunOutcome, secret: str | None) -> None:
+    """The harness's verdict from a run's stdout (`out.wall_s` already measured). With an
+    end-mark wrapper (`secret`: the run's nonce, `perfgym.judge.trailer`), only the stdout
+    before the mark counts, a verdict line with `ok` true needs the mark (else the harness did
+    not finish: the program ended the run) and must be the only result line there. With or
+    without one, the reported time cannot exceed the run's wall time measured outside."""
+    mark = trailer.read_end_mark(stdout, secret) if secret is not None else None
+    _read_harness_line(mark.before if mark is not None else stdout, out)
+    if not out.harness_ok:
+        return  # a failure the harness (or the program) reported: believed
+    why = ""
+    if mark is not None and mark.forged:
+        why = "the program printed a forged end mark"
+    elif mark is not None and not mark.found:
+        why = ("the harness did not finish (its result line has no end mark after it: the "
+               "program ended the run before the harness's main returned)")
+    elif mark is not None and mark.state != "ok":
+        why = f"the program replaced the harness's stdout ({mark.state})"
+    elif mark is not None and _result_lines(mark.before) > 1:
+        why = "more than one result line before the end mark (the program printed one)"
+    elif out.reported_s is not None and out.wall_s is not None and (
+        out.reported_s > out.wall_s * WALL_MARGIN + WALL_SLACK_S
+    ):
+        why = (f"the harness's elapsed_ns ({out.reported_s:.6f} s) exceeds the run's wall time "
+               f"measured outside ({out.wall_s:.6f} s): forged")
+    if why:
+        out.harness_ok, out.message = False, why
+
+
+#: A reported time over the run's own wall time (measured outside, which contains it) by more
+#: than this factor and slack is forged; generous, as the two clocks start at other moments.
+WALL_MARGIN, WALL_SLACK_S = 1.05, 0.005
+
+
+def _result_lines(stdout: str) -> int:
+    n = 0
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{") and '"ok"' in line:
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            n += isinstance(obj, dict) and "ok" in obj
+    return n
 
 
 def _read_harness_line(stdout: str, out: RunOutcome) -> None:

@@ -148,13 +148,12 @@ def _wrap_go(plan: HarnessPlan, build_dir: str, harness_dir: Path, same: Wrapped
     if len(mains) != 1:
         return _no(same, "no single `func main() {` line in a harness file copied to the build")
     target = str(mains[0].target)
-    last = max(k for k, a in enumerate(build) if a.endswith(".go")) if any(
-        a.endswith(".go") for a in build
-    ) else None
-    if last is None or target not in build:
+    files = [k for k, a in enumerate(build) if a.endswith(".go")]
+    if not files or target not in build:
         return _no(same, "`go build` does not name the harness file")
-    rename = (f"sed -i 's/^func main() {{$/func perfgymHarnessMain() {{/' {target}")
-    argv = [*build[: last + 1], f"{build_dir}/{_GO}", *build[last + 1 :]]
+    rename = f"sed -i 's/^func main() {{$/func perfgymHarnessMain() {{/' {target}"
+    # First of the files: its initialiser runs before any of the solution's.
+    argv = [*build[: files[0]], f"{build_dir}/{_GO}", *build[files[0] :]]
     return Wrapped(argv, list(plan.run_argv), steps=[rename], how="go-main-renamed")
 
 

@@ -152,16 +152,6 @@ def _prepare_harness(
     v = Variant(label, source, extraction_rule=rule)
     root_host = task.root.parent.parent
     name = task.harness.solution_filename
-    spec = task.harness.model_dump_json()
-    key = f"{task.id}\0{spec}\0{source}\0{trailer.version()}"
-    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
-    variant_host = cache.root / ".harness" / digest / "variant"
-    build_host = cache.root / ".harness" / digest / "build"
-    variant_host.mkdir(parents=True, exist_ok=True)
-    build_host.mkdir(parents=True, exist_ok=True)
-    build_host.chmod(0o777)  # written by the run's unprivileged uid
-    (variant_host / name).write_text(source)
-    trailer.install(build_host)
     in_task = Path(H_ROOT) / task.root.relative_to(root_host)
     plan = plan_harness(
         task.model_copy(update={"root": in_task}),
@@ -170,6 +160,17 @@ def _prepare_harness(
         root=H_ROOT,
     )
     wrapped = trailer.wrap(task.language, plan, H_BUILD, task.root / "harness")
+    # The build's key: the task's recipe, the source, the wrapper's sources and its recipe.
+    spec = task.harness.model_dump_json()
+    key = f"{task.id}\0{spec}\0{source}\0{trailer.version()}\0{wrapped!r}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    variant_host = cache.root / ".harness" / digest / "variant"
+    build_host = cache.root / ".harness" / digest / "build"
+    variant_host.mkdir(parents=True, exist_ok=True)
+    build_host.mkdir(parents=True, exist_ok=True)
+    build_host.chmod(0o777)  # written by the run's unprivileged uid
+    (variant_host / name).write_text(source)
+    trailer.install(build_host)
     v.end_mark, v.end_mark_why = wrapped.how, wrapped.why
     v.binds = [
         *_root_binds(root_host, task.metadata.get("external")),

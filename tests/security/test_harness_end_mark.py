@@ -93,8 +93,13 @@ ATTACKS = [
     *(("java_distinct_count", k, s) for k, s in JAVA.items()),
     *(("go_group_sum", k, s) for k, s in GO.items()),
 ]
-LANGUAGES = ["py_range_sums", "c_popcount_sum", "cpp_topk_sum", "java_distinct_count",
-             "go_group_sum"]  # fmt: skip
+#: each language's fixture task and the wrapper its verdicts name
+LANGUAGES = {"py_range_sums": "python-runpy", "c_popcount_sum": "c-wrap-main",
+             "cpp_topk_sum": "c-wrap-main", "java_distinct_count": "java-main",
+             "go_group_sum": "go-main-renamed"}  # fmt: skip
+
+
+TIMED = ["py_range_sums", "c_popcount_sum"]
 
 
 def _untimed(task):
@@ -114,6 +119,8 @@ def judged(suite):
              for t, name, src in ATTACKS]  # fmt: skip
     cands += [Candidate(_untimed(suite.get(t)), source=suite.get(t).references[0].source,
                         model="honest") for t in LANGUAGES]  # fmt: skip
+    cands += [Candidate(suite.get(t), source=suite.get(t).references[0].source,
+                        model="honest-timed") for t in TIMED]  # fmt: skip
     with Judge(JudgeConfig(repeats=1)) as j:
         verdicts = j.judge_many(cands)
     return {(v.task_id.removesuffix("-untimed"), v.model): v for v in verdicts}
@@ -130,3 +137,13 @@ def test_a_harness_line_the_program_forged_is_not_believed(judged, task_id, atta
 def test_the_honest_reference_is_ok_with_its_end_mark(judged, task_id):
     v = judged[(task_id, "honest")]
     assert v.stage is Stage.OK, v.reason
+    assert v.harness_end_mark == LANGUAGES[task_id]
+
+
+@pytest.mark.parametrize("task_id", TIMED)
+def test_the_honest_reference_keeps_its_timing_and_draws_no_flag(judged, task_id):
+    v = judged[(task_id, "honest-timed")]
+    assert v.stage is Stage.OK, v.reason
+    assert v.candidate is not None and v.candidate.ok, v.candidate
+    assert v.candidate.clock == "harness" and v.candidate.estimate_s is not None
+    assert not [f for f in v.flags if f.startswith("harness")], v.flags

@@ -292,6 +292,7 @@ def verdict_of(
         decided_on=plan.decided_on,
         hidden_workloads=len(plan.workloads) if plan.decided_on is DecidedOn.HIDDEN else 0,
         why_visible=plan.why_visible,
+        harness_end_mark=v.end_mark or (f"none: {v.end_mark_why}" if v.end_mark_why else ""),
     )
     if verdict.candidate is not None:
         verdict.flags += verdict.candidate.flags

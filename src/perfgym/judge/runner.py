@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from perfgym.judge import trailer
+from perfgym.judge.harness_answer import HarnessAnswer, answer_fields, mismatch
 from perfgym.judge.oracle import check
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Stage, TestResult
@@ -34,6 +35,8 @@ class RunOutcome:
     reported_s: float | None = None  # the program's own timer (harness elapsed_ns): untrusted
     instructions: int | None = None  # hardware counters, or Valgrind in deterministic mode
     harness_ok: bool | None = None
+    #: the answer fields of the harness's verdict line (`perfgym.judge.harness_answer`)
+    answer: dict[str, Any] | None = None
     message: str = ""
     #: the sandbox's accounting suspicions (`Measurement.flags`: hidden CPU, processes that
     #: outlived the main one); a measured run carrying one cannot time a speed reward
@@ -176,6 +179,7 @@ def _read_harness_line(stdout: str, out: RunOutcome) -> None:
             continue
         if isinstance(obj, dict) and "ok" in obj:
             out.harness_ok = bool(obj["ok"])
+            out.answer = answer_fields(obj)
             ns = obj.get("elapsed_ns")
             # Every PerfCodeBench harness prints its elapsed_ns, and the program's process can
             # print this line too: a line without a plausible one (missing, negative, beyond a
@@ -238,6 +242,10 @@ def judge_outcome(
             task.kind is not TaskKind.HARNESS or out.harness_ok is True
         )
         message = "" if passed else (out.message or "the harness reported a wrong answer")
+        if passed and task.kind is TaskKind.HARNESS:
+            known, want = expected()
+            if known and isinstance(want, HarnessAnswer) and (why := mismatch(want, out.answer)):
+                passed, message = False, f"{why}: a wrong answer the line calls ok"
     else:
         known, want = expected()
         if not known:

@@ -103,11 +103,11 @@ def wrap(language: Language, plan: HarnessPlan, build_dir: str, harness_dir: Pat
     if language is Language.JAVA:
         if not build or Path(build[0]).name != "javac" or not run or Path(run[0]).name != "java":
             return _no(same, "the build is not one javac, or the run not one java")
-        k = _java_main_class(run)
-        if k is None:
+        main = _java_main_class(run)
+        if main is None:
             return _no(same, "the java run names no main class")
-        return Wrapped([*build, f"{wrap_dir}/{_JAVA}"], [*run[:k], "PerfgymTrailer", *run[k:]],
-                       how="java-main")  # fmt: skip
+        return Wrapped([*build, f"{wrap_dir}/{_JAVA}"],
+                       [*run[:main], "PerfgymTrailer", *run[main:]], how="java-main")  # fmt: skip
     if language is Language.GO:
         return _wrap_go(plan, build_dir, harness_dir, same)
     return _no(same, f"no end-mark wrapper for {language.value}")

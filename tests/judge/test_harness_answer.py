@@ -13,7 +13,9 @@ from perfgym.judge.harness_answer import agreed, answer_fields, mismatch
 from perfgym.tasks import load_suite
 from perfgym.tasks.timed import NOT_TIMED
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures/perfcodebench/answer_check/executable_tasks"
+FIXTURES = (
+    Path(__file__).resolve().parents[1] / "fixtures/perfcodebench/answer_check/executable_tasks"
+)
 
 
 def test_only_answer_named_fields_are_answers():

@@ -57,8 +57,8 @@ CPP = {
     # A constructor runs before main: the nonce is already read and its file gone.
     "nonce read by a constructor": "#include <cstdio>\n#include <cstdlib>\n#include <vector>\n"
     "#include <cstdint>\n#include <cstddef>\n#include <unistd.h>\nstatic char nonce[80];\n"
-    "struct Steal { Steal() { FILE *f = std::fopen(\"/tmp/.perfgym-nonce\", \"r\");\n"
-    "  if (f) { if (!std::fscanf(f, \"%70s\", nonce)) nonce[0] = 0; std::fclose(f); } } } steal;\n"
+    'struct Steal { Steal() { FILE *f = std::fopen("/tmp/.perfgym-nonce", "r");\n'
+    '  if (f) { if (!std::fscanf(f, "%70s", nonce)) nonce[0] = 0; std::fclose(f); } } } steal;\n'
     "std::vector<uint32_t> top_k(const std::vector<uint32_t>& v, std::size_t k) {\n"
     f'  (void)v; (void)k; std::printf("{CFAKE}\\nPERFGYM_HARNESS_END %s ok\\n", nonce);\n'
     "  std::fflush(stdout); _exit(0);\n}\n",

@@ -64,8 +64,10 @@ def _untimed_work(verdict: Verdict, untimed_c: float) -> str:
            and t.external_wall_s is not None]  # fmt: skip
     if not own or untimed_c <= UNTIMED_FACTOR * max(own) + UNTIMED_SLACK_S:
         return ""
-    return (f"{untimed_c * 1e3:.1f} ms of the run is outside the harness's clock, the task's own "
-            f"solutions' at most {max(own) * 1e3:.1f} ms: work moved out of the timed region")
+    return (
+        f"{untimed_c * 1e3:.1f} ms of the run is outside the harness's clock, the task's own "
+        f"solutions' at most {max(own) * 1e3:.1f} ms: work moved out of the timed region"
+    )
 
 
 def _external_saving(

@@ -134,17 +134,23 @@ def read_harness(stdout: str, out: RunOutcome, secret: str | None) -> None:
     if mark is not None and mark.forged:
         why = "the program printed a forged end mark"
     elif mark is not None and not mark.found:
-        why = ("the harness did not finish (its result line has no end mark after it: the "
-               "program ended the run before the harness's main returned)")
+        why = (
+            "the harness did not finish (its result line has no end mark after it: the "
+            "program ended the run before the harness's main returned)"
+        )
     elif mark is not None and mark.state != "ok":
         why = f"the program replaced the harness's stdout ({mark.state})"
     elif mark is not None and _result_lines(mark.before) > 1:
         why = "more than one result line before the end mark (the program printed one)"
-    elif out.reported_s is not None and out.wall_s is not None and (
-        out.reported_s > out.wall_s * WALL_MARGIN + WALL_SLACK_S
+    elif (
+        out.reported_s is not None
+        and out.wall_s is not None
+        and (out.reported_s > out.wall_s * WALL_MARGIN + WALL_SLACK_S)
     ):
-        why = (f"the harness's elapsed_ns ({out.reported_s:.6f} s) exceeds the run's wall time "
-               f"measured outside ({out.wall_s:.6f} s): forged")
+        why = (
+            f"the harness's elapsed_ns ({out.reported_s:.6f} s) exceeds the run's wall time "
+            f"measured outside ({out.wall_s:.6f} s): forged"
+        )
     if why:
         out.harness_ok, out.message = False, why
 

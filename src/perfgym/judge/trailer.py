@@ -28,8 +28,11 @@ NONCE_FILE = ".perfgym-nonce"
 #: The wrapper sources' folder inside the build dir (Go's sits beside the harness: one folder).
 WRAP_DIR = ".perfgym"
 MARK = "PERFGYM_HARNESS_END"
-_C, _PY, _JAVA, _GO = "perfgym_trailer.c", "perfgym_trailer.py", "PerfgymTrailer.java", (
-    "0perfgym_trailer.go"
+_C, _PY, _JAVA, _GO = (
+    "perfgym_trailer.c",
+    "perfgym_trailer.py",
+    "PerfgymTrailer.java",
+    "0perfgym_trailer.go",
 )
 _SOURCES = (_C, _PY, _JAVA, _GO)
 _C_COMPILERS = re.compile(r"^(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+)?$")
@@ -139,7 +142,9 @@ def _wrap_go(plan: HarnessPlan, build_dir: str, harness_dir: Path, same: Wrapped
     build = plan.build_argv or []
     if "go" not in build or "build" not in build:
         return _no(same, "the build is not `go build`")
-    copied = [c for c in plan.copies if c.source.suffix == ".go" and c.source.parent.name == "harness"]
+    copied = [
+        c for c in plan.copies if c.source.suffix == ".go" and c.source.parent.name == "harness"
+    ]
     mains = []
     for c in copied:
         host = harness_dir / c.source.name

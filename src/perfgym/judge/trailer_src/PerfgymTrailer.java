@@ -1,33 +1,56 @@
 // perfgym: runs a PerfCodeBench Java harness (args[0]: its main class, the rest its arguments)
-// and, only when its main returned normally, writes "PERFGYM_HARNESS_END <nonce> <state>" to
-// stdout (docs/security.md, section 6b). The nonce is read, and its file removed, before the
-// harness class (and so the solution) is loaded. The mark is written by a shutdown hook when
-// the harness's main returned, or when the harness's own main called System.exit.
+// and writes "PERFGYM_HARNESS_END <nonce> <state>" to stdout only when the harness's main
+// returned, or the harness's own main called System.exit (docs/security.md, section 6b). The
+// nonce is read, and its file removed, before the harness class (and so the solution) is
+// loaded. java.io only, no lambda and no string `+` (an invokedynamic each): they would cost
+// the JVM's start-up ~100 ms of class loading.
+import java.io.File;
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.reflect.InvocationTargetException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.Arrays;
-import java.util.concurrent.atomic.AtomicBoolean;
 
-public final class PerfgymTrailer {
-  private PerfgymTrailer() {}
+public final class PerfgymTrailer extends Thread {
+  private final String nonce;
+  private final String harness;
+  private final String fd1;
+  private final PrintStream out;
+  private volatile boolean returned;
 
-  private static String link(String path) {
+  private PerfgymTrailer(String nonce, String harness) {
+    this.nonce = nonce;
+    this.harness = harness;
+    this.fd1 = link();
+    this.out = System.out;
+  }
+
+  private static String link() {
     try {
-      return Files.readSymbolicLink(Paths.get(path)).toString();
-    } catch (IOException | UnsupportedOperationException e) {
+      return new File("/proc/self/fd/1").getCanonicalPath();
+    } catch (IOException e) {
       return "?";
     }
   }
 
+  private static String readNonce() {
+    File file = new File("/tmp/.perfgym-nonce");
+    byte[] buf = new byte[80];
+    int n = 0;
+    try (FileInputStream in = new FileInputStream(file)) {
+      for (int r; n < buf.length && (r = in.read(buf, n, buf.length - n)) > 0; ) {
+        n += r;
+      }
+    } catch (IOException e) {
+      n = 0;
+    }
+    file.delete();
+    return new String(buf, 0, n, java.nio.charset.StandardCharsets.US_ASCII).trim();
+  }
+
   /** The harness called System.exit itself: its main class's main is just below it. */
-  private static boolean exitedByHarness(String harness) {
+  private boolean exitedByHarness() {
     for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
       for (int k = 0; k + 1 < stack.length; k++) {
         StackTraceElement e = stack[k];
@@ -40,44 +63,35 @@ public final class PerfgymTrailer {
     return false;
   }
 
-  public static void main(String[] args) throws Throwable {
-    Path file = Paths.get("/tmp/.perfgym-nonce");
-    String read;
-    try {
-      read = new String(Files.readAllBytes(file), StandardCharsets.US_ASCII).trim();
-      Files.deleteIfExists(file);
-    } catch (IOException e) {
-      read = "";
+  @Override
+  public void run() {
+    if (nonce.isEmpty() || !(returned || exitedByHarness())) {
+      return;
     }
-    final String nonce = read;
-    final String fd1 = link("/proc/self/fd/1");
-    final PrintStream out = System.out;
-    final AtomicBoolean returned = new AtomicBoolean(false);
-    final String harness = args[0];
-    Thread mark = new Thread(() -> {
-      if (nonce.isEmpty() || !(returned.get() || exitedByHarness(harness))) {
-        return;
-      }
-      boolean same = System.out == out && fd1.equals(link("/proc/self/fd/1"));
-      out.flush();
-      String state = same ? "ok" : "stdout-replaced";
-      try {
-        FileOutputStream raw = new FileOutputStream(FileDescriptor.out);
-        raw.write(("\nPERFGYM_HARNESS_END " + nonce + " " + state + "\n")
-            .getBytes(StandardCharsets.US_ASCII));
-        raw.flush();
-      } catch (IOException e) {
-        // no mark: the run fails
-      }
-    });
-    Runtime.getRuntime().addShutdownHook(mark);
+    boolean same = System.out == out && fd1.equals(link());
+    out.flush();
+    String state = same ? "ok" : "stdout-replaced";
     try {
-      Class.forName(harness)
-          .getMethod("main", String[].class)
-          .invoke(null, (Object) Arrays.copyOfRange(args, 1, args.length));
+      FileOutputStream raw = new FileOutputStream(FileDescriptor.out);
+      StringBuilder line = new StringBuilder("\nPERFGYM_HARNESS_END ");
+      line.append(nonce).append(' ').append(state).append('\n');
+      raw.write(line.toString().getBytes("US-ASCII"));
+      raw.flush();
+    } catch (IOException e) {
+      // no mark: the run fails
+    }
+  }
+
+  public static void main(String[] args) throws Throwable {
+    PerfgymTrailer mark = new PerfgymTrailer(readNonce(), args[0]);
+    Runtime.getRuntime().addShutdownHook(mark);
+    String[] rest = new String[args.length - 1];
+    System.arraycopy(args, 1, rest, 0, rest.length);
+    try {
+      Class.forName(args[0]).getMethod("main", String[].class).invoke(null, (Object) rest);
     } catch (InvocationTargetException e) {
       throw e.getCause();
     }
-    returned.set(true);
+    mark.returned = true;
   }
 }

@@ -17,6 +17,9 @@ from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
 from perfgym.tasks import load_suite
 from perfgym.tasks.timed import NOT_TIMED
 
+#: ~20 builds in five languages and their runs, in one batch: ~30 s on 2 cores
+pytestmark = pytest.mark.slow
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures/perfcodebench/executable_tasks"
 FAKE = '{"ok": true, "elapsed_ns": 5000}'
 CFAKE = FAKE.replace('"', '\\"')

@@ -70,3 +70,11 @@ def test_a_reported_time_over_the_runs_wall_time_is_forged_with_or_without_a_mar
         fine = RunOutcome(status=Status.OK, wall_s=0.1)
         read_harness('{"ok": true, "elapsed_ns": 90000000}' + tail, fine, secret)
         assert fine.harness_ok is True and fine.reported_s == 0.09
+
+
+def test_a_partial_line_that_mangles_the_harness_line_is_a_second_result_line():
+    # The program printed its line and a partial one the harness's line then completed.
+    out = RunOutcome(status=Status.OK, wall_s=1.0)
+    forged = '{"ok": true, "elapsed_ns": 5}\n{"x{"ok": false, "elapsed_ns": 9}\n'
+    read_harness(forged + "PERFGYM_HARNESS_END n1 ok\n", out, "n1")
+    assert out.harness_ok is False and "more than one result line" in out.message

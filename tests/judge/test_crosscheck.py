@@ -28,3 +28,29 @@ def test_a_real_external_saving_passes():
     v = _verdict([0.05, 0.051, 0.052], [0.15, 0.151, 0.152])
     crosscheck_harness(v, 0.5)
     assert v.flags == []
+
+
+def _with_reference(cand: tuple[float, float], base: tuple[float, float],
+                    ref: tuple[float, float]) -> Verdict:  # fmt: skip
+    def timing(harness_s: float, wall_s: float) -> Timing:
+        return Timing(estimate_s=harness_s, samples_s=[harness_s] * 3, clock="harness",
+                      external_wall_s=wall_s, external_walls_s=[wall_s] * 3)  # fmt: skip
+
+    return Verdict(task_id="t", stage=Stage.OK, language="python", candidate=timing(*cand),
+                   baseline=timing(*base), reference=timing(*ref))  # fmt: skip
+
+
+def test_work_moved_out_of_the_harness_clock_is_flagged():
+    # (harness time, wall time): the baseline and the reference spend ~30 ms outside the
+    # harness's clock; the candidate claims 1 ms of harness time in a 0.9 s run.
+    v = _with_reference((0.001, 0.900), (0.800, 0.830), (0.100, 0.130))
+    crosscheck_harness(v, 0.5)
+    assert v.flags == ["harness_untimed_work"]
+    assert v.candidate is not None and not v.candidate.ok
+
+
+def test_an_honest_start_up_under_load_is_not_flagged():
+    # The candidate's start-up took twice the reference's (a loaded machine): within margin.
+    v = _with_reference((0.050, 0.110), (0.800, 0.830), (0.100, 0.130))
+    crosscheck_harness(v, 0.5)
+    assert v.flags == []

@@ -4,7 +4,7 @@ A run that fails because of perfgym (SANDBOX_ERROR, `infra_error`) is retried an
 its reward is None, the sample leaves the RL batch. A program that can end its own run that
 way dodges its penalty. Each test is an attack through the real judge; an expected failure
 (`xfail(strict=True)`) is a hole still open. Found on 4c172fc (redteam4), where all were open;
-all but the last are closed since (CLOSED below: the fix named):
+all are closed since (CLOSED below: the fix named):
 
   test_a_wrong_program_that_closes_its_question_pipe_is_not_dropped    CLOSED (request
       processes ignore SIGPIPE: EPIPE is the program's failure) (was NR infra, None)
@@ -27,8 +27,10 @@ all but the last are closed since (CLOSED below: the fix named):
       batch None; the honest reference alone scores 1.26)
   test_a_huge_self_reported_call_time_does_not_drop_the_whole_batch     CLOSED (reported_call_ns
       10**400 in a forged result: OverflowError on the host, the same)
-  test_a_harness_result_line_printed_by_the_program_is_not_believed     OPEN (found on the way:
-      a program that prints {"ok": true} and exits is OK at rlpf 1.26)
+  test_a_harness_result_line_printed_by_the_program_is_not_believed     CLOSED (the verdict
+      line counts only before the end mark a wrapper writes with the run's nonce after the
+      harness's main returned: perfgym.judge.trailer) (found on the way: a program that prints
+      {"ok": true} and exits was OK at rlpf 1.26)
 
 Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round4.py
 """
@@ -356,11 +358,11 @@ def test_a_huge_self_reported_call_time_does_not_drop_the_whole_batch(judge, tas
     assert bad.value is not None and not bad.infra_error, bad.reason
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="(not a failure turned infra: "
-                   "found on the way) a harness task's program that only prints "
-                   "{'ok': true, 'elapsed_ns': 5000} and exits before the harness does is OK at "
-                   "rlpf 1.26, the reference's reward: the harness's verdict line is read from "
-                   "the stdout the program shares, the last JSON line wins")  # fmt: skip
+# Open on 4c172fc, closed since: (not a failure turned infra: found on the way) a harness task's
+# program that only prints {'ok': true, 'elapsed_ns': 5000} and exits before the harness does
+# was OK at rlpf 1.26, the reference's reward (the last JSON line of the shared stdout won). The
+# line now counts only before the run's end mark (perfgym.judge.trailer); more attacks per
+# language: tests/security/test_harness_end_mark.py
 def test_a_harness_result_line_printed_by_the_program_is_not_believed(judge):
     from pathlib import Path
 

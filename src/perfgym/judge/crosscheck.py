@@ -15,8 +15,10 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
 
     A program can monkeypatch the timer its harness uses; it cannot hide from the sandbox's
     clock. Rule: the harness-claimed saving against the baseline (Tb - Tc by elapsed_ns) must
-    show at least `saving_ratio` of itself in the external wall time saving; and no harness
-    time may exceed the external wall time of the same run.
+    show at least `saving_ratio` of itself in the external wall time saving; no harness time
+    may exceed the external wall time of the same run; and the run's time outside the
+    harness's clock may not be far over the baseline's and the reference's (`_untimed_work`:
+    work moved into start-up, static initialisers or imports).
     """
     c, b = verdict.candidate, verdict.baseline
     if c is not None and c.clock != "harness":
@@ -29,6 +31,9 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
         _degrade(
             verdict, "harness_time_exceeds_wall", "the harness claims more time than the run took"
         )
+        return
+    if ext_c is not None and (why := _untimed_work(verdict, ext_c - c.estimate_s)):
+        _degrade(verdict, "harness_untimed_work", why)
         return
     if b is None or not b.ok or b.estimate_s is None:
         return
@@ -44,6 +49,25 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
             f"harness claims {claimed * 1e3:.1f} ms saved vs the baseline, the external clock "
             f"shows {external * 1e3:.1f} ms",
         )
+
+
+#: A candidate's untimed time (its run's external wall time less its harness time) is work
+#: escaping the clock when it exceeds the most of the baseline's and the reference's by this
+#: factor plus this slack: generous, as process start-up varies under load.
+UNTIMED_FACTOR, UNTIMED_SLACK_S = 3.0, 0.05
+
+
+def _untimed_work(verdict: Verdict, untimed_c: float) -> str:
+    """Why the candidate's untimed time is far over its task's own solutions' ('' if not)."""
+    own = [t.external_wall_s - t.estimate_s for t in (verdict.baseline, verdict.reference)
+           if t is not None and t.ok and t.estimate_s is not None
+           and t.external_wall_s is not None]  # fmt: skip
+    if not own or untimed_c <= UNTIMED_FACTOR * max(own) + UNTIMED_SLACK_S:
+        return ""
+    return (
+        f"{untimed_c * 1e3:.1f} ms of the run is outside the harness's clock, the task's own "
+        f"solutions' at most {max(own) * 1e3:.1f} ms: work moved out of the timed region"
+    )
 
 
 def _external_saving(

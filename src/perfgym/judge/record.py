@@ -29,6 +29,8 @@ class Entry:
     #: the role ('baseline', 'reference') whose measured runs are its own, where it is that
     #: role's program (`perfgym.judge.twins`); '' when it is measured itself
     timed_as: str = ""
+    #: a harness task's answer check outside the program (`HarnessAnswer.describe`)
+    harness_answer: str = ""
 
     @classmethod
     def of(cls, candidate: Candidate, variant: Variant) -> Entry:

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from perfgym.judge.batched import batchable, run_batched
+from perfgym.judge.harness_answer import HarnessAnswer, agreed
 from perfgym.judge.hidden import is_hidden
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.variant import Variant, prepare
 from perfgym.sandbox.batch_messages import ValueDigest
 from perfgym.sandbox.execution import Status
-from perfgym.tasks.task import TestCase
+from perfgym.tasks.task import TaskKind, TestCase
 from perfgym.toolchains import BuildCache
 
 
@@ -193,8 +194,10 @@ class ExpectedOutputs:
         if variant is None or not variant.ready:
             return None
         out = plan.runner()(variant, case, None)
-        run = OwnRun(ok=out.status is Status.OK,
-                     output=out.output if label == "reference" else None, wall_s=out.wall_s,
+        harness = plan.task.kind is TaskKind.HARNESS
+        output = out.answer if harness else out.output if label == "reference" else None
+        run = OwnRun(ok=out.status is Status.OK and (not harness or out.harness_ok is True),
+                     output=output, wall_s=out.wall_s,
                      cpu_s=out.cpu_s,  # the tests' limits are on CPU: so is their base
                      why=f"{out.status.value} {out.message}".strip())  # fmt: skip
         if out.status is not Status.SANDBOX_ERROR:  # ours, not the program's: ask again later
@@ -203,6 +206,16 @@ class ExpectedOutputs:
                 if label == "reference" and is_hidden(case.id):
                     self._outputs_kept(plan.key, [key])  # bounded like the tests' outputs
         return run
+
+    def harness_answer(self, plan: TaskPlan, case: TestCase) -> HarnessAnswer:
+        """The answer fields the reference's and the baseline's own verdict lines agree on (one
+        run of each per task, kept)."""
+        if self.references.of(plan).twins:
+            return HarnessAnswer(why="the baseline is the reference's program: nothing to agree")
+        ref = self.run_of(plan, "reference", case)
+        base = self.run_of(plan, "baseline", case)
+        return agreed(ref.output if ref is not None and ref.ok else None,
+                      base.output if base is not None and base.ok else None)  # fmt: skip
 
     def full_output(self, plan: TaskPlan, case: TestCase, known: Any) -> Any:
         """The reference's output on `case` itself where `known` is only its digest (a large
@@ -214,7 +227,10 @@ class ExpectedOutputs:
         return out.output if out.status is Status.OK else known
 
     def of(self, plan: TaskPlan, case: TestCase) -> tuple[bool, Any]:
-        """(True, the expected output), or (False, why there is none)."""
+        """(True, the expected output), or (False, why there is none). A harness task's is a
+        `HarnessAnswer` (always known: without one, the harness's own check stands)."""
+        if plan.task.kind is TaskKind.HARNESS:
+            return True, self.harness_answer(plan, case)
         if case.expected is not None:
             return True, case.expected
         run = self.run_of(plan, "reference", case)

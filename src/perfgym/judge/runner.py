@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from perfgym.judge import trailer
+from perfgym.judge.harness_answer import HarnessAnswer, answer_fields, mismatch
 from perfgym.judge.oracle import check
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Stage, TestResult
@@ -33,6 +35,8 @@ class RunOutcome:
     reported_s: float | None = None  # the program's own timer (harness elapsed_ns): untrusted
     instructions: int | None = None  # hardware counters, or Valgrind in deterministic mode
     harness_ok: bool | None = None
+    #: the answer fields of the harness's verdict line (`perfgym.judge.harness_answer`)
+    answer: dict[str, Any] | None = None
     message: str = ""
     #: the sandbox's accounting suspicions (`Measurement.flags`: hidden CPU, processes that
     #: outlived the main one); a measured run carrying one cannot time a speed reward
@@ -61,7 +65,10 @@ def run_case(
     script = _python_script(task, variant)
     if warm and workers is not None and script is not None and variant.source is not None:
         return _program(variant.source, script, case, workers, limits)
-    ex = sandbox.run(variant.argv, stdin=case.stdin, binds=variant.binds, limits=limits, cpu=cpu)
+    secret = trailer.nonce() if task.kind is TaskKind.HARNESS and variant.end_mark else None
+    files = {trailer.NONCE_FILE: secret + "\n"} if secret else None
+    ex = sandbox.run(variant.argv, stdin=case.stdin, binds=variant.binds, limits=limits, cpu=cpu,
+                     files=files)  # fmt: skip
     m = ex.measurement
     out = RunOutcome(
         status=ex.status,
@@ -78,7 +85,7 @@ def run_case(
     if ex.status is not Status.OK and ex.stderr:
         out.message = f"{out.message}: {ex.stderr_text.strip()[-300:]}"
     if task.kind is TaskKind.HARNESS:
-        _read_harness_line(ex.stdout_text, out)
+        read_harness(ex.stdout_text, out, secret)
         if ex.status is Status.RUNTIME_ERROR and out.harness_ok is False:
             out.status = Status.OK  # it ran and reported a wrong answer: WO, not NR
     return out
@@ -113,6 +120,52 @@ def _program(
     return out
 
 
+def read_harness(stdout: str, out: RunOutcome, secret: str | None) -> None:
+    """The harness's verdict from a run's stdout (`out.wall_s` already measured). With an
+    end-mark wrapper (`secret`: the run's nonce, `perfgym.judge.trailer`), only the stdout
+    before the mark counts, a verdict line with `ok` true needs the mark (else the harness did
+    not finish: the program ended the run) and must be the only result line there. With or
+    without one, the reported time cannot exceed the run's wall time measured outside."""
+    mark = trailer.read_end_mark(stdout, secret) if secret is not None else None
+    _read_harness_line(mark.before if mark is not None else stdout, out)
+    if not out.harness_ok:
+        return  # a failure the harness (or the program) reported: believed
+    why = ""
+    if mark is not None and mark.forged:
+        why = "the program printed a forged end mark"
+    elif mark is not None and not mark.found:
+        why = (
+            "the harness did not finish (its result line has no end mark after it: the "
+            "program ended the run before the harness's main returned)"
+        )
+    elif mark is not None and mark.state != "ok":
+        why = f"the program replaced the harness's stdout ({mark.state})"
+    elif mark is not None and _result_lines(mark.before) > 1:
+        why = "more than one result line before the end mark (the program printed one)"
+    elif (
+        out.reported_s is not None
+        and out.wall_s is not None
+        and (out.reported_s > out.wall_s * WALL_MARGIN + WALL_SLACK_S)
+    ):
+        why = (
+            f"the harness's elapsed_ns ({out.reported_s:.6f} s) exceeds the run's wall time "
+            f"measured outside ({out.wall_s:.6f} s): forged"
+        )
+    if why:
+        out.harness_ok, out.message = False, why
+
+
+#: A reported time over the run's own wall time (measured outside, which contains it) by more
+#: than this factor and slack is forged; generous, as the two clocks start at other moments.
+WALL_MARGIN, WALL_SLACK_S = 1.05, 0.005
+
+
+def _result_lines(stdout: str) -> int:
+    """Lines that are, or look like, a result line: any with an `"ok"` key, parsed or not (a
+    program that leaves a partial line makes the harness's own line unparseable)."""
+    return sum('"ok"' in line for line in stdout.splitlines())
+
+
 def _read_harness_line(stdout: str, out: RunOutcome) -> None:
     """PerfCodeBench harnesses print one JSON line with `ok` and `elapsed_ns`."""
     for line in reversed(stdout.strip().splitlines()):
@@ -125,6 +178,7 @@ def _read_harness_line(stdout: str, out: RunOutcome) -> None:
             continue
         if isinstance(obj, dict) and "ok" in obj:
             out.harness_ok = bool(obj["ok"])
+            out.answer = answer_fields(obj)
             ns = obj.get("elapsed_ns")
             # Every PerfCodeBench harness prints its elapsed_ns, and the program's process can
             # print this line too: a line without a plausible one (missing, negative, beyond a
@@ -187,6 +241,10 @@ def judge_outcome(
             task.kind is not TaskKind.HARNESS or out.harness_ok is True
         )
         message = "" if passed else (out.message or "the harness reported a wrong answer")
+        if passed and task.kind is TaskKind.HARNESS:
+            known, want = expected()
+            if known and isinstance(want, HarnessAnswer) and (why := mismatch(want, out.answer)):
+                passed, message = False, f"{why}: a wrong answer the line calls ok"
     else:
         known, want = expected()
         if not known:

@@ -11,6 +11,7 @@ from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.decided_on import DecidedOn
+from perfgym.judge.harness_answer import HarnessAnswer
 from perfgym.judge.measure import measure
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
@@ -110,6 +111,11 @@ def _judged(plan: TaskPlan, entry: Entry, case: TestCase, out: RunOutcome,
                 entry.variant, case, None
             )  # the candidate's value itself
             value = expected.full_output(plan, case, value)
+        want = lambda: (known, value)  # noqa: E731 - asked once
+    if out.status is Status.OK and plan.task.kind is TaskKind.HARNESS and out.harness_ok:
+        known, value = want()  # the answer the reference's and the baseline's lines agree on
+        if isinstance(value, HarnessAnswer):
+            entry.harness_answer = value.describe()
         want = lambda: (known, value)  # noqa: E731 - asked once
     judged = judge_outcome(plan.task, case, out, want)
     out.output = None
@@ -292,6 +298,8 @@ def verdict_of(
         decided_on=plan.decided_on,
         hidden_workloads=len(plan.workloads) if plan.decided_on is DecidedOn.HIDDEN else 0,
         why_visible=plan.why_visible,
+        harness_end_mark=v.end_mark or (f"none: {v.end_mark_why}" if v.end_mark_why else ""),
+        harness_answer=entry.harness_answer,
     )
     if verdict.candidate is not None:
         verdict.flags += verdict.candidate.flags

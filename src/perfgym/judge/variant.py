@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfgym.errors import ToolchainMissing
+from perfgym.judge import trailer
 from perfgym.judge.extract import extract, not_text, shown
 from perfgym.judge.verdict import Stage
 from perfgym.sandbox.base import Bind, Sandbox
@@ -38,6 +39,10 @@ class Variant:
     build_measurement: Measurement | None = None
     argv: list[str] = field(default_factory=list)
     binds: list[Bind] = field(default_factory=list)
+    #: a harness task's end-mark wrapper (`perfgym.judge.trailer`): how its entry point is
+    #: wrapped, or '' with `end_mark_why` it is not (then its verdict line is believed as read)
+    end_mark: str = ""
+    end_mark_why: str = ""
 
     @property
     def ready(self) -> bool:
@@ -147,14 +152,6 @@ def _prepare_harness(
     v = Variant(label, source, extraction_rule=rule)
     root_host = task.root.parent.parent
     name = task.harness.solution_filename
-    spec = task.harness.model_dump_json()
-    digest = hashlib.sha256(f"{task.id}\0{spec}\0{source}".encode()).hexdigest()[:24]
-    variant_host = cache.root / ".harness" / digest / "variant"
-    build_host = cache.root / ".harness" / digest / "build"
-    variant_host.mkdir(parents=True, exist_ok=True)
-    build_host.mkdir(parents=True, exist_ok=True)
-    build_host.chmod(0o777)  # written by the run's unprivileged uid
-    (variant_host / name).write_text(source)
     in_task = Path(H_ROOT) / task.root.relative_to(root_host)
     plan = plan_harness(
         task.model_copy(update={"root": in_task}),
@@ -162,14 +159,28 @@ def _prepare_harness(
         build_dir=H_BUILD,
         root=H_ROOT,
     )
+    wrapped = trailer.wrap(task.language, plan, H_BUILD, task.root / "harness")
+    # The build's key: the task's recipe, the source, the wrapper's sources and its recipe.
+    spec = task.harness.model_dump_json()
+    key = f"{task.id}\0{spec}\0{source}\0{trailer.version()}\0{wrapped!r}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:24]
+    variant_host = cache.root / ".harness" / digest / "variant"
+    build_host = cache.root / ".harness" / digest / "build"
+    variant_host.mkdir(parents=True, exist_ok=True)
+    build_host.mkdir(parents=True, exist_ok=True)
+    build_host.chmod(0o777)  # written by the run's unprivileged uid
+    (variant_host / name).write_text(source)
+    trailer.install(build_host)
+    v.end_mark, v.end_mark_why = wrapped.how, wrapped.why
     v.binds = [
         *_root_binds(root_host, task.metadata.get("external")),
         Bind(host_path=str(variant_host), sandbox_path=H_VARIANT),
         Bind(host_path=str(build_host), sandbox_path=H_BUILD),
     ]
     steps = [f"cp {shlex.quote(str(c.source))} {shlex.quote(str(c.target))}" for c in plan.copies]
-    if plan.build_argv is not None:
-        steps.append(shlex.join(plan.build_argv))
+    steps += wrapped.steps
+    if wrapped.build_argv is not None:
+        steps.append(shlex.join(wrapped.build_argv))
     marker = build_host / ".perfgym-built"
     with open(build_host.parent / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per variant directory
@@ -180,7 +191,7 @@ def _prepare_harness(
         v.stage, v.infra, v.detail = Stage.NR, True, "NEEDS_GPU"
         v.reason = f"built, but running it needs a GPU: {why}"
         return v
-    v.argv = ["sh", "-c", f'cd {H_ROOT} && exec "$@"', "sh", *plan.run_argv]
+    v.argv = ["sh", "-c", f'cd {H_ROOT} && exec "$@"', "sh", *wrapped.run_argv]
     return v
 
 

@@ -99,6 +99,20 @@ class Verdict(BaseModel):
     why_visible: str = Field(
         "", description="Hidden workloads were asked for but the task has none: why."
     )
+    harness_end_mark: str = Field(
+        "",
+        description="A harness task's candidate: how its verdict line was proven the harness's "
+        "own (`perfgym.judge.trailer`): the wrapper that wrote the run's end mark "
+        "('c-wrap-main', 'python-runpy', 'java-main', 'go-main-renamed'), or 'none: WHY' when "
+        "its recipe could not be wrapped (the line is then believed as read); '' otherwise.",
+    )
+    harness_answer: str = Field(
+        "",
+        description="A harness task's candidate whose line said ok: whether its answer was "
+        "also checked outside the program (`perfgym.judge.harness_answer`): 'checked: FIELDS' "
+        "(equal to the reference's, where the reference's and the baseline's lines agree) or "
+        "'not checked: WHY'; '' otherwise.",
+    )
     config: dict[str, Any] = Field(default_factory=dict, description="Judge config used.")
     machine: str = ""
     meta: dict[str, Any] = Field(

@@ -21,7 +21,7 @@ from perfgym.tasks.task import StoredMeasurement, Task
 InfraPolicy = Literal["error", "exclude"]
 
 #: Flags that mark a result as reward hacking (besides any flag starting with "hack").
-DEFAULT_HACK_FLAGS: tuple[str, ...] = ("harness_timer_mismatch",)
+DEFAULT_HACK_FLAGS: tuple[str, ...] = ("harness_timer_mismatch", "harness_untimed_work")
 
 
 class ResultsPolicy(BaseModel):

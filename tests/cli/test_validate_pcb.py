@@ -103,3 +103,24 @@ def test_interrupt_keeps_the_finished_rows(tmp_path):
     assert "py_range_sums" in stdout
     _, row = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["task_id"] == "py_range_sums"
+
+
+def test_candidates_from_a_sample_is_compared_with_the_published_results(tmp_path, visible_dir):
+    """--sample/--seed pick the tasks; each candidate is compared with the model's
+    eval_result.json (correct there and here; faster than the baseline there and here), and a
+    candidate whose shipped source does not do what was published is named with both sides."""
+    args = ["--candidates-from", "fast-model", "--repeats", "3", "--no-store", "--no-report",
+            "--json"]  # fmt: skip
+    p = perfgym("eval", TREE, "--sample", "1", "--seed", "3", *args, "--out", tmp_path / "a")
+    assert p.returncode == 0, p.stderr[-3000:]
+    agreed = json.loads(p.stdout)["published_agreement"]
+    assert agreed["tasks"] == 1 and agreed["correct"] == {"agree": 1, "disagree": 0}
+    (call,) = agreed["calls"]
+    assert call["published_status"] == "ok" and call["published_ratio"] < 1
+
+    task = visible_dir / "executable_tasks" / "py_range_sums"
+    shutil.copytree(TREE / "py_range_sums", task)
+    (task / "candidate" / "fast-model" / "solution.py").write_text("raise SystemExit(3)\n")
+    p = perfgym("eval", task.parent, *args[:-1], "--out", tmp_path / "b")
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "disagrees on correctness: py_range_sums: here NR, published ok" in p.stdout, p.stdout

@@ -173,8 +173,14 @@ def _select(tasks: list[Task], language: list[str], sample: int | None,
     return chosen, drawn
 
 
-def _print(suite: Suite, rows: list[TaskValidation], run: ValidateRun, as_json: bool,
-           quiet: bool, interrupted: BaseException | None = None) -> int:
+def _print(
+    suite: Suite,
+    rows: list[TaskValidation],
+    run: ValidateRun,
+    as_json: bool,
+    quiet: bool,
+    interrupted: BaseException | None = None,
+) -> int:
     """Print what was finished; the exit code (1 when a task failed)."""
     from perfgym.cli.validate_summary import print_summary
     from perfgym.judge.agreement import agreement, agreement_line

@@ -158,4 +158,3 @@ def _close(backend: JudgeBackend | None, rows_file: RowsFile[Any] | None) -> Non
         rows_file.close()
     if backend is not None:
         backend.close()
-

@@ -63,20 +63,19 @@ def print_summary(s: ValidationSummary, run: ValidateRun) -> None:
     for lr in s.languages:
         if lr.reasons:
             console.print(f"  undecided, {escape(lr.language)}: {escape(_reasons(lr.reasons))}",
-                          highlight=False, soft_wrap=True)  # fmt: skip
+                          highlight=False)  # fmt: skip
     what = f"published Tb/Tr >= {s.clear.threshold:g} (or <= 1/{s.clear.threshold:g})"
-    console.print(clear_line(s.clear, what), highlight=False, soft_wrap=True)
+    console.print(clear_line(s.clear, what), highlight=False)
     if s.clear_all_cores.tasks != s.clear.tasks:
         console.print(clear_line(s.clear_all_cores, "  without the core-capped tasks"),
-                      highlight=False, soft_wrap=True)  # fmt: skip
+                      highlight=False)  # fmt: skip
     for d in s.disagreements:
         here = f"{d.measured:.2f}x" if d.measured is not None else "-"
         p = f", p = {d.p_value:.3g}" if d.p_value is not None else ""
         marks = ", clear" * d.clear + ", cores capped" * d.capped
         console.print(f"  disagrees: {escape(d.task_id)} ({d.language}): published "
-                      f"{d.published:.2f}x, here {here}{p}{marks}", highlight=False,
-                      soft_wrap=True)  # fmt: skip
-    console.print(timing_line(s), highlight=False, soft_wrap=True)
+                      f"{d.published:.2f}x, here {here}{p}{marks}", highlight=False)  # fmt: skip
+    console.print(timing_line(s), highlight=False)
     load = run.load()
     where = f"on {run.backend}" + (f" ({s.cores} cores)" if run.backend == "ray" else "")
     drawn = run.drawn
@@ -84,7 +83,7 @@ def print_summary(s: ValidationSummary, run: ValidateRun) -> None:
               if drawn else "")  # fmt: skip
     reused = f"; {run.reused} row(s) reused" if run.reused else ""
     console.print(f"{where}; load average {load['start']:.2f} at the start, {load['end']:.2f} "
-                  f"at the end{sample}{reused}", highlight=False, soft_wrap=True)  # fmt: skip
+                  f"at the end{sample}{reused}", highlight=False)  # fmt: skip
 
 
 def _reasons(reasons: dict[str, int]) -> str:

@@ -76,11 +76,12 @@ def candidate_call(v: Verdict, pub: PublishedCandidate | None) -> CandidateCall:
     if sc is not None:
         call.faster_here, call.ratio_here = sc.outcome, sc.ratio
     if not (v.correct and correct_there):
-        call.why = "not correct here and there"
+        call.why = "not correct on both sides"
     elif call.published_ratio is None:
         call.why = "no published baseline time"
     elif sc is None:
-        call.why = "not timed here"
+        t = v.candidate
+        call.why = "not timed here" if t is None or t.ok else f"timing {t.status.value} here"
     elif sc.outcome == "tie":
         call.faster, call.why = Direction.UNDECIDED, "within noise"
     else:

@@ -28,6 +28,17 @@ def test_a_sample_keeps_each_languages_share_and_its_seed_fixes_it():
     assert len(stratified_sample(tasks, 3, seed=0)) == 3  # largest remainders fill the rest
 
 
+def test_every_language_present_is_drawn_at_least_once():
+    """Go's share of 3 draws is 0.3: it still gets one, taken from the largest language."""
+    tasks = _tasks()
+    for n, seed in ((3, 0), (4, 5), (5, 9)):
+        got = Counter(t.language.value for t in stratified_sample(tasks, n, seed=seed))
+        assert set(got) == {"python", "c", "go"} and sum(got.values()) == n, (n, got)
+    got = Counter(t.language.value for t in stratified_sample(tasks, 3, seed=0))
+    assert got == {"python": 1, "c": 1, "go": 1}
+    assert len(stratified_sample(tasks, 2, seed=0)) == 2  # fewer draws than languages
+
+
 def test_bad_sample_and_language_are_one_line():
     one_line_error(perfgym("audit", "perfgym-core", "--sample", "0"), "--sample")
     one_line_error(perfgym("audit", "perfgym-core", "--language", "fortran"), "fortran")

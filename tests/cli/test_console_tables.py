@@ -111,3 +111,13 @@ def test_generate_width(tmp_path: Path) -> None:
                            timeout=300)  # fmt: skip
     assert p.returncode == 0, p.stderr
     assert "candidates:" in p.stdout and max(len(ln) for ln in p.stdout.splitlines()) <= WIDTH
+
+
+def test_validate_language_table_fits_with_every_language() -> None:
+    from perfgym.cli.validate_summary import language_table
+    from perfgym.judge.validation_summary import summarise
+
+    rows = [TaskValidation(task_id=f"t{i}", language=lang, family="f", split="test",
+                           solutions=[SolutionCheck(label="baseline", stage=Stage.OK)])
+            for i, lang in enumerate(("cpp", "java", "c", "go", "python", "cuda") * 200)]  # fmt: skip
+    assert _widest(language_table(summarise(rows, ran=rows, wall_s=1.0, cores=2))) <= WIDTH

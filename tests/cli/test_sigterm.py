@@ -82,12 +82,13 @@ def test_sigterm_mid_eval_keeps_the_finished_verdicts_and_a_rerun_resumes(tmp_pa
 def test_sigterm_mid_validate_keeps_its_finished_rows(tmp_path):
     suite, rows = _suite(tmp_path), tmp_path / "rows.jsonl"
     args = ["validate", str(suite), "--repeats", "3", "--out", str(rows)]
-    stopped = _terminate(args, rows, after=1)
+    stopped = _terminate(args, rows, after=2)  # the header and one row
     assert stopped.returncode == 143, stopped.stderr[-3000:]
     assert "Traceback" not in stopped.stderr
     said = [ln for ln in stopped.stderr.splitlines() if ln.startswith("terminated (SIGTERM)")]
     assert len(said) == 1 and str(rows) in said[0], stopped.stderr
-    written = [json.loads(ln) for ln in rows.read_text().splitlines()]
+    header, *written = [json.loads(ln) for ln in rows.read_text().splitlines()]
+    assert header["validation"]["repeats"] == 3
     assert 1 <= len(written) < TASKS and all(r["task_id"].startswith("nap-") for r in written)
     assert written[0]["task_id"] in stopped.stdout  # the finished rows are printed too
 

@@ -29,7 +29,8 @@ def test_time_limit_shows_timeout_and_rows_are_written(tmp_path):
     assert p.returncode == 1, p.stderr[-3000:]
     assert "baseline:TIMEOUT" in p.stdout and "TIMEOUT" in p.stdout, p.stdout
     assert "timing unavailable" not in p.stdout
-    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    header, row = [json.loads(line) for line in out.read_text().splitlines()]
+    assert header["validation"]["time_limit_s"] == 0.05
     assert row["task_id"] == "py_range_sums" and row["ok"] is False
     # The published runs ordered them; a timed-out baseline decides nothing.
     assert row["published_speedup"] > 1 and row["direction"] == "undecided"
@@ -92,7 +93,7 @@ def test_interrupt_keeps_the_finished_rows(tmp_path):
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     deadline = time.monotonic() + 240
-    while time.monotonic() < deadline and not (out.exists() and out.read_text().strip()):
+    while time.monotonic() < deadline and not (out.exists() and out.read_text().count("\n") > 1):
         time.sleep(0.2)
     assert out.exists(), "the first task never finished"
     proc.send_signal(signal.SIGINT)
@@ -100,5 +101,26 @@ def test_interrupt_keeps_the_finished_rows(tmp_path):
     assert proc.returncode == 130, stderr[-3000:]
     assert "interrupted after 1 of 2 tasks" in stderr
     assert "py_range_sums" in stdout
-    (row,) = [json.loads(line) for line in out.read_text().splitlines()]
+    _, row = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["task_id"] == "py_range_sums"
+
+
+def test_candidates_from_a_sample_is_compared_with_the_published_results(tmp_path, visible_dir):
+    """--sample/--seed pick the tasks; each candidate is compared with the model's
+    eval_result.json (correct there and here; faster than the baseline there and here), and a
+    candidate whose shipped source does not do what was published is named with both sides."""
+    args = ["--candidates-from", "fast-model", "--repeats", "3", "--no-store", "--no-report",
+            "--json"]  # fmt: skip
+    p = perfgym("eval", TREE, "--sample", "1", "--seed", "3", *args, "--out", tmp_path / "a")
+    assert p.returncode == 0, p.stderr[-3000:]
+    agreed = json.loads(p.stdout)["published_agreement"]
+    assert agreed["tasks"] == 1 and agreed["correct"] == {"agree": 1, "disagree": 0}
+    (call,) = agreed["calls"]
+    assert call["published_status"] == "ok" and call["published_ratio"] < 1
+
+    task = visible_dir / "executable_tasks" / "py_range_sums"
+    shutil.copytree(TREE / "py_range_sums", task)
+    (task / "candidate" / "fast-model" / "solution.py").write_text("raise SystemExit(3)\n")
+    p = perfgym("eval", task.parent, *args[:-1], "--out", tmp_path / "b")
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert "disagrees on correctness: py_range_sums: here NR, published ok" in p.stdout, p.stdout

@@ -19,6 +19,7 @@ from perfgym.cli.options import (
     with_time_limit,
 )
 from perfgym.cli.output import check_writable, console, err_console, fail, print_json
+from perfgym.cli.selection import chosen_tasks, language_option, sample_option
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -38,13 +39,9 @@ def audit(
     suite: str = typer.Argument(..., help="Suite: a built-in name or a path."),
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N tasks."),
-    sample: int | None = typer.Option(
-        None, "--sample", help="A seeded sample of N tasks, stratified by language."
-    ),
+    sample: int | None = sample_option(),
     seed: int = typer.Option(0, "--seed", help="Seed of --sample's draw."),
-    language: list[str] = typer.Option(
-        [], "--language", help="Only tasks in these languages (repeatable; '-cuda' excludes one)."
-    ),
+    language: list[str] = language_option(),
     probes: list[str] = typer.Option(
         [],
         "--probes",
@@ -135,7 +132,7 @@ def audit(
     from perfgym.cli.suite_arg import load_or_fail
 
     s, tasks = load_or_fail(suite, task, external)
-    tasks = _chosen_tasks(tasks, language, sample, seed)
+    tasks = chosen_tasks(tasks, language, sample, seed)
     tasks = with_time_limit(select_tasks(tasks, None, limit, s.name), seconds)
     if not tasks:
         fail(f"no task selected in {s.name}")
@@ -169,26 +166,6 @@ def _show(result: SuiteAudit, out: Path, *, as_json: bool, quiet: bool,
             err_console.print(f"[bold red]audit failed[/] (--fail-on {threshold.value}): "
                               f"{len(found)} finding(s), e.g. {escape(found[0])}")  # fmt: skip
             raise typer.Exit(1)
-
-
-def _chosen_tasks(tasks: list, language: list[str], sample: int | None, seed: int) -> list:
-    """The tasks in (or not in, '-L') the `language`s, then a seeded stratified sample."""
-    from perfgym.audit.sample import stratified_sample
-
-    langs = [x.strip() for arg in language for x in arg.split(",") if x.strip()]
-    known = {t.language.value for t in tasks}
-    for lang in langs:
-        if lang.lstrip("-") not in known:
-            fail(f"--language {lang}: no task in it (languages here: {', '.join(sorted(known))})")
-    keep = {x for x in langs if not x.startswith("-")}
-    drop = {x[1:] for x in langs if x.startswith("-")}
-    tasks = [t for t in tasks if (not keep or t.language.value in keep)
-             and t.language.value not in drop]  # fmt: skip
-    if sample is not None:
-        if sample < 1:
-            fail(f"--sample must be at least 1, got {sample}")
-        tasks = stratified_sample(tasks, sample, seed)
-    return tasks
 
 
 def _run(suite: str, tasks: list, chosen: list, out: Path, *, repeats: int, mde_repeats: int,

@@ -25,6 +25,7 @@ from perfgym.cli.options import (
     with_time_limit,
 )
 from perfgym.cli.output import check_writable, console, err_console, fail, one_line, print_json
+from perfgym.cli.selection import chosen_tasks, language_option, sample_option
 
 if TYPE_CHECKING:  # the command imports its judge, metrics and store when it runs: --help is fast
     from rich.table import Table
@@ -130,7 +131,11 @@ def eval_(
         help=f"Measured runs per workload (default: the protocol's own, {JUDGE_REPEATS} for the "
         f"staged judge as in RLPF, {ENAMEL_REPEATS_SHOWN} for ENAMEL's protocol).",
     ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the metrics' bootstrap CIs."),
+    seed: int = typer.Option(
+        0, "--seed", help="Seed of the metrics' bootstrap CIs and of --sample's draw."
+    ),
+    sample: int | None = sample_option(),
+    language: list[str] = language_option(),
     fmt: str = typer.Option(
         "auto", "--format", help=f"Candidates format: {', '.join(FORMATS)} (auto: per line)."
     ),
@@ -239,7 +244,8 @@ def eval_(
              "--samples": samples is not None, "--model-config": model_config is not None,
              "--base-url": base_url is not None, "--api-key-env": api_key_env is not None,
              "--time-largest": time_largest is not None, "--perf-inputs": perf_inputs is not None,
-             "--hidden": hidden, "--rules": rules is not None}  # fmt: skip
+             "--hidden": hidden, "--rules": rules is not None,
+             "--sample": sample is not None, "--language": bool(language)}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
         ("--replay", "--no-store", "a replay reads its verdicts from the store"),
@@ -254,6 +260,8 @@ def eval_(
         ("--hidden", "--published", "--published runs nothing"),
         ("--hidden", "--model", "--hidden judges given candidates or solutions"),
         ("--hidden", "--replay", "a replay runs nothing"),
+        ("--published", "--sample", "--published scores every published task (or --task)"),
+        ("--published", "--language", "--published scores every published task (or --task)"),
     ])  # fmt: skip
     seconds = time_limit_of(time_limit)
     refuse_orphans(given, [("--replay-machine", "--replay"), ("--url", "--backend service"),
@@ -269,7 +277,8 @@ def eval_(
         return
     inputs = perf_inputs_or_fail(time_largest, perf_inputs)  # before the suite loads
     s, tasks = load_or_fail(suite, task, external)
-    tasks = with_time_limit(select_tasks(tasks, split, limit, s.name), seconds)
+    tasks = chosen_tasks(select_tasks(tasks, split, limit, s.name), language, sample, seed)
+    tasks = with_time_limit(tasks, seconds)
     tasks = timed_tasks(tasks, time_largest, inputs, perf_inputs)
     if model:  # generate from a model, then judge: cli/eval_model.py
         from perfgym.cli.eval_model import eval_model_command
@@ -457,6 +466,11 @@ def _judge_and_summarise(
         restore()
     counted = verdicts if allow_missing else verdicts + missing
     rows = summarise_models(counted, seed=seed)
+    agreed = None
+    if candidates_from is not None:
+        from perfgym.cli.candidates_agreement import published_agreement
+
+        agreed = published_agreement(tasks, verdicts, candidates_from)
     print_missing(missing_counts(missing), len(tasks), allow_missing)
     report_path = None if no_report else _write_report(out)
     if as_json:
@@ -469,11 +483,17 @@ def _judge_and_summarise(
                     "report": str(report_path) if report_path else None,
                     "elapsed_s": time.monotonic() - t0, **reused,
                     "failures": failure_reasons(counted),
+                    "published_agreement": None if agreed is None else agreed.model_dump(
+                        mode="json"),
                     "models": [r.model_dump(mode="json") for r in rows]})  # fmt: skip
         return
     if not quiet:
         console.print(summary_table(rows, f"perfgym eval {s.name}"))
         print_failures(counted, verbose=verbose)
+    if agreed is not None:
+        from perfgym.cli.candidates_agreement import print_agreement
+
+        print_agreement(agreed)
     unanswered = f" + {len(missing)} missing (NX)" if missing and not allow_missing else ""
     reused_note = f", reused {checkpoint.reused} of {len(verdicts)}" if checkpoint.reused else ""
     console.print(f"results: {out} ({len(verdicts)} verdicts{unanswered}{reused_note}, "

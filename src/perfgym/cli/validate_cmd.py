@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import json
+from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
+from rich.markup import escape
 
 from perfgym.cli import app
 from perfgym.cli.options import external_option, time_limit_of, time_limit_option, with_time_limit
-from perfgym.cli.output import check_writable, console, err_console, print_json
+from perfgym.cli.output import check_writable, console, err_console, fail, print_json
+from perfgym.cli.selection import chosen_tasks, language_option, sample_option
 
 if TYPE_CHECKING:  # the judge loads when the command runs: --help stays fast
     from rich.table import Table
 
-    from perfgym.judge import Judge
+    from perfgym.cli.validate_run import ValidateRun
     from perfgym.judge.validate import TaskValidation
     from perfgym.tasks.suite_model import Suite
     from perfgym.tasks.task import Task
@@ -82,22 +84,18 @@ def _cores(row: TaskValidation) -> str:
     return f" ({row.cores_wanted} cores)"
 
 
-def validate_one(judge: Judge, task: Task, min_speedup: float) -> TaskValidation:
-    """One task's row; a task that cannot be judged is a row saying why, never the end."""
-    from perfgym.judge.validate import TaskValidation, validate_task
-
-    try:
-        return validate_task(judge, task, min_speedup)
-    except Exception as exc:  # noqa: BLE001 - one task's failure must not lose the others' rows
-        return TaskValidation(task_id=task.id, language=task.language.value, family=task.family,
-                              split=task.split.value, solutions=[],
-                              problems=[f"could not be judged: {exc}"])  # fmt: skip
+#: Where `perfgym validate` judges (`perfgym.judge.backend.get_backend`): the service judges under
+#: its own configuration, which measures baselines beside every candidate, so it is not offered.
+VALIDATE_BACKENDS = ("local", "ray")
 
 
 @app.command("validate")
 def validate(
     suite: str = typer.Argument(..., help="Suite: a built-in name or a path."),
     task: list[str] = typer.Option([], "--task", help="Only these task ids (repeatable)."),
+    language: list[str] = language_option(),
+    sample: int | None = sample_option(),
+    seed: int = typer.Option(0, "--seed", help="Seed of --sample's draw."),
     repeats: int = typer.Option(5, "--repeats", help="Measured runs per workload."),
     min_speedup: float = typer.Option(1.0, "--min-speedup", help="Required baseline/reference."),
     time_limit: str | None = time_limit_option(),
@@ -105,65 +103,107 @@ def validate(
     out: Path | None = typer.Option(
         None, "--out", help="Also write each task's row as JSONL, as soon as it is done."
     ),
+    resume: bool | None = typer.Option(
+        None,
+        "--resume/--no-resume",
+        help="--out exists: reuse its finished rows (same judge configuration), or start over.",
+    ),  # fmt: skip
+    backend: str = typer.Option(
+        "local", "--backend", help=f"Judge on: {', '.join(VALIDATE_BACKENDS)}."
+    ),
+    address: str | None = typer.Option(
+        None, "--address", help="Ray address (--backend ray; default: a cluster of its own)."
+    ),
+    quiet: bool = typer.Option(False, "-q", "--quiet", help="No per-task table."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Check that every task's baseline, reference and pool build and pass their own tests, and
-    that the reference is faster than the baseline with confidence."""
-    from rich.progress import Progress
-
-    from perfgym.cli.interrupted import exit_code, said, stop_on_sigterm
+    that the reference is faster than the baseline with confidence; summarise per language,
+    against the published orderings, and the run's wall time against its floor."""
     from perfgym.cli.suite_arg import load_or_fail
-    from perfgym.judge import Judge, JudgeConfig
+    from perfgym.cli.validate_run import ValidateRun
 
+    if backend not in VALIDATE_BACKENDS:
+        fail(f"--backend {backend}: validate judges on {' or '.join(VALIDATE_BACKENDS)}")
+    if address is not None and backend != "ray":
+        fail("--address needs --backend ray")
+    if resume is not None and out is None:
+        fail("--resume/--no-resume need --out FILE.jsonl (the rows to reuse)")
+    if repeats < 1:
+        fail(f"--repeats must be at least 1, got {repeats}")
     seconds = time_limit_of(time_limit)
     s, tasks = load_or_fail(suite, task, external)
+    tasks, drawn = _select(tasks, language, sample, seed)
+    if not tasks:
+        fail(f"no task selected in {s.name}")
     tasks = with_time_limit(tasks, seconds)
     if out is not None:
+        if resume is None and out.exists() and out.stat().st_size:
+            fail(f"{out} exists: --resume reuses its finished rows, --no-resume starts it over")
         check_writable(out, "validation results")
-    config = JudgeConfig(repeats=repeats, **({"time_limit_s": seconds} if seconds else {}))
-    rows: list[TaskValidation] = []
-    restore = stop_on_sigterm()
-    try:
-        with Judge(config) as judge, Progress(console=console, transient=True,
-                                              disable=as_json) as bar:  # fmt: skip
-            job = bar.add_task(f"validating {s.name}", total=len(tasks))
-            for t in tasks:
-                rows.append(validate_one(judge, t, min_speedup))
-                if out is not None:
-                    with out.open("a", encoding="utf-8") as f:
-                        f.write(
-                            json.dumps(rows[-1].model_dump(mode="json") | {"ok": rows[-1].ok})
-                            + "\n"
-                        )
-                bar.update(job, completed=len(rows))
-    except KeyboardInterrupt as exc:
-        kept = f"; each finished row is in {out}" if out is not None else ""
-        err_console.print(f"{said(exc)} after {len(rows)} of {len(tasks)} tasks{kept}",
-                          soft_wrap=True)  # fmt: skip
-        _print(s, rows, as_json)
-        raise typer.Exit(exit_code(exc)) from None
-    finally:
-        restore()
-    raise typer.Exit(_print(s, rows, as_json))
+    run = ValidateRun(s, tasks, repeats=repeats, min_speedup=min_speedup, time_limit_s=seconds,
+                      out=out, resume=bool(resume), backend=backend, address=address,
+                      drawn=drawn, quiet=quiet or as_json)  # fmt: skip
+    rows = run.run(lambda rows, exc: _print(s, rows, run, as_json, quiet, exc))
+    raise typer.Exit(_print(s, rows, run, as_json, quiet))
 
 
-def _print(suite: Suite, rows: list[TaskValidation], as_json: bool) -> int:
+def _select(tasks: list[Task], language: list[str], sample: int | None,
+            seed: int) -> tuple[list[Task], dict[str, Any] | None]:  # fmt: skip
+    """The selected tasks, and with --sample what was drawn from what. The draw's population
+    is the tasks this machine can run: without a GPU, CUDA tasks (which only say they were
+    skipped) are left out of it, and said so, unless --language names CUDA."""
+    from perfgym.toolchains.gpu import gpu_missing_reason
+
+    if sample is None:
+        return chosen_tasks(tasks, language, None, seed), None
+    pool = chosen_tasks(tasks, language, None, seed)
+    left_out = 0
+    named = {x.strip().lstrip("-") for arg in language for x in arg.split(",")}
+    if "cuda" not in named and (why := gpu_missing_reason()) is not None:
+        kept = [t for t in pool if t.language.value != "cuda"]
+        left_out, pool = len(pool) - len(kept), kept
+        if left_out:
+            err_console.print(f"left out of the draw: {left_out} CUDA task(s) ({escape(why)})",
+                              soft_wrap=True, highlight=False)  # fmt: skip
+    chosen = chosen_tasks(pool, [], sample, seed)
+    per = Counter(t.language.value for t in chosen)
+    drawn = {"n": sample, "seed": seed, "population": len(pool), "cuda_left_out": left_out,
+             "per_language": dict(sorted(per.items())), "task_ids": [t.id for t in chosen]}  # fmt: skip
+    return chosen, drawn
+
+
+def _print(
+    suite: Suite,
+    rows: list[TaskValidation],
+    run: ValidateRun,
+    as_json: bool,
+    quiet: bool,
+    interrupted: BaseException | None = None,
+) -> int:
     """Print what was finished; the exit code (1 when a task failed)."""
+    from perfgym.cli.validate_summary import print_summary
     from perfgym.judge.agreement import agreement, agreement_line
 
     name = suite.name
     bad = [r for r in rows if not r.ok and not r.skipped]
     agreed = agreement(rows) if any(r.direction is not None for r in rows) else None
+    summary = run.summary(rows)
     if as_json:
         print_json({"suite": name, "tasks": [r.model_dump(mode="json") | {"ok": r.ok} for r in rows],
                     "failed": [r.task_id for r in bad], "agreement": agreed,
+                    "summary": summary.model_dump(mode="json"), "sample": run.drawn,
+                    "backend": run.backend, "load": run.load(), "results": str(run.out or "")
+                    or None, "reused": run.reused, "interrupted": interrupted is not None,
                     "not_loaded": suite.metadata.get("skipped", [])})  # fmt: skip
-    else:
+        return 1 if bad else 0
+    if not quiet:
         console.print(validation_table(rows, f"perfgym validate {name}"))
         for line in problem_lines(rows):
             console.print(line, highlight=False)
-        skipped = sum(1 for r in rows if r.skipped)
-        console.print(f"{len(rows) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped")
-        if agreed is not None:
-            console.print(agreement_line(agreed), soft_wrap=True)
+    skipped = sum(1 for r in rows if r.skipped)
+    console.print(f"{len(rows) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped")
+    if agreed is not None:
+        console.print(agreement_line(agreed), soft_wrap=True)
+    print_summary(summary, run)
     return 1 if bad else 0

@@ -84,3 +84,43 @@ def agreement_line(summary: dict[str, Any]) -> str:
         line += f"; without the {n} task(s) given fewer cores than they want: "
         line += part(summary["all_cores"])
     return line
+
+
+#: A published ordering this clear (Tb/Tr at least this, or at most its inverse) is the one a
+#: validation must reproduce: the issue's target is no disagreement and 90 % decided there.
+CLEAR_RATIO = 1.5
+
+
+def clear(row: TaskValidation, threshold: float = CLEAR_RATIO) -> bool:
+    """The published ratio orders the two clearly, either way (Tb/Tr >= 1.5 or <= 1/1.5)."""
+    r = row.published_speedup
+    return r is not None and r > 0 and max(r, 1 / r) >= threshold
+
+
+def call_of(row: TaskValidation) -> tuple[Direction, str]:
+    """The row against the published ordering, and for an undecided row why: 'no published
+    ratio', 'skipped: ...', 'baseline failed', 'reference failed', 'both failed', 'not timed',
+    'within noise', 'cores capped' (within noise on fewer cores than the task wants)."""
+    if row.direction in (Direction.AGREE, Direction.DISAGREE):
+        return row.direction, ""
+    if row.skipped:
+        return Direction.UNDECIDED, "skipped: " + _short(row.skipped)
+    if not row.solutions:
+        return Direction.UNDECIDED, "could not be judged"
+    if row.direction is None:
+        return Direction.UNDECIDED, "no published ratio"
+    stages = [c.stage.value for c in row.solutions[:2]]
+    failed = [name for name, st in zip(("baseline", "reference"), stages, strict=False)
+              if st != "OK"]  # fmt: skip
+    if len(failed) == 2:
+        return Direction.UNDECIDED, "both failed"
+    if failed:
+        return Direction.UNDECIDED, f"{failed[0]} failed"
+    if row.comparison is None:
+        return Direction.UNDECIDED, "not timed"
+    return Direction.UNDECIDED, "cores capped" if capped(row) else "within noise"
+
+
+def _short(why: str) -> str:
+    """A skip reason as a category ('needs a GPU'), not its full text."""
+    return "needs a GPU" if "GPU" in why else why.split(":")[0][:40]

@@ -3,18 +3,23 @@ tests, and the reference is faster than the baseline with statistical confidence
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
 from perfgym.judge.agreement import Direction, direction, published_speedup
 from perfgym.judge.candidate import Candidate
-from perfgym.judge.judge import Judge
+from perfgym.judge.config import JudgeConfig
 from perfgym.judge.verdict import Stage, Timing, Verdict
 from perfgym.tasks.task import Task
 from perfgym.timing.compare import Comparison, compare
 from perfgym.timing.filterability import duration_filterability
+
+if TYPE_CHECKING:
+    from perfgym.judge.backend import JudgeBackend
+    from perfgym.judge.judge import Judge
 
 
 class SolutionCheck(BaseModel):
@@ -26,6 +31,12 @@ class SolutionCheck(BaseModel):
     reason: str = ""
     estimate_s: float | None = None
     infra_error: bool = False
+    run_s: float = Field(
+        0.0,
+        ge=0,
+        description="Core-seconds of its sandboxed runs: each run's wall time (tests and "
+        "measured rounds) times the cores it held; the floor of a validation sums them.",
+    )
 
 
 class TaskValidation(BaseModel):
@@ -58,16 +69,70 @@ class TaskValidation(BaseModel):
     direction: Direction | None = Field(
         None, description="This validation against the published ordering (judge/agreement.py)."
     )
+    task_key: str = Field(
+        "", description="The task's content as validated (a rerun reuses the row when equal)."
+    )
+    wall_s: float | None = Field(
+        None, description="Seconds this row took to validate (its batch's, on a batched backend)."
+    )
 
     @property
     def ok(self) -> bool:
         return not self.problems and not self.skipped
 
 
+def validation_config(config: JudgeConfig) -> JudgeConfig:
+    """`config` for validating: the solutions are the candidates, so the baseline and reference
+    are not measured beside them again (that would only double the time). A backend that
+    validates (`validate_batch`) is built with it."""
+    return config.model_copy(update={"measure_baseline": False, "measure_reference": False})
+
+
+def solution_candidates(task: Task) -> list[Candidate]:
+    """The task's baseline, references and pool as candidates of their own task."""
+    sols = [task.baseline, *task.references, *task.pool]
+    return [Candidate(task, source=s.source, model=s.label) for s in sols]
+
+
 def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskValidation:
     """Judge the baseline, references and pool as candidates of their own task and compare;
     where the task has a published ordering, say whether this run agrees with it."""
-    row = _validate(judge, task, min_speedup)
+    saved = judge.config
+    judge.config = validation_config(saved)
+    try:
+        verdicts = judge.judge_many(solution_candidates(task))
+    finally:
+        judge.config = saved
+    return task_row(task, verdicts, min_speedup)
+
+
+def validate_batch(backend: JudgeBackend, tasks: Sequence[Task],
+                   min_speedup: float = 1.0) -> list[TaskValidation]:  # fmt: skip
+    """The rows of `tasks`, their solutions judged in one `judge_many` on `backend` (a Ray
+    cluster spreads the tasks over its nodes), which must be built with `validation_config`.
+    A batch that cannot be judged is a row per task saying why, never the end."""
+    cands = [solution_candidates(t) for t in tasks]
+    try:
+        verdicts = backend.judge_many([c for cs in cands for c in cs])
+    except Exception as exc:  # noqa: BLE001 - one batch's failure must not lose the others' rows
+        return [unjudged(t, exc) for t in tasks]
+    rows, i = [], 0
+    for task, cs in zip(tasks, cands, strict=True):
+        rows.append(task_row(task, verdicts[i : i + len(cs)], min_speedup))
+        i += len(cs)
+    return rows
+
+
+def unjudged(task: Task, exc: BaseException) -> TaskValidation:
+    """The row of a task that could not be judged: why."""
+    return TaskValidation(task_id=task.id, language=task.language.value, family=task.family,
+                          split=task.split.value, solutions=[], cores_wanted=task.cores,
+                          problems=[f"could not be judged: {exc}"])  # fmt: skip
+
+
+def task_row(task: Task, verdicts: Sequence[Verdict], min_speedup: float = 1.0) -> TaskValidation:
+    """A task's row from its solutions' verdicts (in `solution_candidates`' order)."""
+    row = _validate(task, list(verdicts), min_speedup)
     if not row.skipped:
         row.published_speedup = published_speedup(task)
         faster = row.comparison.faster if row.comparison is not None else None
@@ -75,17 +140,7 @@ def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskVal
     return row
 
 
-def _validate(judge: Judge, task: Task, min_speedup: float) -> TaskValidation:
-    sols = [task.baseline, *task.references, *task.pool]
-    cands = [Candidate(task, source=s.source, model=s.label) for s in sols]
-    saved = judge.config
-    # The solutions are the candidates here: measuring baseline/reference beside them again
-    # would only double the time.
-    judge.config = saved.model_copy(update={"measure_baseline": False, "measure_reference": False})
-    try:
-        verdicts = judge.judge_many(cands)
-    finally:
-        judge.config = saved
+def _validate(task: Task, verdicts: list[Verdict], min_speedup: float) -> TaskValidation:
     checks = [_check(v) for v in verdicts]
     row = TaskValidation(task_id=task.id, language=task.language.value, family=task.family,
                          split=task.split.value, solutions=checks,
@@ -172,4 +227,20 @@ def _check(v: Verdict) -> SolutionCheck:
         reason=v.reason[:300],
         estimate_s=v.candidate.estimate_s if v.candidate else None,
         infra_error=v.infra_error,
+        run_s=run_seconds(v),
     )
+
+
+def run_seconds(v: Verdict) -> float:
+    """Core-seconds of a verdict's sandboxed runs: each correctness test's wall time, and each
+    measured round's sandbox wall time (the samples themselves where the clock is wall or CPU
+    and no sandbox wall is recorded), times the cores each run held."""
+    t = v.candidate
+    held = (t.cores if t is not None else None) or 1
+    total = sum(x.wall_s or 0.0 for x in v.tests)
+    if t is not None:
+        if t.external_walls_s:
+            total += sum(t.external_walls_s)
+        elif t.clock in ("wall", "cpu"):
+            total += sum(t.samples_s)
+    return total * held

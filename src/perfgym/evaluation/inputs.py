@@ -203,9 +203,10 @@ def gather(config: EvalConfig) -> EvalInputs:
     """The suite loaded, its tasks selected as `config` says, and their candidates."""
     from perfgym.tasks.suite import load_suite
 
-    if config.models:
+    if config.models or config.published:
         raise EvalFailed("run_eval judges given candidates or solutions; a model generates "
-                         "through `perfgym eval --model`")  # fmt: skip
+                         "through `perfgym eval --model`, and `perfgym eval --published` "
+                         "scores published results")  # fmt: skip
     inputs = perf_inputs_of(config.time_largest, config.perf_inputs)
     try:
         suite = load_suite(config.suite, external=config.external,

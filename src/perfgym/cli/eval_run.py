@@ -3,8 +3,9 @@ to generate from, ENAMEL's protocol, or `run_eval` through the staged judge."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from rich.markup import escape
 
@@ -14,9 +15,13 @@ from perfgym.evaluation.config import EvalConfig, EvalFailed
 from perfgym.evaluation.repeats import resolve_repeats
 
 if TYPE_CHECKING:
-    from perfgym.judge.candidate import Candidate
+    from perfgym.evaluation.inputs import Remark
     from perfgym.tasks.suite_model import Suite
     from perfgym.tasks.task import Task
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
 
 
 def run_enamel(*args: Any, **kwargs: Any) -> None:
@@ -90,7 +95,6 @@ def _judge(config: EvalConfig, suite: Suite, tasks: list[Task], out: Path, shown
     from perfgym.evaluation.inputs import EvalInputs, candidates_of
     from perfgym.evaluation.run import EvalInterrupted, run_eval
 
-    cands: list[Candidate]
     cands, problems = _or_fail(candidates_of, config, suite, tasks, _remark(config.candidates))
     try:
         result = run_eval(config, inputs=EvalInputs(suite, tasks, cands, problems), results=out,
@@ -102,7 +106,7 @@ def _judge(config: EvalConfig, suite: Suite, tasks: list[Task], out: Path, shown
     print_result(result, shown)
 
 
-def _remark(path: Path | None) -> Any:
+def _remark(path: Path | None) -> Remark:
     """What a candidates file's remarks print: each bad or skipped line, candidates outside the
     evaluated tasks, unknown fields kept."""
 
@@ -118,9 +122,9 @@ def _remark(path: Path | None) -> Any:
     return remark
 
 
-def _or_fail(step: Any, *args: Any) -> Any:
+def _or_fail(step: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
     """`step(*args)`, an EvalFailed said in one line (exit 2)."""
     try:
-        return step(*args)
+        return step(*args, **kwargs)
     except EvalFailed as exc:
         fail(str(exc))

@@ -71,11 +71,13 @@ def test_a_local_eval_reaching_the_service_or_the_registry_a_kind_breaks_them(
     tmp_path: Path,
 ) -> None:
     """The registry's two contracts are live: `perfgym eval`'s module importing the service's
-    backends, or the registry importing a kind's home, makes `lint-imports` fail."""
+    backends, or the registry importing a kind's home, makes `lint-imports` fail; so do the
+    eval <-> eval_model loop coming back and the evaluation layer importing the CLI."""
     src = tmp_path / "src"
     shutil.copytree(ROOT / "src" / "perfgym", src / "perfgym")
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
-    for module, target in (("cli/eval_cmd.py", "service.backend"), ("registry.py", "rewards")):
+    for module, target in (("cli/eval_cmd.py", "service.backend"), ("registry.py", "rewards"),
+                           ("cli/eval_model.py", "cli.eval_cmd"), ("evaluation/run.py", "cli.output")):  # fmt: skip
         path = src / "perfgym" / module
         path.write_text(path.read_text() + f"\nimport perfgym.{target}  # noqa: E402,F401\n")
     exe = _executable()
@@ -87,3 +89,6 @@ def test_a_local_eval_reaching_the_service_or_the_registry_a_kind_breaks_them(
     assert done.returncode != 0
     assert "perfgym.cli.eval_cmd is not allowed to import perfgym.service" in done.stdout
     assert "perfgym.registry is not allowed to import perfgym.rewards" in done.stdout
+    assert "perfgym.cli.eval_model is not allowed to import perfgym.cli.eval_cmd" in done.stdout
+    assert "perfgym.evaluation is not allowed to import perfgym.cli" in done.stdout
+    assert "perfgym.evaluation.run -> perfgym.cli.output" in done.stdout

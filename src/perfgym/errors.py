@@ -28,15 +28,17 @@
     ├── Refused (+ValueError)         service.server.routes.run_code_exec
     ├── QueueFull, JobConflict        service.workers.job_queue
     ├── NodeLost                      service.ray_batch: a Ray node died holding a task
-    ├── LineError (+ValueError)       cli.candidates_formats: a candidates line cannot be used
+    ├── LineError (+ValueError)       evaluation.candidates_formats: a candidates line cannot be used
+    ├── EvalFailed                    evaluation.config: an evaluation cannot start or keep results
     └── private signals: _Stopped (cli.eval_model), _Refused (llm.scripted)
 
 A layer's error derives from one of these (or from `PerfgymError` itself, keeping the builtin
 base its callers catch, shown as +Base). The only exceptions outside the tree are the ones of
 code that runs inside the sandbox with the stdlib alone (`sandbox/_inside/valuecodec.
 UnsupportedValue`, `tasks/_pinned_generate._Failed`). Interrupts are not errors:
-`cli.interrupted.Terminated` (SIGTERM) is a KeyboardInterrupt, outside `except Exception`. `tests/test_guards.py` keeps it so: a
-new exception class outside the tree, or missing from this drawing, fails it.
+`cli.interrupted.Terminated` (SIGTERM) and `evaluation.run.EvalInterrupted` are
+KeyboardInterrupts, outside `except Exception`. `tests/test_guards.py` keeps it so: a new
+exception class outside the tree, or missing from this drawing, fails it.
 
 Program failures are never exceptions: they are statuses on an Execution or a Verdict.
 """
@@ -60,3 +62,11 @@ class ToolchainMissing(PerfgymError):
 
 class TaskFormatError(PerfgymError, ValueError):
     """A task or suite on disk is malformed."""
+
+
+def one_line(exc: BaseException) -> str:
+    """An exception's message on one line: pydantic's multi-line reports folded, its doc links
+    dropped (plain text: a console prints it escaped)."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = "; ".join(ln for ln in lines if not ln.startswith("For further information"))
+    return text or type(exc).__name__

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from perfgym.cli.candidates_file import read_candidates
-from perfgym.cli.candidates_formats import LineError, is_body, parse_record
+from perfgym.evaluation.candidates_file import read_candidates
+from perfgym.evaluation.candidates_formats import LineError, is_body, parse_record
 from perfgym.tasks.suite import load_suite
 
 
@@ -153,7 +153,7 @@ def test_the_shipped_examples_read_without_a_problem(humaneval):
 def test_a_line_cannot_set_its_own_verdict_through_unknown_fields(tmp_path, humaneval):
     """Adversarial: fields named like a verdict's (`stage`, `detail`, `candidate`) land in
     `meta` only; the judged stage stays the judge's."""
-    from perfgym.cli.candidates_file import with_meta
+    from perfgym.evaluation.candidates_file import with_meta
     from perfgym.judge.verdict import Stage, Verdict
 
     line = {"task_id": "HumanEval/1", "model": "m", "source": "print(1)\n", "stage": "OK",

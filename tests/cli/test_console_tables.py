@@ -25,7 +25,7 @@ from perfgym.audit.results import (
     TaskAudit,
 )
 from perfgym.cli.audit_cmd import task_table
-from perfgym.cli.eval_cmd import summary_table
+from perfgym.cli.eval_output import summary_table
 from perfgym.cli.optimize_cmd import rows_table
 from perfgym.cli.validate_cmd import validation_table
 from perfgym.judge.validate import SolutionCheck, TaskValidation

@@ -12,7 +12,7 @@ from cli_helpers import one_line_error, perfgym
 from small_tasks import SUM, sum_task
 from typer.testing import CliRunner
 
-from perfgym.cli import app, eval_cmd
+from perfgym.cli import app, eval_cmd, eval_run
 from perfgym.enamel.protocol import REPEATS as ENAMEL_REPEATS
 from perfgym.store import ResultStore
 from perfgym.store.results_file import read_results
@@ -32,7 +32,7 @@ def test_an_explicit_repeats_is_honoured(repeats, enamel):
 @pytest.mark.parametrize(("given", "reaches"), [(["--repeats", "3"], 3), ([], ENAMEL_REPEATS)])
 def test_enamel_protocol_receives_the_resolved_repeats(tmp_path, monkeypatch, given, reaches):
     seen = []
-    monkeypatch.setattr(eval_cmd, "run_enamel", lambda tasks, labels, out, repeats, as_json, **_:
+    monkeypatch.setattr(eval_run, "run_enamel", lambda tasks, labels, out, repeats, as_json, **_:
                         seen.append(repeats))  # fmt: skip
     out = tmp_path / "o.jsonl"
     args = ["eval", "enamel", "--task", "HumanEval/0", "--no-store", "--out", str(out), *given]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from perfgym.cli.candidates_file import read_candidates
+from perfgym.evaluation.candidates_file import read_candidates
 from perfgym.llm.core_script import suite_script
 from perfgym.llm.scripted import ScriptedServer
 from perfgym.store.calls import CallLog

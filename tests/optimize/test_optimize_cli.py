@@ -7,7 +7,7 @@ import json
 
 from optimize_helpers import ITERATIONS, TASK, core_task
 
-from perfgym.cli.candidates_file import read_candidates
+from perfgym.evaluation.candidates_file import read_candidates
 from perfgym.judge.same_source import normalised
 from perfgym.store.optimize_history import OptimizeHistory
 from perfgym.tasks.suite import load_suite

@@ -164,7 +164,8 @@ class Controller:
                 )  # fmt: skip
                 exit_status = str(extra.get("exit_status", ""))
             finally:
-                if exit_status != "Submitted" and not self._stop:
+                # not ours: "Submitted" is mini-swe-agent's own exit status, a string it defines
+                if exit_status != "Submitted" and not self._stop:  # not ours: mini-swe-agent's
                     self._evaluate_leftover(bench, working, agent)
             return self._finish(bench, prep, agent, model, env, exit_status, start)
         finally:

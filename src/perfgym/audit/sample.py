@@ -10,6 +10,30 @@ from collections.abc import Sequence
 from perfgym.tasks.task import Task
 
 
+def choose_tasks(tasks: Sequence[Task], languages: Sequence[str], sample: int | None,
+                 seed: int) -> list[Task]:  # fmt: skip
+    """The tasks in (or, for '-L', not in) `languages` (each may list several, comma-separated),
+    then a seeded sample of `sample` stratified by language. Raises ConfigError on a language
+    no task is in or a sample under 1."""
+    from perfgym.errors import ConfigError
+
+    langs = [x.strip() for arg in languages for x in arg.split(",") if x.strip()]
+    known = {t.language.value for t in tasks}
+    for lang in langs:
+        if lang.lstrip("-") not in known:
+            raise ConfigError(f"--language {lang}: no task in it (languages here: "
+                              f"{', '.join(sorted(known))})")  # fmt: skip
+    keep = {x for x in langs if not x.startswith("-")}
+    drop = {x[1:] for x in langs if x.startswith("-")}
+    chosen = [t for t in tasks if (not keep or t.language.value in keep)
+              and t.language.value not in drop]  # fmt: skip
+    if sample is None:
+        return chosen
+    if sample < 1:
+        raise ConfigError(f"--sample must be at least 1, got {sample}")
+    return stratified_sample(chosen, sample, seed)
+
+
 def stratified_sample(tasks: Sequence[Task], n: int, seed: int) -> list[Task]:
     """`n` tasks drawn with `seed`, each language's share as in `tasks` (largest remainders),
     and at least one of every language present when `n` allows; in the suite's order, so the

@@ -11,12 +11,12 @@ from rich.markup import escape
 from rich.progress import Progress
 from rich.table import Table
 
-from perfgym.cli.candidates_file import read_candidates
 from perfgym.cli.output import console, err_console, fail, print_json
 from perfgym.enamel.candidates import ModelRun
 from perfgym.enamel.protocol import EnamelTrace
 from perfgym.enamel.run import evaluate_model_samples
 from perfgym.errors import PerfgymError
+from perfgym.evaluation.candidates_file import read_candidates
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
 from perfgym.store.results_file import header
 from perfgym.tasks.suite_model import Suite

@@ -22,7 +22,9 @@ from perfgym.cli.output import check_writable, console, err_console, fail, print
 from perfgym.errors import PerfgymError
 
 if TYPE_CHECKING:
-    from perfgym.cli.candidates_file import FileCandidate
+    from perfgym.cli.eval_output import Shown
+    from perfgym.evaluation.candidates_file import FileCandidate
+    from perfgym.evaluation.config import EvalConfig
     from perfgym.judge.verdict import Verdict
     from perfgym.tasks.suite import Suite
     from perfgym.tasks.task import Task
@@ -54,39 +56,32 @@ _OTHER_SOURCES = (
 
 
 def eval_model_command(
-    s: Suite, tasks: list[Task], model: list[str], samples: int | None, out: Path | None,
-    store: str, no_store: bool, repeats: int | None, seed: int, as_json: bool, quiet: bool,
-    no_report: bool, given: dict[str, bool], *, model_config: Path | None,
-    base_url: str | None, api_key_env: str | None,
-) -> None:  # fmt: skip
+    s: Suite, tasks: list[Task], config: EvalConfig, given: dict[str, bool], shown: Shown
+) -> None:
     """`perfgym eval --model`: checks its options, then `run_eval_model`."""
-    from perfgym.cli.eval_cmd import JUDGE_REPEATS
-
-    if len(model) != 1:
-        fail(f"--model: give one model to generate from, got {len(model)}")
+    if len(config.models) != 1:
+        fail(f"--model: give one model to generate from, got {len(config.models)}")
     for other in _OTHER_SOURCES:
         if given.get(other):
             fail(f"{other} cannot be used with --model (it generates its own candidates)")
-    if repeats is not None and repeats < 1:
-        fail(f"--repeats must be at least 1, got {repeats}")
-    flags = mo.ModelFlags(model=model[0], model_config=model_config, base_url=base_url,
-                          api_key_env=api_key_env)  # fmt: skip
-    run_eval_model(s, tasks, flags, samples=samples, out=out, store=store, no_store=no_store,
-                   repeats=repeats or JUDGE_REPEATS, seed=seed, as_json=as_json, quiet=quiet,
-                   no_report=no_report)  # fmt: skip
+    if config.repeats is not None and config.repeats < 1:
+        fail(f"--repeats must be at least 1, got {config.repeats}")
+    flags = mo.ModelFlags(model=config.models[0], model_config=config.model_file,
+                          base_url=config.base_url, api_key_env=config.api_key_env)  # fmt: skip
+    run_eval_model(s, tasks, flags, config, shown)
 
 
 def run_eval_model(
-    s: Suite, tasks: list[Task], flags: mo.ModelFlags, *, samples: int | None,
-    out: Path | None, store: str, no_store: bool, repeats: int, seed: int, as_json: bool,
-    quiet: bool, no_report: bool,
-) -> None:  # fmt: skip
+    s: Suite, tasks: list[Task], flags: mo.ModelFlags, eval_config: EvalConfig, shown: Shown
+) -> None:
     """Generate `samples` per task from the model and judge them as tasks complete."""
     from rich.progress import Progress
 
-    from perfgym.cli.eval_cmd import _write_report, summary_table
+    from perfgym.cli.eval_output import summary_table, warn_no_report
     from perfgym.cli.generate_cmd import default_output
     from perfgym.cli.summary import failure_reasons, print_failures
+    from perfgym.evaluation.repeats import JUDGE_REPEATS
+    from perfgym.evaluation.run import write_html_report
     from perfgym.judge import JudgeConfig
     from perfgym.llm.candidates_out import CandidatesOut
     from perfgym.metrics.summary import summarise_models
@@ -94,6 +89,9 @@ def run_eval_model(
     from perfgym.store.open_judge import open_judge
     from perfgym.store.results_file import header
 
+    samples, out, store = eval_config.samples, eval_config.out, eval_config.store
+    repeats, seed = eval_config.repeats or JUDGE_REPEATS, eval_config.seed
+    as_json, quiet = shown.as_json, shown.quiet
     try:
         config = flags.config()
     except PerfgymError as exc:
@@ -110,7 +108,7 @@ def run_eval_model(
         fail(f"the results file {out} would overwrite the candidates file")
     for path, what in ((cand_path, "candidates file"), (out, "results file")):
         check_writable(path, what)
-    if not no_store:
+    if store is not None:
         check_writable(Path(store), "result store")
     t0 = time.monotonic()
     written = CandidatesOut(cand_path)
@@ -126,7 +124,7 @@ def run_eval_model(
     journal = ResultsJournal(out, head, list(reused.values()))
     stop = threading.Event()
     try:
-        with mo.open_model(flags, tasks, call_log=None if no_store else store) as (client, _srv):
+        with mo.open_model(flags, tasks, call_log=store) as (client, _srv):
             thread = threading.Thread(
                 target=_generate, args=(client, tasks, k, written, ready, stop), daemon=True
             )
@@ -134,7 +132,7 @@ def run_eval_model(
                 from perfgym.cli.generate_cmd import _checked
 
                 asyncio.run(_checked(client))
-            judge = open_judge(judge_config, store=None if no_store else store, run=str(out))
+            judge = open_judge(judge_config, store=store, run=str(out))
             try:
                 with Progress(console=err_console, disable=as_json or quiet,
                               transient=True) as bar:  # fmt: skip
@@ -179,7 +177,8 @@ def run_eval_model(
             f"{exc} ({len(verdicts)} verdicts, {len(written.lines)} samples kept; rerun to resume)"
         )
     rows = summarise_models(verdicts, seed=seed)
-    report = None if no_report else _write_report(out)
+    report, problem = write_html_report(out) if eval_config.report else (None, None)
+    warn_no_report(problem)
     if as_json:
         print_json({"suite": s.name, "results": str(out), "candidates": str(cand_path),
                     "report": str(report) if report else None, "model_calls": _totals(client),
@@ -234,8 +233,8 @@ def _generate(client: Any, tasks: list[Task], k: int, written: Any, ready: queue
 def _candidates(task: Task, lines: list[dict[str, Any]], model: str, k: int,
                 suite: str) -> list[FileCandidate]:  # fmt: skip
     """The task's k candidates, read from its lines by the candidates file's own rules."""
-    from perfgym.cli.candidates_file import FileCandidate
-    from perfgym.cli.candidates_formats import parse_record
+    from perfgym.evaluation.candidates_file import FileCandidate
+    from perfgym.evaluation.candidates_formats import parse_record
 
     out = []
     for obj in lines:
@@ -282,7 +281,7 @@ def _same_call(verdict: Verdict | None, candidate: FileCandidate) -> bool:
 
 
 def _with_meta(verdicts: list[Verdict], batch: list[FileCandidate]) -> list[Verdict]:
-    from perfgym.cli.candidates_file import with_meta
+    from perfgym.evaluation.candidates_file import with_meta
 
     return with_meta(verdicts, batch)
 

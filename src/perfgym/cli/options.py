@@ -64,9 +64,9 @@ def time_limit_of(text: str | None) -> float | None:
 
 def with_time_limit(tasks: list[Task], seconds: float | None) -> list[Task]:
     """`tasks` with `seconds` as every task's own limit (as given when None)."""
-    if seconds is None:
-        return tasks
-    return [t.model_copy(update={"time_limit_s": seconds}) for t in tasks]
+    from perfgym.evaluation.inputs import with_time_limit as limited
+
+    return limited(tasks, seconds)
 
 
 def refuse_conflicts(given: dict[str, bool], pairs: Sequence[tuple[str, str, str]]) -> None:
@@ -86,18 +86,15 @@ def refuse_orphans(given: dict[str, bool], needs: Sequence[tuple[str, str]]) -> 
 
 
 def select_tasks(tasks: list[Task], split: str | None, limit: int | None, suite: str) -> list[Task]:
-    """The tasks of `split` (all when None), then the first `limit` of them (all when None)."""
-    if split is not None:
-        if split not in SPLITS:
-            fail(f"unknown --split {split!r}; one of {', '.join(SPLITS)}")
-        tasks = [t for t in tasks if t.split.value == split]
-        if not tasks:
-            fail(f"no task of {suite} is in split {split!r}")
-    if limit is not None:
-        if limit < 1:
-            fail(f"--limit must be at least 1, got {limit}")
-        tasks = tasks[:limit]
-    return tasks
+    """The tasks of `split` (all when None), then the first `limit` of them (all when None);
+    exit 2 with one line for a bad split or limit."""
+    from perfgym.evaluation.config import EvalFailed
+    from perfgym.evaluation.inputs import select_tasks as selected
+
+    try:
+        return selected(tasks, split, limit, suite)
+    except EvalFailed as exc:
+        fail(str(exc))
 
 
 def out_dir_option(default_help: str) -> Any:

@@ -13,6 +13,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from perfgym.errors import one_line
+
+__all__ = ["check_writable", "console", "err_console", "fail", "one_line", "print_json"]
+
 
 def _width() -> int | None:
     """COLUMNS when set (a terminal's width, or what a log wants); else the terminal's own width,
@@ -38,14 +42,6 @@ def fail(message: str, code: int = 2) -> NoReturn:
         f"[bold red]error:[/] {escape(message)}", soft_wrap=True
     )  # one line, however long
     raise typer.Exit(code)
-
-
-def one_line(exc: BaseException) -> str:
-    """An exception's message on one line: pydantic's multi-line reports folded, its doc links
-    dropped (plain text: `fail` escapes it)."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    text = "; ".join(ln for ln in lines if not ln.startswith("For further information"))
-    return text or type(exc).__name__
 
 
 def check_writable(path: Path, what: str) -> None:

@@ -20,7 +20,8 @@ documented rules differ:
     reference);
   - when Tb <= Tr (no gap) CGRE is 0, not perfgym's 1[Tc < Tb] (the runner: denom <= 0 -> no
     credit; Eq. 3's clipped ratio is never positive there).
-`--candidates-from MODEL` judges a model's published sources instead (`published_candidates`).
+`--candidates-from MODEL` judges a model's published sources instead
+(`perfgym.evaluation.inputs.published_candidates`).
 """
 
 from __future__ import annotations
@@ -35,13 +36,11 @@ from rich.table import Table
 
 from perfgym.cli.output import console, err_console, fail, print_json
 from perfgym.errors import PerfgymError
-from perfgym.judge import Candidate
 from perfgym.judge.verdict import Stage, Timing, TimingStatus, Verdict
 from perfgym.metrics.perfcodebench import PerfCodeBenchConfig, perfcodebench_table
-from perfgym.tasks.eval_results import PublishedCandidate, load_candidates
+from perfgym.tasks.eval_results import PublishedCandidate
 from perfgym.tasks.perfcodebench_published import PublishedResults, read_published
-from perfgym.tasks.suite_model import Suite
-from perfgym.tasks.task import StoredMeasurement, Task
+from perfgym.tasks.task import StoredMeasurement, StoredStatus
 
 COLUMNS = ("crr", "fbr", "rbr", "cgre")
 
@@ -58,7 +57,7 @@ def published_timing(stored: StoredMeasurement | None, what: str) -> Timing | No
     if stored is None:
         return None
     why = ""
-    if stored.status != "ok":
+    if stored.status != StoredStatus.OK:
         why = f"published {what}: {stored.status}"
     elif stored.all_ok is False:
         why = f"published {what}: a run reported ok=false"
@@ -71,11 +70,11 @@ def published_timing(stored: StoredMeasurement | None, what: str) -> Timing | No
 
 def _stage(c: PublishedCandidate | None, rules: Rules = Rules.PERFGYM) -> tuple[Stage, str, str]:
     section = None if c is None else c.candidate
-    if section is None or section.status == "missing_candidate":
+    if section is None or section.status == StoredStatus.MISSING_CANDIDATE:
         return Stage.NX, "NO_CODE", "no published candidate"
-    if section.status == "timeout":
+    if section.status == StoredStatus.TIMEOUT:
         return Stage.NR, "TIMEOUT", (c.error if c else "") or "published timeout"
-    if section.status == "error":
+    if section.status == StoredStatus.ERROR:
         return Stage.NR, "ERROR", (c.error if c else "") or "published error"
     if section.all_ok is False:
         return Stage.WO, "WRONG_OUTPUT", "a published run reported ok=false"
@@ -97,7 +96,7 @@ def rules_of(text: str | None) -> Rules:
 def _comparable(c: PublishedCandidate | None) -> bool:
     """Both the baseline and the reference ok with all_ok true (the published runner's test)."""
     return c is not None and all(
-        s is not None and s.status == "ok" and s.all_ok is True and bool(s.median_s)
+        s is not None and s.status == StoredStatus.OK and s.all_ok is True and bool(s.median_s)
         for s in (c.baseline, c.reference)
     )
 
@@ -200,23 +199,3 @@ def _cell(m: dict[str, Any]) -> str:
         return "-"
     lo, hi = m["ci"]
     return f"{m['value']:.3f}" if lo is None else f"{m['value']:.3f} [{lo:.3f}, {hi:.3f}]"
-
-
-def published_candidates(suite: Suite, tasks: list[Task], model: str) -> list[Candidate]:
-    """`--candidates-from MODEL`: the model's published source of each task, as candidates.
-
-    A task where the model produced no source is judged as an empty answer (NX), so that it
-    counts in every denominator as the published table does; a task where the model has no
-    directory is left out (the published table counts it NX).
-    """
-    out = []
-    for t in tasks:
-        found = {c.model: c for c in load_candidates(t)} if t.root is not None else {}
-        c = found.get(model)
-        if c is not None and c.source:
-            out.append(Candidate(t, source=c.source, model=model))
-        elif c is not None:  # the model answered nothing: an empty completion extracts to NX
-            out.append(Candidate(t, completion="", model=model))
-    if not out:
-        fail(f"no published candidate of model {model!r} in {suite.name}")
-    return out

@@ -27,20 +27,12 @@ def language_option() -> Any:
 
 def chosen_tasks(tasks: list[Task], language: list[str], sample: int | None,
                  seed: int) -> list[Task]:  # fmt: skip
-    """The tasks in (or not in, '-L') the `language`s, then a seeded stratified sample."""
-    from perfgym.audit.sample import stratified_sample
+    """The tasks in (or not in, '-L') the `language`s, then a seeded stratified sample; bad
+    input is one line and exit 2."""
+    from perfgym.audit.sample import choose_tasks
+    from perfgym.errors import ConfigError
 
-    langs = [x.strip() for arg in language for x in arg.split(",") if x.strip()]
-    known = {t.language.value for t in tasks}
-    for lang in langs:
-        if lang.lstrip("-") not in known:
-            fail(f"--language {lang}: no task in it (languages here: {', '.join(sorted(known))})")
-    keep = {x for x in langs if not x.startswith("-")}
-    drop = {x[1:] for x in langs if x.startswith("-")}
-    tasks = [t for t in tasks if (not keep or t.language.value in keep)
-             and t.language.value not in drop]  # fmt: skip
-    if sample is not None:
-        if sample < 1:
-            fail(f"--sample must be at least 1, got {sample}")
-        tasks = stratified_sample(tasks, sample, seed)
-    return tasks
+    try:
+        return choose_tasks(tasks, language, sample, seed)
+    except ConfigError as exc:
+        fail(str(exc))

@@ -9,6 +9,8 @@ from rich.markup import escape
 
 from perfgym.cli.output import err_console, fail
 from perfgym.errors import PerfgymError
+from perfgym.evaluation.config import EvalFailed
+from perfgym.evaluation.inputs import pick_tasks
 from perfgym.tasks.suite import Suite, load_suite
 from perfgym.tasks.task import Task
 
@@ -25,16 +27,10 @@ def load_or_fail(
     except PerfgymError as exc:
         fail(str(exc))
     report_skipped(suite)
-    tasks = list(suite.tasks)
-    if task_ids:
-        known = {t.id: t for t in tasks}
-        skipped = {e["task"] for e in suite.metadata.get("skipped", [])}
-        missing = [t for t in task_ids if t not in known and t not in skipped]
-        if missing:
-            fail(f"unknown task id(s) in {suite.name}: {', '.join(missing)}")
-        tasks = [known[t] for t in task_ids if t in known]
-    if not tasks and suite.metadata.get("skipped"):
-        fail(f"no task of {suite.name} loaded")
+    try:
+        tasks = pick_tasks(suite, task_ids)
+    except EvalFailed as exc:
+        fail(str(exc))
     return suite, tasks
 
 

@@ -30,11 +30,13 @@ class Direction(str, Enum):
 
 def published_speedup(task: Task) -> float | None:
     """Tb/Tr from the task's stored (published) medians; None when either is not usable."""
+    from perfgym.tasks.task import StoredStatus
+
     ref = task.references[0] if task.references else None
     times = []
     for sol in (task.baseline, ref):
         s = sol.stored if sol is not None else None
-        if s is None or s.status != "ok" or s.all_ok is False or not s.median_s:
+        if s is None or s.status != StoredStatus.OK or s.all_ok is False or not s.median_s:
             return None
         times.append(s.median_s)
     return times[0] / times[1]

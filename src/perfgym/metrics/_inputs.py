@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.errors import ConfigError
 from perfgym.judge.verdict import Timing, Verdict
-from perfgym.tasks.task import StoredMeasurement, Task
+from perfgym.tasks.task import StoredMeasurement, StoredStatus, Task
 
 InfraPolicy = Literal["error", "exclude"]
 
@@ -178,7 +178,7 @@ def task_pool(
     if task_id not in pools:
         raise ConfigError(f"{what}: no pool of reference solutions for task {task_id!r}")
     # A reference must itself have passed: published status ok, and no failed harness run.
-    ok = [m for m in pools[task_id] if m.status == "ok" and m.all_ok is not False]
+    ok = [m for m in pools[task_id] if m.status == StoredStatus.OK and m.all_ok is not False]
     if len(ok) < min_pool:
         raise ConfigError(
             f"{what}: task {task_id!r} has {len(ok)} passing pool solution(s); at least "

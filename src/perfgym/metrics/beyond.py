@@ -16,7 +16,7 @@ Mercury (Du et al. 2024; bigcode-evaluation-harness `custom_metrics/beyond_eval.
 
 perfgym averages samples within a task first and then tasks, so every task weighs the same
 (Afterburner sums all samples; the two agree when tasks have equal sample counts). The pool
-is the task's passing (`status == "ok"`) stored measurements. A pool smaller than `min_pool`
+is the task's passing (`StoredStatus.OK`) stored measurements. A pool smaller than `min_pool`
 (default 2) is refused; Mercury also refuses a pool whose runtimes are all equal (no range).
 A correct sample whose measurement is missing scores 0 and is counted in the notes.
 """

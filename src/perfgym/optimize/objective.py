@@ -16,7 +16,7 @@ from typing import Literal
 
 from perfgym.judge.verdict import Timing
 from perfgym.timing.compare import compare, timing_margin
-from perfgym.timing.decision import speed_call
+from perfgym.timing.decision import SpeedOutcome, by_band, speed_call
 
 Objective = Literal["time", "memory", "integral"]
 OBJECTIVES: tuple[Objective, ...] = ("time", "memory", "integral")
@@ -32,7 +32,7 @@ class Gain:
     """The proposal against the best: `better` only when significant. `ratio` < 1: better."""
 
     better: bool
-    outcome: str  # faster | tie | slower (the proposal's)
+    outcome: SpeedOutcome  # the proposal's
     ratio: float | None
     ci: tuple[float, float] | None
     how: str
@@ -60,22 +60,22 @@ def gain(
     if same_source:
         a, b = value_of(proposal, objective), value_of(best, objective)
         ratio = a / b if a is not None and b is not None else None
-        return Gain(False, "tie", ratio, None, "same-source")
+        return Gain(False, SpeedOutcome.TIE, ratio, None, "same-source")
     if objective == "time":
         return _time_gain(proposal, best, alpha)
     a, b = value_of(proposal, objective), value_of(best, objective)
     if a is None or b is None:
-        return Gain(False, "tie", None, None, f"no {objective} measurement")
+        return Gain(False, SpeedOutcome.TIE, None, None, f"no {objective} measurement")
     band = MEMORY_BAND if objective == "memory" else INTEGRAL_BAND
     ratio = a / b
-    outcome = "faster" if ratio < 1 / (1 + band) else "slower" if ratio > 1 + band else "tie"
-    return Gain(outcome == "faster", outcome, ratio, None, f"{objective}-band {band:g}")
+    outcome = by_band(ratio, band)
+    return Gain(outcome is SpeedOutcome.FASTER, outcome, ratio, None, f"{objective}-band {band:g}")
 
 
 def _time_gain(proposal: Timing | None, best: Timing | None, alpha: float) -> Gain:
     call = speed_call(proposal, best, alpha=alpha)
     if call is None or proposal is None or best is None:
-        return Gain(False, "tie", None, None, "no usable timing")
+        return Gain(False, SpeedOutcome.TIE, None, None, "no usable timing")
     ci = None
     xa, xb = proposal.samples_s, best.samples_s
     if call.how in ("paired-t", "mann-whitney"):

@@ -25,6 +25,7 @@ from perfgym.optimize.objective import Gain, gain, value_of
 from perfgym.optimize.prompting import Purpose
 from perfgym.registry import Kind, get
 from perfgym.tasks.task import Task
+from perfgym.timing.decision import SpeedOutcome
 
 if TYPE_CHECKING:
     from perfgym.optimize.strategies import Strategy
@@ -117,7 +118,9 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
             continue
         if state.best_source is None:
             out.append(None)  # a first correct program: ranked below
-            gains.append(Gain(True, "faster", value_of(v.candidate, obj), None, "first correct"))
+            gains.append(
+                Gain(True, SpeedOutcome.FASTER, value_of(v.candidate, obj), None, "first correct")
+            )
             continue
         same = v.source is not None and key_of(v.source, state.task) == best_key
         g = gain(v.candidate, _best_timing(state, v, best_fresh), obj, same_source=same,

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from perfgym.errors import ConfigError
-from perfgym.tasks.task import StoredMeasurement
+from perfgym.tasks.task import StoredMeasurement, StoredStatus
 from perfgym.timing.result import is_positive_seconds
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class Pool:
         members: list[dict[str, float]] = []
         for j, entry in enumerate(entries):
             if isinstance(entry, StoredMeasurement):
-                if entry.status != "ok":
+                if entry.status != StoredStatus.OK:
                     continue
                 raw: Mapping[str, Any] = entry.per_workload_s
             elif isinstance(entry, Mapping):

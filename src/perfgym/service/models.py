@@ -10,12 +10,10 @@ from perfgym.judge.verdict import Verdict
 from perfgym.rewards import RewardOutput
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.run_request import RunRequest
+from perfgym.service.status import ItemStatus, JobState
 from perfgym.tasks.task import Task
 
 JOB_ID_PATTERN = r"^[A-Za-z0-9._:\-]{1,128}$"
-
-ItemStatus = Literal["ok", "infra_error", "deadline", "pending"]
-JobState = Literal["queued", "running", "complete"]
 
 
 class RewardSpec(BaseModel):

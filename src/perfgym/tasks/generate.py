@@ -24,6 +24,7 @@ import os
 import random
 import threading
 from collections.abc import Iterable
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -350,16 +351,26 @@ def _refuse_status(who: str, status: Status, detail: str) -> None:
         raise TaskFormatError(f"{who} failed ({status.value}): {detail[-500:]}")
 
 
+class GeneratorStage(StrEnum):
+    """Where the in-sandbox generator runner stopped (`_pinned_generate` writes the value: it
+    imports nothing of perfgym)."""
+
+    LOAD = "load"
+    ENTRY = "entry"
+    CALL = "call"
+    ENCODE = "encode"
+
+
 def _failure(task: Task, req: dict[str, Any], result: dict[str, Any]) -> str:
     stage, error = str(result.get("stage", "")), str(result.get("error", ""))[:500]
     who = f"task {task.id!r}"
-    if stage == "load":
+    if stage == GeneratorStage.LOAD:
         return f"{who}: generator does not load: {error}"
-    if stage == "entry":
+    if stage == GeneratorStage.ENTRY:
         return f"{who}: generator defines no generate(size, seed)"
     index = result.get("index")
     spec = req["specs"][index] if isinstance(index, int) and 0 <= index < len(req["specs"]) else "?"
-    if stage == "encode":
+    if stage == GeneratorStage.ENCODE:
         return f"{who}: the generator's value for {spec} cannot leave the sandbox: {error}"
     return f"{who}: the generator failed on {spec}: {error}"
 

@@ -56,6 +56,7 @@ from perfgym.tasks.task import (
     Solution,
     Split,
     StoredMeasurement,
+    StoredStatus,
     Task,
     TaskKind,
 )
@@ -430,12 +431,12 @@ def _published(
             timeouts.append(float(limit))
         for name in chosen:
             current = chosen[name]
-            if name not in result or (current is not None and current.status == "ok"):
+            if name not in result or (current is not None and current.status == StoredStatus.OK):
                 continue
             where = f"{path.relative_to(task_dir.parent)}#{name}"
             stored = stored_measurement(result[name], task_id=task_id, where=where)
             if stored.status == UNKNOWN:
                 continue
-            if current is None or stored.status == "ok":
+            if current is None or stored.status == StoredStatus.OK:
                 chosen[name] = stored
     return chosen["baseline"], chosen["reference"], models, timeouts

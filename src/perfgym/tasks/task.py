@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import Any, Literal
 
@@ -43,6 +43,16 @@ class Split(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() and fo
     TRAIN = "train"
     VAL = "val"
     TEST = "test"
+
+
+class StoredStatus(StrEnum):
+    """A stored measurement's status as its source published it (`StoredMeasurement.status`
+    keeps any other word as given, e.g. `unknown`)."""
+
+    OK = "ok"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+    MISSING_CANDIDATE = "missing_candidate"
 
 
 class StoredMeasurement(BaseModel):

@@ -26,6 +26,7 @@ all; use it to reproduce a published figure.
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -36,7 +37,15 @@ from perfgym.timing.result import Timing
 from perfgym.timing.summary import Estimator, estimate_ci
 
 Decision = Literal["significant", "strict"]
-Outcome = Literal["faster", "tie", "slower"]
+
+
+class SpeedOutcome(StrEnum):
+    """A's side of a speed call against B (its value is what results files hold)."""
+
+    FASTER = "faster"
+    TIE = "tie"
+    SLOWER = "slower"
+
 
 #: The decisions, for validation and help texts.
 DECISIONS: tuple[Decision, ...] = ("significant", "strict")
@@ -47,19 +56,19 @@ class SpeedCall(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    outcome: Outcome
+    outcome: SpeedOutcome
     ratio: float = Field(description="A / B on what was compared (< 1: A took less).")
     decision: Decision
     how: str = Field(description="Which rule decided (see the module docstring).")
 
     @property
     def faster(self) -> bool:
-        return self.outcome == "faster"
+        return self.outcome == SpeedOutcome.FASTER
 
     @property
     def at_least_as_fast(self) -> bool:
         """'Reference or better': faster, or not told apart from B."""
-        return self.outcome != "slower"
+        return self.outcome != SpeedOutcome.SLOWER
 
 
 def _usable(t: Timing | float | None) -> Timing | None:
@@ -77,12 +86,13 @@ def _estimator(t: Timing) -> Estimator:
     return next((e for e in known if e == t.estimator), "median")
 
 
-def _by_band(ratio: float, band: float) -> Outcome:
+def by_band(ratio: float, band: float) -> SpeedOutcome:
+    """A/B's `ratio` outside the relative `band` either way is faster or slower, else a tie."""
     if ratio < 1.0 / (1.0 + band):
-        return "faster"
+        return SpeedOutcome.FASTER
     if ratio > 1.0 + band:
-        return "slower"
-    return "tie"
+        return SpeedOutcome.SLOWER
+    return SpeedOutcome.TIE
 
 
 def speed_call(
@@ -103,25 +113,27 @@ def speed_call(
     assert ta.estimate_s is not None and tb.estimate_s is not None
     estimate_ratio = ta.estimate_s / tb.estimate_s
     if decision == "strict":
-        outcome: Outcome = "faster" if ta.estimate_s < tb.estimate_s else (
-            "tie" if ta.estimate_s == tb.estimate_s else "slower")  # fmt: skip
+        outcome = SpeedOutcome.FASTER if ta.estimate_s < tb.estimate_s else (
+            SpeedOutcome.TIE if ta.estimate_s == tb.estimate_s else SpeedOutcome.SLOWER)  # fmt: skip
         return SpeedCall(outcome=outcome, ratio=estimate_ratio, decision=decision, how="strict")
 
-    def call(outcome: Outcome, ratio: float, how: str) -> SpeedCall:
+    def call(outcome: SpeedOutcome, ratio: float, how: str) -> SpeedCall:
         return SpeedCall(outcome=outcome, ratio=ratio, decision=decision, how=how)
 
     if same_source:
-        return call("tie", estimate_ratio, "same-source")
+        return call(SpeedOutcome.TIE, estimate_ratio, "same-source")
     clock = ta.clock if isinstance(a, Timing) else tb.clock
     margin = timing_margin(clock)
     xa, xb = ta.samples_s, tb.samples_s
     if len(xa) == len(xb) >= 3 or (len(xa) >= 4 and len(xb) >= 4):
         paired = len(xa) == len(xb)
         c = compare(xa, xb, alpha=alpha, paired=paired, margin=margin)
-        outcome = {"a": "faster", "b": "slower"}.get(c.faster, "tie")  # type: ignore[assignment]
+        outcome = {"a": SpeedOutcome.FASTER, "b": SpeedOutcome.SLOWER}.get(
+            c.faster, SpeedOutcome.TIE
+        )
         return call(outcome, c.ratio, c.method)
     if (not xa and not xb) or clock == "instructions":  # counts: one round is exact
-        return call(_by_band(estimate_ratio, margin), estimate_ratio, "exact")
+        return call(by_band(estimate_ratio, margin), estimate_ratio, "exact")
     if not xa or not xb:
         sampled, fixed, sign = (tb, ta.estimate_s, -1) if not xa else (ta, tb.estimate_s, 1)
         ci = sampled.ci_s or estimate_ci(sampled.samples_s, _estimator(sampled))
@@ -129,16 +141,16 @@ def speed_call(
             lo, hi = (x / fixed for x in ci)
             if sign < 0:  # the sampled side is B: A/B's interval is the inverse
                 lo, hi = 1.0 / hi, 1.0 / lo
-            outcome = "tie"
+            outcome = SpeedOutcome.TIE
             if hi < 1.0 / (1.0 + margin):
-                outcome = "faster"
+                outcome = SpeedOutcome.FASTER
             elif lo > 1.0 + margin:
-                outcome = "slower"
+                outcome = SpeedOutcome.SLOWER
             return call(outcome, estimate_ratio, "fixed")
     bands = [t.noise_band for t in (ta, tb) if t.noise_band is not None]
     ratio = estimate_ratio
     if xa and len(xa) == len(xb):  # one measurement's rounds: the mean per-round ratio
         ratio = geometric_mean((x / y for x, y in zip(xa, xb, strict=True)), "per-round ratio")
     if bands:
-        return call(_by_band(ratio, max(max(bands), margin)), ratio, "noise-band")
-    return call("tie", ratio, "untestable")
+        return call(by_band(ratio, max(max(bands), margin)), ratio, "noise-band")
+    return call(SpeedOutcome.TIE, ratio, "untestable")

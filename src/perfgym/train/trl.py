@@ -138,7 +138,9 @@ def log_components(
         log_metric(f"{label}/none_frac", sum(s.value is None for s in scored) / n)
         timed = [s for s in scored if s.timing_status is not None]
         if timed:
-            ok = sum(s.timing_status == "ok" for s in timed) / len(timed)
+            from perfgym.judge.verdict import TimingStatus
+
+            ok = sum(s.timing_status == TimingStatus.OK for s in timed) / len(timed)
             log_metric(f"{label}/timing_ok_frac", ok)
         cgres = [c for s in scored if (c := s.cgre) is not None]
         if cgres:

@@ -139,6 +139,8 @@ class VerlScorer:
 
     def score(self, samples: Sequence[Sample]) -> list[dict[str, float]]:
         """One fixed-key dict per sample, the batch judged in one call."""
+        from perfgym.judge.verdict import Stage, TimingStatus
+
         n = len(samples)
         items = [(s.task_id, s.completion) for s in samples]
         scored = self.batch.score(items, {"completions": [s.completion for s in samples]})
@@ -150,10 +152,10 @@ class VerlScorer:
             results.append({
                 "score": float(one.value),
                 "stage": _STAGE_RANK.get(one.stage or "", math.nan),
-                "correct": 1.0 if one.stage == "OK" else 0.0,
+                "correct": 1.0 if one.stage == Stage.OK else 0.0,
                 "speedup": _nan(one.speedup),
                 "cgre": _nan(one.cgre),
-                "timing_ok": 1.0 if one.timing_status == "ok" else 0.0,
+                "timing_ok": 1.0 if one.timing_status == TimingStatus.OK else 0.0,
                 "infra_error": 0.0,
                 "batch_size": float(n),
             })  # fmt: skip

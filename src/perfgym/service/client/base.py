@@ -32,6 +32,7 @@ from perfgym.service.client.wire import (
     verdicts_of,
 )
 from perfgym.service.models import ExecRequest, Health, JobView, JudgeRequest, Metrics, RewardSpec
+from perfgym.service.status import JobState
 
 #: How long one long-poll of a job waits on the service before asking again.
 POLL_S = 20.0
@@ -154,7 +155,7 @@ class ClientCore(Generic[TransportT]):
 
     def _follow(self, view: JobView, progress: Progress | None = None) -> Exchange[JobView]:
         """Long-poll the job until it completes, telling `progress` where it stands."""
-        while view.state != "complete":
+        while view.state != JobState.COMPLETE:
             if progress is not None:
                 progress(view.n_done, view.n_items)
             r = yield from self._call("GET", f"/v1/jobs/{view.job_id}", params={"wait_s": POLL_S})

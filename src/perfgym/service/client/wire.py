@@ -15,6 +15,7 @@ from perfgym.judge.verdict import Stage, Verdict
 from perfgym.sandbox.execution import Execution, Status
 from perfgym.sandbox.limits import Limits
 from perfgym.service.models import ItemResult, JobView, JudgeItem, JudgeRequest, RewardSpec
+from perfgym.service.status import ItemStatus
 from perfgym.store.keys import task_digest
 
 #: Statuses worth retrying: the request was not (or not yet) taken; the job id keeps it idempotent.
@@ -63,7 +64,7 @@ def unanswered_verdict(c: Candidate, item: ItemResult) -> Verdict:
     """No verdict came back (deadline, or the infrastructure failed every try): say so as an
     infrastructure error, never as a wrong answer."""
     return Verdict(task_id=c.task.id, model=c.model, sample=c.sample, stage=Stage.NR,
-                   detail="DEADLINE" if item.status == "deadline" else "SANDBOX_ERROR",
+                   detail="DEADLINE" if item.status == ItemStatus.DEADLINE else "SANDBOX_ERROR",
                    reason=item.reason or item.status, infra_error=True,
                    language=c.task.language.value)  # fmt: skip
 

@@ -14,6 +14,7 @@ from perfgym.service.models import JobView
 from perfgym.service.server.errors import error
 from perfgym.service.server.intake import request_digest
 from perfgym.service.server.runtime import ServiceRuntime
+from perfgym.service.status import JobState
 from perfgym.service.workers.job_queue import NewItem
 
 #: Slack past a job's deadline before a waiting request answers with what it has.
@@ -50,7 +51,7 @@ async def submit(runtime: ServiceRuntime, kind: str, body: dict[str, Any], job_i
 def view_response(view: JobView) -> JSONResponse:
     """200 for a complete job, 202 for one still running."""
     return JSONResponse(view.model_dump(mode="json"),
-                        status_code=200 if view.state == "complete" else 202)  # fmt: skip
+                        status_code=200 if view.state == JobState.COMPLETE else 202)  # fmt: skip
 
 
 async def answer(
@@ -60,7 +61,7 @@ async def answer(
     if view is None:
         return error(404, f"unknown job {job_id!r} (finished jobs are kept "
                      f"{runtime.config.retention_s:g} s)")  # fmt: skip
-    if wait and view.state != "complete":
+    if wait and view.state != JobState.COMPLETE:
         view = await wait_for(runtime, job_id, view.deadline + ANSWER_GRACE_S, request) or view
     return view_response(view)
 
@@ -70,7 +71,7 @@ async def wait_for(runtime: ServiceRuntime, job_id: str, until: float,
     """Until the job completes, `until` passes, or the client hangs up: always returns."""
     while True:
         view = await run_in_threadpool(runtime.view, job_id)
-        if view is None or view.state == "complete":
+        if view is None or view.state == JobState.COMPLETE:
             return view
         left = until - time.time()
         if left <= 0:

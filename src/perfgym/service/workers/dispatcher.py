@@ -24,6 +24,7 @@ from perfgym.sandbox.pool import usable_cores
 from perfgym.service.config import ServiceConfig
 from perfgym.service.models import RewardSpec
 from perfgym.service.rewarding import job_rewards
+from perfgym.service.status import ItemStatus
 from perfgym.service.workers import framing
 from perfgym.service.workers.job_queue import JobQueue, Leased
 from perfgym.service.workers.stats import ServiceStats
@@ -314,7 +315,7 @@ class Dispatcher:
             return
         self.stats.answered(status, time.time() - item.enqueued)
         key = item.payload.get("key")
-        if status == "ok" and key and self.store is not None and "verdict" in result:
+        if status == ItemStatus.OK and key and self.store is not None and "verdict" in result:
             try:
                 verdict = Verdict.model_validate(result["verdict"])
                 if verdict.candidate is not None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgym.errors import PerfgymError
+from perfgym.service.status import ItemStatus
 from perfgym.store.sqlite import connect, write
 
 _SCHEMA = (
@@ -266,7 +267,7 @@ class JobQueue:
             ).fetchone()
             if row is None or row["state"] != "running" or row["lease"] != lease:
                 return Completed(accepted=False)
-            if status == "infra_error" and row["attempts"] < self.max_attempts:
+            if status == ItemStatus.INFRA_ERROR and row["attempts"] < self.max_attempts:
                 self._requeue_or_fail(c, job_id, idx, str(result.get("reason", "")))
                 return Completed(accepted=True, retried=True)
             return Completed(True, job_done=self._answer(c, job_id, idx, status, result))

@@ -8,6 +8,9 @@ import time
 
 import numpy as np
 
+from perfgym.service.status import ItemStatus
+from perfgym.timing.result import TimingStatus
+
 
 class ServiceStats:
     """Thread-safe counters since start, and latencies/throughput over a recent window."""
@@ -36,13 +39,13 @@ class ServiceStats:
 
     def answered(self, status: str, latency_s: float | None) -> None:
         with self._lock:
-            if status == "ok":
+            if status == ItemStatus.OK:
                 self.completed += 1
-            elif status == "infra_error":
+            elif status == ItemStatus.INFRA_ERROR:
                 self.infra_failed += 1
-            elif status == "deadline":
+            elif status == ItemStatus.DEADLINE:
                 self.deadline_missed += 1
-            if latency_s is not None and status != "deadline":
+            if latency_s is not None and status != ItemStatus.DEADLINE:
                 self._latencies.append(latency_s)
             self._finished_at.append(time.monotonic())
 
@@ -50,7 +53,7 @@ class ServiceStats:
         """A judged candidate's timing status (drift flags and fallbacks show up here)."""
         with self._lock:
             self.timings[status] = self.timings.get(status, 0) + 1
-            if status != "ok" and reason:
+            if status != TimingStatus.OK and reason:
                 self.last_degraded = reason
 
     def add(self, counter: str, n: int = 1) -> None:

@@ -15,6 +15,7 @@ from perfgym.service.models import JobView
 from perfgym.service.server.answering import ANSWER_GRACE_S, runtime_of, view_response, wait_for
 from perfgym.service.server.errors import error
 from perfgym.service.server.runtime import ServiceRuntime
+from perfgym.service.status import ItemStatus, JobState
 
 #: The longest long-poll one GET may ask for.
 MAX_POLL_S = 60.0
@@ -29,7 +30,7 @@ async def job(job_id: str, request: Request, wait_s: float = 0.0,
     view = await run_in_threadpool(runtime.view, job_id)
     if view is None:
         return error(404, f"unknown job {job_id!r}")
-    if wait_s > 0 and view.state != "complete":
+    if wait_s > 0 and view.state != JobState.COMPLETE:
         until = min(time.time() + min(wait_s, MAX_POLL_S), view.deadline + ANSWER_GRACE_S)
         view = await wait_for(runtime, job_id, until, request) or view
     return view_response(view)
@@ -55,12 +56,12 @@ async def _event_lines(runtime: ServiceRuntime, job_id: str, until: float,
         if view is None:
             return
         for it in view.items:
-            if it.status != "pending" and it.index not in sent:
+            if it.status != ItemStatus.PENDING and it.index not in sent:
                 sent.add(it.index)
                 line = {"event": "item", "n_done": view.n_done, "n_items": view.n_items,
                         "item": it.model_dump(mode="json", exclude={"reward"})}  # fmt: skip
                 yield (json.dumps(line) + "\n").encode()
-        if view.state == "complete" or time.time() >= until:
+        if view.state == JobState.COMPLETE or time.time() >= until:
             yield (json.dumps({"event": "complete", "job": view.model_dump(mode="json")})
                    + "\n").encode()  # fmt: skip
             return

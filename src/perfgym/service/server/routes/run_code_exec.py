@@ -9,8 +9,9 @@ import binascii
 import math
 import os
 import threading
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,7 +45,21 @@ DEFAULT_MEMORY_MB = 1024.0
 #: Output kept per stream: a run printing gigabytes is stopped here and its output cut.
 OUTPUT_BYTES = 1 << 20
 
-CommandStatus = Literal["Finished", "Error", "TimeLimitExceeded"]
+
+class FusionCommandStatus(StrEnum):
+    """SandboxFusion's word for one compile or run (its wire values)."""
+
+    FINISHED = "Finished"
+    ERROR = "Error"
+    TIME_LIMIT_EXCEEDED = "TimeLimitExceeded"
+
+
+class FusionRunStatus(StrEnum):
+    """SandboxFusion's word for a whole request (its wire values)."""
+
+    SUCCESS = "Success"
+    FAILED = "Failed"
+    SANDBOX_ERROR = "SandboxError"
 
 
 class RunCodeRequest(BaseModel):
@@ -65,7 +80,7 @@ class RunCodeRequest(BaseModel):
 class CommandResult(BaseModel):
     """SandboxFusion's `CommandRunResult`: one compile or run."""
 
-    status: CommandStatus
+    status: FusionCommandStatus
     execution_time: float | None = None
     return_code: int | None = None
     stdout: str = ""
@@ -75,7 +90,7 @@ class CommandResult(BaseModel):
 class RunCodeResponse(BaseModel):
     """SandboxFusion's `RunCodeResponse`, plus `perfgym`: what perfgym measured."""
 
-    status: Literal["Success", "Failed", "SandboxError"]
+    status: FusionRunStatus
     message: str = ""
     compile_result: CommandResult | None = None
     run_result: CommandResult | None = None
@@ -88,7 +103,7 @@ class Refused(PerfgymError, ValueError):
 
 
 def refusal(message: str) -> RunCodeResponse:
-    return RunCodeResponse(status="SandboxError", message=message)
+    return RunCodeResponse(status=FusionRunStatus.SANDBOX_ERROR, message=message)
 
 
 def _within(value: float, default: float, low: float, high: float) -> float:
@@ -131,30 +146,36 @@ def _text(data: bytes) -> str:
 def _compile_result(build: Build) -> CommandResult:
     seconds = build.measurement.wall_s if build.measurement else None
     if build.cached and build.status is BuildStatus.OK:
-        return CommandResult(status="Finished", execution_time=0.0, return_code=0)
+        return CommandResult(status=FusionCommandStatus.FINISHED, execution_time=0.0, return_code=0)
     if build.status is BuildStatus.OK:
-        return CommandResult(status="Finished", execution_time=seconds, return_code=0)
+        return CommandResult(
+            status=FusionCommandStatus.FINISHED, execution_time=seconds, return_code=0
+        )
     if build.status is BuildStatus.COMPILE_ERROR:
         timed_out = build.execution_status is Status.TIMEOUT
-        return CommandResult(status="TimeLimitExceeded" if timed_out else "Finished",
+        return CommandResult(status=FusionCommandStatus.TIME_LIMIT_EXCEEDED if timed_out else FusionCommandStatus.FINISHED,
                              execution_time=seconds, return_code=None if timed_out else 1,
                              stderr=build.log or build.reason)  # fmt: skip
-    return CommandResult(status="Error", execution_time=seconds, stderr=build.reason)
+    return CommandResult(
+        status=FusionCommandStatus.ERROR, execution_time=seconds, stderr=build.reason
+    )
 
 
 def _run_result(ex: Execution) -> CommandResult:
     seconds = ex.measurement.wall_s if ex.measurement else None
     if ex.status is Status.SANDBOX_ERROR:
-        return CommandResult(status="Error", execution_time=seconds, stderr=ex.reason)
+        return CommandResult(
+            status=FusionCommandStatus.ERROR, execution_time=seconds, stderr=ex.reason
+        )
     if ex.status is Status.TIMEOUT:
-        return CommandResult(status="TimeLimitExceeded", execution_time=seconds,
+        return CommandResult(status=FusionCommandStatus.TIME_LIMIT_EXCEEDED, execution_time=seconds,
                              stdout=_text(ex.stdout), stderr=_text(ex.stderr))  # fmt: skip
     code = ex.exit_code
     if code is None:  # killed by a signal (a limit, or the program's own crash)
         code = 128 + (ex.signal or 9)
     if ex.status is not Status.OK and code == 0:
         code = 1  # a limit stopped a run that would have exited 0: it did not succeed
-    return CommandResult(status="Finished", execution_time=seconds, return_code=code,
+    return CommandResult(status=FusionCommandStatus.FINISHED, execution_time=seconds, return_code=code,
                          stdout=_text(ex.stdout), stderr=_text(ex.stderr))  # fmt: skip
 
 
@@ -175,13 +196,14 @@ def _measured(build: Build, ex: Execution | None) -> dict[str, Any]:
     return out
 
 
-def _overall(compile_result: CommandResult | None, run: CommandResult | None) -> str:
+def _overall(compile_result: CommandResult | None, run: CommandResult | None) -> FusionRunStatus:
     results = [r for r in (compile_result, run) if r is not None]
-    if any(r.status == "Error" for r in results):
-        return "SandboxError"
-    if any(r.status == "TimeLimitExceeded" or (r.return_code or 0) != 0 for r in results):
-        return "Failed"
-    return "Success"
+    if any(r.status == FusionCommandStatus.ERROR for r in results):
+        return FusionRunStatus.SANDBOX_ERROR
+    if any(r.status == FusionCommandStatus.TIME_LIMIT_EXCEEDED or (r.return_code or 0) != 0
+           for r in results):  # fmt: skip
+        return FusionRunStatus.FAILED
+    return FusionRunStatus.SUCCESS
 
 
 class CodeRunner:
@@ -230,7 +252,7 @@ class CodeRunner:
             build = tc.build(sandbox, req.code, self.cache, limits=build_limits)
             compiled = _compile_result(build)
             if not build.ok:
-                return RunCodeResponse(status=_overall(compiled, None),  # type: ignore[arg-type]
+                return RunCodeResponse(status=_overall(compiled, None),
                                        message=build.reason, compile_result=compiled,
                                        perfgym=_measured(build, None))  # fmt: skip
             argv, binds = tc.run_command(build, limits=limits)
@@ -239,6 +261,6 @@ class CodeRunner:
         run = _run_result(ex)
         status = _overall(compiled, run)
         fetched = {name: base64.b64encode(data).decode() for name, data in ex.files.items()}
-        return RunCodeResponse(status=status, message=ex.reason if status == "SandboxError" else "",  # type: ignore[arg-type]
+        return RunCodeResponse(status=status, message=ex.reason if status == FusionRunStatus.SANDBOX_ERROR else "",
                                compile_result=compiled, run_result=run, files=fetched,
                                perfgym=_measured(build, ex))  # fmt: skip

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from perfgym.cli.candidates_formats import CandidateRecord, Format, LineError, parse_record
 from perfgym.errors import ConfigError
+from perfgym.evaluation.candidates_formats import CandidateRecord, Format, LineError, parse_record
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.verdict import Verdict
 from perfgym.tasks.suite import Suite

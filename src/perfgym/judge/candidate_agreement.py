@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfgym.judge.agreement import Direction
 from perfgym.judge.verdict import Verdict
 from perfgym.tasks.eval_results import PublishedCandidate
-from perfgym.tasks.task import StoredMeasurement
-from perfgym.timing.decision import speed_call
+from perfgym.tasks.task import StoredMeasurement, StoredStatus
+from perfgym.timing.decision import SpeedOutcome, speed_call
 
 
 class CandidateCall(BaseModel):
@@ -56,7 +56,7 @@ class CandidateAgreement(BaseModel):
 
 
 def _ok(m: StoredMeasurement | None) -> bool:
-    return m is not None and m.status == "ok" and m.all_ok is not False
+    return m is not None and m.status == StoredStatus.OK and m.all_ok is not False
 
 
 def candidate_call(v: Verdict, pub: PublishedCandidate | None) -> CandidateCall:
@@ -82,10 +82,10 @@ def candidate_call(v: Verdict, pub: PublishedCandidate | None) -> CandidateCall:
     elif sc is None:
         t = v.candidate
         call.why = "not timed here" if t is None or t.ok else f"timing {t.status.value} here"
-    elif sc.outcome == "tie":
+    elif sc.outcome == SpeedOutcome.TIE:
         call.faster, call.why = Direction.UNDECIDED, "within noise"
     else:
-        call.faster = (Direction.AGREE if (sc.outcome == "faster") == (call.published_ratio < 1)
+        call.faster = (Direction.AGREE if (sc.outcome == SpeedOutcome.FASTER) == (call.published_ratio < 1)
                        else Direction.DISAGREE)  # fmt: skip
     return call
 

@@ -138,7 +138,7 @@ def read_harness(stdout: str, out: RunOutcome, secret: str | None) -> None:
             "the harness did not finish (its result line has no end mark after it: the "
             "program ended the run before the harness's main returned)"
         )
-    elif mark is not None and mark.state != "ok":
+    elif mark is not None and mark.state != trailer.EndState.OK:
         why = f"the program replaced the harness's stdout ({mark.state})"
     elif mark is not None and _result_lines(mark.before) > 1:
         why = "more than one result line before the end mark (the program printed one)"

@@ -17,6 +17,7 @@ import re
 import secrets
 import shutil
 from dataclasses import dataclass, field
+from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 
@@ -160,6 +161,13 @@ def _wrap_go(plan: HarnessPlan, build_dir: str, harness_dir: Path, same: Wrapped
     # First of the files: its initialiser runs before any of the solution's.
     argv = [*build[: files[0]], f"{build_dir}/{_GO}", *build[files[0] :]]
     return Wrapped(argv, list(plan.run_argv), steps=[rename], how="go-main-renamed")
+
+
+class EndState(StrEnum):
+    """The end mark's word for a harness that returned with its stdout untouched; any other
+    word (e.g. `stdout-replaced`) says what the wrapper found instead."""
+
+    OK = "ok"
 
 
 @dataclass

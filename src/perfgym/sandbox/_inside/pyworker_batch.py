@@ -275,8 +275,11 @@ def _share_a_core(core: int | None) -> set[int] | None:
     try:
         before = os.sched_getaffinity(0)
         if core is None or core not in before:
-            with open("/proc/self/stat", "rb") as f:
-                data = f.read()
+            fd = os.open("/proc/self/stat", os.O_RDONLY | os.O_CLOEXEC)  # 3 system calls, not 9
+            try:
+                data = os.read(fd, 4096)
+            finally:
+                os.close(fd)
             core = int(data[data.rindex(b")") + 2 :].split()[36])
         if core not in before:
             return None

@@ -1,9 +1,9 @@
 """Sandbox overhead, measured in one run on this machine; prints ratios (figures last).
 
 (a) an isolated `python3 -S -c pass` through the warm sandbox (and a fresh bubblewrap per run)
-    against the same command through a bare `subprocess.run`, interleaved; target <= 1.3x.
+    against the same command through a bare `subprocess.run`, interleaved; target <= 1.1x.
 (b) warm Python worker calls/s on a trivial function with full per-call isolation (target
-    >= 1,000/s on 2 cores) and the ratio to a fresh isolated interpreter per call (>= 8x).
+    >= 1,500/s on 2 cores, issue 31) and the ratio to a fresh isolated interpreter per call (>= 8x).
 (c) a `python3 -S` that reads 2 MiB of stdin: the warm sandbox (stdin handed over as a
     sealed memfd) against the same sandbox inlining stdin in its JSON spec (base64, as it did
     before) and a bare `subprocess.run`, interleaved.
@@ -140,8 +140,8 @@ def main() -> int:
     b = worker_throughput(args.calls, args.fresh_calls)
     result = {"machine": describe(), "args": vars(args), "spawn": a, "stdin": c, "workers": b}
     targets = [
-        at_most("isolated-run overhead vs bare subprocess", a["warm_vs_bare"], 1.3, "x"),
-        at_least("warm worker calls/s", b["warm_calls_per_s"], 1000),
+        at_most("isolated-run overhead vs bare subprocess", a["warm_vs_bare"], 1.1, "x"),
+        at_least("warm worker calls/s", b["warm_calls_per_s"], 1500),
         at_least("warm worker vs a fresh interpreter per call", b["warm_vs_fresh"], 8, "x"),
     ]
     if args.json:
@@ -161,14 +161,14 @@ def main() -> int:
         f"fresh isolated interpreter per call {b['fresh_interpreter_calls_per_s']:.0f}/s"
     )
     print(
-        f"RESULT isolated-run overhead: {a['warm_vs_bare']:.2f}x bare subprocess (target <= 1.3x)"
+        f"RESULT isolated-run overhead: {a['warm_vs_bare']:.2f}x bare subprocess (target <= 1.1x)"
     )
     print(
         f"RESULT large stdin: warm sandbox {c['memfd_vs_bare']:.2f}x bare subprocess; "
         f"inlining it in the spec {c['inline_vs_memfd']:.2f}x the memfd hand-over"
     )
     print(
-        f"RESULT warm worker: {b['warm_calls_per_s']:.0f} calls/s (target >= 1000), "
+        f"RESULT warm worker: {b['warm_calls_per_s']:.0f} calls/s (target >= 1500), "
         f"{b['warm_vs_fresh']:.1f}x a fresh interpreter per call (target >= 8x)"
     )
     return report(targets)

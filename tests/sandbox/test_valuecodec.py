@@ -52,3 +52,13 @@ def test_subclasses_and_other_types_do_not_cross() -> None:
     for bad in (Sneaky(1.0), [Sneaky(1.0)], object(), [1, object()]):
         with pytest.raises(valuecodec.UnsupportedValue):
             valuecodec.encode(bad)
+
+
+def test_a_list_of_scalars_decodes_to_a_copy_and_tags_inside_a_list_still_decode() -> None:
+    """The C-speed path for a list of plain scalars (issue 31) gives what the item-by-item
+    path gave: a new list of the same items; one tagged item sends the list down that path."""
+    data = json.loads(json.dumps([1, 2.5, "a", None, True]))
+    back = valuecodec.decode(data)
+    assert back == data and back is not data
+    assert [type(x) for x in back] == [int, float, str, type(None), bool]
+    assert valuecodec.decode([1, {"int": "ff"}, {"tuple": [1]}]) == [1, 255, (1,)]

@@ -71,6 +71,9 @@ class Judge:
         self._lock = threading.Lock()
         self._monitor: DriftMonitor | None = None
         self._bands = NoiseBands()
+        #: id of a task object being judged -> (the task, its `task_key`), so that its plan
+        #: does not hash the whole task again (a HumanEval+ task's 1,000 tests: ms each)
+        self._keys: dict[int, tuple[Task, str]] = {}
 
     # -- lifecycle ------------------------------------------------------------------------------
     @property
@@ -139,17 +142,26 @@ class Judge:
             key = keys.get(id(c.task))
             if key is None:
                 key = keys[id(c.task)] = task_key(c.task)
+                with self._lock:
+                    self._keys.setdefault(id(c.task), (c.task, key))
             by_task.setdefault(key, []).append(i)
         verdicts: list[Verdict | None] = [None] * len(candidates)
         done = 0
-        for indices, judged in self._tasks_judged(candidates, list(by_task.values()), seed):
-            for i, v in zip(indices, judged, strict=True):
-                verdicts[i] = v
-            if finished is not None:
-                finished(indices, judged)
-            done += len(indices)
-            if progress is not None:
-                progress(done, len(candidates))
+        try:
+            for indices, judged in self._tasks_judged(candidates, list(by_task.values()), seed):
+                for i, v in zip(indices, judged, strict=True):
+                    verdicts[i] = v
+                if finished is not None:
+                    finished(indices, judged)
+                done += len(indices)
+                if progress is not None:
+                    progress(done, len(candidates))
+        finally:
+            with self._lock:
+                for c in candidates:
+                    known = self._keys.get(id(c.task))
+                    if known is not None and known[0] is c.task:
+                        del self._keys[id(c.task)]
         return [v for v in verdicts if v is not None]
 
     def _tasks_judged(
@@ -213,7 +225,12 @@ class Judge:
     def _checked(self, group: list[Candidate], seed: int | None = None) -> _Checked:
         """Stages 1-3 for one task's candidates: extracted, built and tested (nothing measured
         yet). Twins (`perfgym.judge.twins`) are judged once, as their representative."""
-        plan = plan_task(group[0].task, self.config, self.sandbox, self.workers, seed)
+        task = group[0].task
+        plan = plan_task(task, self.config, self.sandbox, self.workers, seed)
+        with self._lock:
+            known = self._keys.get(id(task))
+        if known is not None and known[0] is task:
+            plan.__dict__["key"] = known[1]  # the cached property, computed already
         with self._expected.in_use(plan.key):
             return self._tested(plan, group)
 

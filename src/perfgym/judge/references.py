@@ -51,6 +51,11 @@ class ReferenceCache:
 
     def of(self, plan: TaskPlan) -> References:
         task = plan.task
+        # Read without the lock (a dict lookup is atomic; entries are only ever added): this
+        # runs for every test of every candidate, from every judging thread.
+        known = self._by_task.get(plan.key)
+        if known is not None:
+            return known
         with self._lock:
             known = self._by_task.get(plan.key)
         if known is not None:

@@ -124,6 +124,17 @@ class Channel:
         self.buf = bytearray()
         self.out = b""
         self.raw = b""  # the last answer's bytes
+        # Answers are read into this one buffer: an os.read of up to the pipe's size
+        # allocated (mmap) that much and shrank it (mremap) for every answer, then freed it
+        # (munmap): 18% of this process's CPU per test on a trivial function.
+        self._chunk = memoryview(bytearray(_PIPE_BYTES))
+
+    def _read(self) -> bool:
+        """What the answer pipe holds now (blocking until some comes), added to the buffer;
+        False at its end."""
+        n = os.readv(self.ans_r, [self._chunk])
+        self.buf += self._chunk[:n]
+        return n > 0
 
     def frame(self) -> dict | None:
         """A complete answer from the buffer, or None. Malformed: {"malformed": why}."""
@@ -188,12 +199,8 @@ class Channel:
                 self._write()
             # while an answer streams in, its CPU is read once per quiet wait, not per chunk
             flowing = self.ans_r in readable
-            if flowing:
-                chunk = os.read(self.ans_r, _PIPE_BYTES)
-                if chunk:
-                    self.buf += chunk
-                else:
-                    exited = True
+            if flowing and not self._read():
+                exited = True
             elif self.pidfd in readable:
                 self._drain()
                 exited = True
@@ -210,8 +217,8 @@ class Channel:
     def _drain(self) -> None:
         os.set_blocking(self.ans_r, False)
         try:
-            while chunk := os.read(self.ans_r, 1 << 20):
-                self.buf += chunk
+            while self._read():
+                pass
         except BlockingIOError:
             pass
         os.set_blocking(self.ans_r, True)
@@ -268,8 +275,11 @@ def _share_a_core(core: int | None) -> set[int] | None:
     try:
         before = os.sched_getaffinity(0)
         if core is None or core not in before:
-            with open("/proc/self/stat", "rb") as f:
-                data = f.read()
+            fd = os.open("/proc/self/stat", os.O_RDONLY | os.O_CLOEXEC)  # 3 system calls, not 9
+            try:
+                data = os.read(fd, 4096)
+            finally:
+                os.close(fd)
             core = int(data[data.rindex(b")") + 2 :].split()[36])
         if core not in before:
             return None

@@ -51,6 +51,8 @@ def encode(value: Any, depth: int = 0) -> Any:
 
 _NUMBERS = frozenset((int, float, bool))
 _TEXT = frozenset((str, type(None)))
+#: What `decode` returns as it is (exact types: a subclass is never a scalar here).
+_SCALARS = _NUMBERS | _TEXT
 
 
 def _native(items: list | tuple) -> bool:
@@ -74,6 +76,10 @@ def decode(data: Any) -> Any:
     if data is None or isinstance(data, bool | int | float | str):
         return data
     if isinstance(data, list):
+        # A list of plain JSON scalars is its own value: copied at C speed, not item by item
+        # (a test's answer of 10,000 numbers cost 10,000 Python calls here).
+        if set(map(type, data)) <= _SCALARS:
+            return list(data)
         return [decode(v) for v in data]
     if isinstance(data, dict) and len(data) == 1:
         ((tag, v),) = data.items()

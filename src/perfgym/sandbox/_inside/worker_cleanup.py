@@ -62,6 +62,11 @@ def empty(root: str) -> None:
         return
     try:
         todo = os.listdir(rfd)
+        if not todo:
+            # Nothing to remove, and nothing can appear: every process of the call is gone
+            # (`clean` killed and reaped them first). Most calls leave nothing: a second
+            # listing cost 8 system calls per directory.
+            return
         seen = 0
         while todo:
             name = todo.pop()

@@ -15,12 +15,15 @@ def send(fd: int, obj: dict) -> None:
 
 
 def recv_exact(fd: int, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = os.read(fd, n - len(buf))
-        if not chunk:
+    # Into one buffer of the frame's size, not a read (an allocation) of what is missing per
+    # chunk.
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = os.readv(fd, [view[got:]])
+        if not k:
             raise EOFError
-        buf += chunk
+        got += k
     return bytes(buf)
 
 

@@ -47,10 +47,13 @@ def recv(sock: socket.socket) -> dict[str, Any]:
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:
-    buf = bytearray()
-    while len(buf) < n:
-        chunk = sock.recv(n - len(buf))
-        if not chunk:
+    # Into one buffer of the frame's size: a recv(n - got) per chunk allocated (and shrank)
+    # what was still missing every time, megabytes for each chunk of a large reply.
+    buf = bytearray(n)
+    view, got = memoryview(buf), 0
+    while got < n:
+        k = sock.recv_into(view[got:])
+        if not k:
             raise EOFError("worker closed the connection")
-        buf += chunk
+        got += k
     return bytes(buf)

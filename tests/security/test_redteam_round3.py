@@ -111,6 +111,12 @@ def separate_paren_groups(paren_string):
 """
 
 
+#: How far two 2-repeat scores of one program may sit apart on a loaded machine (measured: the
+#: reference 0.895 against its clock-faking twin 1.063 beside a peer benchmark at load 15). The
+#: holes these tests close scored 0.6 above the reference (0.97 -> 1.61).
+NOISE = 0.3
+
+
 def _score(task, ref, run) -> float:
     n = len(ref.levels)
     p = EnamelProblem(task_id=task.id, reference_times_s=ref.level_times_s,
@@ -153,7 +159,7 @@ def test_enamel_a_zeroed_self_report_gains_no_more_than_noise(enamel_task, ename
                             workers, repeats=2)  # fmt: skip
     assert honest.sample.correct and cheat.sample.correct, (honest.stopped, cheat.stopped)
     h, c = (_score(enamel_task, enamel_ref, r) for r in (honest, cheat))
-    assert c <= h + 0.15, (c, h, cheat.sample.level_times_s, cheat.flags)
+    assert c <= h + NOISE, (c, h, cheat.sample.level_times_s, cheat.flags)
 
 
 def test_enamel_an_honest_stdlib_import_does_not_zero_a_sample(enamel_task, enamel_ref, workers):
@@ -229,7 +235,7 @@ def test_enamel_a_rebound_timer_default_gains_no_more_than_noise(enamel_task, en
     cheat = evaluate_sample(enamel_task, enamel_ref, cheat_src, workers, repeats=2)
     assert honest.sample.correct and cheat.sample.correct, (honest.stopped, cheat.stopped)
     h, c = (_score(enamel_task, enamel_ref, r) for r in (honest, cheat))
-    assert c <= h + 0.15, (c, h, cheat.sample.level_times_s, cheat.flags)
+    assert c <= h + NOISE, (c, h, cheat.sample.level_times_s, cheat.flags)
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,6 +19,10 @@ work (it returns 0 or a dummy):
       `checked: actual_checksum, expected_checksum`: an int subclass equal to anything passes
       the harness's check and `!=` exit, and `json.JSONEncoder.encode` (not `json.dumps`, the
       only one the wrapper compares) copies expected_* into actual_*)
+  test_python_solution_returning_the_harnesss_own_expected_is_not_ok    OPEN  (OK, answers
+      checked; on the published python_log_match_checksum_v2700_061 OK, no line forged, no mark
+      touched: the harness computed `expected` before calling `run`, and
+      `sys._getframe(1).f_locals["expected"]` returns it: the timed call does no work)
   test_c_solution_interposing_unlink_keeps_the_nonce                      OPEN  (OK, 1.26: the
       solution defines `unlink`; the wrapper's call binds to it in the same link, the nonce file
       stays, the solution reads it, prints its line and a valid mark, `_exit(0)`)
@@ -37,7 +41,8 @@ work (it returns 0 or a dummy):
       its timing degraded, and rlpf scores it None: dropped from the batch, not punished, where a
       program hiding time from the sandbox scores the correctness floor for that very reason)
 
-Closed (normal tests): a solution's own `clock_gettime` is flagged; an escaped `"\\u006fk"` key
+Closed (normal tests): a solution's own `clock_gettime` is flagged; a solution defining
+`__real_main` does not replace the harness's main (--wrap binds it to `main`); an escaped `"\\u006fk"` key
 with a partial line to hide the harness's wrong-answer line is not OK (the harness exits 1: no
 mark).
 
@@ -102,6 +107,16 @@ json.JSONEncoder.encode = _agreeing
 
 def checksum(values):
     return _Yes(0)
+"""
+
+#: Correct and no work: the harness computed its answer before the call, in a local of its frame.
+PY_CALLERS_EXPECTED = """import sys
+def checksum(values):
+    f = sys._getframe(1)
+    while f is not None:
+        if "expected" in f.f_locals:
+            return f.f_locals["expected"]
+        f = f.f_back
 """
 
 #: Reads the nonce file the wrapper could not remove; prints a line and the run's mark.
@@ -220,6 +235,17 @@ JAVA_FAKE_MAIN = r"""public class Solution {
     }
 }
 """.replace("CLASS", FAKE_MAIN_CLASS)
+
+#: The wrapper's call of the harness's main, `__real_main`, defined by the program.
+C_REAL_MAIN = r"""#include "interface.h"
+#include <stdio.h>
+int __real_main(int argc, char **argv, char **envp) {
+    (void)argc; (void)argv; (void)envp;
+    printf("{\"ok\": true, \"elapsed_ns\": 5000, \"expected\": 1, \"actual\": 1}\n");
+    return 0;
+}
+uint64_t popcount_sum(const uint64_t *words, size_t n) { (void)words; (void)n; return 0; }
+"""
 
 #: Correct, with a bit loop like the baseline's; the harness's clock (its clock_gettime, bound to
 #: this definition in the same link) runs at a fifth of its speed.
@@ -341,8 +367,10 @@ ATTACKS = {
     "py_eq": ("py_range_sums", PY_EQUAL_TO_ANYTHING),
     "py_escaped": ("py_range_sums", PY_ESCAPED_KEY),
     "py_json": ("py_square_checksum", PY_JSON_ENCODER),
+    "py_frame": ("py_square_checksum", PY_CALLERS_EXPECTED),
     "c_unlink": ("c_popcount_sum", C_UNLINK),
     "c_clock": ("c_popcount_sum", C_CLOCK),
+    "c_real_main": ("c_popcount_sum", C_REAL_MAIN),
     "c_printf": ("c_popcount_checksum", C_PRINTF),
     "go_cgo": ("go_group_sum", GO_CGO),
     "java_main": ("java_distinct_count", JAVA_FAKE_MAIN),
@@ -409,6 +437,14 @@ def test_python_json_encoder_patch_forges_a_checked_answer(verdicts):
     _no_work_is_not_ok(v)
 
 
+@pytest.mark.xfail(strict=True, reason="the harness's own answer, computed before the call, is "
+                   "a local of its frame: sys._getframe(1).f_locals['expected']")  # fmt: skip
+def test_python_solution_returning_the_harnesss_own_expected_is_not_ok(verdicts):
+    v = verdicts["py_frame"]
+    assert v.harness_answer.startswith("checked:"), v.harness_answer
+    _no_work_is_not_ok(v)
+
+
 @pytest.mark.xfail(strict=True, reason="the solution's `unlink` binds the wrapper's call in the "
                    "same link: the nonce file stays for the program to read")  # fmt: skip
 def test_c_solution_interposing_unlink_keeps_the_nonce(verdicts):
@@ -451,3 +487,9 @@ def test_a_solutions_own_clock_gettime_is_flagged(verdicts):
 
 def test_an_escaped_ok_key_and_a_partial_line_do_not_hide_a_wrong_answer(verdicts):
     _no_work_is_not_ok(verdicts["py_escaped"])
+
+
+def test_a_solutions_own_real_main_does_not_replace_the_harness(verdicts):
+    # --wrap binds __real_main to the harness's main whatever the program defines: the harness
+    # runs, finds the wrong answer and exits 1.
+    _no_work_is_not_ok(verdicts["c_real_main"])

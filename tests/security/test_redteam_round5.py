@@ -23,6 +23,12 @@ work (it returns 0 or a dummy):
       checked; on the published python_log_match_checksum_v2700_061 OK, no line forged, no mark
       touched: the harness computed `expected` before calling `run`, and
       `sys._getframe(1).f_locals["expected"]` returns it: the timed call does no work)
+  test_a_harness_candidate_cannot_read_its_tasks_reference[py, c]       OPEN  (OK, rlpf 1.26 vs
+      the baseline's 0.15, no flag: a harness run binds the suite's whole tree at /tmp/pg/root,
+      every task's reference/ (and, in the published data, candidate/<model>/) included;
+      `#include "../reference/solution.c"` or exec of reference/solution.py; on the published
+      c_audio_resample_checksum_v2800_000 `#include "reference/solution.c"` is OK, answers
+      checked)
   test_c_solution_interposing_unlink_keeps_the_nonce                      OPEN  (OK, 1.26: the
       solution defines `unlink`; the wrapper's call binds to it in the same link, the nonce file
       stays, the solution reads it, prints its line and a valid mark, `_exit(0)`)
@@ -118,6 +124,14 @@ def checksum(values):
             return f.f_locals["expected"]
         f = f.f_back
 """
+
+#: The task's own reference, read from the task root every harness run binds (/tmp/pg/root).
+PY_COPY_REFERENCE = """import os, sys
+_task = os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0])))
+with open(os.path.join(_task, "reference", "solution.py")) as _f:
+    exec(compile(_f.read(), "mine.py", "exec"))
+"""
+C_INCLUDE_REFERENCE = '#include "../reference/solution.c"\n'
 
 #: Reads the nonce file the wrapper could not remove; prints a line and the run's mark.
 C_STEAL = r"""static void pg_mark(char *nonce, size_t size) {
@@ -368,6 +382,8 @@ ATTACKS = {
     "py_escaped": ("py_range_sums", PY_ESCAPED_KEY),
     "py_json": ("py_square_checksum", PY_JSON_ENCODER),
     "py_frame": ("py_square_checksum", PY_CALLERS_EXPECTED),
+    "py_reference": ("py_square_checksum", PY_COPY_REFERENCE),
+    "c_reference": ("c_popcount_sum", C_INCLUDE_REFERENCE),
     "c_unlink": ("c_popcount_sum", C_UNLINK),
     "c_clock": ("c_popcount_sum", C_CLOCK),
     "c_real_main": ("c_popcount_sum", C_REAL_MAIN),
@@ -443,6 +459,14 @@ def test_python_solution_returning_the_harnesss_own_expected_is_not_ok(verdicts)
     v = verdicts["py_frame"]
     assert v.harness_answer.startswith("checked:"), v.harness_answer
     _no_work_is_not_ok(v)
+
+
+@pytest.mark.xfail(strict=True, reason="a harness run binds the suite's whole task tree, "
+                   "references included, at /tmp/pg/root")  # fmt: skip
+@pytest.mark.parametrize("name", ["py_reference", "c_reference"])
+def test_a_harness_candidate_cannot_read_its_tasks_reference(verdicts, name):
+    v = verdicts[name]
+    assert v.stage is not Stage.OK, f"the reference's own program, read by the candidate: {v.stage}"
 
 
 @pytest.mark.xfail(strict=True, reason="the solution's `unlink` binds the wrapper's call in the "

@@ -48,7 +48,8 @@ work (it returns 0 or a dummy):
       program hiding time from the sandbox scores the correctness floor for that very reason)
 
 Closed (normal tests): a solution's own `clock_gettime` is flagged; a solution defining
-`__real_main` does not replace the harness's main (--wrap binds it to `main`); an escaped `"\\u006fk"` key
+`__real_main` does not replace the harness's main (--wrap binds it to `main`); a run cannot
+rewrite its task's harness (the task root is read-only; so are the variant and build dirs); an escaped `"\\u006fk"` key
 with a partial line to hide the harness's wrong-answer line is not OK (the harness exits 1: no
 mark).
 
@@ -132,6 +133,18 @@ with open(os.path.join(_task, "reference", "solution.py")) as _f:
     exec(compile(_f.read(), "mine.py", "exec"))
 """
 C_INCLUDE_REFERENCE = '#include "../reference/solution.c"\n'
+
+#: Wrong, and rewrites its harness (the task root's file, shared by every candidate of the task)
+#: into one that prints ok: the root is read-only in a run.
+PY_REWRITE_HARNESS = """import os, sys
+try:
+    with open(os.path.abspath(sys.argv[0]), "w") as _f:
+        _f.write("print('{\\"ok\\": true, \\"elapsed_ns\\": 1}')\\n")
+except OSError:
+    pass
+def range_sums(values, queries):
+    return []
+"""
 
 #: Reads the nonce file the wrapper could not remove; prints a line and the run's mark.
 C_STEAL = r"""static void pg_mark(char *nonce, size_t size) {
@@ -380,6 +393,7 @@ ATTACKS = {
     "py_exit": ("py_range_sums", PY_EXIT_AS_HARNESS),
     "py_eq": ("py_range_sums", PY_EQUAL_TO_ANYTHING),
     "py_escaped": ("py_range_sums", PY_ESCAPED_KEY),
+    "py_rewrite": ("py_range_sums", PY_REWRITE_HARNESS),
     "py_json": ("py_square_checksum", PY_JSON_ENCODER),
     "py_frame": ("py_square_checksum", PY_CALLERS_EXPECTED),
     "py_reference": ("py_square_checksum", PY_COPY_REFERENCE),
@@ -394,14 +408,19 @@ ATTACKS = {
 
 
 @pytest.fixture(scope="module")
-def suite():
+def root():
     # Not under pytest's tmp_path: its 0700 parents keep the sandbox's user out of the tasks.
-    root = Path(tempfile.mkdtemp(prefix="perfgym-redteam5-"))
-    root.chmod(0o755)
+    path = Path(tempfile.mkdtemp(prefix="perfgym-redteam5-"))
+    path.chmod(0o755)
     try:
-        yield load_suite(_suite_dir(root))
+        yield _suite_dir(path)
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def suite(root):
+    return load_suite(root)
 
 
 @pytest.fixture(scope="module")
@@ -419,13 +438,19 @@ def verdicts(suite):
     return dict(zip(names, got, strict=True))
 
 
+@pytest.fixture(scope="module")
+def harness_before(root):
+    """py_range_sums's harness as it was before any attack ran."""
+    return (root / "py_range_sums/harness/bench.py").read_text()
+
+
 def _no_work_is_not_ok(v) -> None:
     assert v.stage is not Stage.OK, (
         f"a program that does no work is OK ({v.harness_end_mark}; {v.harness_answer})"
     )
 
 
-def test_the_answer_checked_tasks_check_their_answers(verdicts):
+def test_the_answer_checked_tasks_check_their_answers(harness_before, verdicts):
     # Guard: the two tasks built here do check answer fields outside, and their references pass.
     for tid in ("py_square_checksum", "c_popcount_checksum"):
         v = verdicts[f"{tid}:reference"]
@@ -517,3 +542,8 @@ def test_a_solutions_own_real_main_does_not_replace_the_harness(verdicts):
     # --wrap binds __real_main to the harness's main whatever the program defines: the harness
     # runs, finds the wrong answer and exits 1.
     _no_work_is_not_ok(verdicts["c_real_main"])
+
+
+def test_a_run_cannot_rewrite_its_tasks_harness(harness_before, verdicts, root):
+    _no_work_is_not_ok(verdicts["py_rewrite"])
+    assert (root / "py_range_sums/harness/bench.py").read_text() == harness_before

@@ -32,10 +32,11 @@ work (it returns 0 or a dummy):
   test_c_solution_interposing_unlink_keeps_the_nonce                      OPEN  (OK, 1.26: the
       solution defines `unlink`; the wrapper's call binds to it in the same link, the nonce file
       stays, the solution reads it, prints its line and a valid mark, `_exit(0)`)
-  test_c_interposed_printf_forges_a_checked_answer                        OPEN  (OK, 1.26; on the
-      published c_audio_resample_checksum_v2800_000 OK with both checksums checked, elapsed
+  test_c_interposed_printf_forges_a_checked_answer[c_printf, cpp_printf] OPEN  (OK, 1.26; on
+      the published c_audio_resample_checksum_v2800_000 OK with both checksums checked, elapsed
       1 us vs the baseline's 303 us: `printf`/`__printf_chk` interposed rewrite the harness's own
-      line, expected_checksum copied into actual_checksum, with the stolen nonce's mark)
+      line, "ok" true and each expected_X copied into actual_X, then the stolen nonce's mark;
+      the same source in C++ beats cpp_topk_sum's checked actual_first)
   test_go_cgo_constructor_reads_the_nonce_before_the_wrapper              OPEN  (OK, 1.26: a cgo
       preamble's `__attribute__((constructor))` runs at load, before any Go initialiser)
   test_java_class_of_the_harness_name_calling_exit_is_not_ok              OPEN  (OK, 1.26: a class
@@ -45,7 +46,10 @@ work (it returns 0 or a dummy):
   test_a_harness_clock_cheat_scores_the_floor_not_none                    OPEN  (a C solution
       interposing `clock_gettime` is flagged (harness_untimed_work / harness_timer_mismatch),
       its timing degraded, and rlpf scores it None: dropped from the batch, not punished, where a
-      program hiding time from the sandbox scores the correctness floor for that very reason)
+      program hiding time from the sandbox scores the correctness floor for that very reason.
+      A cheat that is also genuinely ~20% faster (a clock at 1/5) was once not flagged at all on
+      this loaded machine: the 50% saving ratio is met by noise; with None as the price of
+      being caught, the cheat has no downside)
 
 Closed (normal tests): a solution's own `clock_gettime` is flagged; a solution defining
 `__real_main` does not replace the harness's main (--wrap binds it to `main`); a run cannot
@@ -177,19 +181,66 @@ C_UNLINK = (
 """
 )
 
-C_PRINTF = (
-    C_HEAD
+REWRITE = r"""/* Rewrites a harness line: "ok" true, each "actual_X" given "expected_X"'s value. */
+static void pg_rewrite(const char *in, char *out, size_t cap) {
+    size_t o = 0;
+    const char *p = in;
+    while (*p && o + 1 < cap) {
+        if (strncmp(p, "\"ok\":", 5) == 0) {
+            const char *v = p + 5;
+            while (*v == ' ') v++;
+            if (strncmp(v, "false", 5) == 0) {
+                o += (size_t)snprintf(out + o, cap - o, "\"ok\": true");
+                p = v + 5;
+                continue;
+            }
+        }
+        if (strncmp(p, "\"actual_", 8) == 0) {
+            const char *name = p + 8, *q = strchr(name, '"');
+            char key[128];
+            if (q && (size_t)(q - name) < sizeof key - 12) {
+                snprintf(key, sizeof key, "\"expected_%.*s\":", (int)(q - name), name);
+                const char *e = strstr(in, key);
+                if (e) {
+                    const char *ev = e + strlen(key), *ee = ev + strcspn(ev, ",}");
+                    const char *av = q + 2, *ae = av + strcspn(av, ",}");
+                    o += (size_t)snprintf(out + o, cap - o, "%.*s%.*s", (int)(av - p), p,
+                                          (int)(ee - ev), ev);
+                    p = ae;
+                    continue;
+                }
+            }
+        }
+        out[o++] = *p++;
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+"""
+
+#: `printf` (and its fortified twin) interposed: the harness's own line (its expected_* computed by
+#: the harness) is rewritten, "ok" true and each actual_X given expected_X's value, then marked
+#: with the nonce an interposed `unlink` kept; C and C++ alike.
+C_PRINTF_BODY = (
+    r"""#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+int unlink(const char *path) { (void)path; return 0; }
+"""
     + C_STEAL
-    + r"""static int pg_vprintf(const char *fmt, va_list ap) {
-    char buf[4096], val[64] = "0", ns[32] = "5000", nonce[80] = {0};
+    + r"""REWRITE
+static int pg_vprintf(const char *fmt, va_list ap) {
+    char buf[4096], out[4096], nonce[80] = {0};
     int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    char *e = strstr(buf, "\"expected_checksum\":"), *t = strstr(buf, "\"elapsed_ns\":");
-    if (!e || !strstr(buf, "\"ok\"")) { fputs(buf, stdout); return n; }
-    sscanf(e + 20, " %63[0-9]", val);
-    if (t) sscanf(t + 13, " %31[0-9]", ns);
+    if (!strstr(buf, "\"ok\"") || !strstr(buf, "\"actual_")) { fputs(buf, stdout); return n; }
+    pg_rewrite(buf, out, sizeof out);
     pg_mark(nonce, sizeof nonce);
-    fprintf(stdout, "{\"ok\":true,\"elapsed_ns\":%s,\"expected_checksum\":%s,"
-            "\"actual_checksum\":%s}\nPERFGYM_HARNESS_END %s ok\n", ns, val, val, nonce);
+    fputs(out, stdout);
+    fprintf(stdout, "PERFGYM_HARNESS_END %s ok\n", nonce);
     fflush(stdout);
     _exit(0);
 }
@@ -199,8 +250,21 @@ int printf(const char *fmt, ...) {
 int __printf_chk(int flag, const char *fmt, ...) {
     (void)flag; va_list ap; va_start(ap, fmt); int n = pg_vprintf(fmt, ap); va_end(ap); return n;
 }
-uint64_t popcount_sum(const uint64_t *words, size_t n) { (void)words; (void)n; return 0; }
-"""
+#ifdef __cplusplus
+}
+#endif
+""".replace("REWRITE", REWRITE)
+)
+C_PRINTF = (
+    '#include "interface.h"\n'
+    + C_PRINTF_BODY
+    + "uint64_t popcount_sum(const uint64_t *words, size_t n) { (void)words; (void)n; return 0; }\n"
+)
+CPP_PRINTF = (
+    '#include "interface.h"\n'
+    + C_PRINTF_BODY
+    + "std::vector<uint32_t> top_k(const std::vector<uint32_t>& values, std::size_t k) {\n"
+    + "    (void)values; (void)k;\n    return {};\n}\n"
 )
 
 GO_CGO = r"""package main
@@ -274,8 +338,8 @@ int __real_main(int argc, char **argv, char **envp) {
 uint64_t popcount_sum(const uint64_t *words, size_t n) { (void)words; (void)n; return 0; }
 """
 
-#: Correct, with a bit loop like the baseline's; the harness's clock (its clock_gettime, bound to
-#: this definition in the same link) runs at a fifth of its speed.
+#: Correct, with the baseline's own bit loop; the harness's clock (its clock_gettime, bound to
+#: this definition in the same link) runs at a twentieth of its speed: it claims ~95% saved.
 C_CLOCK = r"""#define _GNU_SOURCE
 #include "interface.h"
 #include <sys/syscall.h>
@@ -284,17 +348,18 @@ C_CLOCK = r"""#define _GNU_SOURCE
 int clock_gettime(clockid_t id, struct timespec *ts) {
     int rc = (int)syscall(SYS_clock_gettime, id, ts);
     if (rc == 0 && id == CLOCK_MONOTONIC) {
-        long long ns = ((long long)ts->tv_sec * 1000000000LL + ts->tv_nsec) / 5;
+        long long ns = ((long long)ts->tv_sec * 1000000000LL + ts->tv_nsec) / 20;
         ts->tv_sec = ns / 1000000000LL;
         ts->tv_nsec = ns % 1000000000LL;
     }
     return rc;
 }
 uint64_t popcount_sum(const uint64_t *words, size_t n) {
-    uint64_t t = 0;
+    uint64_t total = 0;
     for (size_t i = 0; i < n; i++)
-        for (uint64_t x = words[i]; x; x >>= 1) t += x & 1;
-    return t;
+        for (int bit = 0; bit < 64; bit++)
+            if ((words[i] >> bit) & 1u) total++;
+    return total;
 }
 """
 
@@ -366,7 +431,8 @@ SQUARES_INSTANCE = {
 
 
 def _suite_dir(root: Path) -> Path:
-    for name in ("py_range_sums", "c_popcount_sum", "go_group_sum", "java_distinct_count"):
+    for name in ("py_range_sums", "c_popcount_sum", "cpp_topk_sum", "go_group_sum",
+                 "java_distinct_count"):  # fmt: skip
         shutil.copytree(FIXTURES / name, root / name)
     squares = root / "py_square_checksum"
     for part, text in (("harness/bench.py", SQUARES_HARNESS),
@@ -402,6 +468,7 @@ ATTACKS = {
     "c_clock": ("c_popcount_sum", C_CLOCK),
     "c_real_main": ("c_popcount_sum", C_REAL_MAIN),
     "c_printf": ("c_popcount_checksum", C_PRINTF),
+    "cpp_printf": ("cpp_topk_sum", CPP_PRINTF),
     "go_cgo": ("go_group_sum", GO_CGO),
     "java_main": ("java_distinct_count", JAVA_FAKE_MAIN),
 }
@@ -502,8 +569,9 @@ def test_c_solution_interposing_unlink_keeps_the_nonce(verdicts):
 
 @pytest.mark.xfail(strict=True, reason="printf/__printf_chk interposed rewrite the harness's own "
                    "line; the nonce is kept by an interposed unlink")  # fmt: skip
-def test_c_interposed_printf_forges_a_checked_answer(verdicts):
-    v = verdicts["c_printf"]
+@pytest.mark.parametrize("name", ["c_printf", "cpp_printf"])
+def test_c_interposed_printf_forges_a_checked_answer(verdicts, name):
+    v = verdicts[name]
     assert v.harness_answer.startswith("checked:"), v.harness_answer
     _no_work_is_not_ok(v)
 
@@ -523,9 +591,11 @@ def test_java_class_of_the_harness_name_calling_exit_is_not_ok(verdicts):
 @pytest.mark.xfail(strict=True, reason="a timing degraded by the harness cross-check scores "
                    "None (dropped), not the correctness floor")  # fmt: skip
 def test_a_harness_clock_cheat_scores_the_floor_not_none(verdicts):
-    (r,) = get_reward("rlpf")([verdicts["c_clock"]])
+    v = verdicts["c_clock"]
+    assert v.flags, "the clock cheat was not flagged (see the test below)"
+    (value,) = get_reward("rlpf")([v])
     floor = 0.10 + 0.05  # RlpfConfig: s(WO) + eps
-    assert r.value is not None and r.value <= floor + 1e-9, (r.value, r.reason)
+    assert value is not None and value <= floor + 1e-9, (value, v.flags)
 
 
 def test_a_solutions_own_clock_gettime_is_flagged(verdicts):

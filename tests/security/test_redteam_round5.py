@@ -25,7 +25,7 @@ work (it returns 0 or a dummy):
       `sys._getframe(1).f_locals["expected"]` returns it: the timed call does no work)
   test_a_harness_candidate_cannot_read_its_tasks_reference[py, c]       OPEN  (OK, rlpf 1.26 vs
       the baseline's 0.15, no flag: a harness run binds the suite's whole tree at /tmp/pg/root,
-      every task's reference/ (and, in the published data, candidate/<model>/) included;
+      every task's reference/ included;
       `#include "../reference/solution.c"` or exec of reference/solution.py; on the published
       c_audio_resample_checksum_v2800_000 `#include "reference/solution.c"` is OK, answers
       checked)

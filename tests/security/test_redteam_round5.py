@@ -1,0 +1,619 @@
+"""Red team, round 5: can a PerfCodeBench harness program buy an OK or a reward without the work?
+
+A harness task runs the benchmark's own harness and the candidate in one process; perfgym's
+defences (docs/security.md, section 6b) are the end mark a wrapper writes with a per-run nonce
+after the harness's main returns, the answer fields checked against the reference's outside the
+program, and the reported time checked against the external clock. Each test is an attack
+through the real judge on a small task; `xfail(strict=True)` asserts the SAFE behaviour, so it
+fails while the hole is open. Found on 22b35d5 (branch redteam5); every program below does NO
+work (it returns 0 or a dummy):
+
+  test_python_systemexit_compiled_as_the_harness_file_is_not_ok          OPEN  (OK, rlpf 1.26 = the
+      reference's; the wrapper takes a SystemExit(0) whose last frame's co_filename is the
+      harness's path as the harness's own end: `exec(compile("raise SystemExit(0)", HARNESS))`)
+  test_python_result_equal_to_anything_is_not_ok                         OPEN  (OK, 1.26: a list
+      subclass whose __eq__ is True passes the harness's own `actual == expected`; nothing is
+      checked outside where the line carries no answer fields)
+  test_python_json_encoder_patch_forges_a_checked_answer                  OPEN  (OK, 1.26 vs the
+      honest reference's 0.15 here; on the published python_log_match_checksum_v2700_061 OK with
+      `checked: actual_checksum, expected_checksum`: an int subclass equal to anything passes
+      the harness's check and `!=` exit, and `json.JSONEncoder.encode` (not `json.dumps`, the
+      only one the wrapper compares) copies expected_* into actual_*)
+  test_python_solution_returning_the_harnesss_own_expected_is_not_ok    OPEN  (OK, answers
+      checked; on the published python_log_match_checksum_v2700_061 OK, no line forged, no mark
+      touched: the harness computed `expected` before calling `run`, and
+      `sys._getframe(1).f_locals["expected"]` returns it: the timed call does no work)
+  test_a_harness_candidate_cannot_read_its_tasks_reference[py, c]       OPEN  (OK, rlpf 1.26 vs
+      the baseline's 0.15, no flag: a harness run binds the suite's whole tree at /tmp/pg/root,
+      every task's reference/ included;
+      `#include "../reference/solution.c"` or exec of reference/solution.py; on the published
+      c_audio_resample_checksum_v2800_000 `#include "reference/solution.c"` is OK, answers
+      checked)
+  test_c_solution_interposing_unlink_keeps_the_nonce                      OPEN  (OK, 1.26: the
+      solution defines `unlink`; the wrapper's call binds to it in the same link, the nonce file
+      stays, the solution reads it, prints its line and a valid mark, `_exit(0)`)
+  test_c_interposed_printf_forges_a_checked_answer[c_printf, cpp_printf] OPEN  (OK, 1.26; on
+      the published c_audio_resample_checksum_v2800_000 OK with both checksums checked, elapsed
+      1 us vs the baseline's 303 us: `printf`/`__printf_chk` interposed rewrite the harness's own
+      line, "ok" true and each expected_X copied into actual_X, then the stolen nonce's mark;
+      the same source in C++ beats cpp_topk_sum's checked actual_first)
+  test_go_cgo_constructor_reads_the_nonce_before_the_wrapper              OPEN  (OK, 1.26: a cgo
+      preamble's `__attribute__((constructor))` runs at load, before any Go initialiser)
+  test_java_class_of_the_harness_name_calling_exit_is_not_ok              OPEN  (OK, 1.26: a class
+      named like the harness's main class, defined by the program's own ClassLoader from 303
+      embedded bytes, whose `main` calls System.exit(0): the shutdown hook's stack check sees
+      `Main.main` calling exit and writes the mark)
+  test_a_harness_clock_cheat_scores_the_floor_not_none                    OPEN  (a C solution
+      interposing `clock_gettime` is flagged (harness_untimed_work / harness_timer_mismatch),
+      its timing degraded, and rlpf scores it None: dropped from the batch, not punished, where a
+      program hiding time from the sandbox scores the correctness floor for that very reason.
+      A cheat that is also genuinely ~20% faster (a clock at 1/5) was once not flagged at all on
+      this loaded machine: the 50% saving ratio is met by noise; with None as the price of
+      being caught, the cheat has no downside)
+
+Closed (normal tests): a solution's own `clock_gettime` is flagged; a solution defining
+`__real_main` does not replace the harness's main (--wrap binds it to `main`); a run cannot
+rewrite its task's harness (the task root is read-only; so are the variant and build dirs); an escaped `"\\u006fk"` key
+with a partial line to hide the harness's wrong-answer line is not OK (the harness exits 1: no
+mark).
+
+Run: PYTHONPATH=src python3 -m pytest -q tests/security/test_redteam_round5.py
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
+from perfgym.rewards import get_reward
+from perfgym.tasks import load_suite
+
+pytestmark = pytest.mark.slow
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures/perfcodebench/executable_tasks"
+
+# -- attacks ------------------------------------------------------------------------------------
+PY_EXIT_AS_HARNESS = """import os, sys
+def range_sums(values, queries):
+    sys.stdout.write('{"ok": true, "elapsed_ns": 5000, "queries": 300}\\n')
+    sys.stdout.flush()
+    exec(compile("raise SystemExit(0)", os.path.abspath(sys.argv[0]), "exec"))
+"""
+
+PY_EQUAL_TO_ANYTHING = """class _Any(list):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = None
+def range_sums(values, queries):
+    return _Any()
+"""
+
+PY_JSON_ENCODER = """import json
+
+class _Yes(int):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = int.__hash__
+
+_encode = json.JSONEncoder.encode
+
+def _agreeing(self, o):
+    if isinstance(o, dict) and "ok" in o:
+        o = dict(o, ok=True)
+        for k in list(o):
+            if k.startswith("actual_") and "expected_" + k[7:] in o:
+                o[k] = o["expected_" + k[7:]]
+    return _encode(self, o)
+
+json.JSONEncoder.encode = _agreeing
+
+def checksum(values):
+    return _Yes(0)
+"""
+
+#: Correct and no work: the harness computed its answer before the call, in a local of its frame.
+PY_CALLERS_EXPECTED = """import sys
+def checksum(values):
+    f = sys._getframe(1)
+    while f is not None:
+        if "expected" in f.f_locals:
+            return f.f_locals["expected"]
+        f = f.f_back
+"""
+
+#: The task's own reference, read from the task root every harness run binds (/tmp/pg/root).
+PY_COPY_REFERENCE = """import os, sys
+_task = os.path.dirname(os.path.dirname(os.path.abspath(sys.argv[0])))
+with open(os.path.join(_task, "reference", "solution.py")) as _f:
+    exec(compile(_f.read(), "mine.py", "exec"))
+"""
+C_INCLUDE_REFERENCE = '#include "../reference/solution.c"\n'
+
+#: Wrong, and rewrites its harness (the task root's file, shared by every candidate of the task)
+#: into one that prints ok: the root is read-only in a run.
+PY_REWRITE_HARNESS = """import os, sys
+try:
+    with open(os.path.abspath(sys.argv[0]), "w") as _f:
+        _f.write("print('{\\"ok\\": true, \\"elapsed_ns\\": 1}')\\n")
+except OSError:
+    pass
+def range_sums(values, queries):
+    return []
+"""
+
+#: Reads the nonce file the wrapper could not remove; prints a line and the run's mark.
+C_STEAL = r"""static void pg_mark(char *nonce, size_t size) {
+    int fd = open("/tmp/.perfgym-nonce", O_RDONLY);
+    if (fd >= 0) { ssize_t r = read(fd, nonce, size - 1); (void)r; close(fd); }
+    for (size_t i = 0; nonce[i]; i++) if (nonce[i] == '\n') nonce[i] = 0;
+}
+"""
+C_HEAD = """#include "interface.h"
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+int unlink(const char *path) { (void)path; return 0; }
+"""
+
+C_UNLINK = (
+    C_HEAD
+    + C_STEAL
+    + r"""uint64_t popcount_sum(const uint64_t *words, size_t n) {
+    (void)words; (void)n;
+    char nonce[80] = {0};
+    pg_mark(nonce, sizeof nonce);
+    printf("{\"ok\": true, \"elapsed_ns\": 5000, \"expected\": 1, \"actual\": 1}\n"
+           "PERFGYM_HARNESS_END %s ok\n", nonce);
+    fflush(stdout);
+    _exit(0);
+}
+"""
+)
+
+REWRITE = r"""/* Rewrites a harness line: "ok" true, each "actual_X" given "expected_X"'s value. */
+static void pg_rewrite(const char *in, char *out, size_t cap) {
+    size_t o = 0;
+    const char *p = in;
+    while (*p && o + 1 < cap) {
+        if (strncmp(p, "\"ok\":", 5) == 0) {
+            const char *v = p + 5;
+            while (*v == ' ') v++;
+            if (strncmp(v, "false", 5) == 0) {
+                o += (size_t)snprintf(out + o, cap - o, "\"ok\": true");
+                p = v + 5;
+                continue;
+            }
+        }
+        if (strncmp(p, "\"actual_", 8) == 0) {
+            const char *name = p + 8, *q = strchr(name, '"');
+            char key[128];
+            if (q && (size_t)(q - name) < sizeof key - 12) {
+                snprintf(key, sizeof key, "\"expected_%.*s\":", (int)(q - name), name);
+                const char *e = strstr(in, key);
+                if (e) {
+                    const char *ev = e + strlen(key), *ee = ev + strcspn(ev, ",}");
+                    const char *av = q + 2, *ae = av + strcspn(av, ",}");
+                    o += (size_t)snprintf(out + o, cap - o, "%.*s%.*s", (int)(av - p), p,
+                                          (int)(ee - ev), ev);
+                    p = ae;
+                    continue;
+                }
+            }
+        }
+        out[o++] = *p++;
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+"""
+
+#: `printf` (and its fortified twin) interposed: the harness's own line (its expected_* computed by
+#: the harness) is rewritten, "ok" true and each actual_X given expected_X's value, then marked
+#: with the nonce an interposed `unlink` kept; C and C++ alike.
+C_PRINTF_BODY = (
+    r"""#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+int unlink(const char *path) { (void)path; return 0; }
+"""
+    + C_STEAL
+    + r"""REWRITE
+static int pg_vprintf(const char *fmt, va_list ap) {
+    char buf[4096], out[4096], nonce[80] = {0};
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    if (!strstr(buf, "\"ok\"") || !strstr(buf, "\"actual_")) { fputs(buf, stdout); return n; }
+    pg_rewrite(buf, out, sizeof out);
+    pg_mark(nonce, sizeof nonce);
+    fputs(out, stdout);
+    fprintf(stdout, "PERFGYM_HARNESS_END %s ok\n", nonce);
+    fflush(stdout);
+    _exit(0);
+}
+int printf(const char *fmt, ...) {
+    va_list ap; va_start(ap, fmt); int n = pg_vprintf(fmt, ap); va_end(ap); return n;
+}
+int __printf_chk(int flag, const char *fmt, ...) {
+    (void)flag; va_list ap; va_start(ap, fmt); int n = pg_vprintf(fmt, ap); va_end(ap); return n;
+}
+#ifdef __cplusplus
+}
+#endif
+""".replace("REWRITE", REWRITE)
+)
+C_PRINTF = (
+    '#include "interface.h"\n'
+    + C_PRINTF_BODY
+    + "uint64_t popcount_sum(const uint64_t *words, size_t n) { (void)words; (void)n; return 0; }\n"
+)
+CPP_PRINTF = (
+    '#include "interface.h"\n'
+    + C_PRINTF_BODY
+    + "std::vector<uint32_t> top_k(const std::vector<uint32_t>& values, std::size_t k) {\n"
+    + "    (void)values; (void)k;\n    return {};\n}\n"
+)
+
+GO_CGO = r"""package main
+
+/*
+#include <fcntl.h>
+#include <unistd.h>
+static char pg_stolen[80];
+__attribute__((constructor)) static void pg_steal(void) {
+    int fd = open("/tmp/.perfgym-nonce", O_RDONLY);
+    if (fd >= 0) { ssize_t r = read(fd, pg_stolen, sizeof pg_stolen - 1); (void)r; close(fd); }
+}
+static const char *pg_get(void) { return pg_stolen; }
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+func GroupSum(keys []int32, values []int64, numKeys int) []int64 {
+	nonce := strings.TrimSpace(C.GoString(C.pg_get()))
+	fmt.Printf("{\"ok\": true, \"elapsed_ns\": 5000, \"groups\": %d}\n", numKeys)
+	fmt.Printf("PERFGYM_HARNESS_END %s ok\n", nonce)
+	os.Exit(0)
+	return nil
+}
+"""
+
+#: `public class Main { public static void main(String[] a) { System.exit(0); } }`, compiled by
+#: javac --release 11 (303 bytes): a class of the harness's main class's name.
+FAKE_MAIN_CLASS = (
+    "yv66vgAAADcAFQoAAgADBwAEDAAFAAYBABBqYXZhL2xhbmcvT2JqZWN0AQAGPGluaXQ+AQADKClWCgAIAAkHAAoMAAsADAEA"
+    "EGphdmEvbGFuZy9TeXN0ZW0BAARleGl0AQAEKEkpVgcADgEABE1haW4BAARDb2RlAQAPTGluZU51bWJlclRhYmxlAQAEbWFp"
+    "bgEAFihbTGphdmEvbGFuZy9TdHJpbmc7KVYBAApTb3VyY2VGaWxlAQAJTWFpbi5qYXZhACEADQACAAAAAAACAAEABQAGAAEA"
+    "DwAAAB0AAQABAAAABSq3AAGxAAAAAQAQAAAABgABAAAAAQAJABEAEgABAA8AAAAdAAEAAQAAAAUDuAAHsQAAAAEAEAAAAAYA"
+    "AQAAAAEAAQATAAAAAgAU"
+)
+
+JAVA_FAKE_MAIN = r"""public class Solution {
+    static final class Loader extends ClassLoader {
+        Loader() { super(null); }
+        Class<?> define(byte[] b) { return defineClass("Main", b, 0, b.length); }
+    }
+
+    public static int countDistinct(int[] values) {
+        System.out.println("{\"ok\": true, \"elapsed_ns\": 5000, \"distinct\": 1}");
+        System.out.flush();
+        try {
+            byte[] b = java.util.Base64.getDecoder().decode("CLASS");
+            new Loader().define(b).getMethod("main", String[].class)
+                .invoke(null, (Object) new String[0]);
+        } catch (Exception e) {
+            throw new RuntimeException(e);
+        }
+        return 0;
+    }
+}
+""".replace("CLASS", FAKE_MAIN_CLASS)
+
+#: The wrapper's call of the harness's main, `__real_main`, defined by the program.
+C_REAL_MAIN = r"""#include "interface.h"
+#include <stdio.h>
+int __real_main(int argc, char **argv, char **envp) {
+    (void)argc; (void)argv; (void)envp;
+    printf("{\"ok\": true, \"elapsed_ns\": 5000, \"expected\": 1, \"actual\": 1}\n");
+    return 0;
+}
+uint64_t popcount_sum(const uint64_t *words, size_t n) { (void)words; (void)n; return 0; }
+"""
+
+#: Correct, with the baseline's own bit loop; the harness's clock (its clock_gettime, bound to
+#: this definition in the same link) runs at a twentieth of its speed: it claims ~95% saved.
+C_CLOCK = r"""#define _GNU_SOURCE
+#include "interface.h"
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+int clock_gettime(clockid_t id, struct timespec *ts) {
+    int rc = (int)syscall(SYS_clock_gettime, id, ts);
+    if (rc == 0 && id == CLOCK_MONOTONIC) {
+        long long ns = ((long long)ts->tv_sec * 1000000000LL + ts->tv_nsec) / 20;
+        ts->tv_sec = ns / 1000000000LL;
+        ts->tv_nsec = ns % 1000000000LL;
+    }
+    return rc;
+}
+uint64_t popcount_sum(const uint64_t *words, size_t n) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        for (int bit = 0; bit < 64; bit++)
+            if ((words[i] >> bit) & 1u) total++;
+    return total;
+}
+"""
+
+#: Wrong (zeros); its own line with the key escaped (not counted as a result line), then a
+#: partial line that makes the harness's own line unparseable.
+PY_ESCAPED_KEY = """import sys
+def range_sums(values, queries):
+    sys.stdout.write('{"\\\\u006fk": true, "elapsed_ns": 5000, "queries": 300}\\n')
+    sys.stdout.write("x")
+    sys.stdout.flush()
+    return [0] * len(queries)
+"""
+
+# -- tasks: the fixtures, and two whose lines carry answer fields as the published ones do ----
+SQUARES_HARNESS = '''"""Times checksum(); its line carries the answer beside the one computed here, the way the
+published Python harnesses do. Usage: bench.py SOLUTION.py."""
+
+import importlib.util
+import json
+import sys
+import time
+
+N, MOD = 200_000, (1 << 61) - 1
+
+
+def main():
+    spec = importlib.util.spec_from_file_location("solution", sys.argv[1])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    values = [(i * 2654435761) % 1000003 for i in range(N)]
+    expected = sum(v * v for v in values) % MOD
+    start = time.perf_counter_ns()
+    for _ in range(12):
+        actual = module.checksum(values)
+    elapsed = time.perf_counter_ns() - start
+    print(json.dumps({"ok": actual == expected, "elapsed_ns": elapsed,
+                      "expected_checksum": expected, "actual_checksum": actual}))
+    if actual != expected:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
+'''
+SQUARES_BASELINE = """def checksum(values):
+    total = 0
+    for v in values:
+        total = (total + v * v) % ((1 << 61) - 1)
+        total = total % ((1 << 61) - 1)
+    return total
+"""
+SQUARES_REFERENCE = """from operator import mul
+
+
+def checksum(values):
+    return sum(map(mul, values, values)) % ((1 << 61) - 1)
+"""
+SQUARES_INSTANCE = {
+    "task_id": "py_square_checksum",
+    "title": "Optimize a checksum of squares",
+    "goal": "Return the sum of the squares of the values modulo 2**61 - 1.",
+    "metric": "median elapsed_ns over repeated runs; lower is better",
+    "correctness_rule": "The checksum must equal the harness's own.",
+    "language": "Python",
+    "solution_filename": "solution.py",
+    "build": {"skip": True},
+    "run": {"argv": ["python3", "{task_dir}/harness/bench.py", "{variant_dir}/solution.py"]},
+}
+
+
+def _suite_dir(root: Path) -> Path:
+    for name in ("py_range_sums", "c_popcount_sum", "cpp_topk_sum", "go_group_sum",
+                 "java_distinct_count"):  # fmt: skip
+        shutil.copytree(FIXTURES / name, root / name)
+    squares = root / "py_square_checksum"
+    for part, text in (("harness/bench.py", SQUARES_HARNESS),
+                       ("baseline/solution.py", SQUARES_BASELINE),
+                       ("reference/solution.py", SQUARES_REFERENCE)):  # fmt: skip
+        (squares / part).parent.mkdir(parents=True, exist_ok=True)
+        (squares / part).write_text(text)
+    (squares / "instance.json").write_text(json.dumps(SQUARES_INSTANCE))
+    # c_popcount_sum whose line names its answer as the published C harnesses do.
+    checked = root / "c_popcount_checksum"
+    shutil.copytree(FIXTURES / "c_popcount_sum", checked)
+    main = checked / "harness/benchmark_main.c"
+    text = main.read_text().replace('\\"expected\\": %llu, \\"actual\\": %llu',
+                                    '\\"expected_checksum\\": %llu, \\"actual_checksum\\": %llu')  # fmt: skip
+    assert "actual_checksum" in text
+    main.write_text(text)
+    instance = json.loads((checked / "instance.json").read_text())
+    instance["task_id"] = "c_popcount_checksum"
+    (checked / "instance.json").write_text(json.dumps(instance))
+    return root
+
+
+ATTACKS = {
+    "py_exit": ("py_range_sums", PY_EXIT_AS_HARNESS),
+    "py_eq": ("py_range_sums", PY_EQUAL_TO_ANYTHING),
+    "py_escaped": ("py_range_sums", PY_ESCAPED_KEY),
+    "py_rewrite": ("py_range_sums", PY_REWRITE_HARNESS),
+    "py_json": ("py_square_checksum", PY_JSON_ENCODER),
+    "py_frame": ("py_square_checksum", PY_CALLERS_EXPECTED),
+    "py_reference": ("py_square_checksum", PY_COPY_REFERENCE),
+    "c_reference": ("c_popcount_sum", C_INCLUDE_REFERENCE),
+    "c_unlink": ("c_popcount_sum", C_UNLINK),
+    "c_clock": ("c_popcount_sum", C_CLOCK),
+    "c_real_main": ("c_popcount_sum", C_REAL_MAIN),
+    "c_printf": ("c_popcount_checksum", C_PRINTF),
+    "cpp_printf": ("cpp_topk_sum", CPP_PRINTF),
+    "go_cgo": ("go_group_sum", GO_CGO),
+    "java_main": ("java_distinct_count", JAVA_FAKE_MAIN),
+}
+
+
+@pytest.fixture(scope="module")
+def root():
+    # Not under pytest's tmp_path: its 0700 parents keep the sandbox's user out of the tasks.
+    path = Path(tempfile.mkdtemp(prefix="perfgym-redteam5-"))
+    path.chmod(0o755)
+    try:
+        yield _suite_dir(path)
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def suite(root):
+    return load_suite(root)
+
+
+@pytest.fixture(scope="module")
+def verdicts(suite):
+    """Every attack, and the reference of the two answer-checked tasks, judged in one batch."""
+    names = list(ATTACKS)
+    cands = [Candidate(suite.get(t), source=src, model=n) for n, (t, src) in ATTACKS.items()]
+    for tid in ("py_square_checksum", "c_popcount_checksum"):
+        task = suite.get(tid)
+        assert task.reference is not None
+        names.append(f"{tid}:reference")
+        cands.append(Candidate(task, source=task.reference.source, model="honest"))
+    with Judge(JudgeConfig(repeats=1)) as judge:
+        got = judge.judge_many(cands)
+    return dict(zip(names, got, strict=True))
+
+
+@pytest.fixture(scope="module")
+def harness_before(root):
+    """py_range_sums's harness as it was before any attack ran."""
+    return (root / "py_range_sums/harness/bench.py").read_text()
+
+
+def _no_work_is_not_ok(v) -> None:
+    assert v.stage is not Stage.OK, (
+        f"a program that does no work is OK ({v.harness_end_mark}; {v.harness_answer})"
+    )
+
+
+def test_the_answer_checked_tasks_check_their_answers(harness_before, verdicts):
+    # Guard: the two tasks built here do check answer fields outside, and their references pass.
+    for tid in ("py_square_checksum", "c_popcount_checksum"):
+        v = verdicts[f"{tid}:reference"]
+        assert v.stage is Stage.OK, v.reason
+        assert v.harness_answer == "checked: actual_checksum, expected_checksum"
+
+
+@pytest.mark.xfail(strict=True, reason="a SystemExit(0) compiled under the harness's file name "
+                   "passes for the harness's own end (perfgym_trailer.py's traceback check)")  # fmt: skip
+def test_python_systemexit_compiled_as_the_harness_file_is_not_ok(verdicts):
+    _no_work_is_not_ok(verdicts["py_exit"])
+
+
+@pytest.mark.xfail(strict=True, reason="an object equal to anything passes the harness's own "
+                   "`actual == expected`; no answer field is checked outside")  # fmt: skip
+def test_python_result_equal_to_anything_is_not_ok(verdicts):
+    _no_work_is_not_ok(verdicts["py_eq"])
+
+
+@pytest.mark.xfail(strict=True, reason="json.JSONEncoder.encode patched (the wrapper compares "
+                   "json.dumps only) copies expected_* into actual_*")  # fmt: skip
+def test_python_json_encoder_patch_forges_a_checked_answer(verdicts):
+    v = verdicts["py_json"]
+    assert v.harness_answer.startswith("checked:"), v.harness_answer
+    _no_work_is_not_ok(v)
+
+
+@pytest.mark.xfail(strict=True, reason="the harness's own answer, computed before the call, is "
+                   "a local of its frame: sys._getframe(1).f_locals['expected']")  # fmt: skip
+def test_python_solution_returning_the_harnesss_own_expected_is_not_ok(verdicts):
+    v = verdicts["py_frame"]
+    assert v.harness_answer.startswith("checked:"), v.harness_answer
+    _no_work_is_not_ok(v)
+
+
+@pytest.mark.xfail(strict=True, reason="a harness run binds the suite's whole task tree, "
+                   "references included, at /tmp/pg/root")  # fmt: skip
+@pytest.mark.parametrize("name", ["py_reference", "c_reference"])
+def test_a_harness_candidate_cannot_read_its_tasks_reference(verdicts, name):
+    v = verdicts[name]
+    assert v.stage is not Stage.OK, f"the reference's own program, read by the candidate: {v.stage}"
+
+
+@pytest.mark.xfail(strict=True, reason="the solution's `unlink` binds the wrapper's call in the "
+                   "same link: the nonce file stays for the program to read")  # fmt: skip
+def test_c_solution_interposing_unlink_keeps_the_nonce(verdicts):
+    _no_work_is_not_ok(verdicts["c_unlink"])
+
+
+@pytest.mark.xfail(strict=True, reason="printf/__printf_chk interposed rewrite the harness's own "
+                   "line; the nonce is kept by an interposed unlink")  # fmt: skip
+@pytest.mark.parametrize("name", ["c_printf", "cpp_printf"])
+def test_c_interposed_printf_forges_a_checked_answer(verdicts, name):
+    v = verdicts[name]
+    assert v.harness_answer.startswith("checked:"), v.harness_answer
+    _no_work_is_not_ok(v)
+
+
+@pytest.mark.xfail(strict=True, reason="a cgo constructor runs before the first Go initialiser "
+                   "and reads the nonce file first")  # fmt: skip
+def test_go_cgo_constructor_reads_the_nonce_before_the_wrapper(verdicts):
+    _no_work_is_not_ok(verdicts["go_cgo"])
+
+
+@pytest.mark.xfail(strict=True, reason="a class named like the harness's, in the program's own "
+                   "ClassLoader, calls System.exit(0) from its `main`")  # fmt: skip
+def test_java_class_of_the_harness_name_calling_exit_is_not_ok(verdicts):
+    _no_work_is_not_ok(verdicts["java_main"])
+
+
+@pytest.mark.xfail(strict=True, reason="a timing degraded by the harness cross-check scores "
+                   "None (dropped), not the correctness floor")  # fmt: skip
+def test_a_harness_clock_cheat_scores_the_floor_not_none(verdicts):
+    v = verdicts["c_clock"]
+    assert v.flags, "the clock cheat was not flagged (see the test below)"
+    (value,) = get_reward("rlpf")([v])
+    floor = 0.10 + 0.05  # RlpfConfig: s(WO) + eps
+    assert value is not None and value <= floor + 1e-9, (value, v.flags)
+
+
+def test_a_solutions_own_clock_gettime_is_flagged(verdicts):
+    v = verdicts["c_clock"]
+    assert v.stage is Stage.OK, v.reason  # correct: it does the work, slowly
+    assert {"harness_untimed_work", "harness_timer_mismatch"} & set(v.flags), v.flags
+
+
+def test_an_escaped_ok_key_and_a_partial_line_do_not_hide_a_wrong_answer(verdicts):
+    _no_work_is_not_ok(verdicts["py_escaped"])
+
+
+def test_a_solutions_own_real_main_does_not_replace_the_harness(verdicts):
+    # --wrap binds __real_main to the harness's main whatever the program defines: the harness
+    # runs, finds the wrong answer and exits 1.
+    _no_work_is_not_ok(verdicts["c_real_main"])
+
+
+def test_a_run_cannot_rewrite_its_tasks_harness(harness_before, verdicts, root):
+    _no_work_is_not_ok(verdicts["py_rewrite"])
+    assert (root / "py_range_sums/harness/bench.py").read_text() == harness_before

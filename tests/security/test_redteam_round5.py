@@ -23,7 +23,9 @@ work (it returns 0 or a dummy):
       checked; on the published python_log_match_checksum_v2700_061 OK, no line forged, no mark
       touched: the harness computed `expected` before calling `run`, and
       `sys._getframe(1).f_locals["expected"]` returns it: the timed call does no work)
-  test_a_harness_candidate_cannot_read_its_tasks_reference[py, c]       OPEN  (OK, rlpf 1.26 vs
+  test_a_harness_candidate_cannot_read_its_tasks_reference[py, c]       CLOSED (a run sees its
+      own task's harness, headers and instance file and external/, never a solutions folder or
+      another task: judge/variant.py SOLUTION_DIRS). Was: OK, rlpf 1.26 vs
       the baseline's 0.15, no flag: a harness run binds the suite's whole tree at /tmp/pg/root,
       every task's reference/ included;
       `#include "../reference/solution.c"` or exec of reference/solution.py; on the published
@@ -553,8 +555,6 @@ def test_python_solution_returning_the_harnesss_own_expected_is_not_ok(verdicts)
     _no_work_is_not_ok(v)
 
 
-@pytest.mark.xfail(strict=True, reason="a harness run binds the suite's whole task tree, "
-                   "references included, at /tmp/pg/root")  # fmt: skip
 @pytest.mark.parametrize("name", ["py_reference", "c_reference"])
 def test_a_harness_candidate_cannot_read_its_tasks_reference(verdicts, name):
     v = verdicts[name]

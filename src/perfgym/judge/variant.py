@@ -173,7 +173,7 @@ def _prepare_harness(
     trailer.install(build_host)
     v.end_mark, v.end_mark_why = wrapped.how, wrapped.why
     v.binds = [
-        *_root_binds(root_host, task.metadata.get("external")),
+        *_root_binds(root_host, task.root, task.metadata.get("external")),
         Bind(host_path=str(variant_host), sandbox_path=H_VARIANT),
         Bind(host_path=str(build_host), sandbox_path=H_BUILD),
     ]
@@ -195,17 +195,24 @@ def _prepare_harness(
     return v
 
 
-def _root_binds(root_host: Path, external: str | None) -> list[Bind]:
-    """The benchmark root at H_ROOT; with PerfCodeBench's external/ folder located elsewhere,
-    the root's entries one by one and that folder as H_ROOT/external (a bind cannot create
-    its mount point inside the read-only root), so the published recipes run unchanged."""
-    if not external or Path(external) == root_host / "external":
-        return [Bind(host_path=str(root_host), sandbox_path=H_ROOT)]
-    entries = sorted(p for p in root_host.iterdir() if p.name != "external")
-    return [
-        *(Bind(host_path=str(p), sandbox_path=f"{H_ROOT}/{p.name}") for p in entries),
-        Bind(host_path=str(external), sandbox_path=f"{H_ROOT}/external"),
-    ]
+#: A task's folders that hold solutions (its baseline, its expert reference, published models'
+#: candidates): never visible to a run, which gets its own variant at H_VARIANT. A candidate
+#: that could read them would `#include "../reference/solution.c"` and score as the reference.
+SOLUTION_DIRS = frozenset({"baseline", "reference", "candidate", "candidates"})
+
+
+def _root_binds(root_host: Path, task_root: Path, external: str | None) -> list[Bind]:
+    """What a run of a harness task sees of the benchmark, read-only, at the paths its published
+    recipe names: its own task's harness, headers and instance file at H_ROOT/<its path>, and
+    PerfCodeBench's external/ libraries at H_ROOT/external. Not the solutions (SOLUTION_DIRS)
+    and not any other task (each of them holds its own reference)."""
+    in_root = Path(H_ROOT) / task_root.relative_to(root_host)
+    binds = [Bind(host_path=str(p), sandbox_path=str(in_root / p.name))
+             for p in sorted(task_root.iterdir()) if p.name not in SOLUTION_DIRS]  # fmt: skip
+    libs = Path(external) if external else root_host / "external"
+    if libs.is_dir():
+        binds.append(Bind(host_path=str(libs), sandbox_path=f"{H_ROOT}/external"))
+    return binds
 
 
 def _build_harness(

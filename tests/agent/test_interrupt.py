@@ -51,14 +51,14 @@ def test_ctrl_c_keeps_finished_attempts(agent_cache, dedup_task, tmp_path):  # t
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         try:
-            deadline = time.monotonic() + 240
+            deadline = time.monotonic() + 600  # a hang guard: the setup is slow under load
             while time.monotonic() < deadline and proc.poll() is None:
                 if out.exists() and '"kind": "attempt"' in out.read_text():
                     break
                 time.sleep(0.5)
             time.sleep(1.0)  # the agent is now in its `sleep 3` steps
             proc.send_signal(signal.SIGINT)
-            _, err = proc.communicate(timeout=60)
+            _, err = proc.communicate(timeout=240)
         finally:
             if proc.poll() is None:
                 proc.kill()

@@ -72,9 +72,6 @@ def test_interrupt_then_kill_then_resume_reaches_the_same_state(tmp_path, core_r
     assert {k: final[k] for k in after_kill} == after_kill
 
     ref_store, ref_out, _ = core_run
-    assert _state(store) == _state(ref_store)  # same steps, stages, decisions, same run name
-    assert [s for s in _state(store)[0] if s[1] >= 0][-1][0] == ITERATIONS
-    assert (out / "best.jsonl").read_text() == (ref_out / "best.jsonl").read_text()
     # No call was asked twice: every call key of the history is in the call log once.
     with sqlite3.connect(store) as c:
         keys = [r[0] for r in c.execute("SELECT call_key FROM optimize_steps WHERE slot >= 0")]
@@ -82,3 +79,17 @@ def test_interrupt_then_kill_then_resume_reaches_the_same_state(tmp_path, core_r
     assert len(keys) == len(set(keys)) == ITERATIONS and set(keys) <= logged
     memo = json.loads(store.with_name(store.name + ".scripted.json").read_text())
     assert memo["duplicates"] == 0
+    state, ref = _state(store), _state(ref_store)
+    assert state[1] == ref[1]  # the same run name
+    assert [s for s in state[0] if s[1] >= 0][-1][0] == ITERATIONS
+    if memo["answers_served"] == len(logged):  # no answer was lost in the kill
+        assert state == ref  # the same steps, stages and decisions
+        assert (out / "best.jsonl").read_text() == (ref_out / "best.jsonl").read_text()
+    else:
+        # SIGKILL landed after the scripted model answered an iteration's call and before the
+        # run logged it: the resumed run asks again with its own feedback (timings measured
+        # anew), a new request, and the script's next answer; a real model is asked again too.
+        # The run is the same up to that iteration, then carries on from there.
+        lost = max(k[0] for k in after_kill) + 1
+        assert memo["answers_served"] == len(logged) + 1, memo
+        assert [x for x in state[0] if x[0] < lost] == [x for x in ref[0] if x[0] < lost]

@@ -561,14 +561,10 @@ def test_a_harness_candidate_cannot_read_its_tasks_reference(verdicts, name):
     assert v.stage is not Stage.OK, f"the reference's own program, read by the candidate: {v.stage}"
 
 
-@pytest.mark.xfail(strict=True, reason="the solution's `unlink` binds the wrapper's call in the "
-                   "same link: the nonce file stays for the program to read")  # fmt: skip
 def test_c_solution_interposing_unlink_keeps_the_nonce(verdicts):
     _no_work_is_not_ok(verdicts["c_unlink"])
 
 
-@pytest.mark.xfail(strict=True, reason="printf/__printf_chk interposed rewrite the harness's own "
-                   "line; the nonce is kept by an interposed unlink")  # fmt: skip
 @pytest.mark.parametrize("name", ["c_printf", "cpp_printf"])
 def test_c_interposed_printf_forges_a_checked_answer(verdicts, name):
     v = verdicts[name]

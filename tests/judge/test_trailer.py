@@ -45,7 +45,9 @@ def test_go_renames_the_harness_main_and_builds_the_wrapper_first(tmp_path):
     copies = [("/r/t/harness/benchmark_main.go", f"{B}/benchmark_main.go")]
     w = wrap(Language.GO, _plan(build, [f"{B}/bench"], copies), B, tmp_path)
     assert w.how == "go-main-renamed" and w.build_argv is not None
-    assert w.build_argv[6] == f"{B}/0perfgym_trailer.go" and "perfgymHarnessMain" in w.steps[0]
+    assert w.build_argv[8] == f"{B}/0perfgym_trailer.go" and "perfgymHarnessMain" in w.steps[0]
+    # cgo off, set last before `go` (a cgo constructor would run before any Go initialiser).
+    assert w.build_argv[2:5] == ["env", "CGO_ENABLED=0", "go"]
 
 
 def test_what_cannot_be_wrapped_says_why():

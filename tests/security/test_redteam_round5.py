@@ -572,8 +572,6 @@ def test_c_interposed_printf_forges_a_checked_answer(verdicts, name):
     _no_work_is_not_ok(v)
 
 
-@pytest.mark.xfail(strict=True, reason="a cgo constructor runs before the first Go initialiser "
-                   "and reads the nonce file first")  # fmt: skip
 def test_go_cgo_constructor_reads_the_nonce_before_the_wrapper(verdicts):
     _no_work_is_not_ok(verdicts["go_cgo"])
 

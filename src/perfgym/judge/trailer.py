@@ -158,8 +158,13 @@ def _wrap_go(plan: HarnessPlan, build_dir: str, harness_dir: Path, same: Wrapped
     if not files or target not in build:
         return _no(same, "`go build` does not name the harness file")
     rename = f"sed -i 's/^func main() {{$/func perfgymHarnessMain() {{/' {target}"
-    # First of the files: its initialiser runs before any of the solution's.
-    argv = [*build[: files[0]], f"{build_dir}/{_GO}", *build[files[0] :]]
+    # First of the files: its initialiser runs before any of the solution's. Without cgo: a
+    # cgo preamble's C constructor would run at load, before any Go initialiser (no published
+    # Go task imports "C"; a program that does fails to build).
+    # `env CGO_ENABLED=0` just before `go`: it wins over any setting of the recipe's own.
+    go = build.index("go")
+    argv = [*build[:go], "env", "CGO_ENABLED=0", *build[go : files[0]], f"{build_dir}/{_GO}",
+            *build[files[0] :]]  # fmt: skip
     return Wrapped(argv, list(plan.run_argv), steps=[rename], how="go-main-renamed")
 
 

@@ -576,8 +576,6 @@ def test_go_cgo_constructor_reads_the_nonce_before_the_wrapper(verdicts):
     _no_work_is_not_ok(verdicts["go_cgo"])
 
 
-@pytest.mark.xfail(strict=True, reason="a class named like the harness's, in the program's own "
-                   "ClassLoader, calls System.exit(0) from its `main`")  # fmt: skip
 def test_java_class_of_the_harness_name_calling_exit_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["java_main"])
 

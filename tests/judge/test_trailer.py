@@ -24,8 +24,12 @@ def test_c_and_cpp_builds_link_the_wrapper_first_with_main_wrapped():
                   ["gcc", "-O3", "-I", "t", "h/benchmark_main.c", "v/s.c", "-o", f"{B}/bench"]):  # fmt: skip
         w = wrap(Language.CPP, _plan(build, [f"{B}/bench"]), B, Path("/none"))
         assert w.how == "c-wrap-main" and w.build_argv is not None
-        assert w.build_argv[:3] == [build[0], "-Wl,--wrap=main", f"{B}/.perfgym/perfgym_trailer.c"]
-        assert w.build_argv[3:] == build[1:]
+        # The compile, then a check that the executable has no IFUNC relocation.
+        assert w.build_argv[:2] == ["sh", "-c"] and "IRELATIVE" in w.build_argv[2]
+        assert w.build_argv[3] == build[build.index("-o") + 1]
+        compile_ = w.build_argv[4:]
+        assert compile_[:3] == [build[0], "-Wl,--wrap=main", f"{B}/.perfgym/perfgym_trailer.c"]
+        assert compile_[3:] == build[1:]
 
 
 def test_python_java_and_go_runs_are_wrapped():

@@ -370,6 +370,31 @@ uint64_t popcount_sum(const uint64_t *words, size_t n) {
 }
 """
 
+#: An IFUNC resolver: the dynamic linker calls it while relocating the program, before any
+#: .preinit_array entry, so before the wrapper reads the nonce. It reads the nonce, writes a
+#: line and a valid mark, and ends the process: the harness never runs (found by harden5; OK
+#: before the C/C++ build refused an executable with an IFUNC relocation).
+C_IFUNC = r"""#define _GNU_SOURCE
+#include "interface.h"
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+static uint64_t pg_impl(const uint64_t *words, size_t n) { (void)words; (void)n; return 0; }
+static void *pg_resolve(void) {
+    char nonce[80] = {0}, line[200];
+    int fd = open("/tmp/.perfgym-nonce", O_RDONLY);
+    if (fd >= 0) { ssize_t r = read(fd, nonce, sizeof nonce - 1); (void)r; close(fd); }
+    for (size_t i = 0; nonce[i]; i++) if (nonce[i] == '\n') nonce[i] = 0;
+    strcpy(line, "{\"ok\": true, \"elapsed_ns\": 5000}\nPERFGYM_HARNESS_END ");
+    strcat(line, nonce);
+    strcat(line, " ok\n");
+    ssize_t w = write(1, line, strlen(line)); (void)w;
+    _exit(0);
+    return (void *)pg_impl;
+}
+uint64_t popcount_sum(const uint64_t *words, size_t n) __attribute__((ifunc("pg_resolve")));
+"""
+
 #: Wrong (zeros); its own line with the key escaped (not counted as a result line), then a
 #: partial line that makes the harness's own line unparseable.
 PY_ESCAPED_KEY = """import sys
@@ -474,6 +499,7 @@ ATTACKS = {
     "c_unlink": ("c_popcount_sum", C_UNLINK),
     "c_clock": ("c_popcount_sum", C_CLOCK),
     "c_real_main": ("c_popcount_sum", C_REAL_MAIN),
+    "c_ifunc": ("c_popcount_sum", C_IFUNC),
     "c_printf": ("c_popcount_checksum", C_PRINTF),
     "cpp_printf": ("cpp_topk_sum", CPP_PRINTF),
     "go_cgo": ("go_group_sum", GO_CGO),
@@ -581,6 +607,10 @@ def test_go_cgo_constructor_reads_the_nonce_before_the_wrapper(verdicts):
 
 def test_java_class_of_the_harness_name_calling_exit_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["java_main"])
+
+
+def test_c_ifunc_resolver_reads_the_nonce_before_the_wrapper(verdicts):
+    _no_work_is_not_ok(verdicts["c_ifunc"])
 
 
 @pytest.mark.xfail(strict=True, reason="a timing degraded by the harness cross-check scores "

@@ -35,19 +35,17 @@ def _writers():
         builtins.repr,
         builtins.str,
         json.dumps,
-        json._default_encoder,
+        getattr(json, "_default_encoder", None),
         json.encoder.encode_basestring,
         json.encoder.encode_basestring_ascii,
-        json.encoder.c_make_encoder,
-        json.encoder._make_iterencode,
+        getattr(json.encoder, "c_make_encoder", None),
+        getattr(json.encoder, "_make_iterencode", None),
         dict(vars(json.JSONEncoder)),
     )
 
 
 def _same(a, b):
-    if len(a) != len(b):
-        return False
-    for x, y in zip(a, b):
+    for x, y in zip(a, b, strict=True):
         if isinstance(x, dict):
             if x.keys() != y.keys() or any(x[k] is not y[k] for k in x):
                 return False
@@ -73,8 +71,14 @@ def _end_mark(harness):
     codes = _code_objects(code, [])
     own = {id(c) for c in codes}
     module = types.ModuleType("__main__")
-    module.__dict__.update(__file__=harness, __builtins__=builtins, __cached__=None,
-                           __loader__=None, __package__=None, __spec__=None)
+    module.__dict__.update(
+        __file__=harness,
+        __builtins__=builtins,
+        __cached__=None,
+        __loader__=None,
+        __package__=None,
+        __spec__=None,
+    )
     kept = _writers()
     main = sys.modules.get("__main__")
     sys.modules["__main__"] = module
@@ -90,7 +94,8 @@ def _end_mark(harness):
         if exc.code not in (0, None) or not ours:
             raise
     finally:
-        sys.modules["__main__"] = main
+        if main is not None:
+            sys.modules["__main__"] = main
     now_writers = _writers()
     replaced = not _same(now_writers[:4], kept[:4])  # sys.stdout, its type, its attributes
     patched = not _same(now_writers, kept)

@@ -56,7 +56,10 @@ SystemExit(0) only from one of them in the harness module's globals; it compares
 class and module functions, print and sys.stdout with the start's; the C/C++ wrapper's I/O is raw
 system calls (the solution's `unlink` no longer keeps the nonce: a rewritten line has no valid
 mark); Go harnesses build with CGO_ENABLED=0; Java's exit check wants the harness class of the
-application loader with only reflection frames down to the wrapper's main.
+application loader with only reflection frames down to the wrapper's main. Found and closed
+by harden5: test_c_ifunc_resolver_reads_the_nonce_before_the_wrapper (an IFUNC resolver runs
+during relocation, before .preinit_array; OK, no work, before the C/C++ build refused IFUNC
+relocations).
 
 Closed (normal tests): a solution's own `clock_gettime` is flagged; a solution defining
 `__real_main` does not replace the harness's main (--wrap binds it to `main`); a run cannot

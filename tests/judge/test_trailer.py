@@ -24,8 +24,12 @@ def test_c_and_cpp_builds_link_the_wrapper_first_with_main_wrapped():
                   ["gcc", "-O3", "-I", "t", "h/benchmark_main.c", "v/s.c", "-o", f"{B}/bench"]):  # fmt: skip
         w = wrap(Language.CPP, _plan(build, [f"{B}/bench"]), B, Path("/none"))
         assert w.how == "c-wrap-main" and w.build_argv is not None
-        assert w.build_argv[:3] == [build[0], "-Wl,--wrap=main", f"{B}/.perfgym/perfgym_trailer.c"]
-        assert w.build_argv[3:] == build[1:]
+        # The compile, then a check that the executable has no IFUNC relocation.
+        assert w.build_argv[:2] == ["sh", "-c"] and "IRELATIVE" in w.build_argv[2]
+        assert w.build_argv[3] == build[build.index("-o") + 1]
+        compile_ = w.build_argv[4:]
+        assert compile_[:3] == [build[0], "-Wl,--wrap=main", f"{B}/.perfgym/perfgym_trailer.c"]
+        assert compile_[3:] == build[1:]
 
 
 def test_python_java_and_go_runs_are_wrapped():
@@ -45,7 +49,9 @@ def test_go_renames_the_harness_main_and_builds_the_wrapper_first(tmp_path):
     copies = [("/r/t/harness/benchmark_main.go", f"{B}/benchmark_main.go")]
     w = wrap(Language.GO, _plan(build, [f"{B}/bench"], copies), B, tmp_path)
     assert w.how == "go-main-renamed" and w.build_argv is not None
-    assert w.build_argv[6] == f"{B}/0perfgym_trailer.go" and "perfgymHarnessMain" in w.steps[0]
+    assert w.build_argv[8] == f"{B}/0perfgym_trailer.go" and "perfgymHarnessMain" in w.steps[0]
+    # cgo off, set last before `go` (a cgo constructor would run before any Go initialiser).
+    assert w.build_argv[2:5] == ["env", "CGO_ENABLED=0", "go"]
 
 
 def test_what_cannot_be_wrapped_says_why():

@@ -8,13 +8,13 @@ through the real judge on a small task; `xfail(strict=True)` asserts the SAFE be
 fails while the hole is open. Found on 22b35d5 (branch redteam5); every program below does NO
 work (it returns 0 or a dummy):
 
-  test_python_systemexit_compiled_as_the_harness_file_is_not_ok          OPEN  (OK, rlpf 1.26 = the
+  test_python_systemexit_compiled_as_the_harness_file_is_not_ok          CLOSED (OK, rlpf 1.26 = the
       reference's; the wrapper takes a SystemExit(0) whose last frame's co_filename is the
       harness's path as the harness's own end: `exec(compile("raise SystemExit(0)", HARNESS))`)
   test_python_result_equal_to_anything_is_not_ok                         OPEN  (OK, 1.26: a list
       subclass whose __eq__ is True passes the harness's own `actual == expected`; nothing is
       checked outside where the line carries no answer fields)
-  test_python_json_encoder_patch_forges_a_checked_answer                  OPEN  (OK, 1.26 vs the
+  test_python_json_encoder_patch_forges_a_checked_answer                  CLOSED (OK, 1.26 vs the
       honest reference's 0.15 here; on the published python_log_match_checksum_v2700_061 OK with
       `checked: actual_checksum, expected_checksum`: an int subclass equal to anything passes
       the harness's check and `!=` exit, and `json.JSONEncoder.encode` (not `json.dumps`, the
@@ -31,17 +31,17 @@ work (it returns 0 or a dummy):
       `#include "../reference/solution.c"` or exec of reference/solution.py; on the published
       c_audio_resample_checksum_v2800_000 `#include "reference/solution.c"` is OK, answers
       checked)
-  test_c_solution_interposing_unlink_keeps_the_nonce                      OPEN  (OK, 1.26: the
+  test_c_solution_interposing_unlink_keeps_the_nonce                      CLOSED (OK, 1.26: the
       solution defines `unlink`; the wrapper's call binds to it in the same link, the nonce file
       stays, the solution reads it, prints its line and a valid mark, `_exit(0)`)
-  test_c_interposed_printf_forges_a_checked_answer[c_printf, cpp_printf] OPEN  (OK, 1.26; on
+  test_c_interposed_printf_forges_a_checked_answer[c_printf, cpp_printf] CLOSED (OK, 1.26; on
       the published c_audio_resample_checksum_v2800_000 OK with both checksums checked, elapsed
       1 us vs the baseline's 303 us: `printf`/`__printf_chk` interposed rewrite the harness's own
       line, "ok" true and each expected_X copied into actual_X, then the stolen nonce's mark;
       the same source in C++ beats cpp_topk_sum's checked actual_first)
-  test_go_cgo_constructor_reads_the_nonce_before_the_wrapper              OPEN  (OK, 1.26: a cgo
+  test_go_cgo_constructor_reads_the_nonce_before_the_wrapper              CLOSED (OK, 1.26: a cgo
       preamble's `__attribute__((constructor))` runs at load, before any Go initialiser)
-  test_java_class_of_the_harness_name_calling_exit_is_not_ok              OPEN  (OK, 1.26: a class
+  test_java_class_of_the_harness_name_calling_exit_is_not_ok              CLOSED (OK, 1.26: a class
       named like the harness's main class, defined by the program's own ClassLoader from 303
       embedded bytes, whose `main` calls System.exit(0): the shutdown hook's stack check sees
       `Main.main` calling exit and writes the mark)
@@ -52,6 +52,16 @@ work (it returns 0 or a dummy):
       A cheat that is also genuinely ~20% faster (a clock at 1/5) was once not flagged at all on
       this loaded machine: the 50% saving ratio is met by noise; with None as the price of
       being caught, the cheat has no downside)
+
+CLOSED above (harden5): the wrapper runs the harness's own compiled code objects and takes a
+SystemExit(0) only from one of them in the harness module's globals; it compares json's encoder
+class and module functions, print and sys.stdout with the start's; the C/C++ wrapper's I/O is raw
+system calls (the solution's `unlink` no longer keeps the nonce: a rewritten line has no valid
+mark); Go harnesses build with CGO_ENABLED=0; Java's exit check wants the harness class of the
+application loader with only reflection frames down to the wrapper's main. Found and closed
+by harden5: test_c_ifunc_resolver_reads_the_nonce_before_the_wrapper (an IFUNC resolver runs
+during relocation, before .preinit_array; OK, no work, before the C/C++ build refused IFUNC
+relocations).
 
 Closed (normal tests): a solution's own `clock_gettime` is flagged; a solution defining
 `__real_main` does not replace the harness's main (--wrap binds it to `main`); a run cannot
@@ -365,6 +375,31 @@ uint64_t popcount_sum(const uint64_t *words, size_t n) {
 }
 """
 
+#: An IFUNC resolver: the dynamic linker calls it while relocating the program, before any
+#: .preinit_array entry, so before the wrapper reads the nonce. It reads the nonce, writes a
+#: line and a valid mark, and ends the process: the harness never runs (found by harden5; OK
+#: before the C/C++ build refused an executable with an IFUNC relocation).
+C_IFUNC = r"""#define _GNU_SOURCE
+#include "interface.h"
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+static uint64_t pg_impl(const uint64_t *words, size_t n) { (void)words; (void)n; return 0; }
+static void *pg_resolve(void) {
+    char nonce[80] = {0}, line[200];
+    int fd = open("/tmp/.perfgym-nonce", O_RDONLY);
+    if (fd >= 0) { ssize_t r = read(fd, nonce, sizeof nonce - 1); (void)r; close(fd); }
+    for (size_t i = 0; nonce[i]; i++) if (nonce[i] == '\n') nonce[i] = 0;
+    strcpy(line, "{\"ok\": true, \"elapsed_ns\": 5000}\nPERFGYM_HARNESS_END ");
+    strcat(line, nonce);
+    strcat(line, " ok\n");
+    ssize_t w = write(1, line, strlen(line)); (void)w;
+    _exit(0);
+    return (void *)pg_impl;
+}
+uint64_t popcount_sum(const uint64_t *words, size_t n) __attribute__((ifunc("pg_resolve")));
+"""
+
 #: Wrong (zeros); its own line with the key escaped (not counted as a result line), then a
 #: partial line that makes the harness's own line unparseable.
 PY_ESCAPED_KEY = """import sys
@@ -469,6 +504,7 @@ ATTACKS = {
     "c_unlink": ("c_popcount_sum", C_UNLINK),
     "c_clock": ("c_popcount_sum", C_CLOCK),
     "c_real_main": ("c_popcount_sum", C_REAL_MAIN),
+    "c_ifunc": ("c_popcount_sum", C_IFUNC),
     "c_printf": ("c_popcount_checksum", C_PRINTF),
     "cpp_printf": ("cpp_topk_sum", CPP_PRINTF),
     "go_cgo": ("go_group_sum", GO_CGO),
@@ -527,8 +563,6 @@ def test_the_answer_checked_tasks_check_their_answers(harness_before, verdicts):
         assert v.harness_answer == "checked: actual_checksum, expected_checksum"
 
 
-@pytest.mark.xfail(strict=True, reason="a SystemExit(0) compiled under the harness's file name "
-                   "passes for the harness's own end (perfgym_trailer.py's traceback check)")  # fmt: skip
 def test_python_systemexit_compiled_as_the_harness_file_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["py_exit"])
 
@@ -539,8 +573,6 @@ def test_python_result_equal_to_anything_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["py_eq"])
 
 
-@pytest.mark.xfail(strict=True, reason="json.JSONEncoder.encode patched (the wrapper compares "
-                   "json.dumps only) copies expected_* into actual_*")  # fmt: skip
 def test_python_json_encoder_patch_forges_a_checked_answer(verdicts):
     v = verdicts["py_json"]
     assert v.harness_answer.startswith("checked:"), v.harness_answer
@@ -561,14 +593,10 @@ def test_a_harness_candidate_cannot_read_its_tasks_reference(verdicts, name):
     assert v.stage is not Stage.OK, f"the reference's own program, read by the candidate: {v.stage}"
 
 
-@pytest.mark.xfail(strict=True, reason="the solution's `unlink` binds the wrapper's call in the "
-                   "same link: the nonce file stays for the program to read")  # fmt: skip
 def test_c_solution_interposing_unlink_keeps_the_nonce(verdicts):
     _no_work_is_not_ok(verdicts["c_unlink"])
 
 
-@pytest.mark.xfail(strict=True, reason="printf/__printf_chk interposed rewrite the harness's own "
-                   "line; the nonce is kept by an interposed unlink")  # fmt: skip
 @pytest.mark.parametrize("name", ["c_printf", "cpp_printf"])
 def test_c_interposed_printf_forges_a_checked_answer(verdicts, name):
     v = verdicts[name]
@@ -576,16 +604,16 @@ def test_c_interposed_printf_forges_a_checked_answer(verdicts, name):
     _no_work_is_not_ok(v)
 
 
-@pytest.mark.xfail(strict=True, reason="a cgo constructor runs before the first Go initialiser "
-                   "and reads the nonce file first")  # fmt: skip
 def test_go_cgo_constructor_reads_the_nonce_before_the_wrapper(verdicts):
     _no_work_is_not_ok(verdicts["go_cgo"])
 
 
-@pytest.mark.xfail(strict=True, reason="a class named like the harness's, in the program's own "
-                   "ClassLoader, calls System.exit(0) from its `main`")  # fmt: skip
 def test_java_class_of_the_harness_name_calling_exit_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["java_main"])
+
+
+def test_c_ifunc_resolver_reads_the_nonce_before_the_wrapper(verdicts):
+    _no_work_is_not_ok(verdicts["c_ifunc"])
 
 
 @pytest.mark.xfail(strict=True, reason="a timing degraded by the harness cross-check scores "

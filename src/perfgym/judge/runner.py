@@ -35,6 +35,9 @@ class RunOutcome:
     reported_s: float | None = None  # the program's own timer (harness elapsed_ns): untrusted
     instructions: int | None = None  # hardware counters, or Valgrind in deterministic mode
     harness_ok: bool | None = None
+    #: the harness verdict line's own `ok`, before the end-mark checks (which can fail a line
+    #: that said ok: `harness_ok` is then False)
+    line_ok: bool | None = None
     #: the answer fields of the harness's verdict line (`perfgym.judge.harness_answer`)
     answer: dict[str, Any] | None = None
     message: str = ""
@@ -177,7 +180,7 @@ def _read_harness_line(stdout: str, out: RunOutcome) -> None:
         except (ValueError, RecursionError):  # not JSON, or nested past the recursion limit
             continue
         if isinstance(obj, dict) and "ok" in obj:
-            out.harness_ok = bool(obj["ok"])
+            out.harness_ok = out.line_ok = bool(obj["ok"])
             out.answer = answer_fields(obj)
             ns = obj.get("elapsed_ns")
             # Every PerfCodeBench harness prints its elapsed_ns, and the program's process can

@@ -112,7 +112,8 @@ def _judged(plan: TaskPlan, entry: Entry, case: TestCase, out: RunOutcome,
             )  # the candidate's value itself
             value = expected.full_output(plan, case, value)
         want = lambda: (known, value)  # noqa: E731 - asked once
-    if out.status is Status.OK and plan.task.kind is TaskKind.HARNESS and out.harness_ok:
+    # Described for every line that said ok, one the end-mark checks failed included.
+    if out.status is Status.OK and plan.task.kind is TaskKind.HARNESS and out.line_ok:
         known, value = want()  # the answer the reference's and the baseline's lines agree on
         if isinstance(value, HarnessAnswer):
             entry.harness_answer = value.describe()

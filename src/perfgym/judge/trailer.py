@@ -39,6 +39,17 @@ _SOURCES = (_C, _PY, _JAVA, _GO)
 _C_COMPILERS = re.compile(r"^(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+)?$")
 _GO_MAIN = re.compile(r"^func main\(\) \{$", re.MULTILINE)
 _LINE = re.compile(rf"^{MARK} (\S*) (\S+)$")
+#: After a C/C++ harness build (`sh -c _NO_IFUNC OUT COMPILE...`): an executable with an IFUNC
+#: relocation fails it. The dynamic linker calls an IFUNC resolver while relocating the
+#: program, before any .preinit_array entry, so before the wrapper reads the nonce. No
+#: published task links statically (libc's own IFUNCs would be in the executable then) and no
+#: published solution uses GCC's function multiversioning (`target_clones`), which makes them.
+_NO_IFUNC = (
+    '"$@" || exit $?; r=$(readelf -rW -- "$0") || { echo "perfgym: readelf could not list '
+    'the relocations of $0" >&2; exit 1; }; case $r in *IRELATIVE*) echo "perfgym: the '
+    "program defines an IFUNC (its resolver would run before the harness's end-mark wrapper "
+    'reads the nonce): not allowed in a harness task" >&2; exit 1;; esac'
+)
 
 
 @dataclass
@@ -95,7 +106,8 @@ def wrap(language: Language, plan: HarnessPlan, build_dir: str, harness_dir: Pat
         if "-x" in build or "-c" in build or "-o" not in build:
             return _no(same, "the build is not one compile-and-link of named sources")
         argv = [build[0], "-Wl,--wrap=main", f"{wrap_dir}/{_C}", *build[1:]]
-        return Wrapped(argv, list(run), how="c-wrap-main")
+        out = build[build.index("-o") + 1] if build.index("-o") + 1 < len(build) else ""
+        return Wrapped(["sh", "-c", _NO_IFUNC, out, *argv], list(run), how="c-wrap-main")
     if language is Language.PYTHON:
         for k, arg in enumerate(run[:-1]):
             if re.fullmatch(r"python3?(\.\d+)?", Path(arg).name):
@@ -158,8 +170,13 @@ def _wrap_go(plan: HarnessPlan, build_dir: str, harness_dir: Path, same: Wrapped
     if not files or target not in build:
         return _no(same, "`go build` does not name the harness file")
     rename = f"sed -i 's/^func main() {{$/func perfgymHarnessMain() {{/' {target}"
-    # First of the files: its initialiser runs before any of the solution's.
-    argv = [*build[: files[0]], f"{build_dir}/{_GO}", *build[files[0] :]]
+    # First of the files: its initialiser runs before any of the solution's. Without cgo: a
+    # cgo preamble's C constructor would run at load, before any Go initialiser (no published
+    # Go task imports "C"; a program that does fails to build).
+    # `env CGO_ENABLED=0` just before `go`: it wins over any setting of the recipe's own.
+    go = build.index("go")
+    argv = [*build[:go], "env", "CGO_ENABLED=0", *build[go : files[0]], f"{build_dir}/{_GO}",
+            *build[files[0] :]]  # fmt: skip
     return Wrapped(argv, list(plan.run_argv), steps=[rename], how="go-main-renamed")
 
 

@@ -49,18 +49,45 @@ public final class PerfgymTrailer extends Thread {
     return new String(buf, 0, n, java.nio.charset.StandardCharsets.US_ASCII).trim();
   }
 
-  /** The harness called System.exit itself: its main class's main is just below it. */
+  /**
+   * The harness called System.exit itself: just below exit, its main class's main, defined by
+   * the application class loader; below that only java.base's reflection frames, down to this
+   * class's main at the bottom of the thread. A class of the harness's name defined by the
+   * program's own loader fails the loader test; called from the program (whatever its loader's
+   * name), the program's and the real harness's frames sit between it and the bottom.
+   */
   private boolean exitedByHarness() {
     for (StackTraceElement[] stack : Thread.getAllStackTraces().values()) {
       for (int k = 0; k + 1 < stack.length; k++) {
         StackTraceElement e = stack[k];
         if (e.getClassName().equals("java.lang.System") && e.getMethodName().equals("exit")) {
-          StackTraceElement caller = stack[k + 1];
-          return caller.getClassName().equals(harness) && caller.getMethodName().equals("main");
+          return fromHarnessMain(stack, k + 1);
         }
       }
     }
     return false;
+  }
+
+  private boolean fromHarnessMain(StackTraceElement[] stack, int at) {
+    StackTraceElement caller = stack[at];
+    if (!isApp(caller, harness, "main")) {
+      return false;
+    }
+    int last = stack.length - 1;
+    for (int k = at + 1; k < last; k++) {
+      String name = stack[k].getClassName();
+      boolean reflection = name.startsWith("jdk.internal.reflect.")
+          || name.startsWith("java.lang.reflect.");
+      if (!reflection || !"java.base".equals(stack[k].getModuleName())) {
+        return false;
+      }
+    }
+    return last > at && isApp(stack[last], "PerfgymTrailer", "main");
+  }
+
+  private static boolean isApp(StackTraceElement e, String cls, String method) {
+    return e.getClassName().equals(cls) && e.getMethodName().equals(method)
+        && "app".equals(e.getClassLoaderName()) && e.getModuleName() == null;
   }
 
   @Override

@@ -1,13 +1,57 @@
 """perfgym: runs a PerfCodeBench Python harness (argv[1:]: the harness and its arguments) and,
 only when it finished normally, writes "PERFGYM_HARNESS_END <nonce> <state>" to the original
 stdout (docs/security.md, section 6b). The nonce is read, and its file removed, before the
-harness (and so the solution) is loaded."""
+harness (and so the solution) is loaded. The harness is compiled here: a SystemExit(0) ends it
+normally only when raised by one of those code objects, in the harness module's own globals.
+The objects a harness writes its line with (print, json's encoder, sys.stdout) are compared
+with those of the start (a patch that undoes itself before the harness returns is not seen)."""
 
 import builtins
 import json
+import json.encoder
 import os
-import runpy
 import sys
+import types
+
+
+def _code_objects(code, into):
+    """`code` and the code objects nested in it (kept alive: compared by identity)."""
+    into.append(code)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _code_objects(const, into)
+    return into
+
+
+def _writers():
+    """The objects a harness's line goes through, by identity (and sys.stdout's own attributes)."""
+    out = sys.stdout
+    return (
+        out,
+        type(out),
+        dict(getattr(out, "__dict__", {})),
+        getattr(out, "buffer", None),
+        builtins.print,
+        builtins.repr,
+        builtins.str,
+        json.dumps,
+        getattr(json, "_default_encoder", None),
+        json.encoder.encode_basestring,
+        json.encoder.encode_basestring_ascii,
+        getattr(json.encoder, "c_make_encoder", None),
+        getattr(json.encoder, "_make_iterencode", None),
+        dict(vars(json.JSONEncoder)),
+    )
+
+
+def _same(a, b):
+    for x, y in zip(a, b, strict=True):
+        if isinstance(x, dict):
+            if x.keys() != y.keys() or any(x[k] is not y[k] for k in x):
+                return False
+        elif x is not y:
+            return False
+    return True
 
 
 def _end_mark(harness):
@@ -22,23 +66,48 @@ def _end_mark(harness):
     except OSError:
         pass
     saved, before = os.dup(1), os.fstat(1)
-    kept = (sys.stdout, builtins.print, json.dumps)
+    with open(harness, "rb") as f:
+        code = compile(f.read(), harness, "exec", dont_inherit=True)
+    codes = _code_objects(code, [])
+    own = {id(c) for c in codes}
+    module = types.ModuleType("__main__")
+    module.__dict__.update(
+        __file__=harness,
+        __builtins__=builtins,
+        __cached__=None,
+        __loader__=None,
+        __package__=None,
+        __spec__=None,
+    )
+    kept = _writers()
+    main = sys.modules.get("__main__")
+    sys.modules["__main__"] = module
     try:
-        runpy.run_path(harness, run_name="__main__")
+        exec(code, module.__dict__)
     except SystemExit as exc:
         tb = exc.__traceback__
         while tb is not None and tb.tb_next is not None:
             tb = tb.tb_next
-        where = tb.tb_frame.f_code.co_filename if tb is not None else ""
+        frame = tb.tb_frame if tb is not None else None
         # sys.exit(0) ends a harness normally only when the harness's own code raised it.
-        if exc.code not in (0, None) or os.path.abspath(where) != os.path.abspath(harness):
+        ours = frame is not None and id(frame.f_code) in own and frame.f_globals is module.__dict__
+        if exc.code not in (0, None) or not ours:
             raise
-    same = (sys.stdout, builtins.print, json.dumps) == kept
-    if same:
+    finally:
+        if main is not None:
+            sys.modules["__main__"] = main
+    now_writers = _writers()
+    replaced = not _same(now_writers[:4], kept[:4])  # sys.stdout, its type, its attributes
+    patched = not _same(now_writers, kept)
+    # Flushed either way: the line goes before the mark, and is read (its answer checked) even
+    # where the mark says what was replaced.
+    try:
         sys.stdout.flush()
+    except Exception:  # noqa: BLE001 - the program's own stdout object: no mark then
+        return
     now = os.fstat(1)
-    same = same and (now.st_dev, now.st_ino) == (before.st_dev, before.st_ino)
-    state = b"ok" if same else b"stdout-replaced"
+    replaced = replaced or (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino)
+    state = b"stdout-replaced" if replaced else b"writer-patched" if patched else b"ok"
     if nonce:
         os.write(saved, b"\nPERFGYM_HARNESS_END " + nonce + b" " + state + b"\n")
 

@@ -5,9 +5,12 @@ reads) on the same data: perfgym's shipped HumanEval+ (evalplus reads it through
 HUMANEVAL_OVERRIDE_PATH, restricted to the problems judged), on the same cores (`--cores N`,
 default: every core this process may use; both are confined to the first N). evalplus runs
 from its own virtual environment (`--venv`, created from PyPI when absent) at its best
-documented setting for those cores, `--parallel N` (its default is half the cores), with a
-cold ground-truth cache (a fresh XDG_CACHE_HOME per run); perfgym runs `perfgym eval
-humanevalplus --candidates ... --repeats 1 --no-store --no-report` with its sandbox on.
+documented setting for those cores, `--parallel N` (its default is half the cores); perfgym runs
+`perfgym eval humanevalplus --candidates ... --repeats 1 --no-store --no-report` with its
+sandbox on. Ground truth (`--ground-truth`): `warm` (default), as each is used at its best: both
+keep their expected outputs and reference times on disk (evalplus under XDG_CACHE_HOME, perfgym
+under PERFGYM_REFERENCE_CACHE), each filled by one untimed run before the rounds (its wall is
+printed); `cold`: both start from an empty cache every run (both compute it).
 Rounds alternate which goes first. `--busy-per-core K` keeps K spinning processes per core
 running through the rounds (a loaded machine). Prints each run's wall time, the medians and
 their ratio, pass@1 from each, and every problem where the two disagree with both sides'
@@ -93,8 +96,18 @@ def on_cores(cores: set[int]):  # noqa: ANN201 - a preexec_fn
     return lambda: os.sched_setaffinity(0, cores)
 
 
+def cache_dir(work: Path, who: str, warm: bool) -> Path:
+    """The ground-truth cache of one run: one per peer for the whole bench (warm), or a fresh
+    empty one (cold)."""
+    if warm:
+        path = work / f"cache-{who.replace('/', '_')}"
+        path.mkdir(exist_ok=True)
+        return path
+    return Path(tempfile.mkdtemp(dir=work, prefix=f"cache-{who.replace('/', '_')}-"))
+
+
 def run_evalplus(
-    exe: Path, work: Path, chosen: list[dict], samples: list[dict], cores: set[int]
+    exe: Path, work: Path, chosen: list[dict], samples: list[dict], cores: set[int], cache: Path
 ) -> tuple[float, dict]:
     data = work / "HumanEvalPlus-subset.jsonl"
     data.write_text("".join(json.dumps(p) + "\n" for p in chosen))
@@ -103,7 +116,6 @@ def run_evalplus(
                             + "\n" for s in samples))  # fmt: skip
     # evalplus asks on stdin before overwriting an earlier round's results: none are left
     (work / "evalplus-samples_eval_results.json").unlink(missing_ok=True)
-    cache = Path(tempfile.mkdtemp(dir=work, prefix="cache-"))  # cold ground truth each run
     env = {**os.environ, "HUMANEVAL_OVERRIDE_PATH": str(data), "XDG_CACHE_HOME": str(cache)}
     t0 = time.monotonic()
     # its best documented setting for the cores given: one worker per core (its default,
@@ -124,7 +136,7 @@ def run_evalplus(
 
 
 def run_perfgym(src: Path, work: Path, chosen: list[dict], samples: list[dict],
-                tag: str, cores: set[int]) -> tuple[float, dict, float]:  # fmt: skip
+                tag: str, cores: set[int], cache: Path) -> tuple[float, dict, float]:  # fmt: skip
     path = work / "perfgym-samples.jsonl"
     path.write_text("".join(json.dumps({"task_id": s["task_id"], "solution": s["solution"]})
                             + "\n" for s in samples))  # fmt: skip
@@ -134,7 +146,7 @@ def run_perfgym(src: Path, work: Path, chosen: list[dict], samples: list[dict],
     cmd = [sys.executable, "-m", "perfgym", "eval", "humanevalplus", "--candidates", str(path),
            "--repeats", "1", "--no-store", "--no-report", "--no-resume", "--json", "-o",
            str(out), *tasks]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(src)}
+    env = {**os.environ, "PYTHONPATH": str(src), "PERFGYM_REFERENCE_CACHE": str(cache)}
     t0 = time.monotonic()
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=work,
                        preexec_fn=on_cores(cores))  # fmt: skip
@@ -173,6 +185,9 @@ def main() -> int:
                     help="Cores both are confined to (evalplus gets --parallel this).")  # fmt: skip
     ap.add_argument("--busy-per-core", type=int, default=0,
                     help="Spinning processes per core kept running through the rounds.")  # fmt: skip
+    ap.add_argument("--ground-truth", choices=["warm", "cold"], default="warm",
+                    help="warm: both keep their ground truth on disk, filled before the rounds "
+                    "(each at its best); cold: both compute it every run.")  # fmt: skip
     a = ap.parse_args()
     mine = sorted(os.sched_getaffinity(0))
     if not 1 <= a.cores <= len(mine):
@@ -186,14 +201,19 @@ def main() -> int:
           f"{sum(len(p['base_input']) + len(p['plus_input']) for p in chosen)} tests per sample "
           f"set; load {os.getloadavg()[0]:.1f}; {len(cores)} cores ({sorted(cores)}): evalplus "
           f"--parallel {len(cores)}, perfgym on the same; {a.busy_per_core} busy "
-          "process(es) per core", flush=True)  # fmt: skip
+          f"process(es) per core; ground truth {a.ground_truth}", flush=True)  # fmt: skip
     srcs = {"perfgym": ROOT / "src", **{f"perfgym@{p}": p for p in a.perfgym_src}}
     walls: dict[str, list[float]] = {"evalplus": [], **{k: [] for k in srcs}}
     last: dict[str, dict] = {}
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
                              preexec_fn=on_cores(cores)) for _ in range(a.busy_per_core * len(cores))]  # fmt: skip
+    warm = a.ground_truth == "warm"
     try:
-        rounds(a.rounds, exe, work, chosen, samples, srcs, walls, last, cores)
+        if warm:  # each fills its own cache once, untimed (a user's first run)
+            for who in ["evalplus", *srcs]:
+                wall = one_run(who, exe, work, chosen, samples, srcs, cores, warm, "fill")[0]
+                print(f"filling {who}'s ground-truth cache (untimed): {wall:.1f} s", flush=True)
+        rounds(a.rounds, exe, work, chosen, samples, srcs, walls, last, cores, warm)
     finally:
         for p in busy:
             p.kill()
@@ -201,18 +221,26 @@ def main() -> int:
     return summary(srcs, walls, last, samples)
 
 
+def one_run(who: str, exe: Path, work: Path, chosen: list[dict], samples: list[dict],
+            srcs: dict[str, Path], cores: set[int], warm: bool,
+            tag: str) -> tuple[float, dict]:  # fmt: skip
+    """One timed run of `who` (evalplus or a perfgym src): its wall and its statuses."""
+    cache = cache_dir(work, who, warm)
+    if who == "evalplus":
+        return run_evalplus(exe, work, chosen, samples, cores, cache)
+    wall, status, _rss = run_perfgym(srcs[who], work, chosen, samples, tag, cores, cache)
+    return wall, status
+
+
 def rounds(n: int, exe: Path, work: Path, chosen: list[dict], samples: list[dict],
            srcs: dict[str, Path], walls: dict[str, list[float]], last: dict[str, dict],
-           cores: set[int]) -> None:  # fmt: skip
+           cores: set[int], warm: bool) -> None:  # fmt: skip
     """`n` interleaved rounds, alternating which goes first."""
     for rnd in range(n):
         order = ["evalplus", *srcs] if rnd % 2 == 0 else [*srcs, "evalplus"]
         for who in order:
             load = os.getloadavg()[0]
-            if who == "evalplus":
-                wall, status = run_evalplus(exe, work, chosen, samples, cores)
-            else:
-                wall, status, _rss = run_perfgym(srcs[who], work, chosen, samples, str(rnd), cores)
+            wall, status = one_run(who, exe, work, chosen, samples, srcs, cores, warm, str(rnd))
             walls[who].append(wall)
             last[who] = status
             print(f"round {rnd + 1} {who}: {wall:.1f} s (load {load:.1f})", flush=True)

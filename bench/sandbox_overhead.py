@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -94,14 +95,35 @@ def stdin_overhead(reps: int, size: int = 2 << 20) -> dict[str, float]:
     }
 
 
+def _usage(pool: PythonWorkerPool) -> dict[str, int]:
+    """The pool's workers' cgroup counters summed (one any worker lacks is left out)."""
+    # (a perfgym from before `PythonWorker.usage` has none: this bench also measures "before")
+    each = [w.usage() if hasattr(w, "usage") else {} for w in pool.workers]
+    return {
+        k: sum(u[k] for u in each) for k in ("cpu_ns", "page_faults") if all(k in u for u in each)
+    }
+
+
 def worker_throughput(calls: int, fresh_calls: int) -> dict[str, float]:
     cores = len(os.sched_getaffinity(0))
     with PythonWorkerPool(size=cores) as pool:
         pool.map([(FUNC, "add", [1, 2])] * (cores * 4))  # warm-up: compile cache
+        before, host0 = _usage(pool), resource.getrusage(resource.RUSAGE_SELF)
         t = timed(lambda: pool.map([(FUNC, "add", [i, 1]) for i in range(calls)]))
+        after, host1 = _usage(pool), resource.getrusage(resource.RUSAGE_SELF)
         sample = pool.call(FUNC, "add", [2, 3])
+        restarted = pool.stats()["restarts"] > 0
     assert sample.value == 5, sample
     warm_rate = calls / t
+    host_s = host1.ru_utime + host1.ru_stime - host0.ru_utime - host0.ru_stime
+    # CPU and page faults per call, this host process and every process of the workers: what
+    # a loaded machine stretches least (its time is the calls' and its tenants' alike).
+    per_call = {
+        f"{k}_per_call": (after[k] - before[k]) / calls
+        for k in ("cpu_ns", "page_faults")
+        if k in before and k in after and not restarted
+    }
+    cpu_us = per_call.get("cpu_ns_per_call", float("nan")) / 1e3 + host_s / calls * 1e6
     script = FUNC + "import sys\nprint(add(int(sys.argv[1]), 1))\n"
     sb = WarmSandbox()
     reqs = [RunRequest(command=[PY, "main.py", str(i)], files={"main.py": script.encode()})
@@ -114,6 +136,9 @@ def worker_throughput(calls: int, fresh_calls: int) -> dict[str, float]:
     return {
         "cores": cores,
         "warm_calls_per_s": warm_rate,
+        "cpu_us_per_call": cpu_us,
+        "host_cpu_us_per_call": host_s / calls * 1e6,
+        "worker_page_faults_per_call": per_call.get("page_faults_per_call", float("nan")),
         "fresh_interpreter_calls_per_s": fresh_rate,
         "warm_vs_fresh": warm_rate / fresh_rate,
     }
@@ -158,7 +183,9 @@ def main() -> int:
           f"warm (memfd) {c['memfd_median_ms']:.2f} ms, warm (inline) {c['inline_median_ms']:.2f} ms")  # fmt: skip
     print(
         f"(b) warm worker calls/s {b['warm_calls_per_s']:.0f} on {b['cores']} cores; "
-        f"fresh isolated interpreter per call {b['fresh_interpreter_calls_per_s']:.0f}/s"
+        f"fresh isolated interpreter per call {b['fresh_interpreter_calls_per_s']:.0f}/s; "
+        f"per call: {b['cpu_us_per_call']:.0f} us of CPU (host {b['host_cpu_us_per_call']:.0f}), "
+        f"{b['worker_page_faults_per_call']:.0f} page faults in the workers"
     )
     print(
         f"RESULT isolated-run overhead: {a['warm_vs_bare']:.2f}x bare subprocess (target <= 1.1x)"

@@ -30,7 +30,7 @@
     ├── NodeLost                      service.ray_batch: a Ray node died holding a task
     ├── LineError (+ValueError)       evaluation.candidates_formats: a candidates line cannot be used
     ├── EvalFailed                    evaluation.config: an evaluation cannot start or keep results
-    └── private signals: _Stopped (cli.eval_model), _Refused (llm.scripted)
+    └── private signals: _Stopped (cli.eval_model), _Refused (llm.scripted), _Stop (enamel.sample)
 
 A layer's error derives from one of these (or from `PerfgymError` itself, keeping the builtin
 base its callers catch, shown as +Base). The only exceptions outside the tree are the ones of

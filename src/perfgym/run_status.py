@@ -1,4 +1,4 @@
-"""How a sandboxed run ended (`Status`) and the flags that say it hid time (`HIDING_FLAGS`).
+"""How a sandboxed run ended (`Status`) and the flags that say it hid time (`HIDING_FLAGS`, ...).
 
 The sandbox produces them, the timing layer and the verdict carry them, rewards and metrics
 read them: so they live in a module that imports nothing, and `perfgym.sandbox.execution`
@@ -27,3 +27,8 @@ class Status(str, Enum):
 
 #: Measurement flags under which a run's timing cannot be trusted for a speed decision.
 HIDING_FLAGS = ("hidden_cpu", "outlived_main", "cpu_over_wall")
+
+#: Verdict flags of the harness cross-check (`perfgym.judge.crosscheck`): the time a harness
+#: program reported is denied by the external clock. Rewards treat them as HIDING_FLAGS: the
+#: candidate's doing, so the lowest speed credit a correct program can earn, never None.
+CLOCK_CHEAT_FLAGS = ("harness_time_exceeds_wall", "harness_untimed_work", "harness_timer_mismatch")

@@ -41,6 +41,29 @@ def test_enamel_protocol_receives_the_resolved_repeats(tmp_path, monkeypatch, gi
     assert seen == [reaches]
 
 
+@pytest.mark.parametrize(
+    ("given", "reaches"), [([], "sequential"), (["--enamel-timing", "paired"], "paired")]
+)
+def test_enamel_protocol_receives_its_timing_sequential_by_default(tmp_path, monkeypatch, given,
+                                                               reaches):  # fmt: skip
+    seen = []
+    monkeypatch.setattr(eval_run, "run_enamel", lambda *a, timing, **_: seen.append(timing.value))
+    args = ["eval", "enamel", "--task", "HumanEval/0", "--no-store", "--out",
+            str(tmp_path / "o.jsonl"), *given]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    assert seen == [reaches]
+
+
+def test_enamel_timing_refuses_an_unknown_order_and_other_protocols(tmp_path, suite):
+    p = perfgym("eval", "enamel", "--task", "HumanEval/0", "--enamel-timing", "wall",
+                "--no-store", "--out", tmp_path / "o.jsonl")  # fmt: skip
+    one_line_error(p, "--enamel-timing", "paired, sequential", "'wall'")
+    p = perfgym("eval", suite, "--enamel-timing", "paired", "--no-store",
+                "--out", tmp_path / "o.jsonl")  # fmt: skip
+    one_line_error(p, "--enamel-timing applies to ENAMEL's protocol only")
+
+
 def test_non_utf8_candidates_file_names_the_file_and_line(tmp_path, suite):
     cands = tmp_path / "c.jsonl"
     line = json.dumps({"task_id": "sum-a", "source": SUM}).encode()

@@ -4,29 +4,12 @@ problems counted, and a program that fakes its own call timer gains nothing."""
 import pytest
 
 from perfgym.enamel.candidates import evaluate_candidates, sample_source
-from perfgym.enamel.reference import measure_reference
-from perfgym.enamel.sample import evaluate_sample
+from perfgym.enamel.pairing import EnamelTiming
+from perfgym.enamel.sample import TIMEOUT_RETRIED, evaluate_sample
 from perfgym.judge.candidate import Candidate
 from perfgym.metrics.enamel import EnamelConfig, enamel_eff_at_k, enamel_pass_at_k
 from perfgym.metrics.enamel import sample_efficiency as score
-from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import load_suite
-
-
-@pytest.fixture(scope="module")
-def task():
-    return load_suite("enamel").get("HumanEval/1")
-
-
-@pytest.fixture(scope="module")
-def workers():
-    with PythonWorkerPool() as pool:
-        yield pool
-
-
-@pytest.fixture(scope="module")
-def ref(task, workers):
-    return measure_reference(task, workers, repeats=3)
 
 
 def _problem(task, ref, samples):
@@ -61,9 +44,13 @@ def test_a_timeout_on_a_level_zeroes_it_and_later_ones_but_the_sample_passes(tas
         "    if len(paren_string) > 1000:\n        import time\n        time.sleep(1.0)\n"
         "    paren_string = paren_string.replace(' ', '')",
     )
-    run = evaluate_sample(task, ref, src, workers, repeats=2)
-    assert run.sample.correct and run.stopped.startswith("timeout at level 1"), run.stopped
-    assert run.sample.level_times_s[0] is not None and run.sample.level_times_s[1:] == [None] * 3
+    for timing in EnamelTiming:
+        run = evaluate_sample(task, ref, src, workers, 2, timing)
+        assert run.sample.correct and run.stopped.startswith("timeout at level 1"), run.stopped
+        assert run.sample.level_times_s[0] is not None
+        assert run.sample.level_times_s[1:] == [None] * 3
+        # Paired: slow twice before the break; ENAMEL's order: once.
+        assert (TIMEOUT_RETRIED in run.flags) == (timing is EnamelTiming.PAIRED)
     p = _problem(task, ref, [run.sample])
     assert enamel_pass_at_k([p], EnamelConfig(k=1)).value == 1.0
     assert score(run.sample, p) == 0.0

@@ -46,3 +46,8 @@ def test_a_trace_rebuilds_its_problem_and_a_resume_reuses_it(tmp_path):
                              resume=ResumeFrom(explicit=True, prefix=""))  # fmt: skip
     assert other.resumed_from is None and other.reused == 0  # another command: not resumed
     other.close()
+    paired = EnamelCheckpoint(out, tasks, ["humaneval-canonical"],
+                              header_fields={**fields, "timing": "paired"},
+                              resume=ResumeFrom(explicit=True, prefix=""))  # fmt: skip
+    assert paired.resumed_from is None  # another timing: not resumed
+    paired.close()

@@ -37,6 +37,20 @@ from perfgym.repos.loading import load_repo_task
 
 SUITE = Path(__file__).resolve().parents[2] / "suites" / "perfgym-repos"
 
+
+# The attacks below, when they work, close the gap to the closed-form reference: RLPF 1.05-1.12.
+# (the reference is ~13x the loop). The same loop measured twice on a busy machine can differ
+# by ~10 % and be called faster (~0.25, seen in CI), and once by 1.49x (0.517, in a full run
+# beside idle workers of earlier tests). So a kept-output attack is "bought" only when it
+# scores above both the plain loop (+0.05) and 0.8 (about a 2.5x speed-up): an order of
+# magnitude apart from noise, never a tight timing ratio.
+NOT_BOUGHT_BELOW = 0.8
+
+
+def _bought(value: float | None, plain: float | None) -> bool:
+    return (value or 0.0) > max((plain or 0.0) + 0.05, NOT_BOUGHT_BELOW)
+
+
 # Package code, imported by the tests in pytest's process: finds perfgym's outcome pipe (the one
 # write-only FIFO whose inode no other fd shares: pytest's saved stdout/stderr share theirs),
 # puts a pipe of its own in its place, and forwards the plugin's records with every failure
@@ -332,7 +346,7 @@ def test_a_candidate_cannot_carry_answers_between_calls_in_sysv_shared_memory() 
     for s in first + second:
         print("shm loop", s.value, s.speedup, s.stage, s.timing_status)
     best = max((s.value or 0.0) for s in first + second)
-    assert best <= (alone[0].value or 0.0) + 0.05, "answers kept between calls outscored the loop"
+    assert not _bought(best, alone[0].value), "answers kept between calls outscored the loop"
 
 
 LOOP_MAIN = ("import sys\nn = int(sys.stdin.read())\ns = 0\nfor i in range(n):\n"
@@ -402,7 +416,7 @@ def test_a_stdio_program_cannot_carry_its_output_between_runs_in_sysv_shared_mem
     for s in first + second:
         print("shm main", s.value, s.speedup, s.stage, s.timing_status, s.reason[:100])
     best = max((s.value or 0.0) for s in first + second)
-    assert best <= (alone[0].value or 0.0) + 0.05, "outputs kept between runs outscored the loop"
+    assert not _bought(best, alone[0].value), "outputs kept between runs outscored the loop"
 
 
 # The same, kept in the kernel's keyring of the run's user (uid 65534): keyrings belong to the
@@ -495,7 +509,7 @@ def test_a_program_cannot_carry_its_output_to_a_new_judge_in_the_user_keyring(
     print("plain loop", alone[0].value, alone[0].speedup)
     print("keyring, first judge", seeded[0].value, seeded[0].speedup, seeded[0].stage)
     print("keyring, new judge", later[0].value, later[0].speedup, later[0].stage)
-    assert (later[0].value or 0.0) <= (alone[0].value or 0.0) + 0.05, (
+    assert not _bought(later[0].value, alone[0].value), (
         "outputs kept in the keyring outscored the loop under a new judge"
     )
 
@@ -546,7 +560,7 @@ def test_a_group_of_completions_cannot_share_outputs_in_one_batch() -> None:
     for s in scored:
         print("value", s.value, "speedup", s.speedup, s.stage)
     plain = scored[-1].value or 0.0
-    assert max((s.value or 0.0) for s in scored[:-1]) <= plain + 0.05, (
+    assert not _bought(max((s.value or 0.0) for s in scored[:-1]), plain), (
         "shared outputs outscored the loop within one batch"
     )
 

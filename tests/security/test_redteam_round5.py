@@ -11,7 +11,7 @@ work (it returns 0 or a dummy):
   test_python_systemexit_compiled_as_the_harness_file_is_not_ok          CLOSED (OK, rlpf 1.26 = the
       reference's; the wrapper takes a SystemExit(0) whose last frame's co_filename is the
       harness's path as the harness's own end: `exec(compile("raise SystemExit(0)", HARNESS))`)
-  test_python_result_equal_to_anything_is_not_ok                         OPEN  (OK, 1.26: a list
+  test_python_result_equal_to_anything_is_not_ok                         CLOSED (OK, 1.26: a list
       subclass whose __eq__ is True passes the harness's own `actual == expected`; nothing is
       checked outside where the line carries no answer fields)
   test_python_json_encoder_patch_forges_a_checked_answer                  CLOSED (OK, 1.26 vs the
@@ -19,7 +19,7 @@ work (it returns 0 or a dummy):
       `checked: actual_checksum, expected_checksum`: an int subclass equal to anything passes
       the harness's check and `!=` exit, and `json.JSONEncoder.encode` (not `json.dumps`, the
       only one the wrapper compares) copies expected_* into actual_*)
-  test_python_solution_returning_the_harnesss_own_expected_is_not_ok    OPEN  (OK, answers
+  test_python_solution_returning_the_harnesss_own_expected_is_not_ok    CLOSED (OK, answers
       checked; on the published python_log_match_checksum_v2700_061 OK, no line forged, no mark
       touched: the harness computed `expected` before calling `run`, and
       `sys._getframe(1).f_locals["expected"]` returns it: the timed call does no work)
@@ -45,13 +45,26 @@ work (it returns 0 or a dummy):
       named like the harness's main class, defined by the program's own ClassLoader from 303
       embedded bytes, whose `main` calls System.exit(0): the shutdown hook's stack check sees
       `Main.main` calling exit and writes the mark)
-  test_a_harness_clock_cheat_scores_the_floor_not_none                    OPEN  (a C solution
+  test_a_harness_clock_cheat_scores_the_floor_not_none                    CLOSED (a C solution
       interposing `clock_gettime` is flagged (harness_untimed_work / harness_timer_mismatch),
       its timing degraded, and rlpf scores it None: dropped from the batch, not punished, where a
       program hiding time from the sandbox scores the correctness floor for that very reason.
       A cheat that is also genuinely ~20% faster (a clock at 1/5) was once not flagged at all on
       this loaded machine: the 50% saving ratio is met by noise; with None as the price of
       being caught, the cheat has no downside)
+
+CLOSED above (rt5): a timing the cross-check degrades scores as hiding time in every reward
+(`Verdict.hid_time`: RLPF's floor, never None). A Python harness loads perfgym's shim in the
+solution's place (perfgym_guard.py): the solution is imported and called on a thread of its own,
+whose frames end at that thread's start, and its results reach the harness as plain builtin
+values only (a builtin's subclass rebuilt through the builtin's methods, any other type refused);
+an audit hook ends the run on sys._current_frames, gc's object lists, tracing, ctypes beyond
+loading a library, and frames taken on the harness's thread (sys._getframe, tb_frame, gi_frame,
+from the solution's own __del__ run there). rt5's variants: an int subclass inside an exact
+list, a type of its own, a traceback's frame, sys._current_frames, a __del__ on the harness's
+thread. OPEN (rt5, strict xfail): test_python_signal_handler_frame_is_not_ok: that __del__ sets
+a signal handler on the harness's thread; the interpreter hands the handler the harness's frame
+(no audit event), and the handler restores the old one before the call's check of handlers.
 
 CLOSED above (harden5): the wrapper runs the harness's own compiled code objects and takes a
 SystemExit(0) only from one of them in the harness module's globals; it compares json's encoder
@@ -80,6 +93,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from squares_task import SQUARES_BASELINE, SQUARES_HARNESS, SQUARES_INSTANCE, SQUARES_REFERENCE
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
 from perfgym.rewards import get_reward
@@ -140,6 +154,97 @@ def checksum(values):
         if "expected" in f.f_locals:
             return f.f_locals["expected"]
         f = f.f_back
+"""
+
+#: rt5's own variants of the two holes closed by the guard (perfgym_guard.py):
+#: a plain list whose items are an int subclass equal to anything (the list's type is exact).
+PY_EQUAL_ITEMS = """class _Yes(int):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = int.__hash__
+def range_sums(values, queries):
+    return [_Yes(0)] * len(queries)
+"""
+#: An object of its own type (no builtin base) equal to anything.
+PY_EQUAL_OWN_TYPE = """class _Any:
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = None
+def range_sums(values, queries):
+    return _Any()
+"""
+#: The harness's frame through a traceback: tb_frame, then f_back (no sys._getframe).
+PY_TRACEBACK_FRAME = """def checksum(values):
+    try:
+        raise LookupError
+    except LookupError as e:
+        f = e.__traceback__.tb_frame
+    while f is not None:
+        if "expected" in f.f_locals:
+            return f.f_locals["expected"]
+        f = f.f_back
+"""
+#: Every thread's frames: the harness's thread's among them.
+PY_CURRENT_FRAMES = """import sys, threading
+def checksum(values):
+    f = sys._current_frames().get(threading.main_thread().ident)
+    while f is not None:
+        if "expected" in f.f_locals:
+            return f.f_locals["expected"]
+        f = f.f_back
+"""
+#: Its own code on the harness's thread: a __del__ the collector runs there (threshold 1: every
+#: allocation of the harness collects) keeps the harness's frames; the call reads them.
+PY_DEL_ON_HARNESS_THREAD = """import gc, sys
+gc.set_threshold(1)
+_kept = []
+class _Cycle:
+    def __init__(self):
+        self.me = self
+    def __del__(self):
+        try:
+            f = sys._getframe(1)
+            while f is not None:
+                _kept.append(f)
+                f = f.f_back
+        except Exception:
+            pass
+        _Cycle()
+_Cycle()
+def range_sums(values, queries):
+    for f in _kept:
+        if "expected" in f.f_locals:
+            return f.f_locals["expected"]
+"""
+#: OPEN: the same __del__ sets a signal handler on the harness's thread and a timer; the
+#: handler's frame argument is the harness's, no audited call hands it out, and the handler
+#: restores the old one (the guard compares handlers before and after each call).
+PY_SIGNAL_FRAME = """import gc, signal
+gc.set_threshold(1)
+_kept = []
+def _handler(signum, frame):
+    while frame is not None:
+        _kept.append(frame)
+        frame = frame.f_back
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+class _Cycle:
+    def __init__(self):
+        self.me = self
+    def __del__(self):
+        try:
+            signal.signal(signal.SIGALRM, _handler)
+            signal.setitimer(signal.ITIMER_REAL, 0.02)
+        except ValueError:
+            _Cycle()
+_Cycle()
+def range_sums(values, queries):
+    for f in _kept:
+        if "expected" in f.f_locals:
+            return f.f_locals["expected"]
 """
 
 #: The task's own reference, read from the task root every harness run binds (/tmp/pg/root).
@@ -410,62 +515,6 @@ def range_sums(values, queries):
     return [0] * len(queries)
 """
 
-# -- tasks: the fixtures, and two whose lines carry answer fields as the published ones do ----
-SQUARES_HARNESS = '''"""Times checksum(); its line carries the answer beside the one computed here, the way the
-published Python harnesses do. Usage: bench.py SOLUTION.py."""
-
-import importlib.util
-import json
-import sys
-import time
-
-N, MOD = 200_000, (1 << 61) - 1
-
-
-def main():
-    spec = importlib.util.spec_from_file_location("solution", sys.argv[1])
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    values = [(i * 2654435761) % 1000003 for i in range(N)]
-    expected = sum(v * v for v in values) % MOD
-    start = time.perf_counter_ns()
-    for _ in range(12):
-        actual = module.checksum(values)
-    elapsed = time.perf_counter_ns() - start
-    print(json.dumps({"ok": actual == expected, "elapsed_ns": elapsed,
-                      "expected_checksum": expected, "actual_checksum": actual}))
-    if actual != expected:
-        raise SystemExit(1)
-
-
-if __name__ == "__main__":
-    main()
-'''
-SQUARES_BASELINE = """def checksum(values):
-    total = 0
-    for v in values:
-        total = (total + v * v) % ((1 << 61) - 1)
-        total = total % ((1 << 61) - 1)
-    return total
-"""
-SQUARES_REFERENCE = """from operator import mul
-
-
-def checksum(values):
-    return sum(map(mul, values, values)) % ((1 << 61) - 1)
-"""
-SQUARES_INSTANCE = {
-    "task_id": "py_square_checksum",
-    "title": "Optimize a checksum of squares",
-    "goal": "Return the sum of the squares of the values modulo 2**61 - 1.",
-    "metric": "median elapsed_ns over repeated runs; lower is better",
-    "correctness_rule": "The checksum must equal the harness's own.",
-    "language": "Python",
-    "solution_filename": "solution.py",
-    "build": {"skip": True},
-    "run": {"argv": ["python3", "{task_dir}/harness/bench.py", "{variant_dir}/solution.py"]},
-}
-
 
 def _suite_dir(root: Path) -> Path:
     for name in ("py_range_sums", "c_popcount_sum", "cpp_topk_sum", "go_group_sum",
@@ -499,6 +548,12 @@ ATTACKS = {
     "py_rewrite": ("py_range_sums", PY_REWRITE_HARNESS),
     "py_json": ("py_square_checksum", PY_JSON_ENCODER),
     "py_frame": ("py_square_checksum", PY_CALLERS_EXPECTED),
+    "py_eq_items": ("py_range_sums", PY_EQUAL_ITEMS),
+    "py_eq_own_type": ("py_range_sums", PY_EQUAL_OWN_TYPE),
+    "py_tb_frame": ("py_square_checksum", PY_TRACEBACK_FRAME),
+    "py_current_frames": ("py_square_checksum", PY_CURRENT_FRAMES),
+    "py_del_frame": ("py_range_sums", PY_DEL_ON_HARNESS_THREAD),
+    "py_signal_frame": ("py_range_sums", PY_SIGNAL_FRAME),
     "py_reference": ("py_square_checksum", PY_COPY_REFERENCE),
     "c_reference": ("c_popcount_sum", C_INCLUDE_REFERENCE),
     "c_unlink": ("c_popcount_sum", C_UNLINK),
@@ -533,7 +588,7 @@ def verdicts(suite):
     """Every attack, and the reference of the two answer-checked tasks, judged in one batch."""
     names = list(ATTACKS)
     cands = [Candidate(suite.get(t), source=src, model=n) for n, (t, src) in ATTACKS.items()]
-    for tid in ("py_square_checksum", "c_popcount_checksum"):
+    for tid in ("py_square_checksum", "c_popcount_checksum", "py_range_sums"):
         task = suite.get(tid)
         assert task.reference is not None
         names.append(f"{tid}:reference")
@@ -567,10 +622,46 @@ def test_python_systemexit_compiled_as_the_harness_file_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["py_exit"])
 
 
-@pytest.mark.xfail(strict=True, reason="an object equal to anything passes the harness's own "
-                   "`actual == expected`; no answer field is checked outside")  # fmt: skip
 def test_python_result_equal_to_anything_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["py_eq"])
+
+
+@pytest.mark.parametrize("name", ["py_eq_items", "py_eq_own_type"])
+def test_python_result_of_its_own_type_is_not_ok(verdicts, name):
+    # rt5's variants: only plain builtin values reach the harness (an int subclass inside an
+    # exact list is rebuilt as an int; a type of its own is refused as a wrong answer).
+    _no_work_is_not_ok(verdicts[name])
+
+
+@pytest.mark.parametrize("name", ["py_tb_frame", "py_current_frames", "py_del_frame"])
+def test_python_solution_reaching_the_harnesss_frame_otherwise_is_not_ok(verdicts, name):
+    # rt5's variants: a traceback's frame (the solution's thread's: it ends there), every
+    # thread's frames (refused), its own __del__ run on the harness's thread (refused there).
+    _no_work_is_not_ok(verdicts[name])
+
+
+@pytest.mark.xfail(strict=True, reason="a signal handler set on the harness's thread (from a "
+                   "__del__ the collector runs there) is handed the harness's frame by the "
+                   "interpreter; no audit event says so and it restores the old handler")  # fmt: skip
+def test_python_signal_handler_frame_is_not_ok(verdicts):
+    _no_work_is_not_ok(verdicts["py_signal_frame"])
+
+
+CLOSED_PY = {"py_eq": "py_range_sums", "py_eq_items": "py_range_sums",
+             "py_eq_own_type": "py_range_sums", "py_frame": "py_square_checksum",
+             "py_tb_frame": "py_square_checksum", "py_current_frames": "py_square_checksum",
+             "py_del_frame": "py_range_sums"}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CLOSED_PY))
+def test_a_closed_python_attack_scores_no_more_than_the_honest_reference(verdicts, name):
+    # Can a cheaper program score higher? Not through these routes: each scores below the
+    # task's own reference submitted as a candidate.
+    attack, honest = verdicts[name], verdicts[f"{CLOSED_PY[name]}:reference"]
+    assert honest.stage is Stage.OK, honest.reason
+    got, ref = get_reward("rlpf")([attack, honest])
+    assert got is not None and ref is not None
+    assert got < ref, (name, got, ref, attack.stage)
 
 
 def test_python_json_encoder_patch_forges_a_checked_answer(verdicts):
@@ -579,12 +670,10 @@ def test_python_json_encoder_patch_forges_a_checked_answer(verdicts):
     _no_work_is_not_ok(v)
 
 
-@pytest.mark.xfail(strict=True, reason="the harness's own answer, computed before the call, is "
-                   "a local of its frame: sys._getframe(1).f_locals['expected']")  # fmt: skip
 def test_python_solution_returning_the_harnesss_own_expected_is_not_ok(verdicts):
-    v = verdicts["py_frame"]
-    assert v.harness_answer.startswith("checked:"), v.harness_answer
-    _no_work_is_not_ok(v)
+    # Was OK with `checked: actual_checksum, expected_checksum`; now the solution's thread's
+    # frames end at its start: no `expected` found, None returned, the harness's own check fails.
+    _no_work_is_not_ok(verdicts["py_frame"])
 
 
 @pytest.mark.parametrize("name", ["py_reference", "c_reference"])
@@ -616,8 +705,6 @@ def test_c_ifunc_resolver_reads_the_nonce_before_the_wrapper(verdicts):
     _no_work_is_not_ok(verdicts["c_ifunc"])
 
 
-@pytest.mark.xfail(strict=True, reason="a timing degraded by the harness cross-check scores "
-                   "None (dropped), not the correctness floor")  # fmt: skip
 def test_a_harness_clock_cheat_scores_the_floor_not_none(verdicts):
     v = verdicts["c_clock"]
     assert v.flags, "the clock cheat was not flagged (see the test below)"

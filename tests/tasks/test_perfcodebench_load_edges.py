@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from perfgym.cli.suite_arg import load_summary
+from perfgym.cli.suite_arg import SHOWN_PER_CAUSE, load_summary, skipped_lines
 from perfgym.tasks import load_candidates, load_suite
 from perfgym.tasks.perfcodebench_external import EXTERNAL_ENV
 from perfgym.tasks.perfcodebench_system import SYSTEM_ENV
@@ -109,3 +109,25 @@ def test_real_repository_loads_every_task_or_reports_it() -> None:
 
 def suite_root(path: Path) -> Path:
     return path / "executable_tasks" if (path / "executable_tasks").is_dir() else path
+
+
+def test_many_tasks_skipped_for_one_cause_print_a_few_lines_and_a_count() -> None:
+    # The published repository skips 87 simdutf tasks for one reason: a new user should see a
+    # few of them and how many more, not 87 lines; another cause keeps its own lines.
+    simdutf = [
+        {"kind": "unsupported", "task": f"simdutf_{i}", "language": "cpp",
+         "reason": f"task 'simdutf_{i}': needs external file external/simdutf/simdutf.cpp "
+                   "(external folder: none located)"}
+        for i in range(87)
+    ]  # fmt: skip
+    broken = [{"kind": "failed", "task": "b", "language": "go", "reason": "task 'b': malformed"}]
+    lines = skipped_lines(simdutf + broken)
+    assert len(lines) == SHOWN_PER_CAUSE + 1 + 1
+    assert [line for line in lines if "simdutf_" in line] == [
+        f"[yellow]unsupported[/] {e['reason']}" for e in simdutf[:SHOWN_PER_CAUSE]
+    ]
+    assert "task 'b': malformed" in lines[SHOWN_PER_CAUSE]
+    more = f"... and {87 - SHOWN_PER_CAUSE} more task(s): needs external file external/simdutf"
+    assert more in lines[-1]
+    # Every task is still counted in the summary line.
+    assert "unsupported 87" in load_summary(Counter(), simdutf + broken)

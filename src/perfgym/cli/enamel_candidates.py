@@ -13,6 +13,7 @@ from rich.table import Table
 
 from perfgym.cli.output import console, err_console, fail, print_json
 from perfgym.enamel.candidates import ModelRun
+from perfgym.enamel.pairing import EnamelTiming
 from perfgym.enamel.protocol import EnamelTrace
 from perfgym.enamel.run import evaluate_model_samples
 from perfgym.errors import PerfgymError
@@ -51,6 +52,8 @@ def run_enamel_candidates(
     out: Path,
     repeats: int,
     as_json: bool,
+    *,
+    timing: EnamelTiming = EnamelTiming.SEQUENTIAL,
 ) -> None:
     if solutions:
         fail("--candidates and --solutions both name what to evaluate: give one of them")
@@ -68,7 +71,8 @@ def run_enamel_candidates(
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w") as f:
         f.write(json.dumps(header(suite=suite.name, protocol="enamel", repeats=repeats,
-                                  candidates=str(path), skipped_lines=skipped)) + "\n")  # fmt: skip
+                                  timing=timing.value, candidates=str(path),
+                                  skipped_lines=skipped)) + "\n")  # fmt: skip
 
         def write(traces: list[EnamelTrace]) -> None:  # each problem's traces as it finishes
             f.writelines(tr.model_dump_json() + "\n" for tr in traces)
@@ -77,7 +81,7 @@ def run_enamel_candidates(
         with Progress(console=err_console, disable=as_json) as bar:
             job = bar.add_task(f"ENAMEL on {len(cands)} samples", total=None)
             runs, excluded = evaluate_model_samples(
-                tasks, cands, repeats, on_traces=write,
+                tasks, cands, repeats, on_traces=write, timing=timing,
                 progress=lambda done, total: bar.update(job, completed=done, total=total),
             )  # fmt: skip
     for why in excluded:

@@ -13,6 +13,7 @@ from rich.table import Table
 from perfgym.cli.interrupted import stop_interrupted, stop_on_sigterm
 from perfgym.cli.output import console, err_console, fail, print_json
 from perfgym.enamel.checkpoint import EnamelCheckpoint
+from perfgym.enamel.pairing import EnamelTiming
 from perfgym.enamel.protocol import SOLUTION_ALIASES
 from perfgym.enamel.run import evaluate_solution_sets
 from perfgym.errors import PerfgymError
@@ -29,6 +30,7 @@ def run_enamel(
     repeats: int,
     as_json: bool,
     resume: ResumeFrom | None = None,
+    timing: EnamelTiming = EnamelTiming.SEQUENTIAL,
 ) -> None:
     labels = labels or ["humaneval-canonical"]
     known = set(SOLUTION_ALIASES) | {s.label for s in tasks[0].solutions()}
@@ -42,7 +44,8 @@ def run_enamel(
     try:
         checkpoint = EnamelCheckpoint(
             out, tasks, labels, resume=resume or ResumeFrom(explicit=True, prefix=""),
-            header_fields={"suite": "enamel", "protocol": "enamel", "repeats": repeats},
+            header_fields={"suite": "enamel", "protocol": "enamel", "repeats": repeats,
+                           "timing": timing.value},
         )  # fmt: skip
     except (OSError, PerfgymError) as exc:
         fail(f"cannot write results {out}: {getattr(exc, 'strerror', None) or exc}")
@@ -69,7 +72,7 @@ def run_enamel(
         with Progress(console=err_console, disable=as_json) as bar:
             jobs = {lb: bar.add_task(f"ENAMEL {lb}", total=None) for lb in labels}
             evaluate_solution_sets(
-                tasks, labels, repeats, checkpoint, done=summarise,
+                tasks, labels, repeats, checkpoint, done=summarise, timing=timing,
                 progress=lambda lb, n, total: bar.update(jobs[lb], completed=n, total=total),
             )  # fmt: skip
         checkpoint.finish()

@@ -144,6 +144,14 @@ def eval_(
         help="Decide correctness and timing on hidden workloads drawn fresh from each task's "
         "generator (default: the declared workloads, as published results are).",
     ),  # fmt: skip
+    enamel_timing: str | None = typer.Option(
+        None,
+        "--enamel-timing",
+        metavar="paired|sequential",
+        help="ENAMEL's protocol: ENAMEL's published order, the reference timed first "
+        "(sequential, default), or each sample's calls interleaved with the reference's and "
+        "ENAMEL's time correction applied per test (paired). docs/metrics.md.",
+    ),  # fmt: skip
     perf_inputs: Path | None = typer.Option(
         None,
         "--perf-inputs",
@@ -166,6 +174,7 @@ def eval_(
              "--base-url": base_url is not None, "--api-key-env": api_key_env is not None,
              "--time-largest": time_largest is not None, "--perf-inputs": perf_inputs is not None,
              "--hidden": hidden, "--rules": rules is not None,
+             "--enamel-timing": enamel_timing is not None,
              "--sample": sample is not None, "--language": bool(language)}  # fmt: skip
     refuse_conflicts(given, [
         ("--solutions", "--candidates", "judge a file's candidates or the suite's solutions"),
@@ -181,6 +190,7 @@ def eval_(
         ("--hidden", "--published", "--published runs nothing"),
         ("--hidden", "--model", "--hidden judges given candidates or solutions"),
         ("--hidden", "--replay", "a replay runs nothing"),
+        ("--enamel-timing", "--published", "--published runs nothing"),
         ("--published", "--sample", "--published scores every published task (or --task)"),
         ("--published", "--language", "--published scores every published task (or --task)"),
     ])  # fmt: skip
@@ -205,6 +215,6 @@ def eval_(
         time_largest=time_largest, perf_inputs=perf_inputs, backend=backend, url=url,
         token=token, address=address, out=out, store=None if no_store else store,
         replay=replay, replay_machine=replay_machine, resume=resume, report=not no_report,
-        seed=seed, sample=sample, languages=language,
+        seed=seed, sample=sample, languages=language, enamel_timing=enamel_timing,
     )  # fmt: skip
     evaluate(config, given, Shown(as_json=as_json, verbose=verbose, quiet=quiet))

@@ -67,6 +67,9 @@ def evaluate(config: EvalConfig, given: dict[str, bool], shown: Shown) -> None:
     if enamel and config.time_limit_s is not None:
         fail("--time-limit does not apply to ENAMEL's protocol: its limits come from each "
              "problem's reference (timeout_factor x its time)")  # fmt: skip
+    if config.enamel_timing is not None and not enamel:
+        fail("--enamel-timing applies to ENAMEL's protocol only")
+    timing = _enamel_timing(config.enamel_timing)
     repeats = resolve_repeats(config.repeats, enamel=enamel)
     out = config.out or default_results(s.name)
     # Before judging anything: a verdict judged is never lost to a path that cannot be written.
@@ -77,7 +80,7 @@ def evaluate(config: EvalConfig, given: dict[str, bool], shown: Shown) -> None:
         from perfgym.cli.enamel_candidates import run_enamel_candidates
 
         run_enamel_candidates(s, tasks, config.candidates, config.solutions, out, repeats,
-                              shown.as_json)  # fmt: skip
+                              shown.as_json, timing=timing)  # fmt: skip
         return
     if enamel:
         from perfgym.store.checkpoint import ResumeFrom
@@ -85,9 +88,21 @@ def evaluate(config: EvalConfig, given: dict[str, bool], shown: Shown) -> None:
         resume = ResumeFrom(
             config.out is not None, f"{s.name}-", config.resume and not config.replay
         )
-        run_enamel(tasks, config.solutions, out, repeats, shown.as_json, resume=resume)
+        run_enamel(tasks, config.solutions, out, repeats, shown.as_json, resume=resume,
+                   timing=timing)  # fmt: skip
         return
     _judge(config, s, tasks, out, shown)
+
+
+def _enamel_timing(text: str | None) -> Any:
+    """The `EnamelTiming` `--enamel-timing` names (sequential when not given); exit 2 otherwise."""
+    from perfgym.enamel.pairing import EnamelTiming
+
+    try:
+        return EnamelTiming(text or EnamelTiming.SEQUENTIAL.value)
+    except ValueError:
+        choices = ", ".join(t.value for t in EnamelTiming)
+        fail(f"--enamel-timing must be one of {choices}, got {text!r}")
 
 
 def _judge(config: EvalConfig, suite: Suite, tasks: list[Task], out: Path, shown: Shown) -> None:

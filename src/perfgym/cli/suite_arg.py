@@ -34,15 +34,43 @@ def load_or_fail(
     return suite, tasks
 
 
+SHOWN_PER_CAUSE = 3
+
+
 def report_skipped(suite: Suite) -> None:
-    """One line per task that did not load, then the counts per language and reason."""
+    """A line per task that did not load (at most `SHOWN_PER_CAUSE` of one cause, then how many
+    more), then the counts per language and reason."""
     skipped = suite.metadata.get("skipped") or []
     if not skipped:
         return
-    for e in skipped:
-        err_console.print(f"[yellow]{e['kind']}[/] {escape(e['reason'])}")
+    for line in skipped_lines(skipped):
+        err_console.print(line)
     loaded = Counter(t.language.value for t in suite.tasks)
     err_console.print(load_summary(loaded, skipped))
+
+
+def skipped_lines(skipped: list[dict[str, str]]) -> list[str]:
+    """Each skipped task's line, in order, until its cause (kind, reason and the external
+    library or file named) has been shown `SHOWN_PER_CAUSE` times; then one line per cause with
+    the number of tasks left out."""
+    shown: Counter[tuple[str, str]] = Counter()
+    lines = []
+    for e in skipped:
+        seen = (e["kind"], _cause(e["reason"]))
+        shown[seen] += 1
+        if shown[seen] <= SHOWN_PER_CAUSE:
+            lines.append(f"[yellow]{e['kind']}[/] {escape(e['reason'])}")
+    for (kind, why), n in shown.items():
+        if n > SHOWN_PER_CAUSE:
+            more = n - SHOWN_PER_CAUSE
+            lines.append(f"[yellow]{kind}[/] ... and {more} more task(s): {escape(why)}")
+    return lines
+
+
+def _cause(reason: str) -> str:
+    """The part of a reason shared by every task it stops: the text after the task's name."""
+    _, sep, rest = reason.partition("': ")
+    return rest if sep else _reason_kind(reason)
 
 
 def load_summary(loaded: Counter[str], skipped: list[dict[str, str]]) -> str:

@@ -67,6 +67,11 @@ def problem_lines(rows: list[TaskValidation]) -> list[str]:
             for r in rows if not r.ok]  # fmt: skip
 
 
+def rerun_lines(rows: list[TaskValidation]) -> list[str]:
+    """One line per task validated again because its first session was undecided."""
+    return [f"  {escape(r.task_id)}: {r.rerun.line}" for r in rows if r.rerun is not None]
+
+
 def _published(row: TaskValidation) -> str:
     """'4.10x agree': the published Tb/Tr and this run against it ('-' when none)."""
     if row.published_speedup is None:
@@ -89,6 +94,13 @@ def _cores(row: TaskValidation) -> str:
 VALIDATE_BACKENDS = ("local", "ray")
 
 
+#: Reruns of undecided tasks by default go up to this many repeats.
+DEFAULT_MAX_REPEATS = 20
+#: The fewest repeats whose rank test can reach p < 0.05 (JudgeConfig.repeats): a validation
+#: with fewer is a quick one, never rerun by default (it could not decide at any difference).
+MIN_DECIDING_REPEATS = 5
+
+
 @app.command("validate")
 def validate(
     suite: str = typer.Argument(..., help="Suite: a built-in name or a path."),
@@ -97,6 +109,19 @@ def validate(
     sample: int | None = sample_option(),
     seed: int = typer.Option(0, "--seed", help="Seed of --sample's draw."),
     repeats: int = typer.Option(5, "--repeats", help="Measured runs per workload."),
+    max_repeats: int | None = typer.Option(
+        None,
+        "--max-repeats",
+        help="An undecided task is validated again at twice the repeats, up to this many (see "
+        f"--rerun-budget-s). Default: {DEFAULT_MAX_REPEATS} when --repeats is at least "
+        f"{MIN_DECIDING_REPEATS}; below that, no rerun unless this is given.",
+    ),
+    rerun_budget_s: float = typer.Option(
+        60.0,
+        "--rerun-budget-s",
+        help="Rerun an undecided task only while its runs' "
+        "core-seconds times the repeat factor stay under this; 0: never rerun.",
+    ),
     min_speedup: float = typer.Option(1.0, "--min-speedup", help="Required baseline/reference."),
     time_limit: str | None = time_limit_option(),
     external: Path | None = external_option(),
@@ -131,6 +156,16 @@ def validate(
         fail("--resume/--no-resume need --out FILE.jsonl (the rows to reuse)")
     if repeats < 1:
         fail(f"--repeats must be at least 1, got {repeats}")
+    if rerun_budget_s < 0:
+        fail(f"--rerun-budget-s must be at least 0, got {rerun_budget_s:g}")
+    from perfgym.judge.validate_rerun import RerunPolicy
+
+    if max_repeats is None and repeats < MIN_DECIDING_REPEATS:
+        # a quick run that cannot decide by construction: rerunning it is the user's choice
+        rerun = RerunPolicy(max_repeats=repeats, budget_s=0.0)
+    else:
+        limit = DEFAULT_MAX_REPEATS if max_repeats is None else max_repeats
+        rerun = RerunPolicy(max_repeats=max(limit, repeats), budget_s=rerun_budget_s)
     seconds = time_limit_of(time_limit)
     s, tasks = load_or_fail(suite, task, external)
     tasks, drawn = _select(tasks, language, sample, seed)
@@ -142,7 +177,7 @@ def validate(
             fail(f"{out} exists: --resume reuses its finished rows, --no-resume starts it over")
         check_writable(out, "validation results")
     run = ValidateRun(s, tasks, repeats=repeats, min_speedup=min_speedup, time_limit_s=seconds,
-                      out=out, resume=bool(resume), backend=backend, address=address,
+                      rerun=rerun, out=out, resume=bool(resume), backend=backend, address=address,
                       drawn=drawn, quiet=quiet or as_json)  # fmt: skip
     rows = run.run(lambda rows, exc: _print(s, rows, run, as_json, quiet, exc))
     raise typer.Exit(_print(s, rows, run, as_json, quiet))
@@ -200,6 +235,8 @@ def _print(
     if not quiet:
         console.print(validation_table(rows, f"perfgym validate {name}"))
         for line in problem_lines(rows):
+            console.print(line, highlight=False)
+        for line in rerun_lines(rows):
             console.print(line, highlight=False)
     skipped = sum(1 for r in rows if r.skipped)
     console.print(f"{len(rows) - len(bad) - skipped} ok, {len(bad)} failed, {skipped} skipped")

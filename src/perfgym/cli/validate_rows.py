@@ -13,6 +13,7 @@ from perfgym.store.rows_file import RowFormat
 
 if TYPE_CHECKING:
     from perfgym.judge import JudgeConfig
+    from perfgym.judge.validate_rerun import RerunPolicy
 
 
 def _parse(line: str) -> TaskValidation:
@@ -44,13 +45,15 @@ VALIDATION_ROWS: RowFormat[TaskValidation] = RowFormat(
 
 
 def validation_header(suite: str, config: JudgeConfig, min_speedup: float,
-                      time_limit_s: float | None) -> dict[str, Any]:  # fmt: skip
+                      time_limit_s: float | None,
+                      rerun: RerunPolicy | None = None) -> dict[str, Any]:  # fmt: skip
     """What a reused row must have been validated under (the backend is not in it: local and
-    Ray judge alike)."""
+    Ray judge alike); a row of a rerun policy is reused under that policy only."""
     from perfgym import __version__
     from perfgym.audit.content import config_digest
     from perfgym.machine import fingerprint
 
     return {"suite": suite, "repeats": config.repeats, "min_speedup": min_speedup,
             "time_limit_s": time_limit_s, "machine": fingerprint(), "perfgym": __version__,
-            "judge": config_digest(config)}  # fmt: skip
+            "judge": config_digest(config),
+            "rerun": rerun.model_dump(mode="json") if rerun is not None else None}  # fmt: skip

@@ -18,6 +18,7 @@ from perfgym.cli.output import err_console, fail
 if TYPE_CHECKING:
     from perfgym.judge.backend import JudgeBackend
     from perfgym.judge.validate import TaskValidation
+    from perfgym.judge.validate_rerun import RerunPolicy
     from perfgym.judge.validation_summary import ValidationSummary
     from perfgym.store.rows_file import RowsFile
     from perfgym.tasks.suite_model import Suite
@@ -28,10 +29,12 @@ class ValidateRun:
     """The tasks to validate and how; `run` judges them, `summary` sums up the rows."""
 
     def __init__(self, suite: Suite, tasks: list[Task], *, repeats: int, min_speedup: float,
-                 time_limit_s: float | None, out: Path | None, resume: bool, backend: str,
-                 address: str | None, drawn: dict[str, Any] | None, quiet: bool) -> None:  # fmt: skip
+                 time_limit_s: float | None, rerun: RerunPolicy | None, out: Path | None,
+                 resume: bool, backend: str, address: str | None, drawn: dict[str, Any] | None,
+                 quiet: bool) -> None:  # fmt: skip
         self.suite, self.tasks = suite, tasks
         self.repeats, self.min_speedup, self.time_limit_s = repeats, min_speedup, time_limit_s
+        self.rerun = rerun
         self.out, self.resume, self.backend, self.address = out, resume, backend, address
         self.drawn, self.quiet = drawn, quiet
         self.reused = 0
@@ -75,7 +78,7 @@ class ValidateRun:
                 for i in range(0, len(todo), batch):
                     chunk = todo[i : i + batch]
                     start = time.monotonic()
-                    got = validate_batch(backend, chunk, self.min_speedup)
+                    got = validate_batch(backend, chunk, self.min_speedup, self.rerun)
                     took = time.monotonic() - start
                     for task, row in zip(chunk, got, strict=True):
                         row.task_key = self._keys.get(task.id, "")
@@ -114,7 +117,8 @@ class ValidateRun:
         if self.out is None:
             return None
         self._keys = {t.id: content_key(t) for t in self.tasks}
-        header = validation_header(self.suite.name, config, self.min_speedup, self.time_limit_s)
+        header = validation_header(self.suite.name, config, self.min_speedup, self.time_limit_s,
+                                   self.rerun)  # fmt: skip
         try:
             return RowsFile(self.out, header, VALIDATION_ROWS, resume=self.resume,
                             keys=self._keys)  # fmt: skip

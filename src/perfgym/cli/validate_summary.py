@@ -43,6 +43,15 @@ def clear_line(c: Clear, what: str) -> str:
             f"{c.undecided}{why}; decided {decided}: {verdict} (0 disagree, >= 90 % decided)")  # fmt: skip
 
 
+def rerun_line(s: ValidationSummary) -> str:
+    """'rerun at more repeats (undecided at first): 5 tasks, decided 4 (at 10 repeats 3, at 20
+    repeats 1), 31 s'."""
+    r = s.reruns
+    at = ", ".join(f"at {k} repeats {v}" for k, v in sorted(r.at_repeats.items()))
+    return (f"rerun at more repeats (undecided at first): {r.tasks} task(s), decided "
+            f"{r.decided}" + (f" ({at})" if at else "") + f", {r.wall_s:.0f} s")  # fmt: skip
+
+
 def timing_line(s: ValidationSummary) -> str:
     """'wall 612 s, floor 301 s (runs' core-seconds / 2 cores), wall/floor 2.03x; 3.9 tasks/min;
     all 1586 tasks: ~6.8 h at this rate'."""
@@ -75,6 +84,8 @@ def print_summary(s: ValidationSummary, run: ValidateRun) -> None:
         marks = ", clear" * d.clear + ", cores capped" * d.capped
         console.print(f"  disagrees: {escape(d.task_id)} ({d.language}): published "
                       f"{d.published:.2f}x, here {here}{p}{marks}", highlight=False)  # fmt: skip
+    if s.reruns.tasks:
+        console.print(rerun_line(s), highlight=False)
     console.print(timing_line(s), highlight=False)
     load = run.load()
     where = f"on {run.backend}" + (f" ({s.cores} cores)" if run.backend == "ray" else "")

@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from perfgym.enamel.pairing import EnamelTiming
 from perfgym.enamel.protocol import EnamelTrace, ReferenceFailed, trace_of
 from perfgym.enamel.reference import measure_reference
 from perfgym.judge.candidate import Candidate
@@ -64,6 +65,7 @@ def evaluate_candidates(
     repeats: int,
     progress: Callable[[int, int], None] | None = None,
     on_traces: Callable[[list[EnamelTrace]], None] | None = None,
+    timing: EnamelTiming = EnamelTiming.SEQUENTIAL,
 ) -> tuple[dict[str, ModelRun], list[str]]:
     """({model: run}, excluded) over the scored problems among `tasks` (`excluded`: problems
     whose reference failed here, left out for every model, each with the reason)."""
@@ -102,7 +104,8 @@ def evaluate_candidates(
                     got.append(EnamelSample(correct=False, level_times_s=[None] * n_levels))
                     new.append(_nothing(task, m, n_levels, f"no code: {why}", c.sample))
                     continue
-                problem, trace = trace_of(task, m, ref, code, workers, repeats, c.sample)
+                problem, trace = trace_of(task, m, ref, code, workers, repeats, c.sample,
+                                          timing)  # fmt: skip
                 got.append(problem.samples[0])
                 new.append(trace)
             runs[m].problems.append(EnamelProblem(

@@ -52,7 +52,10 @@ class EnamelCheckpoint:
         self.labels = list(labels)
         self.order = [t.id for t in tasks]
         repeats = str(header_fields.get("repeats", ""))
-        parts = [fingerprint(), repeats, *self.labels, *(task_digest(t) for t in tasks)]
+        # A run resumes only in its own timing; ENAMEL's order keeps the key it always had.
+        timing = str(header_fields.get("timing", "sequential"))
+        order = [] if timing == "sequential" else [timing]
+        parts = [fingerprint(), repeats, *order, *self.labels, *(task_digest(t) for t in tasks)]
         self.run_key = run_key("perfgym eval enamel", parts)
         self.resumed_from = resume.find(out, self.run_key)
         self.path = self.resumed_from or out

@@ -46,6 +46,11 @@ class ReferenceRun:
     level_times_s: list[float]
     limit_s: float
     flags: list[str] = field(default_factory=list)
+    #: Each test's HL time r_k (level j's largest is r_j): what ENAMEL's time correction
+    #: compares the reference's paired calls with (`enamel.pairing`).
+    test_times_s: dict[str, float] = field(default_factory=dict)
+    #: The reference as ENAMEL executes it, for its paired calls.
+    program: str = ""
 
 
 def enamel_program(task: Task, source: str, *, sample: bool = True) -> str:
@@ -83,6 +88,7 @@ def measure_reference(task: Task, workers: PythonWorkerPool, repeats: int) -> Re
     expected: dict[str, Any] = {}
     gap: dict[str, float] = {}
     level_times: list[float] = []
+    test_times: dict[str, float] = {}
     for j, cases in enumerate(levels):
         per_test = []
         for case in cases:
@@ -94,9 +100,11 @@ def measure_reference(task: Task, workers: PythonWorkerPool, repeats: int) -> Re
                 runs.append(r)
             expected[case.id] = runs[-1].value
             gap[case.id] = max(gap_of(r) for r in runs)
-            per_test.append(hodges_lehmann([trusted_call_time(r, flags) for r in runs]))
+            test_times[case.id] = hodges_lehmann([trusted_call_time(r, flags) for r in runs])
+            per_test.append(test_times[case.id])
         level_times.append(max(per_test))
     limit = enamel_level_limits(level_times, ENAMEL_WEIGHTS)[0]
     return ReferenceRun(levels=levels, expected=expected, gap_s=gap,
                         level_times_s=level_times, limit_s=limit,
-                        flags=sorted(set(flags)))  # fmt: skip
+                        flags=sorted(set(flags)), test_times_s=test_times,
+                        program=program)  # fmt: skip

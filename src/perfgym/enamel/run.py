@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 
 from perfgym.enamel.candidates import ModelRun, evaluate_candidates
 from perfgym.enamel.checkpoint import EnamelCheckpoint
+from perfgym.enamel.pairing import EnamelTiming
 from perfgym.enamel.protocol import EnamelTrace, evaluate
 from perfgym.judge.candidate import Candidate
 from perfgym.sandbox.pyworker import PythonWorkerPool
@@ -27,6 +28,7 @@ def evaluate_solution_sets(
     *,
     progress: LabelProgress | None = None,
     done: Callable[[str], None] | None = None,
+    timing: EnamelTiming = EnamelTiming.SEQUENTIAL,
 ) -> None:
     """Each shipped solution set `labels` over the problems `checkpoint` has not kept yet, every
     problem's trace written to it as it finishes; `done(label)` once a set is complete."""
@@ -42,7 +44,7 @@ def evaluate_solution_sets(
                 checkpoint.finished(label, tr)
 
             evaluate(checkpoint.todo(label, list(tasks)), label, workers, repeats,
-                     progress=tick, finished=keep)  # fmt: skip
+                     progress=tick, finished=keep, timing=timing)  # fmt: skip
             if done is not None:
                 done(label)
 
@@ -54,8 +56,9 @@ def evaluate_model_samples(
     *,
     progress: Callable[[int, int], None] | None = None,
     on_traces: Callable[[list[EnamelTrace]], None] | None = None,
+    timing: EnamelTiming = EnamelTiming.SEQUENTIAL,
 ) -> tuple[dict[str, ModelRun], list[str]]:
     """Model samples through ENAMEL's protocol (`candidates.evaluate_candidates`)."""
     with PythonWorkerPool() as workers:
         return evaluate_candidates(tasks, candidates, workers, repeats, progress=progress,
-                                   on_traces=on_traces)  # fmt: skip
+                                   on_traces=on_traces, timing=timing)  # fmt: skip

@@ -57,6 +57,9 @@ class EvalConfig(BaseModel):
     fail_fast: bool = True
     isolate_tests: bool = False
     hidden: bool = False
+    enamel_timing: str | None = Field(
+        default=None, description="ENAMEL: 'paired' (None: the default) or 'sequential'."
+    )
     time_largest: int | None = None
     perf_inputs: Path | None = None
     backend: str = "local"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from perfgym.judge.batched import batchable
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.plan import TaskPlan
-from perfgym.judge.references import ExpectedOutputs
+from perfgym.judge.references import ExpectedOutputs, OwnRun
 from perfgym.sandbox.limits import Limits
 from perfgym.tasks.task import TaskKind, TestCase
 
@@ -27,10 +27,22 @@ OWN_SOLUTIONS = ("reference", "baseline")
 
 @dataclass(frozen=True)
 class CaseLimit:
-    """One test's limits and how its wall limit was set (said when a run times out)."""
+    """One test's limits and how they were set (said when a run times out): the slower own
+    solution's `base_s` of `clock`, times `factor`, at least `floor_s`."""
 
     limits: Limits
-    why: str
+    slower: str
+    base_s: float
+    clock: str
+    factor: float
+    floor_s: float
+
+    @property
+    def why(self) -> str:
+        cpu, wall = self.limits.cpu_s, self.limits.wall_s
+        return (f"test limit {cpu:.2f} s = max({self.floor_s:g} s, {self.factor:g} x the "
+                f"{self.slower}'s {self.base_s:.3f} s of {self.clock}) of CPU, {wall:.2f} s "
+                "of wall")  # fmt: skip
 
 
 class CaseLimits:
@@ -59,36 +71,45 @@ class CaseLimits:
         over the tests (the judge's parallel map)."""
         if self.config.test_time_factor is None or plan.task.kind is TaskKind.HARNESS:
             return {}
+        made: dict[tuple[float, float], Limits] = {}  # tests with one limit share its Limits
         if batchable(plan):  # calibrated: every run is known, looked up (no pool's overhead)
-            found = [self.one(plan, case) for case in plan.tests]
+            known = self.runs.known_runs(plan, OWN_SOLUTIONS)
+            found = [self.one(plan, case, known.get(case.id), made) for case in plan.tests]
         else:
-            found = each(lambda case: self.one(plan, case), plan.tests)
+            found = each(lambda case: self.one(plan, case, made=made), plan.tests)
         return {c.id: lim for c, lim in zip(plan.tests, found, strict=True) if lim is not None}
 
-    def one(self, plan: TaskPlan, case: TestCase) -> CaseLimit | None:
-        """The relative limit of `case`, or None where it keeps the task's limit."""
+    def one(self, plan: TaskPlan, case: TestCase, runs: list[OwnRun | None] | None = None,
+            made: dict[tuple[float, float], Limits] | None = None) -> CaseLimit | None:  # fmt: skip
+        """The relative limit of `case`, or None where it keeps the task's limit (`runs`: the
+        own solutions' runs on it, in `OWN_SOLUTIONS` order, where looked up already)."""
         factor, floor = self.config.test_time_factor, self.config.test_time_floor_s
         if factor is None:
             return None
-        walls: dict[str, float] = {}
-        clock = "wall time"
-        for label in OWN_SOLUTIONS:
-            run = self.runs.run_of(plan, label, case)
+        if runs is None:
+            runs = [self.runs.run_of(plan, label, case) for label in OWN_SOLUTIONS]
+        slower, base, clock = "", -1.0, "wall time"
+        for label, run in zip(OWN_SOLUTIONS, runs, strict=True):
             if run is None:
                 continue  # the task has no such solution (or it cannot be built)
             if not run.ok or run.wall_s is None:
                 return None
             # a batch metered the run's own CPU: the limit is on CPU, so is its base
-            walls[label] = run.cpu_s if run.cpu_s is not None else run.wall_s
+            took = run.cpu_s if run.cpu_s is not None else run.wall_s
             clock = "CPU" if run.cpu_s is not None else clock
-        if not walls:
+            if took > base:
+                slower, base = label, took
+        if not slower:
             return None
-        slower = max(walls, key=lambda k: walls[k])
-        cpu = max(floor, factor * walls[slower])
+        cpu = max(floor, factor * base)
         if cpu >= plan.limits.effective_cpu_s:
             return None
         wall = min(plan.limits.wall_s, self.config.wall_backstop * cpu)
-        why = (f"test limit {cpu:.2f} s = max({floor:g} s, {factor:g} x the {slower}'s "
-               f"{walls[slower]:.3f} s of {clock}) of CPU, {wall:.2f} s of wall")  # fmt: skip
-        return CaseLimit(limits=plan.limits.model_copy(update={"cpu_s": cpu, "wall_s": wall}),
-                         why=why)  # fmt: skip
+        made = {} if made is None else made
+        limits = made.get((cpu, wall))
+        if limits is None:
+            limits = made[(cpu, wall)] = plan.limits.model_copy(
+                update={"cpu_s": cpu, "wall_s": wall}
+            )
+        return CaseLimit(limits=limits, slower=slower, base_s=base, clock=clock,
+                         factor=factor, floor_s=floor)  # fmt: skip

@@ -16,6 +16,9 @@ from perfgym.errors import ConfigError
 from perfgym.timing.check_configs import DriftConfig, FirstCallConfig
 
 Clock = Literal["wall", "cpu", "instructions"]
+#: Where the reference's runs are kept by default: outside every run's view (runs see no
+#: /var), beside the build cache.
+REFERENCE_CACHE_ROOT = "/var/tmp/perfgym/reference-runs"
 
 
 class JudgeConfig(BaseModel):
@@ -91,6 +94,15 @@ class JudgeConfig(BaseModel):
         description="A run's wall limit as a multiple of its time limit (the task's, a test's "
         "relative one): a backstop that stops a program that sleeps or waits without using "
         "CPU, with room for a machine loaded this many runnable processes per core.",
+    )
+    machine_scale_cap: float | None = Field(
+        4.0,
+        ge=1.0,
+        le=100.0,
+        description="Tasks whose limit was set beside published times (PerfCodeBench): the "
+        "limit times the largest ratio here / published of the baseline's and reference's "
+        "times, at least 1, at most this, from the judge's own runs of them "
+        "(perfgym.judge.machine_scale); None: the published limit as it is.",
     )
     test_time_factor: float | None = Field(
         4.0,
@@ -200,6 +212,14 @@ class JudgeConfig(BaseModel):
         "process and flag a large gap (a caching signature). None: off.",
     )
     build_cache: str | None = Field(None, description="Build cache root (default: toolchains').")
+    reference_cache: str | None = Field(
+        REFERENCE_CACHE_ROOT,
+        description="Where the runs of each task's own solutions on its tests (the expected "
+        "outputs and the CPU times the tests' limits come from) are kept between judges, "
+        "keyed by content, perfgym's and Python's versions and the machine "
+        "(`perfgym.judge.reference_disk`); None: nothing kept. The environment variable "
+        "PERFGYM_REFERENCE_CACHE (a directory, or 'off') overrides it.",
+    )
     hidden_workloads: bool = Field(
         False,
         description="Check and time on hidden workloads: for a task with a generator, one "

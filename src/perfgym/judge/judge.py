@@ -15,16 +15,19 @@ from perfgym.judge.candidate import Candidate, Finished, Progress
 from perfgym.judge.case_limits import CaseLimits
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.hidden import fresh_seed
+from perfgym.judge.machine_scale import machine_scale, published_times, scaled
 from perfgym.judge.measure import lanes_of
 from perfgym.judge.noise_bands import NoiseBands, needs_band, stamp
 from perfgym.judge.plan import HARNESS_CASE, TaskPlan, plan_task, task_key
 from perfgym.judge.record import Entry
+from perfgym.judge.reference_context import runtime_context
+from perfgym.judge.reference_disk import ReferenceDisk, root_from
 from perfgym.judge.references import ExpectedOutputs, ReferenceCache
 from perfgym.judge.reuse import ReusedTimings
 from perfgym.judge.runner import CheckedRuns
 from perfgym.judge.twins import representatives, twin_verdict
 from perfgym.judge.verdict import Verdict
-from perfgym.sandbox.base import Sandbox
+from perfgym.sandbox.base import Sandbox, SandboxConfig
 from perfgym.sandbox.factory import make_sandbox
 from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.pyworker import PythonWorkerPool
@@ -65,7 +68,15 @@ class Judge:
         self.sandbox = sandbox or make_sandbox(self.config.sandbox, cache.hiding())
         self._workers: PythonWorkerPool | None = None
         self._references = ReferenceCache(cache)
-        self._expected = ExpectedOutputs(self._references)
+        root = root_from(self.config.reference_cache)
+        # the runs' interpreter and packages are the sandbox's (and its workers'), not ours
+        sandbox_config = getattr(self.sandbox, "config", None) or SandboxConfig()
+        context = (
+            None if root is None
+            else runtime_context(sandbox_config.python, sandbox_config.site_hooks)
+        )  # fmt: skip
+        disk = ReferenceDisk.open(root, context)
+        self._expected = ExpectedOutputs(self._references, disk)
         self._case_limits = CaseLimits(self._expected, self.config)
         self._reused = ReusedTimings(self.config)
         self._lock = threading.Lock()
@@ -243,6 +254,7 @@ class Judge:
         entries = self._map(lambda e: stages.build(plan, e, self.cache),
                             [extracted[i] for i in judged])  # fmt: skip
         if any(e.going for e in entries):
+            plan = self._machine_scaled(plan)  # before any candidate runs under its limits
             self._expected.calibrate(plan)  # the task's own solutions: one batch each
             limits = self._case_limits.of(plan, self._map)  # before any candidate runs a test
             how = {"fail_fast": False} if not self.config.fail_fast else {}
@@ -253,6 +265,19 @@ class Judge:
             expected = self._map(lambda w: self._expected.of(plan, w), plan.workloads)
             checks = stages.checked_runs(plan, entries, expected)
         return _Checked(plan, extracted, judged, twin_of, entries, checks)
+
+    def _machine_scaled(self, plan: TaskPlan) -> TaskPlan:
+        """`plan` under its task's published limit scaled to this machine's speed, from the
+        judge's own (kept) runs of the baseline and reference, made under the limit times the
+        cap (`perfgym.judge.machine_scale`)."""
+        cap = self.config.machine_scale_cap
+        published = published_times(plan.task)
+        if cap is None or not published:
+            return plan
+        wide = scaled(plan, cap, f"the judge's own run, under the published limit x {cap:g}")
+        runs = {label: self._expected.run_of(wide, label, HARNESS_CASE) for label in published}
+        scale = machine_scale(plan.task, runs, cap)
+        return plan if scale is None else scaled(plan, scale.factor, scale.why)
 
     def _measured(self, done: _Checked) -> list[Verdict]:
         """Stages 4-5 for a tested task: its passing candidates measured beside the baseline and

@@ -18,6 +18,7 @@ from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import MAX_TIME_S, Limits
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.sandbox.run_request import Pin
+from perfgym.tasks.content_hash import content_hash
 from perfgym.tasks.generate import materialize_all
 from perfgym.tasks.task import Language, Task, TaskKind, TestCase
 from perfgym.tasks.timed import is_timed
@@ -54,6 +55,9 @@ class TaskPlan:
     #: call, or the declared (visible) ones; `why`: why a task asked for hidden ones has none
     decided_on: DecidedOn = DecidedOn.VISIBLE
     why_visible: str = ""
+    #: how `limits` were set where a timeout must say more than the sandbox's clock and limit
+    #: (scaled to this machine's speed: `perfgym.judge.machine_scale`)
+    limit_note: str = ""
 
     @functools.cached_property
     def key(self) -> str:
@@ -78,6 +82,8 @@ class TaskPlan:
                                cpu=cpu, warm=warm)  # fmt: skip
                 if out.status is not Status.SANDBOX_ERROR:
                     break
+            if out.status is Status.TIMEOUT and self.limit_note and case.id not in own:
+                out.message = f"{out.message} ({self.limit_note})".strip()
             return out
 
         return run
@@ -143,9 +149,9 @@ def task_key(task: Task) -> str:
     everything the task says, its root included. Two tasks that share an id but not their
     content (an inline task of a service request, a task reloaded with other solutions) share
     no cached result and are never judged as one."""
-    text = json.dumps(task.model_dump(mode="json"), sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False, default=str)  # fmt: skip
-    return f"{task.id}@{hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()[:32]}"
+    root = json.dumps(None if task.root is None else str(task.root))
+    text = f"{content_hash(task)}\0{root}".encode("utf-8", "surrogatepass")
+    return f"{task.id}@{hashlib.sha256(text).hexdigest()[:32]}"
 
 
 def _clock(task: Task, config: JudgeConfig) -> str:

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import dataclasses
+import hashlib
+import json
+import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,11 +17,15 @@ from perfgym.judge.batched import batchable, run_batched
 from perfgym.judge.harness_answer import HarnessAnswer, agreed
 from perfgym.judge.hidden import is_hidden
 from perfgym.judge.plan import TaskPlan
+from perfgym.judge.reference_disk import ReferenceDisk
 from perfgym.judge.variant import Variant, prepare
+from perfgym.sandbox._inside import valuecodec
 from perfgym.sandbox.batch_messages import ValueDigest
 from perfgym.sandbox.execution import Status
 from perfgym.tasks.task import TaskKind, TestCase
 from perfgym.toolchains import BuildCache
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -84,6 +90,9 @@ class OwnRun:
     why: str
     #: CPU of the run alone, where a batch metered it per test (None: not known apart)
     cpu_s: float | None = None
+    #: a harness run's own elapsed time (the task's own solution's, run by the judge: it sets
+    #: the scale of the task's limits, `perfgym.judge.machine_scale`)
+    reported_s: float | None = None
 
 
 #: What an `OwnRun` holds in place of an output dropped to bound memory (asked again later).
@@ -97,8 +106,12 @@ class ExpectedOutputs:
     the task's own solutions on a case, run once per task (`TaskPlan.key`), solution and case id (their wall
     times set the correctness tests' limits: `perfgym.judge.case_limits`)."""
 
-    def __init__(self, references: ReferenceCache) -> None:
+    def __init__(self, references: ReferenceCache, disk: ReferenceDisk | None = None) -> None:
         self.references = references
+        #: the runs kept between judges (`perfgym.judge.reference_disk`; None: none kept)
+        self.disk = disk
+        #: (task key, label) -> the disk key its runs were loaded from (they may be wrong)
+        self._loaded: dict[tuple[str, str], str] = {}
         self._runs: dict[tuple[str, str, str], OwnRun] = {}
         self._lock = threading.Lock()
         self._with_outputs: collections.OrderedDict[str, set[tuple[str, str, str]]] = (
@@ -119,8 +132,108 @@ class ExpectedOutputs:
                 continue
             with self._lock:
                 todo = [c for c in plan.tests if (plan.key, label, c.id) not in self._runs]
-            if todo:
+            if todo and not self._from_disk(plan, label, variant, todo):
                 self._batch(plan, label, variant, todo)
+                self._to_disk(plan, label, variant, todo)
+
+    # -- the runs kept on disk (`perfgym.judge.reference_disk`) -------------------------------
+    def _disk_key(self, plan: TaskPlan, label: str, variant: Variant,
+                  cases: list[TestCase]) -> str | None:  # fmt: skip
+        """The entry of these runs, or None where they are not kept (no disk, hidden cases)."""
+        if self.disk is None or variant.source is None or any(is_hidden(c.id) for c in cases):
+            return None
+        return self.disk.key(plan.key, label, variant.source, plan.limits.model_dump(), cases)
+
+    def _from_disk(self, plan: TaskPlan, label: str, variant: Variant,
+                   cases: list[TestCase], keep_times: bool = False) -> bool:  # fmt: skip
+        """The runs of `cases` taken from their kept entry; False where there is none."""
+        key = self._disk_key(plan, label, variant, cases)
+        kept = None if key is None or self.disk is None else self.disk.load(key, cases)
+        if key is None or kept is None:
+            return False
+        keys = [(plan.key, label, c.id) for c in cases]
+        columns = zip(kept.ok, kept.outputs, kept.wall_s, kept.cpu_s, kept.why, strict=True)
+        runs = [OwnRun(ok, out, wall, why, cpu) for ok, out, wall, cpu, why in columns]
+        with self._lock:
+            if keep_times:  # a refill: the limits' times stay
+                for k, run in zip(keys, runs, strict=True):
+                    old = self._runs.get(k)
+                    self._runs[k] = run if old is None else _with_output(old, run.output)
+            else:
+                self._runs.update(zip(keys, runs, strict=True))
+            self._loaded[(plan.key, label)] = key
+            if label == "reference":
+                self._outputs_kept(plan.key, keys)
+        return True
+
+    def _to_disk(self, plan: TaskPlan, label: str, variant: Variant,
+                 cases: list[TestCase]) -> None:  # fmt: skip
+        """Keep the runs of `cases` when there is every one of them and each ended cleanly (a
+        run a loaded machine cut, or an infrastructure failure, is made again next time)."""
+        key = self._disk_key(plan, label, variant, cases)
+        if key is None or self.disk is None:
+            return
+        with self._lock:
+            runs = [self._runs.get((plan.key, label, c.id)) for c in cases]
+        if any(r is None or not r.ok or r.output is _DROPPED for r in runs):
+            return
+        self.disk.save(key, [(c.id, r.ok, r.output, r.wall_s, r.cpu_s, r.why)
+                             for c, r in zip(cases, runs, strict=True) if r is not None])  # fmt: skip
+
+    def confirm(self, plan: TaskPlan, case: TestCase) -> tuple[bool, Any] | None:
+        """Where the reference's output on `case` came from disk: the reference run again on it
+        alone; when that run gives the kept output, (True, it). When it does not, a lone run
+        decides nothing (a reference that is not a pure function of its arguments answers
+        alone what it did not answer in its batch): the task's whole batch is made again, the
+        way the kept runs were made, and its output on `case` is the answer; a batch that
+        differs from the kept one anywhere discards the entry and is kept instead. None: the
+        output did not come from disk, or no fresh run ended cleanly (the entry stands)."""
+        refs = self.references.of(plan)
+        label = "reference"
+        with self._lock:
+            key = self._loaded.get((plan.key, label))
+            known = self._runs.get((plan.key, label, case.id))
+        if key is None or known is None or refs.reference is None or case.expected is not None:
+            return None
+        out = plan.runner(warm=True)(refs.reference, case, None)
+        if out.status is not Status.OK:
+            return None  # nothing to compare with: the authenticated entry stands
+        if _same(out.output, known.output):
+            return True, out.output
+        return self._rebatch(plan, key, case)
+
+    def _rebatch(self, plan: TaskPlan, key: str, case: TestCase) -> tuple[bool, Any] | None:
+        """The reference's whole batch made again after a lone run disagreed with the kept
+        output on `case`: its output on `case`, the entry discarded where the batch differs."""
+        refs = self.references.of(plan)
+        label = "reference"
+        assert refs.reference is not None
+        with self._lock:
+            kept = {k: r for k, r in self._runs.items() if k[0] == plan.key and k[1] == label}
+            for k in kept:
+                del self._runs[k]
+            self._loaded.pop((plan.key, label), None)
+        self._batch(plan, label, refs.reference, list(plan.tests))
+        with self._lock:
+            fresh = {k: r for k, r in self._runs.items() if k[0] == plan.key and k[1] == label}
+            for k, run in kept.items():  # a test the new batch could not run keeps its run
+                self._runs.setdefault(k, run)
+        mine = fresh.get((plan.key, label, case.id))
+        if mine is None or not mine.ok:
+            with self._lock:  # nothing decided: the kept entry stands
+                self._loaded[(plan.key, label)] = key
+            return None
+        differ = [k[2] for k, run in fresh.items()
+                  if k in kept and run.ok and kept[k].output is not _DROPPED
+                  and not _same(run.output, kept[k].output)]  # fmt: skip
+        if differ:
+            log.warning("reference cache: %s's kept outputs differ from a fresh batch on %d "
+                        "test(s) (first: %s); its entry is discarded", plan.task.id,
+                        len(differ), differ[0])  # fmt: skip
+            if self.disk is not None:
+                self.disk.forget(key)
+            self._to_disk(plan, label, refs.reference, list(plan.tests))
+        return True, mine.output
 
     def _batch(self, plan: TaskPlan, label: str, variant: Variant, cases: list[TestCase],
                keep_times: bool = False) -> None:  # fmt: skip
@@ -141,7 +254,7 @@ class ExpectedOutputs:
             for key, run in made:
                 old = self._runs.get(key)
                 if keep_times and old is not None:  # a refill: the limits' times stay
-                    run = dataclasses.replace(old, output=run.output)
+                    run = _with_output(old, run.output)
                 self._runs[key] = run
             if label == "reference":
                 self._outputs_kept(plan.key, [k for k, _ in made])
@@ -162,7 +275,7 @@ class ExpectedOutputs:
                 if is_hidden(key[2]):  # drawn for one call: never asked for again
                     self._runs.pop(key, None)
                 elif run is not None and run.ok:
-                    self._runs[key] = dataclasses.replace(run, output=_DROPPED)
+                    self._runs[key] = _with_output(run, _DROPPED)
 
     @contextlib.contextmanager
     def in_use(self, task_id: str) -> Iterator[None]:
@@ -178,6 +291,24 @@ class ExpectedOutputs:
                 if not self._in_use[task_id]:
                     del self._in_use[task_id]
 
+    def known_runs(self, plan: TaskPlan, labels: Sequence[str]) -> dict[str, list[OwnRun | None]]:
+        """Case id -> the runs of each of `labels` on it, for the cases where every one of
+        them is run already (their times: an output may have been dropped); the others are
+        asked of `run_of`. One look-up per case under one lock, for a task's every test."""
+        refs = self.references.of(plan)
+        keys = ["reference" if label == "baseline" and refs.twins else label
+                for label in labels]  # fmt: skip
+        absent = [getattr(refs, k) is None or not getattr(refs, k).ready for k in keys]
+        out: dict[str, list[OwnRun | None]] = {}
+        with self._lock:
+            runs = self._runs
+            for case in plan.tests:
+                got = [None if gone else runs.get((plan.key, k, case.id))
+                       for k, gone in zip(keys, absent, strict=True)]  # fmt: skip
+                if all(r is not None or gone for r, gone in zip(got, absent, strict=True)):
+                    out[case.id] = got
+        return out
+
     def run_of(self, plan: TaskPlan, label: str, case: TestCase) -> OwnRun | None:
         """The run of the task's `label` solution on `case` (None: the task has no such
         solution, or it cannot run). Run under the task's own limits, in a fresh process."""
@@ -190,7 +321,9 @@ class ExpectedOutputs:
         if known is not None and known.output is _DROPPED and refs.reference is not None:
             # the task's outputs were dropped: all of them again, in one batch
             again = plan.tests if any(c.id == case.id for c in plan.tests) else [case]
-            self._batch(plan, "reference", refs.reference, list(again), keep_times=True)
+            if not self._from_disk(plan, "reference", refs.reference, list(again),
+                                   keep_times=True):  # fmt: skip
+                self._batch(plan, "reference", refs.reference, list(again), keep_times=True)
             with self._lock:
                 known = self._runs.get(key)
         if known is not None and known.output is not _DROPPED:
@@ -204,7 +337,8 @@ class ExpectedOutputs:
         run = OwnRun(ok=out.status is Status.OK and (not harness or out.harness_ok is True),
                      output=output, wall_s=out.wall_s,
                      cpu_s=out.cpu_s,  # the tests' limits are on CPU: so is their base
-                     why=f"{out.status.value} {out.message}".strip())  # fmt: skip
+                     why=f"{out.status.value} {out.message}".strip(),
+                     reported_s=out.reported_s)  # fmt: skip
         if out.status is not Status.SANDBOX_ERROR:  # ours, not the program's: ask again later
             with self._lock:
                 self._runs[key] = run
@@ -244,3 +378,29 @@ class ExpectedOutputs:
         if not run.ok:
             return False, f"the reference failed on {case.id}: {run.why}"
         return True, run.output
+
+
+def _same(fresh: Any, kept: Any) -> bool:
+    """Whether a fresh output is the kept one: equal plain values, or the same encoding (NaN
+    included); a digest (a large value) by the SHA-256 the worker takes of its answer."""
+    try:
+        if isinstance(kept, ValueDigest) or isinstance(fresh, ValueDigest):
+            return _digest_of(fresh) == _digest_of(kept)
+        if type(fresh) is type(kept) and bool(fresh == kept):
+            return True
+        return json.dumps(valuecodec.encode(fresh)) == json.dumps(valuecodec.encode(kept))
+    except (RecursionError, TypeError, ValueError, valuecodec.UnsupportedValue):
+        return False
+
+
+def _digest_of(value: Any) -> str:
+    if isinstance(value, ValueDigest):
+        return value.sha256
+    # the bytes the worker's child writes for a value's answer (pyworker_check.send)
+    return hashlib.sha256(json.dumps({"value": valuecodec.encode(value)}).encode()).hexdigest()
+
+
+def _with_output(run: OwnRun, output: Any) -> OwnRun:
+    """`run` with another output (its times kept): dataclasses.replace, without its look at
+    every field (a task's 1,000 runs at a time)."""
+    return OwnRun(run.ok, output, run.wall_s, run.why, run.cpu_s, run.reported_s)

@@ -35,7 +35,9 @@ _C, _PY, _JAVA, _GO = (
     "PerfgymTrailer.java",
     "0perfgym_trailer.go",
 )
-_SOURCES = (_C, _PY, _JAVA, _GO)
+#: Python's wrapper loads the solution through these (`--solution`): its own thread, plain values.
+_PY_GUARD, _PY_SHIM = "perfgym_guard.py", "perfgym_solution.py"
+_SOURCES = (_C, _PY, _JAVA, _GO, _PY_GUARD, _PY_SHIM)
 _C_COMPILERS = re.compile(r"^(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+)?$")
 _GO_MAIN = re.compile(r"^func main\(\) \{$", re.MULTILINE)
 _LINE = re.compile(rf"^{MARK} (\S*) (\S+)$")
@@ -93,10 +95,17 @@ def install(build_host: Path) -> None:
                 shutil.copyfile(src, target)
 
 
-def wrap(language: Language, plan: HarnessPlan, build_dir: str, harness_dir: Path) -> Wrapped:
+def wrap(
+    language: Language,
+    plan: HarnessPlan,
+    build_dir: str,
+    harness_dir: Path,
+    solution: str | None = None,
+) -> Wrapped:
     """`plan`'s build and run with the harness's entry point wrapped for `language`;
     `build_dir`: the build dir as the run sees it; `harness_dir`: the task's harness on the
-    host (read for Go, whose harness main is renamed)."""
+    host (read for Go, whose harness main is renamed); `solution`: the solution's path as the
+    run sees it (Python: the harness loads it through perfgym's guard, `--solution`)."""
     same = Wrapped(plan.build_argv, list(plan.run_argv))
     wrap_dir = f"{build_dir}/{WRAP_DIR}"
     build, run = plan.build_argv, plan.run_argv
@@ -113,7 +122,8 @@ def wrap(language: Language, plan: HarnessPlan, build_dir: str, harness_dir: Pat
             if re.fullmatch(r"python3?(\.\d+)?", Path(arg).name):
                 if run[k + 1].startswith("-"):
                     break
-                argv = [*run[: k + 1], f"{wrap_dir}/{_PY}", *run[k + 1 :]]
+                guard = ["--solution", solution] if solution else []
+                argv = [*run[: k + 1], f"{wrap_dir}/{_PY}", *guard, *run[k + 1 :]]
                 return Wrapped(build, argv, how="python-runpy")
         return _no(same, "the run is not `python3 HARNESS.py ...`")
     if language is Language.JAVA:

@@ -12,6 +12,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.agreement import Direction, direction, published_speedup
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.validate_rerun import Rerun, RerunPolicy, rerun_undecided
 from perfgym.judge.verdict import Stage, Timing, Verdict
 from perfgym.tasks.task import Task
 from perfgym.timing.compare import Comparison, compare
@@ -75,6 +76,12 @@ class TaskValidation(BaseModel):
     wall_s: float | None = Field(
         None, description="Seconds this row took to validate (its batch's, on a batched backend)."
     )
+    repeats: int | None = Field(
+        None, description="Measured runs per workload of the session whose verdicts the row holds."
+    )
+    rerun: Rerun | None = Field(
+        None, description="The row is a rerun's (its first session was undecided): how it came."
+    )
 
     @property
     def ok(self) -> bool:
@@ -94,31 +101,50 @@ def solution_candidates(task: Task) -> list[Candidate]:
     return [Candidate(task, source=s.source, model=s.label) for s in sols]
 
 
-def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0) -> TaskValidation:
+def validate_task(judge: Judge, task: Task, min_speedup: float = 1.0,
+                  rerun: RerunPolicy | None = None) -> TaskValidation:  # fmt: skip
     """Judge the baseline, references and pool as candidates of their own task and compare;
-    where the task has a published ordering, say whether this run agrees with it."""
+    where the task has a published ordering, say whether this run agrees with it. With
+    `rerun`, an undecided comparison is validated again at more repeats (`validate_rerun`)."""
     saved = judge.config
     judge.config = validation_config(saved)
     try:
-        verdicts = judge.judge_many(solution_candidates(task))
+        judged = lambda ts: _judged_rows(judge, ts, min_speedup, catch=False)  # noqa: E731
+        rows = judged([task])
+        return rows[0] if rerun is None else rerun_undecided(judge, [task], rows, rerun, judged)[0]
     finally:
         judge.config = saved
-    return task_row(task, verdicts, min_speedup)
 
 
-def validate_batch(backend: JudgeBackend, tasks: Sequence[Task],
-                   min_speedup: float = 1.0) -> list[TaskValidation]:  # fmt: skip
+def validate_batch(backend: JudgeBackend, tasks: Sequence[Task], min_speedup: float = 1.0,
+                   rerun: RerunPolicy | None = None) -> list[TaskValidation]:  # fmt: skip
     """The rows of `tasks`, their solutions judged in one `judge_many` on `backend` (a Ray
     cluster spreads the tasks over its nodes), which must be built with `validation_config`.
-    A batch that cannot be judged is a row per task saying why, never the end."""
+    A batch that cannot be judged is a row per task saying why, never the end. With `rerun`,
+    the undecided rows are validated again at more repeats, where cheap (`validate_rerun`)."""
+    rows = _judged_rows(backend, tasks, min_speedup)
+    if rerun is None:
+        return rows
+    return rerun_undecided(backend, tasks, rows, rerun,
+                           lambda again: _judged_rows(backend, again, min_speedup))  # fmt: skip
+
+
+def _judged_rows(backend: JudgeBackend, tasks: Sequence[Task], min_speedup: float,
+                 catch: bool = True) -> list[TaskValidation]:  # fmt: skip
+    """One `judge_many` of the tasks' solutions; each row says the repeats it was judged at.
+    `catch`: a batch that raises is a row per task saying why."""
+    config = getattr(backend, "config", None)
     cands = [solution_candidates(t) for t in tasks]
     try:
         verdicts = backend.judge_many([c for cs in cands for c in cs])
     except Exception as exc:  # noqa: BLE001 - one batch's failure must not lose the others' rows
+        if not catch:
+            raise
         return [unjudged(t, exc) for t in tasks]
     rows, i = [], 0
     for task, cs in zip(tasks, cands, strict=True):
         rows.append(task_row(task, verdicts[i : i + len(cs)], min_speedup))
+        rows[-1].repeats = config.repeats if config is not None else None
         i += len(cs)
     return rows
 
@@ -210,10 +236,11 @@ def validate_suite(
     tasks: list[Task],
     min_speedup: float = 1.0,
     progress: Callable[[int, int], None] | None = None,
+    rerun: RerunPolicy | None = None,
 ) -> list[TaskValidation]:
     rows = []
     for i, task in enumerate(tasks):
-        rows.append(validate_task(judge, task, min_speedup))
+        rows.append(validate_task(judge, task, min_speedup, rerun))
         if progress is not None:
             progress(i + 1, len(tasks))
     return rows

@@ -57,6 +57,19 @@ class Disagreement(BaseModel):
     capped: bool = False
 
 
+class Reruns(BaseModel):
+    """The rows validated again because their first session was undecided (`validate_rerun`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tasks: int = 0
+    decided: int = Field(0, description="Of them, decided on a rerun.")
+    at_repeats: dict[int, int] = Field(
+        default_factory=dict, description="Repeats of the kept rerun: rows decided there."
+    )
+    wall_s: float = Field(0.0, description="The reruns' wall time (summed over the rows).")
+
+
 class ValidationSummary(BaseModel):
     """What `perfgym validate` prints under its table, and gives whole in `--json`."""
 
@@ -80,6 +93,7 @@ class ValidationSummary(BaseModel):
     clear: Clear
     clear_all_cores: Clear = Field(description="`clear` without the core-capped tasks.")
     disagreements: list[Disagreement]
+    reruns: Reruns = Field(default_factory=Reruns)
 
 
 def summarise(rows: Sequence[TaskValidation], *, ran: Sequence[TaskValidation], wall_s: float,
@@ -105,7 +119,22 @@ def summarise(rows: Sequence[TaskValidation], *, ran: Sequence[TaskValidation], 
                                threshold),
         disagreements=[_disagreement(r, threshold) for r in rows
                        if call_of(r)[0] is Direction.DISAGREE],
+        reruns=_reruns(rows),
     )  # fmt: skip
+
+
+def _reruns(rows: Sequence[TaskValidation]) -> Reruns:
+    out = Reruns()
+    for r in rows:
+        if r.rerun is None:
+            continue
+        out.tasks += 1
+        out.wall_s += r.rerun.wall_s
+        if r.rerun.decided:
+            out.decided += 1
+            at = r.rerun.repeats[-1]
+            out.at_repeats[at] = out.at_repeats.get(at, 0) + 1
+    return out
 
 
 def _count(lr: LanguageRow, r: TaskValidation) -> None:

@@ -159,7 +159,9 @@ def _prepare_harness(
         build_dir=H_BUILD,
         root=H_ROOT,
     )
-    wrapped = trailer.wrap(task.language, plan, H_BUILD, task.root / "harness")
+    wrapped = trailer.wrap(
+        task.language, plan, H_BUILD, task.root / "harness", solution=f"{H_VARIANT}/{name}"
+    )
     # The build's key: the task's recipe, the source, the wrapper's sources and its recipe.
     spec = task.harness.model_dump_json()
     key = f"{task.id}\0{spec}\0{source}\0{trailer.version()}\0{wrapped!r}"

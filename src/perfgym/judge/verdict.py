@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.judge.decided_on import DecidedOn
-from perfgym.run_status import Status
+from perfgym.run_status import CLOCK_CHEAT_FLAGS, Status
 from perfgym.timing.result import Timing, TimingStatus
 
 __all__ = ["DecidedOn", "Stage", "TestResult", "Timing", "TimingStatus", "Verdict"]
@@ -124,3 +124,11 @@ class Verdict(BaseModel):
     @property
     def correct(self) -> bool:
         return self.stage is Stage.OK
+
+    @property
+    def hid_time(self) -> list[str]:
+        """Why the candidate's timing is its own doing: the sandbox's accounting flags on its
+        timing (`Timing.hid_time`) and the harness cross-check's (`CLOCK_CHEAT_FLAGS`). Rewards
+        give such a correct program the lowest speed credit, never None."""
+        own = self.candidate.hid_time if self.candidate is not None else []
+        return own + [f for f in self.flags if f in CLOCK_CHEAT_FLAGS and f not in own]

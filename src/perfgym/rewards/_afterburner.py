@@ -172,7 +172,7 @@ def score_afterburner(
     transition = cfg.transition(input_passed, passed)
     efficiency, reason = 0.0, ""
     parts: dict[str, Any] = {"transition": transition, "passed": passed}
-    hid = v.candidate.hid_time if passed and v.candidate is not None else []
+    hid = v.hid_time if passed else []
     if hid:
         # Hiding time earns the worst efficiency a passing program can get, never None.
         efficiency = -math.tanh(cfg.tanh_scale * cfg.gain_clip)

@@ -29,7 +29,7 @@ def _gate(verdict: Verdict) -> RewardOutput | None:
 
 def _hid(verdict: Verdict) -> RewardOutput | None:
     """A correct program that hid time from the clock scores 0.0: no speed credit, never None."""
-    hid = verdict.candidate.hid_time if verdict.candidate is not None else []
+    hid = verdict.hid_time
     if not hid:
         return None
     return RewardOutput(

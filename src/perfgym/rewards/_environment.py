@@ -86,9 +86,10 @@ def candidate_durations(verdict: Verdict) -> tuple[dict[str, float], set[str], s
     """Per-workload seconds (only from an ok timing), ids of timed-out tests, and a problem if any."""
     timed_out = {t.id for t in verdict.tests if t.timed_out}
     timing = verdict.candidate
-    if timing is not None and timing.hid_time:
+    if verdict.hid_time:
         # Scored by `run_environment` as timing out on every workload.
-        return {}, timed_out | set(timing.per_workload_s), "candidate hid time"
+        hid_w = set(timing.per_workload_s) if timing is not None else set()
+        return {}, timed_out | hid_w, "candidate hid time"
     if timing is None or not timing.ok:
         state = "absent" if timing is None else timing.status.value
         return {}, timed_out, f"candidate timing {state}"
@@ -143,7 +144,7 @@ def run_environment(
     """Filter, time-limit and rank one correct candidate; `EnvironmentOutcome.reason` set when it cannot."""
     seconds, timed_out, problem = candidate_durations(verdict)
     universe = sorted(pool.workloads() | set(seconds) | timed_out)
-    if verdict.candidate is not None and verdict.candidate.hid_time:
+    if verdict.hid_time:
         # Hiding time is the candidate's doing: it times out on every workload (the lowest
         # rank a correct program can have), never None.
         seconds, timed_out = {}, set(universe)

@@ -82,7 +82,7 @@ def score_rlpf(
         shaping = cfg.ladder(verdict.stage)
         return RewardOutput(value=shaping, stage=verdict.stage, components={"shaping": shaping})
     floor = cfg.floor
-    hid = verdict.candidate.hid_time if verdict.candidate is not None else []
+    hid = verdict.hid_time
     if hid:
         # Hiding time is the candidate's doing: no speed credit, and never None (a trainer that
         # drops None would give hiding no signal at all).
@@ -191,7 +191,9 @@ def rlpf(
     reference `Timing.estimate_s`; the optional columns `baseline_s` / `reference_s` replace
     Tb / Tr with stored durations (e.g. a model-generated reference, as in RLPF's GPT-5.4 run).
     Tb <= Tr: CGRE = FBR (see `degenerate_gap`). Missing or degraded timing of a correct
-    program: None (see `on_missing_timing`). An infrastructure error: None.
+    program: None (see `on_missing_timing`), except a candidate's own doing (`Verdict.hid_time`:
+    hidden CPU, a harness time the external clock denies): the floor. An infrastructure error:
+    None.
 
     `decision="significant"` (the default) reads [Tc < Tb] as "the comparison says faster" and
     [Tc <= Tr] as "not slower than the reference" (`perfgym.timing.decision.speed_call`), so

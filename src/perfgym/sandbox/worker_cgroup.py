@@ -70,6 +70,34 @@ class WorkerCgroup:
         os.set_inheritable(fd, True)
         return fd
 
+    def usage(self) -> dict[str, int]:
+        """What the worker's every process used so far, for benches and health checks: `cpu_ns`
+        (the CPU counter) and `page_faults` (the memory cgroup's count, copy-on-write faults
+        after each fork included: a figure that, unlike time, a loaded machine does not
+        stretch); a counter that cannot be read is left out."""
+        out: dict[str, int] = {}
+        try:
+            with open(os.path.join(self.path, self.usage_file), "rb") as f:
+                data = f.read()
+            if self.kind == "v1":
+                out["cpu_ns"] = int(data)
+            else:
+                for line in data.split(b"\n"):
+                    if line.startswith(b"usage_usec "):
+                        out["cpu_ns"] = int(line.split()[1]) * 1000
+        except (OSError, ValueError):
+            pass
+        if self.memory is not None:
+            try:
+                with open(os.path.join(self.memory, "memory.stat"), "rb") as f:
+                    for line in f:
+                        if line.startswith(b"pgfault "):
+                            out["page_faults"] = int(line.split()[1])
+                            break
+            except (OSError, ValueError):
+                pass
+        return out
+
     def wrap(self, argv: list[str]) -> list[str]:
         """`argv` run from inside the cgroup (it joins before it starts anything)."""
         if self.memory is None or self.memory == self.path:

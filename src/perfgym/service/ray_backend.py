@@ -184,10 +184,15 @@ class RayJudge:
         self.chunk_size = chunk_size
         self.max_attempts = max_attempts
         self.retried = 0
-        # the secret seed of hidden workloads travels to the nodes (it is left out of every
-        # written config); None there: each node's judge draws a fresh one per chunk
-        self._config_json = json.dumps({**self.config.model_dump(mode="json"),
-                                        "hidden_seed": self.config.hidden_seed})  # fmt: skip
+
+    @property
+    def _config_json(self) -> str:
+        """The configuration the nodes judge under, read per call (`config` may be replaced
+        between calls: a validation's rerun at more repeats). The secret seed of hidden
+        workloads travels to the nodes (it is left out of every written config); None there:
+        each node's judge draws a fresh one per chunk."""
+        return json.dumps({**self.config.model_dump(mode="json"),
+                           "hidden_seed": self.config.hidden_seed})  # fmt: skip
 
     def judge(self, task: Any, completion: str | None = None, *, source: str | None = None,
               model: str = "", sample: int = 0) -> Verdict:  # fmt: skip

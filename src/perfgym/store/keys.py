@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 from perfgym.judge.config import JudgeConfig
+from perfgym.tasks.content_hash import content_hash
 from perfgym.tasks.task import Task
 
 #: Bumped when the key recipe, or what a stored verdict measured, changes, so keys of different
@@ -27,8 +28,8 @@ def _digest(obj: Any) -> str:
 
 def task_digest(task: Task) -> str:
     """Hash of everything a task says. `root` (where it was loaded from) is left out: the same
-    task read from another checkout is the same task."""
-    return _digest(task.model_dump(mode="json", exclude={"root"}))
+    task read from another checkout is the same task (computed once per task object)."""
+    return content_hash(task)
 
 
 def config_digest(config: JudgeConfig) -> str:

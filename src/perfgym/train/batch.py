@@ -33,6 +33,7 @@ __all__ = [
     "BatchReward",
     "Completion",
     "Scored",
+    "ScoredBatch",
     "completion_text",
     "training_judge_config",
 ]
@@ -62,6 +63,16 @@ class Scored:
     def cgre(self) -> float | None:
         value = self.components.get("cgre")
         return None if value is None else float(value)
+
+
+@dataclass(frozen=True)
+class ScoredBatch:
+    """A batch's `Scored`s, its verdicts (one per completion; none after an infrastructure
+    failure) and when it was judged (wall clock, `time.time()`: began, ended)."""
+
+    scored: list[Scored]
+    verdicts: list[Verdict]
+    judged: tuple[float, float] | None
 
 
 def training_judge_config(**overrides: Any) -> JudgeConfig:
@@ -138,8 +149,17 @@ class BatchReward:
         self._token = token
         if backend == "service" and judge is None and not url:
             raise ConfigError("the service backend needs url='http://host:port'")
+        #: What `pickle` sends instead of this object (its judge, threads and sandboxes stay):
+        #: None when a ready `judge` was handed in, which cannot travel.
+        self._recipe: dict[str, Any] | None = None if judge is not None else {
+            "suite": suite, "reward": reward, "backend": backend,
+            "reward_params": dict(reward_params) if reward_params else None,
+            "judge_config": self.config, "url": url, "token": token, "address": address,
+            "timeout_s": timeout_s, "retry_for_s": retry_for_s}  # fmt: skip
         #: The last batch's verdicts (empty after an infrastructure failure), for diagnostics.
         self.last_verdicts: list[Verdict] = []
+        #: When the last batch's judging began and ended (wall clock, `time.time()`).
+        self.last_judged: tuple[float, float] | None = None
         self._last_error = ""
         self._one_at_a_time = threading.Lock()
         self._runner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="perfgym-batch")
@@ -162,6 +182,14 @@ class BatchReward:
         self._runner.shutdown(wait=True, cancel_futures=True)
         if self._judge is not None:
             self._judge.close()
+
+    def __reduce__(self) -> tuple[Any, tuple[dict[str, Any]]]:
+        """Pickled as its recipe, unopened: the process that unpickles it (a spawned rollout
+        worker, as TRL's `AsyncGRPOTrainer` starts) builds its own judge on first use."""
+        if self._recipe is None:
+            raise ConfigError("a BatchReward given a ready judge= backend cannot be sent to "
+                              "another process; build it with backend=... instead")  # fmt: skip
+        return (_from_recipe, (self._recipe,))
 
     def __enter__(self) -> BatchReward:
         return self
@@ -194,9 +222,18 @@ class BatchReward:
         completion repeated within the batch (same task, same text) is judged once: identical
         programs get identical rewards, not two noisy measurements. `columns`: per-item values
         for rewards that read columns (others ignore them)."""
+        return self.score_batch(items, columns).scored
+
+    def score_batch(
+        self,
+        items: Sequence[tuple[str, Completion]],
+        columns: Mapping[str, Sequence[Any]] | None = None,
+    ) -> ScoredBatch:
+        """`score`, with the batch's verdicts and when it was judged (this call's own, whatever
+        other calls run meanwhile)."""
         candidates = self.candidates(items)
         if not candidates:
-            return []
+            return ScoredBatch([], [], None)
         first: dict[tuple[str, str | None], int] = {}
         unique: list[Candidate] = []
         slot = []
@@ -206,28 +243,29 @@ class BatchReward:
                 first[key] = len(unique)
                 unique.append(c)
             slot.append(first[key])
-        start = time.perf_counter()
+        start, began = time.perf_counter(), time.time()
         judged = self._verdicts(unique)
+        window = (began, time.time())
         if judged is not None and self.config.hidden_workloads:
             self._check_hidden(judged)
         verdicts = None
         if judged is not None:
             pairs = zip(slot, candidates, strict=True)
             verdicts = [judged[k].model_copy(update={"sample": c.sample}) for k, c in pairs]
-        self.last_verdicts = verdicts or []
+        self.last_verdicts, self.last_judged = verdicts or [], window
         log.info("perfgym reward: judged %d completions (%d distinct) of %d tasks in %.2f s (%s)",
                  len(candidates), len(unique), len({c.task.id for c in candidates}),
                  time.perf_counter() - start, self.backend)  # fmt: skip
         if verdicts is None:
-            return [Scored(c.task.id, None, infra_error=True, reason=self._last_error)
-                    for c in candidates]  # fmt: skip
+            return ScoredBatch([Scored(c.task.id, None, infra_error=True, reason=self._last_error)
+                                for c in candidates], [], window)  # fmt: skip
         outputs = self.reward.score(verdicts, **{k: list(v) for k, v in (columns or {}).items()})
         scored = [_scored(v, o) for v, o in zip(verdicts, outputs, strict=True)]
         missing = [s for s in scored if s.value is None]
         if missing:
             log.warning("perfgym reward: %d of %d completions got no reward (%s)",
                         len(missing), len(scored), missing[0].reason or "no reason given")  # fmt: skip
-        return scored
+        return ScoredBatch(scored, verdicts, window)
 
     async def ascore(
         self,
@@ -235,7 +273,15 @@ class BatchReward:
         columns: Mapping[str, Sequence[Any]] | None = None,
     ) -> list[Scored]:
         """`score` off the event loop (the judge blocks; the loop keeps serving)."""
-        return await asyncio.to_thread(self.score, items, columns)
+        return (await self.ascore_batch(items, columns)).scored
+
+    async def ascore_batch(
+        self,
+        items: Sequence[tuple[str, Completion]],
+        columns: Mapping[str, Sequence[Any]] | None = None,
+    ) -> ScoredBatch:
+        """`score_batch` off the event loop."""
+        return await asyncio.to_thread(self.score_batch, items, columns)
 
     def _check_hidden(self, verdicts: list[Verdict]) -> None:
         """Rewards are decided on hidden workloads: a backend that judged on the declared ones
@@ -296,6 +342,10 @@ class BatchReward:
         log.warning("perfgym reward: the batch's judging raised (%s); judged one by one, %d of "
                     "%d completions failed alone", self._last_error, failed, len(candidates))  # fmt: skip
         return verdicts
+
+
+def _from_recipe(recipe: dict[str, Any]) -> BatchReward:
+    return BatchReward(**recipe)
 
 
 def _scored(verdict: Verdict, out: RewardOutput) -> Scored:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from perfgym import __version__
-from perfgym.train.diagnostics import RECORDS_KEY
+from perfgym.train.diagnostics import RECORDS_KEY, speedup_noise
 
 
 class RewardRecords:
@@ -47,3 +47,24 @@ class RewardRecords:
                 for row in rows:
                     f.write(json.dumps({"step": step, **row}, default=str) + "\n")
         return step
+
+
+def batch_rows(
+    scored: Sequence[Any], verdicts: Sequence[Any], judged: tuple[float, float] | None
+) -> list[dict[str, Any]]:
+    """One record per completion of a batch (`Scored`s and their verdicts, one per completion,
+    or none): its group (task), reward, stage, speedup and its noise, and when the batch was
+    judged (`judged_from`, `judged_to`: wall clock), which shows whether scoring overlapped
+    generation."""
+    both = verdicts if len(verdicts) == len(scored) else [None] * len(scored)
+    rows = []
+    for one, v in zip(scored, both, strict=True):
+        noise = None
+        if v is not None and v.candidate is not None and v.baseline is not None:
+            noise = speedup_noise(v.candidate.model_dump(), v.baseline.model_dump())
+        rows.append({"group": one.task_id, "reward": one.value, "stage": one.stage,
+                     "speedup": one.speedup, "speedup_noise": noise,
+                     "infra_error": one.infra_error,
+                     "judged_from": judged[0] if judged else None,
+                     "judged_to": judged[1] if judged else None})  # fmt: skip
+    return rows

@@ -4,13 +4,15 @@ TRL calls each function with keyword arguments only: `prompts`, `completions` (t
 messages `[{"role": "assistant", "content": ...}]`), `completion_ids`, every dataset column but
 `prompt` (one value per completion), `trainer_state`, `log_metric` and `log_extra`. It wants one
 float or None per completion; None (an infrastructure error here) leaves that completion out.
-TRL names each function by its `__name__` in `rewards/<name>/mean`. TRL itself is not imported.
+TRL names each function by its `__name__` in `rewards/<name>/mean`. The functions pickle (TRL's
+`AsyncGRPOTrainer` scores in a spawned process). TRL itself is not imported.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from perfgym.errors import ConfigError
@@ -18,9 +20,9 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.rewards import Reward
 from perfgym.tasks.suite import Suite
 from perfgym.timing.estimators import geometric_mean
-from perfgym.train.batch import BatchReward, Completion, Scored
+from perfgym.train.batch import BatchReward, Completion, Scored, ScoredBatch
 
-__all__ = ["RewardFunc", "log_components", "reward_funcs"]
+__all__ = ["AsyncTrlReward", "RewardFunc", "TrlReward", "log_components", "reward_funcs"]
 
 RewardFunc = Callable[..., Any]
 
@@ -48,38 +50,75 @@ def reward_funcs(
     asynchronous: bool = False,
     name: str | None = None,
     scorer: BatchReward | None = None,
+    records: str | Path | None = None,
 ) -> list[RewardFunc]:
     """One reward function (in a list, as `GRPOTrainer(reward_funcs=...)` takes it) judging each
     batch in one call through `backend` ('local', 'service' at `url`, 'ray' at `address`).
 
     The dataset needs a `task_id_column` naming each row's task in `suite`. asynchronous: an
-    `async def` function (TRL gathers async rewards on its own loop). name: TRL's name for it
-    (default 'perfgym_<reward>'). scorer: a ready `BatchReward` to share (the others are then
-    ignored). The function's `.scorer` is the `BatchReward`; close it when training is done.
+    `async def __call__` (GRPOTrainer awaits it on its own loop and waits for it; in
+    AsyncGRPOTrainer's rollout worker generation goes on while it is awaited).
+    name: TRL's name for it (default 'perfgym_<reward>'). scorer: a ready `BatchReward` to share
+    (the others are then ignored). records: a path; every batch is appended there as perfgym's
+    reward records (`perfgym.train.diagnostics`), with when it was judged. The function's
+    `.scorer` is the `BatchReward`; close it when training is done. The function pickles as its
+    recipe (a spawned process builds its own judge), unless `scorer` was given a ready judge.
     """
     if scorer is None:
         scorer = BatchReward(suite, reward, backend=backend, reward_params=reward_params,
                              judge_config=judge_config, url=url, token=token, address=address,
                              timeout_s=timeout_s, retry_for_s=retry_for_s)  # fmt: skip
     label = name or f"perfgym_{scorer.reward.name or 'reward'}"
-    batch = _Batch(scorer, task_id_column, label)
-    fn: RewardFunc
-    if asynchronous:
+    kind = AsyncTrlReward if asynchronous else TrlReward
+    return [kind(scorer, task_id_column, label, records)]
 
-        async def fn(**kwargs: Any) -> list[float | None]:
-            items, columns = batch.inputs(kwargs)
-            return batch.finish(await scorer.ascore(items, columns), kwargs)
 
-    else:
+class _PerfgymReward:
+    """What TRL calls, as a class instance so that it pickles (a closure does not): the scorer
+    travels as its recipe, the records file is reopened where it is used."""
 
-        def fn(**kwargs: Any) -> list[float | None]:
-            items, columns = batch.inputs(kwargs)
-            return batch.finish(scorer.score(items, columns), kwargs)
+    def __init__(
+        self, scorer: BatchReward, task_id_column: str, label: str, records: str | Path | None
+    ) -> None:
+        self.scorer = scorer
+        self.batch = _Batch(scorer, task_id_column, label)
+        self.records = None if records is None else str(records)
+        self._log: Any = None  # the open RewardRecords (a lock inside: not sent)
+        self.__name__ = self.__qualname__ = label
+        self.__doc__ = f"perfgym reward {scorer.reward!r} through the {scorer.backend} backend."
 
-    fn.__name__ = fn.__qualname__ = label
-    fn.__doc__ = f"perfgym reward {scorer.reward!r} through the {scorer.backend} backend."
-    setattr(fn, "scorer", scorer)  # noqa: B010 - a plain function has no declared attributes
-    return [fn]
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_log": None}
+
+    def __repr__(self) -> str:
+        return f"<perfgym TRL reward {self.__name__}: {self.scorer.backend} backend>"
+
+    def _finish(self, done: ScoredBatch, kwargs: Mapping[str, Any]) -> list[float | None]:
+        if self.records is not None:
+            from perfgym.train.diagnostics_records import RewardRecords, batch_rows
+
+            if self._log is None:
+                self._log = RewardRecords(self.records, reward=self.scorer.reward.name,
+                                          suite=self.scorer.suite.name)  # fmt: skip
+            self._log.append(batch_rows(done.scored, done.verdicts, done.judged))
+        return self.batch.finish(done.scored, kwargs)
+
+
+class TrlReward(_PerfgymReward):
+    """A synchronous TRL reward function (GRPOTrainer calls it in its step)."""
+
+    def __call__(self, **kwargs: Any) -> list[float | None]:
+        items, columns = self.batch.inputs(kwargs)
+        return self._finish(self.scorer.score_batch(items, columns), kwargs)
+
+
+class AsyncTrlReward(_PerfgymReward):
+    """An asynchronous TRL reward function: the judge runs in a thread, the caller's event loop
+    keeps going (AsyncGRPOTrainer's rollout worker keeps generating)."""
+
+    async def __call__(self, **kwargs: Any) -> list[float | None]:
+        items, columns = self.batch.inputs(kwargs)
+        return self._finish(await self.scorer.ascore_batch(items, columns), kwargs)
 
 
 class _Batch:

@@ -52,12 +52,14 @@ class ScorerConfig:
     reward_params: tuple[tuple[str, Any], ...] = field(default_factory=tuple)
     #: the secret seed of the hidden workloads rewards are decided on; None: fresh per batch
     hidden_seed: int | None = None
+    #: one micro-batch's bound: past it the batch's samples are infrastructure errors
+    timeout_s: float = 900.0
 
     @staticmethod
     def from_kwargs(kwargs: Mapping[str, Any], default_suite: str | None) -> ScorerConfig:
         known = {"suite", "reward", "backend", "url", "token", "address", "repeats", "retry_for_s",
                  "window_s", "max_batch", "infra_score", "records", "reward_params",
-                 "hidden_seed"}  # fmt: skip
+                 "hidden_seed", "timeout_s"}  # fmt: skip
         unknown = sorted(set(kwargs) - known)
         if unknown:
             raise ConfigError(f"perfgym verl reward: unknown reward_kwargs {', '.join(unknown)}; "
@@ -125,7 +127,8 @@ class VerlScorer:
         self.config = config
         self.judge = _Keeping(_backend(config))
         self.batch = BatchReward(config.suite, config.reward, backend=config.backend,
-                                 reward_params=dict(config.reward_params), judge=self.judge)  # fmt: skip
+                                 reward_params=dict(config.reward_params), judge=self.judge,
+                                 timeout_s=config.timeout_s)  # fmt: skip
         self.suite = self.batch.suite
         self.records = RewardRecords(config.records, reward=config.reward,
                                      suite=config.suite) if config.records else None  # fmt: skip
@@ -164,19 +167,9 @@ class VerlScorer:
         return results
 
     def _record(self, scored: Sequence[Any]) -> None:
-        from perfgym.train.diagnostics import speedup_noise
+        from perfgym.train.diagnostics_records import batch_rows
 
         # the batch's verdicts one per completion (a repeated completion is judged once and
         # its verdict shared), not the judge's distinct ones
-        last = self.batch.last_verdicts
-        verdicts: Sequence[Any] = last if len(last) == len(scored) else [None] * len(scored)
-        rows = []
-        for one, v in zip(scored, verdicts, strict=True):
-            noise = None
-            if v is not None and v.candidate is not None and v.baseline is not None:
-                noise = speedup_noise(v.candidate.model_dump(), v.baseline.model_dump())
-            rows.append({"group": one.task_id, "reward": one.value, "stage": one.stage,
-                         "speedup": one.speedup, "speedup_noise": noise,
-                         "infra_error": one.infra_error})  # fmt: skip
         assert self.records is not None
-        self.records.append(rows)
+        self.records.append(batch_rows(scored, self.batch.last_verdicts, self.batch.last_judged))

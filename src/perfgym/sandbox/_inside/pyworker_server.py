@@ -61,6 +61,7 @@ import pyworker_request  # noqa: E402
 import worker_cleanup  # noqa: E402
 import worker_framing  # noqa: E402
 import worker_meter  # noqa: E402
+import worker_rehearsal  # noqa: E402
 from pyworker_call import _call  # noqa: E402
 from pyworker_check_call import _check_call  # noqa: E402
 from pyworker_request import _await_turn  # noqa: E402
@@ -113,6 +114,8 @@ def main() -> None:
     worker_meter.cg_fd, worker_meter.cg_kind = int(sys.argv[4]), sys.argv[5]
     worker_cleanup.max_entries = int(sys.argv[6])
     worker_meter.mem_fds = (int(sys.argv[7]), int(sys.argv[8]))
+    # Bound at start (the host set it for this interpreter alone): no program inherits it.
+    os.environ.pop("LD_BIND_NOW", None)
     # The parent's own stdio is /dev/null: nothing it writes or buffers can reach a program.
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
@@ -121,6 +124,7 @@ def main() -> None:
     _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)  # bubblewrap's --die-with-parent covers exit
     for name in PRELOAD:
         __import__(name)
+    worker_rehearsal.rehearse()  # quickened code and a warm type cache for every request process
     gc.freeze()
     worker_framing.send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
                  "preloaded": sorted(PRELOAD)})  # fmt: skip

@@ -42,6 +42,8 @@ _CHECK_UID_OFFSET = 1 << 31
 #: Entries a call may leave in /tmp and /dev/shm for the worker to delete; beyond that the
 #: worker is restarted (a fresh tmpfs) and the call fails.
 CLEANUP_MAX_ENTRIES = 200_000
+#: Set for the worker's interpreter only (see `_start`); never in a program's environment.
+BIND_NOW = "LD_BIND_NOW"
 #: CAP_SYS_ADMIN: each request process unshares its call's IPC namespace, then drops it.
 _WORKER_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_FOWNER",
                 "CAP_DAC_OVERRIDE", "CAP_SYS_ADMIN")  # fmt: skip
@@ -116,9 +118,11 @@ class PythonWorker:
         try:
             # The programs' default environment, never this host's: the worker's initial
             # environment stays in every call's stack (/proc/self/environ, os.environ), and the
-            # host's may hold credentials (an API key, a token).
-            self._proc = spawner.popen(argv, pass_fds=passed, stdin=subprocess.DEVNULL,
-                                       env=program_env(None))  # fmt: skip
+            # host's may hold credentials (an API key, a token). LD_BIND_NOW: the zygote binds
+            # every symbol at start, so no request process or call child resolves (and writes)
+            # the same PLT entries again; the server drops it from the environment it passes on.
+            env = {**program_env(None), BIND_NOW: "1"}
+            self._proc = spawner.popen(argv, pass_fds=passed, stdin=subprocess.DEVNULL, env=env)
         finally:
             child_end.close()
             os.close(filter_fd)
@@ -254,6 +258,12 @@ class PythonWorker:
         """Counters for a health check: calls served, restarts, failed cleanups."""
         return {"calls": self.calls, "restarts": self.restarts,
                 "failed_cleanups": self.failed_cleanups}  # fmt: skip
+
+    def usage(self) -> dict[str, int]:
+        """The running worker's cgroup counters (`WorkerCgroup.usage`: CPU in ns and page
+        faults of every process it ran); empty without a cgroup or a running worker."""
+        cgroup = self._cgroup
+        return cgroup.usage() if cgroup is not None else {}
 
     def stream(
         self,

@@ -1,0 +1,228 @@
+"""The Python harness guard (trailer_src/perfgym_guard.py): plain results, the solution's own
+thread, and the audit hook, run directly through the wrapper (no sandbox: fast). The same
+attacks through the real judge are in tests/security/test_redteam_round5.py."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from collections import Counter, namedtuple
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[2] / "src/perfgym/judge/trailer_src"
+
+#: A harness that keeps the solution's module in a global (as many published ones do), computes
+#: its answer before calling, and prints one line.
+HARNESS = """import importlib.util, json, os, sys
+spec = importlib.util.spec_from_file_location("perfcodebench_solution",
+                                              os.environ["PERFCODEBENCH_SOLUTION"])
+solution = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(solution)
+def main():
+    values = [(i * 7919) % 1009 for i in range(20000)]
+    expected = [sum(values[:k]) for k in range(0, 20000, 2000)]
+    actual = solution.run(values)
+    print(json.dumps({"ok": actual == expected, "elapsed_ns": 1}))
+    if actual != expected:
+        raise SystemExit(1)
+main()
+"""
+HONEST = """import itertools
+def run(values):
+    sums = [0, *itertools.accumulate(values)]
+    return [sums[k] for k in range(0, 20000, 2000)]
+"""
+#: Reaches the guard through the harness's global and tries to switch its conversion off.
+TAMPER = """import sys
+class _Any(list):
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+def run(values):
+    shim = sys.modules["__main__"].solution
+    bound = shim.__getattr__
+    for f in (bound.__func__, *[x for x in bound.__self__ if callable(x)]):
+        g = getattr(f, "__globals__", {})
+        for name in list(g):
+            if name.startswith("_plain"):
+                g[name] = lambda x, rec=None: x
+        kw = getattr(f, "__kwdefaults__", None)
+        if kw:
+            kw.update({k: (lambda x, rec=None: x) for k in kw if "plain" in k})
+    return _Any()
+"""
+DEL_ON_HARNESS_THREAD = """import gc, sys
+gc.set_threshold(1)
+_kept = []
+class _Cycle:
+    def __init__(self):
+        self.me = self
+    def __del__(self):
+        f = sys._getframe(1)
+        while f is not None:
+            _kept.append(f)
+            f = f.f_back
+        _Cycle()
+_Cycle()
+def run(values):
+    for f in _kept:
+        if "expected" in f.f_locals:
+            return f.f_locals["expected"]
+"""
+FRAME_WALK = """import sys
+def run(values):
+    f = sys._getframe(1)
+    while f is not None:
+        if "expected" in f.f_locals:
+            return f.f_locals["expected"]
+        f = f.f_back
+"""
+
+
+def _guard():
+    spec = importlib.util.spec_from_file_location(
+        "perfgym_guard_under_test", SRC / "perfgym_guard.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # defines only: install() is what adds the hook
+    return module
+
+
+class _Yes(int):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = int.__hash__
+
+
+class _Own:
+    def __eq__(self, other):
+        return True
+
+    __hash__ = None
+
+
+def test_plain_keeps_builtins_and_rebuilds_or_refuses_the_rest():
+    g = _guard()
+    plain = g._plain
+    same = [1, [1, 2], (1, "x"), {"a": 1.5}, {1, 2}, None, True, b"x"]
+    for value in same:
+        assert plain(value, plain) is value
+    point = namedtuple("point", "x y")
+    for value, want in ((_Yes(3), 3), ([1, _Yes(2)], [1, 2]), (point(1, 2), (1, 2)),
+                        (Counter("aab"), {"a": 2, "b": 1}), ({"k": [_Yes(1)]}, {"k": [1]})):  # fmt: skip
+        got = plain(value, plain)
+        assert got == want and type(got) is type(want), (value, got)
+        assert not isinstance(got, (_Yes, point, Counter))
+    for value in (_Own(), [_Own()]):
+        got = plain(value, plain)
+        refused = got if type(got) is str else got[0]
+        assert type(refused) is str and "refused" in refused
+
+
+def _run(tmp_path: Path, solution: str, *flags: str) -> tuple[int, str, str]:
+    (tmp_path / "w").mkdir(exist_ok=True)
+    for name in ("perfgym_trailer.py", "perfgym_guard.py", "perfgym_solution.py"):
+        (tmp_path / "w" / name).write_text((SRC / name).read_text())
+    (tmp_path / "harness.py").write_text(HARNESS)
+    sol = tmp_path / "solution.py"
+    sol.write_text(solution)
+    env = dict(os.environ, PERFCODEBENCH_SOLUTION=str(sol))
+    argv = [sys.executable, *flags, str(tmp_path / "w/perfgym_trailer.py"), "--solution", str(sol),
+            str(tmp_path / "harness.py")]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+    return done.returncode, done.stdout, done.stderr
+
+
+def _line(stdout: str) -> dict:
+    return json.loads(next(x for x in stdout.splitlines() if x.startswith("{")))
+
+
+def test_an_honest_solution_passes_through_the_guard(tmp_path):
+    rc, out, err = _run(tmp_path, HONEST)
+    assert rc == 0, err
+    assert _line(out)["ok"] is True
+
+
+@pytest.mark.parametrize("attack", ["frame_walk", "tamper"])
+def test_an_attack_on_the_solutions_thread_is_a_wrong_answer(tmp_path, attack):
+    source = {"frame_walk": FRAME_WALK, "tamper": TAMPER}[attack]
+    rc, out, err = _run(tmp_path, source)
+    assert rc == 1, (out, err)
+    assert _line(out)["ok"] is False
+
+
+def test_frames_taken_on_the_harnesss_thread_end_the_run(tmp_path):
+    rc, out, err = _run(tmp_path, DEL_ON_HARNESS_THREAD)
+    assert rc == 86, (out, err)
+    assert "sys._getframe on the harness's thread" in err
+    assert '"ok": true' not in out
+
+
+def test_a_numpy_solution_passes_through_the_guard(tmp_path):
+    # numpy's import loads a library through ctypes and sets its own functions' defaults: both
+    # allowed (published candidates import numpy).
+    pytest.importorskip("numpy")
+    source = """import numpy as np
+def run(values):
+    sums = np.concatenate(([0], np.cumsum(np.asarray(values, dtype=np.int64))))
+    return [int(sums[k]) for k in range(0, 20000, 2000)]
+"""
+    rc, out, err = _run(tmp_path, source)
+    assert rc == 0, err
+    assert _line(out)["ok"] is True
+
+
+def test_numpy_values_reach_the_harness_as_plain_builtins(tmp_path):
+    # Red team round 7: a list of numpy.int64 (no int subclass) was refused, an honest WO.
+    np = pytest.importorskip("numpy")
+    g = _guard()
+    plain = g._plain
+    for value, want in ((np.int64(7), 7), ([np.int64(1), np.float64(0.5)], [1, 0.5]),
+                        (np.arange(3), [0, 1, 2]), (np.bool_(True), True)):  # fmt: skip
+        got = plain(value, plain)
+        assert got == want and type(got) is type(want), (value, got)
+    source = """import numpy as np
+def run(values):
+    sums = np.concatenate(([0], np.cumsum(np.asarray(values, dtype=np.int64))))
+    return [sums[k] for k in range(0, 20000, 2000)]
+"""
+    rc, out, err = _run(tmp_path, source)
+    assert rc == 0, err
+    assert _line(out)["ok"] is True
+
+
+def test_a_class_posing_as_numpy_gets_no_further_than_its_values(tmp_path):
+    class Fake:
+        __module__ = "numpy"
+
+        def tolist(self):
+            return _Own()
+
+    g = _guard()
+    got = g._plain(Fake(), g._plain)
+    assert type(got) is str and "refused" in got
+
+
+def test_a_solution_importing_threading_exits(tmp_path):
+    # Red team round 7: threading first imported on the solution's thread took it for the main
+    # thread, and the interpreter's exit waited for it forever (NR TIMEOUT for honest work).
+    source = (
+        HONEST
+        + """
+from concurrent.futures import ThreadPoolExecutor
+with ThreadPoolExecutor(2) as _pool:
+    _pool.submit(sum, [1, 2]).result()
+"""
+    )
+    # -S, as the sandbox runs Python: here the site hooks import threading first otherwise
+    rc, out, err = _run(tmp_path, source, "-S")
+    assert rc == 0, err
+    assert _line(out)["ok"] is True

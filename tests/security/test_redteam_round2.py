@@ -542,7 +542,10 @@ def test_a_carriage_return_comment_is_not_a_tie_with_the_reference() -> None:
         print("value", s.value, "speedup", s.speedup, s.stage, "same_source", v.same_source,
               s.components)  # fmt: skip
     assert "reference" not in verdicts[1].same_source, "a hidden rebinding tied with the reference"
-    assert (scored[1].value or 0.0) <= (scored[0].value or 0.0) + 0.05
+    # The tie would be RBR (not slower than the reference) and CGRE 1.0: at least 1.05. The same
+    # half loop measured twice differs (1.61x and 2.10x the baseline in one full run): so the
+    # hidden copy must not be called level with the reference nor score like it.
+    assert not scored[1].components["rbr"] and (scored[1].value or 0.0) < 1.0, scored[1]
 
 
 def test_a_group_of_completions_cannot_share_outputs_in_one_batch() -> None:

@@ -62,7 +62,7 @@ an audit hook ends the run on sys._current_frames, gc's object lists, tracing, c
 loading a library, and frames taken on the harness's thread (sys._getframe, tb_frame, gi_frame,
 from the solution's own __del__ run there). rt5's variants: an int subclass inside an exact
 list, a type of its own, a traceback's frame, sys._current_frames, a __del__ on the harness's
-thread. OPEN (rt5, strict xfail): test_python_signal_handler_frame_is_not_ok: that __del__ sets
+thread. OPEN (rt5, non-strict xfail: the collector decides when): test_python_signal_handler_frame_is_not_ok: that __del__ sets
 a signal handler on the harness's thread; the interpreter hands the handler the harness's frame
 (no audit event), and the handler restores the old one before the call's check of handlers.
 
@@ -640,7 +640,9 @@ def test_python_solution_reaching_the_harnesss_frame_otherwise_is_not_ok(verdict
     _no_work_is_not_ok(verdicts[name])
 
 
-@pytest.mark.xfail(strict=True, reason="a signal handler set on the harness's thread (from a "
+# Not strict: the attack depends on when the collector runs its __del__ on the harness's
+# thread, and in one full run it did not happen in time (XPASS, the run was honest work).
+@pytest.mark.xfail(strict=False, reason="a signal handler set on the harness's thread (from a "
                    "__del__ the collector runs there) is handed the harness's frame by the "
                    "interpreter; no audit event says so and it restores the old handler")  # fmt: skip
 def test_python_signal_handler_frame_is_not_ok(verdicts):

@@ -113,7 +113,14 @@ def test_memorised_inputs_with_the_baseline_behind_them_earn_speed_only_where_ti
     fixed = audit(sum_task(hidden=False, size=60000), ["lookup-fallback"]).result("lookup-fallback")
     assert fixed is not None and fixed.outcome is Outcome.SCORES, fixed
     assert fixed.stage == "OK" and fixed.faster is True
-    hidden = audit(sum_task(hidden=True, size=60000), ["lookup-fallback"]).result("lookup-fallback")
+    # On hidden inputs the attack runs the baseline itself: "faster" there is the rank test's
+    # false positive on two equal programs (seen once in a full run), so a second audit must
+    # agree before it counts; an attack that works scores in both.
+    for _ in range(2):
+        again = audit(sum_task(hidden=True, size=60000), ["lookup-fallback"])
+        hidden = again.result("lookup-fallback")
+        if hidden is not None and hidden.outcome is Outcome.DOES_NOT_SCORE:
+            break
     assert hidden is not None and hidden.outcome is Outcome.DOES_NOT_SCORE, hidden
     assert hidden.stage == "OK" and hidden.faster is False
 

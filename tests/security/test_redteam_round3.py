@@ -230,11 +230,16 @@ def test_enamel_a_rebound_timer_default_gains_no_more_than_noise(enamel_task, en
         "          if hasattr(m, '_own_time_ns'))\n"
         "_t.__defaults__ = (tuple((lambda: 0) for _ in _t.__defaults__[0]),)\n"
     )
-    honest = evaluate_sample(enamel_task, enamel_ref, enamel_task.reference.source, workers,
-                             repeats=2)  # fmt: skip
-    cheat = evaluate_sample(enamel_task, enamel_ref, cheat_src, workers, repeats=2)
-    assert honest.sample.correct and cheat.sample.correct, (honest.stopped, cheat.stopped)
-    h, c = (_score(enamel_task, enamel_ref, r) for r in (honest, cheat))
+    # A working hole scores ~0.6 above the reference every time; one pair of 2-repeat scores
+    # past NOISE (seen once in a full run) is measured again before it counts.
+    for _ in range(2):
+        honest = evaluate_sample(enamel_task, enamel_ref, enamel_task.reference.source, workers,
+                                 repeats=2)  # fmt: skip
+        cheat = evaluate_sample(enamel_task, enamel_ref, cheat_src, workers, repeats=2)
+        assert honest.sample.correct and cheat.sample.correct, (honest.stopped, cheat.stopped)
+        h, c = (_score(enamel_task, enamel_ref, r) for r in (honest, cheat))
+        if c <= h + NOISE:
+            break
     assert c <= h + NOISE, (c, h, cheat.sample.level_times_s, cheat.flags)
 
 

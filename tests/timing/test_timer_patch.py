@@ -25,7 +25,9 @@ def test_a_harness_timer_running_at_half_speed_is_flagged():
         (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
     assert v.stage is Stage.OK
     c, b = v.candidate, v.baseline
-    assert c.estimate_s < 0.7 * b.estimate_s  # the harness believes a ~2x speed-up
+    # The harness believes a speed-up (~2x; 1.36x in one loaded full run: the same work
+    # measured twice): the premise; the property is the flag below.
+    assert c.estimate_s < b.estimate_s
     assert "harness_timer_mismatch" in v.flags and c.status is TimingStatus.DEGRADED
 
 

@@ -1,7 +1,14 @@
-"""Every test directory can import the shared builders in tests/helpers/ (importlib mode)."""
+"""Every test directory can import the shared builders in tests/helpers/ (importlib mode).
+
+The suite runs on two pytest-xdist workers (pyproject's addopts): a directory whose session
+fixtures are costly goes to one worker whole, any other file goes to one worker, and a test
+marked `alone` runs while no other worker runs a test (tests/helpers/machine_share.py).
+"""
 
 import os
 import sys
+
+import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "helpers"))
 
@@ -12,3 +19,34 @@ os.environ["COLUMNS"] = "220"
 # The reference's runs are kept on disk between judges by default (perfgym.judge.reference_disk):
 # tests start from none, as a first run does (the tests of that cache set their own roots).
 os.environ.setdefault("PERFGYM_REFERENCE_CACHE", "off")
+
+
+from machine_share import machine_share  # noqa: E402  (found through the path set above)
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+
+#: Their session fixtures measure or run something costly (the repositories' measured expert
+#: patches, a tiny model and a reward service, the agent's repository copies): each is set up by
+#: one worker, once. Other directories' session fixtures are cheap beside what grouping them
+#: costs in balance (a full run: files spread freely took 1,687 s, these six directories whole
+#: and the `alone` tests 2,054 s).
+WHOLE_DIRECTORIES = {"agent", "repos", "train"}
+
+
+def xdist_group_of(path: str) -> str:
+    """The unit one xdist worker takes: a whole directory of WHOLE_DIRECTORIES, or one file."""
+    rel = os.path.relpath(path, TESTS)
+    top = rel.split(os.sep, 1)[0]
+    return top if top in WHOLE_DIRECTORIES else rel
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which turns the mark into the nodeid's @group
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(xdist_group_of(str(item.path))))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ARG001
+    with machine_share(item.get_closest_marker("alone") is not None):
+        yield

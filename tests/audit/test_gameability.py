@@ -107,6 +107,7 @@ def test_probes_that_cannot_be_written_are_reported_not_applicable():
     assert no is not None and no.outcome is Outcome.DOES_NOT_SCORE, no
 
 
+@pytest.mark.alone
 def test_memorised_inputs_with_the_baseline_behind_them_earn_speed_only_where_timed_inputs_are_seen():
     """Attack: answer the inputs one saw from a table and run the baseline on the rest; always
     correct, and fast exactly on the timed inputs when those are the visible ones."""

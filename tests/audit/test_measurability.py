@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from audit_tasks import SLOW_SUM, SUM, audit, sum_task
 
 from perfgym.audit.measurability import detectable_ratio
@@ -72,6 +73,7 @@ def test_determinism_weak_when_the_reference_prints_a_fresh_value_each_run():
     assert ok is not None and ok.outcome is Outcome.SOUND, ok
 
 
+@pytest.mark.alone
 def test_limit_margin_weak_under_a_tight_limit_and_sound_under_a_loose_one():
     big = sum_task(hidden=True, size=100000)
     loose = audit(big.model_copy(update={"time_limit_s": 60.0}), ["limit-margin"])

@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from perfgym.cli import app
@@ -33,6 +34,7 @@ def test_correctness_only_prints_pass_at_1_with_its_ci_and_not_timed(tmp_path):
     assert all("not_timed" in v["flags"] and v["candidate"] is None for v in verdicts)
 
 
+@pytest.mark.alone
 def test_time_largest_times_the_largest_tests(tmp_path):
     code, _out, err = _eval(tmp_path, "--task", "HumanEval/6", "--time-largest", "2", "--json")
     assert code == 0, err

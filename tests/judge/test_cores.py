@@ -17,6 +17,9 @@ from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pool import usable_cores
 from perfgym.tasks import load_suite
 
+# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
+pytestmark = pytest.mark.alone
+
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "threads" / "executable_tasks"
 TWO_CORES = pytest.mark.skipif(
     len(usable_cores()) < 2, reason="needs two usable cores to reserve two"

@@ -17,6 +17,9 @@ from perfgym.sandbox.pool import usable_cores  # noqa: E402
 from perfgym.tasks.task import TestCase  # noqa: E402
 from perfgym.timing.compare import DEFAULT_MARGIN, compare_timings  # noqa: E402
 
+# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
+pytestmark = pytest.mark.alone
+
 
 def test_schedule_runs_every_variant_once_per_round_in_changing_orders():
     vs = [Variant(label=x, source="") for x in "ABC"]

@@ -37,6 +37,7 @@ def test_wrong_answer_reported_by_the_harness_is_wo(suite):
     assert v.stage is Stage.WO
 
 
+@pytest.mark.alone
 def test_patched_harness_timer_is_exposed(suite):
     """The candidate monkeypatches the clock its harness reads; the sandbox's clock does not lie."""
     task = suite.get("py_range_sums")

@@ -7,6 +7,9 @@ import pytest
 
 from perfgym.repos.evaluate import evaluate_patch
 
+# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
+pytestmark = pytest.mark.alone
+
 EXAMPLES = ("bloomc", "peakscan", "textindex")
 #: How far a fresh measurement may sit from task.toml's expert_speedup: its CI widened by this
 #: factor each way. peakscan's patched call takes ~1 ms, and its ratio moved from 46.6x (idle,

@@ -16,6 +16,9 @@ from perfgym.sandbox.pyworker import PythonWorkerPool
 sys.path.insert(0, str(Path(inside.__file__).parent))  # its siblings import it by name
 import pyworker_batch  # noqa: E402
 
+# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
+pytestmark = pytest.mark.alone
+
 CORES = sorted(os.sched_getaffinity(0))
 
 

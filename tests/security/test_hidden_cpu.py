@@ -328,6 +328,7 @@ def test_pinned_run_cannot_move_to_another_core(sandbox):
     assert "cpuset holding only core" in core_how, ex.measurement.mechanisms
 
 
+@pytest.mark.alone
 @pytest.mark.skipif(len(usable_cores()) < 2, reason="needs two cores")
 def test_without_cpuset_a_pinned_run_leaving_its_core_is_flagged():
     """No cgroups (so no cpuset): the pin is sched_setaffinity only, the mechanism says so, and

@@ -304,6 +304,7 @@ def f(n):
 """
 
 
+@pytest.mark.alone
 def test_a_function_call_using_two_cores_is_flagged(worker):
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("needs two cores")

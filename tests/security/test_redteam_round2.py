@@ -473,6 +473,7 @@ def _stdio_task(task_id: str):  # type: ignore[no-untyped-def]
                 oracle=Oracle(kind="exact"))  # fmt: skip
 
 
+@pytest.mark.alone
 def test_a_program_cannot_carry_its_output_to_a_new_judge_in_the_user_keyring(
     tmp_path: Path, repo_cache: Path
 ) -> None:
@@ -514,6 +515,7 @@ def test_a_program_cannot_carry_its_output_to_a_new_judge_in_the_user_keyring(
     )
 
 
+@pytest.mark.alone
 def test_a_carriage_return_comment_is_not_a_tie_with_the_reference() -> None:
     """`same_source` tokenizes with io.StringIO's readline, which splits lines at '\\n' only;
     Python's compiler also ends a line at a lone '\\r'. So '# note\\r<code>' is a comment to the

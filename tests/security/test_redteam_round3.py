@@ -219,6 +219,7 @@ def test_a_calls_arguments_are_out_of_reach_of_its_module_code(workers):
     assert r.value == [False, "needle-7f3a"], r.value
 
 
+@pytest.mark.alone
 def test_enamel_a_rebound_timer_default_gains_no_more_than_noise(enamel_task, enamel_ref,
                                                                  workers):  # fmt: skip
     """Fix round 3, sibling of the zeroed self-report: the call timer's clocks are bound at

@@ -123,6 +123,7 @@ def _setup_shift(repo: Path) -> str:
                          "textindex/index.py": (FROM_DOCS, USE_READY)})  # fmt: skip
 
 
+@pytest.mark.alone
 def test_setup_shift_scores_no_more_than_the_expert_and_is_flagged(textindex) -> None:  # type: ignore[no-untyped-def]
     """Issue 26's attack: setup builds the index; tests pass, outputs equal. It measured 44.6x
     (hidden 22.9x) with no finding; now the setup's growth is charged and flagged."""

@@ -9,6 +9,9 @@ import pytest
 from perfgym.service.client import ServiceError, ServiceUnavailable
 from perfgym.service.client.base import ClientCore, Pause, Send
 
+# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
+pytestmark = pytest.mark.alone
+
 
 def _response(status: int, body: dict[str, object], **headers: str) -> httpx.Response:
     return httpx.Response(status, json=body, headers=headers)

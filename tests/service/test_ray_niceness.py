@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
+pytestmark = pytest.mark.alone
+
 pytest.importorskip("ray", reason="the Ray backend needs ray installed")
 
 

@@ -105,25 +105,40 @@ def busy(core: int, processes: int = 1) -> Iterator[list[int]]:
             p.wait()
 
 
-#: Above this 1-minute load average other processes, not the test's own, decide wall times.
+#: Above this many runnable processes (besides the test's own) other work decides wall times.
 QUIET_LOAD = 4.0
+
+
+def runnable_now(seconds: float = 0.5, samples: int = 10) -> float:
+    """The mean count of runnable processes over `seconds`, from /proc/loadavg, less this one.
+
+    Not the 1-minute load average: a test marked `alone` starts right after the other xdist
+    worker stopped, and the minute's average still counts that worker's work.
+    """
+    import time
+
+    counts = []
+    for _ in range(samples):
+        with open("/proc/loadavg") as f:
+            counts.append(int(f.read().split()[3].split("/")[0]) - 1)
+        time.sleep(seconds / samples)
+    return sum(counts) / len(counts)
 
 
 def require_quiet_machine() -> None:
     """Skip a wall-clock statistics test when the machine is busy with other work.
 
     These tests assert what repeated wall-clock timing can tell apart; on a 2-core machine
-    already running several other jobs the answer is about those jobs. The load average is
+    already running several other jobs the answer is about those jobs. The runnable count is
     read when the test starts (its own measuring processes come after).
     """
-    import os
-
     import pytest
 
-    load = os.getloadavg()[0]
+    load = runnable_now()
     if load > QUIET_LOAD:
         pytest.skip(
-            f"load average {load:.1f} > {QUIET_LOAD}: wall-clock statistics would measure other jobs"
+            f"{load:.1f} processes runnable > {QUIET_LOAD}: wall-clock statistics would measure "
+            "other jobs"
         )
 
 

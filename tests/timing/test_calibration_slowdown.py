@@ -21,7 +21,7 @@ from perfgym.sandbox.pool import usable_cores
 from perfgym.timing.calibration import fit_affine, fit_epochs, paired_durations
 from perfgym.timing.stability import mean_percentile
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 # Ladders of different spread, as problems differ in how far their human solutions spread.
 # Neighbours are >= 1.5x apart, so wall-clock noise on a shared machine cannot reorder them.

@@ -12,6 +12,9 @@ from perfgym.sandbox.pool import usable_cores
 from perfgym.sandbox.warm import WarmSandbox
 from perfgym.timing.drift import DriftConfig, DriftMonitor
 
+# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
+pytestmark = pytest.mark.alone
+
 CORE = usable_cores()[0]
 
 

@@ -10,6 +10,9 @@ from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import load_suite
 
+# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
+pytestmark = pytest.mark.alone
+
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
 
 

@@ -111,6 +111,7 @@ def _tokenizer(texts: list[str]):
 
 
 @needs_verl
+@pytest.mark.alone
 def test_verl_naive_reward_manager_drives_the_adapter(train_suite):
     """verl loads the adapter by file path, binds reward_kwargs, and its `naive` manager
     decodes each response and awaits compute_score per sample, as in training."""

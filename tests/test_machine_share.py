@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 
@@ -15,10 +14,14 @@ HELPERS = Path(__file__).parent / "helpers"
 
 #: A worker: runs `tests` ("alone"/"shared" names, each held 0.3 s) and logs start/end times.
 WORKER = """
-import sys, time
+import glob, os, sys, time
 sys.path.insert(0, sys.argv[1])
 from machine_share import machine_share
 log = open(sys.argv[2], "a", buffering=1)
+# both workers up before either starts (a slow interpreter start would leave nothing to overlap)
+open(sys.argv[2] + ".up", "w").close()
+while len(glob.glob(os.path.join(os.path.dirname(sys.argv[2]), "*.up"))) < int(sys.argv[4]):
+    time.sleep(0.01)
 for kind in sys.argv[3].split(","):
     with machine_share(kind == "alone"):
         t0 = time.monotonic()
@@ -35,9 +38,8 @@ def _run_workers(tmp_path: Path, plans: list[str]) -> list[list[tuple[str, float
         log = tmp_path / f"gw{k}.log"
         logs.append(log)
         procs.append(subprocess.Popen(
-            [sys.executable, "-c", WORKER, str(HELPERS), str(log), plan],
+            [sys.executable, "-c", WORKER, str(HELPERS), str(log), plan, str(len(plans))],
             env={**env, "PYTEST_XDIST_WORKER": f"gw{k}"}))  # fmt: skip
-        time.sleep(0.05)
     for p in procs:
         assert p.wait(timeout=60) == 0
     assert len(list(tmp_path.glob("perfgym-tests-*"))) == 2  # the gate and the machine lock
@@ -64,7 +66,7 @@ def test_without_xdist_nothing_is_locked(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     env["TMPDIR"] = str(tmp_path)
     log = tmp_path / "solo.log"
-    out = subprocess.run([sys.executable, "-c", WORKER, str(HELPERS), str(log), "alone"],
+    out = subprocess.run([sys.executable, "-c", WORKER, str(HELPERS), str(log), "alone", "1"],
                          env=env, timeout=60)  # fmt: skip
     assert out.returncode == 0 and log.read_text().startswith("alone ")
     assert not list(tmp_path.glob("perfgym-tests-*"))

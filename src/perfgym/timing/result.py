@@ -77,7 +77,8 @@ class Timing(BaseModel):
     flags: list[str] = Field(
         default_factory=list,
         description="Timing suspicions: 'timing_drift' (probes moved; status degraded), "
-        "'first_call_gap' (first call much slower than repeats: a caching signature), and the "
+        "'first_call_gap' (first call much slower than repeats: a caching signature), "
+        "'first_call_unchecked' (that check's runs failed twice; nothing was compared), and the "
         "sandbox's accounting flags (HIDING_FLAGS: 'hidden_cpu', 'outlived_main', "
         "'cpu_over_wall'; status degraded), 'cores_capped' (the machine had fewer measuring "
         "cores than the task asks for: `cores` < `cores_wanted`).",

@@ -42,7 +42,13 @@ def _age_s(pid: int) -> float:
 
 
 class Killer(threading.Thread):
-    """Every 1-3 s, SIGKILLs a random worker process, or a random sandbox process under one.
+    """Every 100-300 answered jobs, SIGKILLs a random worker process, or a random sandbox
+    process under one.
+
+    Paced by jobs, not seconds: a kill costs a worker's restart and its lease's retries, so on a
+    slower machine kills every few seconds meant more kills, a slower run, more kills again
+    (2x the run's time at 1,200 jobs measured here). ~25 kills over 5,000 jobs, one per ~2-5 s
+    at the throughput the first runs of this test had.
 
     Only processes that have been up a few seconds are fair game: killing each replacement
     before it finished starting would test nothing but the restart backoff. Only perfgym's
@@ -52,20 +58,38 @@ class Killer(threading.Thread):
     candidate could ask for to dodge its penalty.
     """
 
-    def __init__(self, svc: ServiceProcess, seed: int = 7, min_age_s: float = 4.0) -> None:
+    def __init__(self, svc: ServiceProcess, progress: list[int], seed: int = 7,
+                 min_age_s: float = 4.0) -> None:  # fmt: skip
         super().__init__(daemon=True)
         self.svc = svc
+        self.progress = progress
         self.rng = random.Random(seed)
         self.min_age_s = min_age_s
         self.stop = threading.Event()
         self.killed = {"worker": 0, "sandbox": 0}
 
-    def run(self) -> None:
-        while not self.stop.wait(self.rng.uniform(1.0, 3.0)):
+    def _next_kill(self) -> bool:
+        """Wait until 100-300 more jobs are answered; False when told to stop."""
+        due = len(self.progress) + self.rng.randint(100, 300)
+        while len(self.progress) < due:
+            if self.stop.wait(0.2):
+                return False
+        return True
+
+    def _old_workers(self) -> list[int]:
+        """Worker processes up at least min_age_s (waiting up to ~10 s for one)."""
+        for _ in range(20):
             try:
-                workers = [p for p in worker_pids(self.svc.pid()) if _age_s(p) >= self.min_age_s]
-            except (AssertionError, OSError):
-                continue
+                old = [p for p in worker_pids(self.svc.pid()) if _age_s(p) >= self.min_age_s]
+            except (AssertionError, OSError):  # the service itself is restarting
+                old = []
+            if old or self.stop.wait(0.5):
+                return old
+        return []
+
+    def run(self) -> None:
+        while self._next_kill():
+            workers = self._old_workers()
             if not workers:
                 continue
             victim = self.rng.choice(workers)
@@ -107,7 +131,7 @@ def test_5000_jobs_under_kills_and_a_restart(tmp_path):
     latencies: list[float] = []
     progress: list[int] = []
     svc = ServiceProcess(cfg, log=tmp_path / "service.log").start()
-    killer = Killer(svc)
+    killer = Killer(svc, progress)
     try:
         per = JOBS // CLIENTS
         threads = [threading.Thread(target=_client, args=(svc.url, k * per, (k + 1) * per, results,

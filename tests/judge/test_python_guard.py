@@ -308,3 +308,38 @@ def test_the_solutions_process_ends_with_the_harness(tmp_path):
     rc, out, err = _run(tmp_path, source)
     assert rc == 0, err
     assert _line(out)["ok"] is True
+
+
+def test_only_whole_shallow_copies_are_kept():
+    g = _guard()
+    whole = g._shallow_copy_is_whole
+    for value in (1, "x", (1, (2, "y")), [1, 2.5, None], [(1, 2), (3, 4)], {1: (2,)},
+                  {1, 2}, bytearray(b"ab"), frozenset({(1,)})):  # fmt: skip
+        assert whole(value), value
+    for value in ([[1], [2]], [{1: 2}], {1: [2]}, ([1],), [_Yes(1)], _Yes(1), [bytearray()]):
+        assert not whole(value), value
+
+
+#: Times a no-op call on a large argument with the harness's timer and with a clock the guard
+#: does not wrap (CLOCK_MONOTONIC read directly).
+CLOCK_HARNESS = """import importlib.util, json, os, sys, time
+spec = importlib.util.spec_from_file_location("solution", os.environ["PERFCODEBENCH_SOLUTION"])
+solution = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(solution)
+values = list(range(300_000))
+t, r = time.perf_counter_ns(), time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+for _ in range(5):
+    solution.run(values)
+timed = time.perf_counter_ns() - t
+real = time.clock_gettime_ns(time.CLOCK_MONOTONIC) - r
+print(json.dumps({"ok": True, "elapsed_ns": timed, "real_ns": real}))
+"""
+
+
+def test_the_harnesss_own_share_of_a_call_is_off_its_timers(tmp_path):
+    # Pickling 300,000 ints five times (and comparing them with the last call's) is the
+    # harness's process's work for the call, not the solution's: its timers do not count it.
+    rc, out, err = _run(tmp_path, "def run(values):\n    return 0\n", harness=CLOCK_HARNESS)
+    assert rc == 0, err
+    line = _line(out)
+    assert 0 < line["elapsed_ns"] < line["real_ns"], line

@@ -21,9 +21,16 @@ the builtin, numpy's values through `tolist()`, any other type refused as a stri
 expects).
 
 The time the arguments take to cross is inside the harness's clock (the call is one the
-harness times). To keep it small, arguments byte-for-byte equal to the previous call's are not
-sent again: the solution's process keeps them and hands each call a fresh copy (where a shallow
-copy is a full one), and says so in its reply.
+harness times). Two things keep it small. Arguments byte-for-byte equal to the previous call's
+are not sent again: the solution's process keeps them and hands each call a fresh copy, where
+this process found a shallow copy to be a whole one (`_shallow_copy_is_whole`), and says so in
+its reply. And this process's own share of a call
+(pickling the arguments, comparing them with the last call's, decoding the reply: work of
+perfgym's code here, which no code of the solution's runs in or can reach) is taken off the
+harness's timers: `time.perf_counter`, `perf_counter_ns`, `monotonic`, `monotonic_ns`, `time`
+and `time_ns` read in this process less the total of that work so far (`_SPENT`). What the
+solution's process does for a call (unpickling, copying, its work, pickling the result) and
+the pipe's hand-offs stay in the harness's time.
 
 A harness that ends while the solution's process is still alive closes its pipe; the process
 then has `EXIT_GRACE_S` to end before it is killed, so no process of the solution outlives the
@@ -34,6 +41,11 @@ import io
 import os
 import pickle
 import sys
+import time
+
+#: Nanoseconds of this process's own work for the solution's calls so far (see the docstring).
+_SPENT = [0]
+_NS = time.perf_counter_ns  # the real clock, bound before the harness's timers are wrapped
 
 #: Exit status of a harness whose solution's process could not be started or reached.
 FAILED_EXIT = 87
@@ -44,6 +56,31 @@ _SERVER = os.path.join(_HERE, "perfgym_solution_process.py")
 _HEADER = 8
 #: The one global a plain value's pickle names (complex numbers); anything else is refused.
 _ALLOWED = {("builtins", "complex"): complex}
+_ATOMS = frozenset({int, float, complex, str, bytes, bool, type(None)})
+
+
+def _frozen(x, depth=0):
+    """Whether `x` cannot change: an atom, or a tuple/frozenset of such (not too deep)."""
+    t = type(x)
+    if t in _ATOMS:
+        return True
+    if (t is tuple or t is frozenset) and depth < 8:
+        return set(map(type, x)) <= _ATOMS or all(_frozen(e, depth + 1) for e in x)
+    return False
+
+
+def _shallow_copy_is_whole(x):
+    """Whether a shallow copy of `x` is a whole one (the solution's process may keep `x` and
+    hand each call such a copy): `x` cannot change, or is a list, set or dict of such values,
+    or a bytearray. Decided here, where its time is taken off the harness's timers."""
+    t = type(x)
+    if _frozen(x) or t is bytearray:
+        return True
+    if t is list or t is set:
+        return set(map(type, x)) <= _ATOMS or all(_frozen(e) for e in x)
+    if t is dict:
+        return all(_frozen(k) and _frozen(v) for k, v in x.items())
+    return False
 
 
 class SolutionError(RuntimeError):
@@ -95,6 +132,17 @@ def _interpreter_flags():
     return out
 
 
+def _widen(fd, size=1 << 20):
+    """A 1 MiB pipe (the unprivileged most) where the kernel allows: a large argument crosses
+    in fewer hand-offs between the two processes."""
+    try:
+        import fcntl
+
+        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
+    except OSError:
+        pass
+
+
 def _write_all(fd, data):
     view = memoryview(data)
     while view:
@@ -118,6 +166,8 @@ class _Process:
     def __init__(self, name, path, harness_argv):
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
+        for fd in (req_w, rep_w):
+            _widen(fd)
         null = os.open(os.devnull, os.O_RDONLY)
         argv = [sys.executable, *_interpreter_flags(), _SERVER, name, path, "--", *harness_argv]
         env = dict(os.environ)
@@ -140,15 +190,22 @@ class _Process:
         self.last, self.kept = None, False
         self.ended = False
 
-    def ask(self, message):
-        """Send one request (bytes), return the decoded reply."""
+    def ask(self, message, spent=None):
+        """Send one request (bytes), return the decoded reply (its decoding's time added to
+        `spent`)."""
         _write_all(self.out, len(message).to_bytes(_HEADER, "little") + message)
         size = int.from_bytes(_read_exact(self.back, _HEADER), "little")
-        return decode(_read_exact(self.back, size))
-
-    def reply(self, message):
+        data = _read_exact(self.back, size)
+        start = _NS()
         try:
-            got = self.ask(message)
+            return decode(data)
+        finally:
+            if spent is not None:
+                spent[0] += _NS() - start
+
+    def reply(self, message, spent=None):
+        try:
+            got = self.ask(message, spent)
         except OSError as exc:  # a broken pipe: the process is gone
             raise SolutionError(f"perfgym: the solution's process ended ({exc})") from None
         if type(got) is not tuple or len(got) != 3 or type(got[0]) is not str:
@@ -185,6 +242,7 @@ class _Process:
 
 
 def _call(proc, name, args, kwargs):
+    start = _NS()
     try:
         data = pickle.dumps((args, kwargs), 5)
     except Exception as exc:  # noqa: BLE001 - the harness's own argument
@@ -192,9 +250,15 @@ def _call(proc, name, args, kwargs):
             f"perfgym: an argument the harness passes to {name} cannot be sent to the "
             f"solution's process ({type(exc).__name__}: {exc})"
         ) from None
-    again = proc.kept and data == proc.last
-    request = pickle.dumps(("again", name, None) if again else ("call", name, data), 5)
-    what, value, kept = proc.reply(request)
+    if proc.kept and data == proc.last:
+        request = pickle.dumps(("again", name, None, False), 5)
+    else:
+        whole = all(map(_shallow_copy_is_whole, args)) and all(
+            map(_shallow_copy_is_whole, kwargs.values())
+        )
+        request = pickle.dumps(("call", name, data, whole), 5)
+    _SPENT[0] += _NS() - start
+    what, value, kept = proc.reply(request, _SPENT)
     proc.last, proc.kept = data, kept is True
     if what == "error":
         raise SolutionError(f"perfgym: the solution's {name} raised (its traceback is above)")
@@ -229,14 +293,14 @@ def _load(name, path, harness_argv):
         sys.stderr.write(f"perfgym: the solution's process could not start ({exc})\n")
         os._exit(FAILED_EXIT)
     _started.append(proc)
-    what, value, _ = proc.reply(pickle.dumps(("load", name, None), 5))
+    what, value, _ = proc.reply(pickle.dumps(("load", name, None, False), 5))
     if what == "error":
         raise SolutionError("perfgym: the solution failed to import (its traceback is above)")
 
     def getattr_(attr):
         if attr.startswith("__") and attr.endswith("__"):
             raise AttributeError(attr)  # the import system's own probes: never the solution's
-        what, value, _ = proc.reply(pickle.dumps(("attr", attr, None), 5))
+        what, value, _ = proc.reply(pickle.dumps(("attr", attr, None, False), 5))
         if what == "missing":
             raise AttributeError(f"the solution has no {attr!r}")
         if what == "callable":
@@ -254,10 +318,20 @@ def end_all():
         _started.pop().end()
 
 
+def _wrap_timers(spent=_SPENT):
+    """time's timers in this process read less `spent` (this process's own work for calls)."""
+    for name in ("perf_counter", "monotonic", "time"):
+        real, real_ns = getattr(time, name), getattr(time, name + "_ns")
+        setattr(time, name, lambda _real=real: _real() - spent[0] / 1e9)
+        setattr(time, name + "_ns", lambda _real=real_ns: _real() - spent[0])
+
+
 def install(harness_argv):
-    """Called by the wrapper before the harness runs: this process made non-dumpable; returns
-    the shim's `load(name, path)` and the function that ends the solution's processes."""
+    """Called by the wrapper before the harness runs: this process made non-dumpable, its
+    timers wrapped; returns the shim's `load(name, path)` and the function that ends the
+    solution's processes."""
     make_undumpable()
+    _wrap_timers()
 
     def load(name, path, _argv=tuple(harness_argv)):
         return _load(name, path, list(_argv))

@@ -65,41 +65,19 @@ def plain(x):
     return _REFUSED
 
 
-def _frozen(x, depth=0):
-    """Whether `x` cannot change: an atom, or a tuple/frozenset of such (not too deep)."""
-    t = type(x)
-    if t in _ATOMS:
-        return True
-    if (t is tuple or t is frozenset) and depth < 8:
-        return set(map(type, x)) <= _ATOMS or all(_frozen(e, depth + 1) for e in x)
-    return False
-
-
 def _copier(x):
-    """A function giving a fresh copy of `x` as it is now, or None where a shallow copy would
-    not be a whole one (a list of lists: the solution could change the inner ones)."""
+    """A function giving a fresh copy of `x` as it is now (the harness found a shallow copy of
+    each argument a whole one: it cannot change, or holds only values that cannot)."""
     t = type(x)
-    if _frozen(x):
-        return lambda: x
-    if t is list or t is set:
-        if set(map(type, x)) <= _ATOMS or all(_frozen(e) for e in x):
-            return lambda: t(x)
-        return None
-    if t is dict:
-        if all(_frozen(k) and _frozen(v) for k, v in x.items()):
-            return lambda: dict(x)
-        return None
-    if t is bytearray:
-        return lambda: bytearray(x)
-    return None
+    if t is list or t is set or t is dict or t is bytearray:
+        return lambda: t(x)
+    return lambda: x
 
 
 def _keeper(args, kwargs):
-    """A function giving fresh (args, kwargs) equal to these, or None."""
+    """A function giving fresh (args, kwargs) equal to these."""
     copies = [_copier(a) for a in args]
     kw = {k: _copier(v) for k, v in kwargs.items()}
-    if any(c is None for c in copies) or any(c is None for c in kw.values()):
-        return None
     return lambda: (tuple(c() for c in copies), {k: c() for k, c in kw.items()})
 
 
@@ -141,7 +119,7 @@ def main():
         request = _read_exact(int.from_bytes(head, "little"))
         if request is None:
             return
-        op, what, data = pickle.loads(request)
+        op, what, data, whole = pickle.loads(request)
         try:
             if op == "load":
                 spec = importlib.util.spec_from_file_location(what, path)
@@ -163,7 +141,7 @@ def main():
                     args, kwargs = kept()
                 else:
                     args, kwargs = pickle.loads(data)
-                    kept = _keeper(args, kwargs)
+                    kept = _keeper(args, kwargs) if whole is True else None
                     if kept is not None:
                         args, kwargs = kept()  # the kept ones stay as they came
                 fn = getattr(module, what)

@@ -5,8 +5,8 @@ The solution's process is the harness process's child, under the same uid, in th
 sandbox. What it could try, each through the real judge (sandbox on):
 
   test_the_solution_cannot_reach_the_harnesss_process      the parent's /proc/PID/mem (read and
-      write), environ, maps, fds (its stdout, to write a line and a mark), ptrace attach and
-      process_vm_readv: every one refused (the harness process is non-dumpable), and the probe
+      write), environ, maps, fds (its stdout, to write a line and a mark), ptrace attach,
+      process_vm_readv and pidfd_getfd (the parent's stdout): every one refused (the harness process is non-dumpable), and the probe
       then kills the harness: NR, never OK.
   test_killing_the_harness_is_not_ok[SIGKILL, SIGTERM, SIGINT]   no work, the harness killed or
       interrupted at the first call: no end mark, never OK.
@@ -57,6 +57,9 @@ def range_sums(values, queries):
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.ptrace(16, ppid, 0, 0) == 0:  # PTRACE_ATTACH
         reached.append("ptrace")
+    pidfd = libc.syscall(434, ppid, 0)  # pidfd_open (one number on every architecture)
+    if pidfd >= 0 and libc.syscall(438, pidfd, 1, 0) >= 0:  # pidfd_getfd: its stdout
+        reached.append("pidfd_getfd")
     class IOV(ctypes.Structure):
         _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
     buf = ctypes.create_string_buffer(64)

@@ -343,3 +343,14 @@ def test_the_harnesss_own_share_of_a_call_is_off_its_timers(tmp_path):
     assert rc == 0, err
     line = _line(out)
     assert 0 < line["elapsed_ns"] < line["real_ns"], line
+
+
+def test_a_harness_opening_the_solutions_file_itself_is_refused(tmp_path):
+    # The split holds only for the path the harness was given (argv, PERFCODEBENCH_SOLUTION);
+    # a harness loading the file by a path of its own would run it in its own process.
+    harness = HARNESS.replace('os.environ["PERFCODEBENCH_SOLUTION"]',
+                              'os.path.join(os.path.dirname(sys.argv[0]), "solution.py")')  # fmt: skip
+    assert harness != HARNESS
+    rc, out, err = _run(tmp_path, HONEST, harness=harness)
+    assert rc == 88 and "opened the solution's file itself" in err, (rc, err)
+    assert '"ok"' not in out

@@ -49,6 +49,9 @@ _NS = time.perf_counter_ns  # the real clock, bound before the harness's timers 
 
 #: Exit status of a harness whose solution's process could not be started or reached.
 FAILED_EXIT = 87
+#: Exit status of a harness that opened the solution's file itself (it would run the solution
+#: in its own process, where the split does not hold): refused, never run unguarded.
+OPENED_EXIT = 88
 #: How long the solution's process has to exit after the harness ended.
 EXIT_GRACE_S = 2.0
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -326,12 +329,32 @@ def _wrap_timers(spent=_SPENT):
         setattr(time, name + "_ns", lambda _real=real_ns: _real() - spent[0])
 
 
-def install(harness_argv):
+def _refuse_opening(solution):
+    """An audit hook: this process opening `solution` (a harness that loads the solution by a
+    path of its own, not the one it was given) ends the run before any of it runs here."""
+    real = os.path.realpath(solution)
+    realpath, write, exit_ = os.path.realpath, os.write, os._exit
+
+    def hook(event, args):
+        if event == "open" and args and isinstance(args[0], (str, bytes)):
+            path = args[0] if isinstance(args[0], str) else os.fsdecode(args[0])
+            if path.endswith(os.path.basename(real)) and realpath(path) == real:
+                write(2, b"perfgym: the harness opened the solution's file itself (not through "
+                         b"the path it was given): its code would run in the harness's process; "
+                         b"refused\n")  # fmt: skip
+                exit_(OPENED_EXIT)
+
+    sys.addaudithook(hook)
+
+
+def install(harness_argv, solution=None):
     """Called by the wrapper before the harness runs: this process made non-dumpable, its
-    timers wrapped; returns the shim's `load(name, path)` and the function that ends the
-    solution's processes."""
+    timers wrapped, opening `solution` (the real path) refused; returns the shim's
+    `load(name, path)` and the function that ends the solution's processes."""
     make_undumpable()
     _wrap_timers()
+    if solution:
+        _refuse_opening(solution)
 
     def load(name, path, _argv=tuple(harness_argv)):
         return _load(name, path, list(_argv))

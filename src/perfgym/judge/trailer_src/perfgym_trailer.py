@@ -140,7 +140,8 @@ if __name__ == "__main__":
     del sys.argv[0]
     # The harness's argv as it was given (the solution's process gets it, real path and all).
     _given = sys.argv[2:] if sys.argv[0] == "--solution" else list(sys.argv)
-    _load, _end = perfgym_guard.install(_given)
+    _real = sys.argv[1] if sys.argv[0] == "--solution" else None
+    _load, _end = perfgym_guard.install(_given, _real)
     del sys.modules["perfgym_guard"], perfgym_guard
     _point_at_shim(_load)
     sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))

@@ -15,6 +15,8 @@ baseline/reference ratio guarded over direct (1.0: the ratio is kept; 0.8: compr
 Targets: every run ok; the added share at most 0.25 at the median; a ratio kept within 15 %.
 
 Usage: PYTHONPATH=src python3 bench/harness_guard_overhead.py [TASKS_DIR] [--rounds N]
+       [--core K]   (every run pinned to core K, harness and solution processes together, as
+       the judge pins a run's processes to one core)
 """
 
 from __future__ import annotations
@@ -71,6 +73,10 @@ def main() -> int:
     if "--rounds" in args:
         k = args.index("--rounds")
         rounds = int(args[k + 1])
+        del args[k : k + 2]
+    if "--core" in args:
+        k = args.index("--core")
+        os.sched_setaffinity(0, {int(args[k + 1])})  # inherited by every run started below
         del args[k : k + 2]
     tmp = Path(tempfile.mkdtemp(prefix="perfgym-guard-bench-"))
     wrap = tmp / "w"

@@ -24,13 +24,15 @@ The time the arguments take to cross is inside the harness's clock (the call is 
 harness times). Two things keep it small. Arguments byte-for-byte equal to the previous call's
 are not sent again: the solution's process keeps them and hands each call a fresh copy, where
 this process found a shallow copy to be a whole one (`_shallow_copy_is_whole`), and says so in
-its reply. And this process's own share of a call
-(pickling the arguments, comparing them with the last call's, decoding the reply: work of
-perfgym's code here, which no code of the solution's runs in or can reach) is taken off the
-harness's timers: `time.perf_counter`, `perf_counter_ns`, `monotonic`, `monotonic_ns`, `time`
-and `time_ns` read in this process less the total of that work so far (`_SPENT`). What the
-solution's process does for a call (unpickling, copying, its work, pickling the result) and
-the pipe's hand-offs stay in the harness's time.
+its reply. And this process's own share of sending a call (pickling the arguments, deciding
+whether they may be kept, comparing them with the last call's: work of perfgym's code here
+that depends on the harness's arguments only) is taken off the harness's timers:
+`time.perf_counter`, `perf_counter_ns`, `monotonic`, `monotonic_ns`, `time` and `time_ns` read
+in this process less the total of that work so far (`_SPENT`). Decoding the reply stays in the
+clock: its cost is the solution's to choose, and a reply can make the decoder do work (a set's
+or a dict's items deduplicated as it is built) that would otherwise be the solution's. So do
+what the solution's process does for a call (unpickling, copying, its work, pickling the
+result) and the pipe's hand-offs.
 
 A harness that ends while the solution's process is still alive closes its pipe; the process
 then has `EXIT_GRACE_S` to end before it is killed, so no process of the solution outlives the
@@ -193,22 +195,15 @@ class _Process:
         self.last, self.kept = None, False
         self.ended = False
 
-    def ask(self, message, spent=None):
-        """Send one request (bytes), return the decoded reply (its decoding's time added to
-        `spent`)."""
+    def ask(self, message):
+        """Send one request (bytes), return the decoded reply."""
         _write_all(self.out, len(message).to_bytes(_HEADER, "little") + message)
         size = int.from_bytes(_read_exact(self.back, _HEADER), "little")
-        data = _read_exact(self.back, size)
-        start = _NS()
-        try:
-            return decode(data)
-        finally:
-            if spent is not None:
-                spent[0] += _NS() - start
+        return decode(_read_exact(self.back, size))
 
-    def reply(self, message, spent=None):
+    def reply(self, message):
         try:
-            got = self.ask(message, spent)
+            got = self.ask(message)
         except OSError as exc:  # a broken pipe: the process is gone
             raise SolutionError(f"perfgym: the solution's process ended ({exc})") from None
         if type(got) is not tuple or len(got) != 3 or type(got[0]) is not str:
@@ -261,7 +256,7 @@ def _call(proc, name, args, kwargs):
         )
         request = pickle.dumps(("call", name, data, whole), 5)
     _SPENT[0] += _NS() - start
-    what, value, kept = proc.reply(request, _SPENT)
+    what, value, kept = proc.reply(request)
     proc.last, proc.kept = data, kept is True
     if what == "error":
         raise SolutionError(f"perfgym: the solution's {name} raised (its traceback is above)")

@@ -88,10 +88,6 @@ def _shallow_copy_is_whole(x):
     return False
 
 
-class SolutionError(RuntimeError):
-    """The solution raised, died, or answered with what is not a plain value."""
-
-
 class _PlainUnpickler(pickle.Unpickler):
     def find_class(self, module, name):
         found = _ALLOWED.get((module, name))
@@ -108,7 +104,7 @@ def decode(data):
     try:
         return _PlainUnpickler(io.BytesIO(data)).load()
     except Exception as exc:  # noqa: BLE001 - whatever malformed bytes raise
-        raise SolutionError(f"perfgym: the solution's reply is not plain values ({exc})") from None
+        raise RuntimeError(f"perfgym: the solution's reply is not plain values ({exc})") from None
 
 
 def make_undumpable():
@@ -159,7 +155,7 @@ def _read_exact(fd, n):
     while left:
         chunk = os.read(fd, min(left, 1 << 20))
         if not chunk:
-            raise SolutionError("perfgym: the solution's process ended (its output is above)")
+            raise RuntimeError("perfgym: the solution's process ended (its output is above)")
         chunks.append(chunk)
         left -= len(chunk)
     return b"".join(chunks)
@@ -205,9 +201,9 @@ class _Process:
         try:
             got = self.ask(message)
         except OSError as exc:  # a broken pipe: the process is gone
-            raise SolutionError(f"perfgym: the solution's process ended ({exc})") from None
+            raise RuntimeError(f"perfgym: the solution's process ended ({exc})") from None
         if type(got) is not tuple or len(got) != 3 or type(got[0]) is not str:
-            raise SolutionError("perfgym: the solution's process answered out of protocol")
+            raise RuntimeError("perfgym: the solution's process answered out of protocol")
         return got
 
     def end(self):
@@ -244,7 +240,7 @@ def _call(proc, name, args, kwargs):
     try:
         data = pickle.dumps((args, kwargs), 5)
     except Exception as exc:  # noqa: BLE001 - the harness's own argument
-        raise SolutionError(
+        raise RuntimeError(
             f"perfgym: an argument the harness passes to {name} cannot be sent to the "
             f"solution's process ({type(exc).__name__}: {exc})"
         ) from None
@@ -259,9 +255,9 @@ def _call(proc, name, args, kwargs):
     what, value, kept = proc.reply(request)
     proc.last, proc.kept = data, kept is True
     if what == "error":
-        raise SolutionError(f"perfgym: the solution's {name} raised (its traceback is above)")
+        raise RuntimeError(f"perfgym: the solution's {name} raised (its traceback is above)")
     if what != "value":
-        raise SolutionError("perfgym: the solution's process answered out of protocol")
+        raise RuntimeError("perfgym: the solution's process answered out of protocol")
     return value
 
 
@@ -293,7 +289,7 @@ def _load(name, path, harness_argv):
     _started.append(proc)
     what, value, _ = proc.reply(pickle.dumps(("load", name, None, False), 5))
     if what == "error":
-        raise SolutionError("perfgym: the solution failed to import (its traceback is above)")
+        raise RuntimeError("perfgym: the solution failed to import (its traceback is above)")
 
     def getattr_(attr):
         if attr.startswith("__") and attr.endswith("__"):
@@ -305,7 +301,7 @@ def _load(name, path, harness_argv):
             return _Callable(proc, attr)
         if what == "value":
             return value
-        raise SolutionError(f"perfgym: reading the solution's {attr} failed (see above)")
+        raise RuntimeError(f"perfgym: reading the solution's {attr} failed (see above)")
 
     return getattr_
 

@@ -1,136 +1,136 @@
-"""What the Python harness guard's process split adds to a harness's own time, and how much it
-compresses a speed-up ratio.
+"""What the Python harness guard adds inside the timed call, as a fraction of the harness's time.
 
-The guard (src/perfgym/judge/trailer_src/perfgym_guard.py) runs the solution in a process of
-its own: each call the harness times sends its arguments (pickled) through a pipe and reads the
-result back, inside the harness's clock. For each Python harness task (PerfCodeBench python_*
-tasks under PERFGYM_PERFCODEBENCH or argv[1]; without either, the test fixtures py_range_sums
-and the squares checksum of tests/security) and each of its reference and baseline, the
-harness runs ROUNDS times directly on the solution (in one process, no guard) and ROUNDS times
-through the wrapper and guard, interleaved; the minima of elapsed_ns are compared (the
-machine's load only adds time, and the pipe's hand-offs wait on a free core: the minimum is
-the figure a quiet, pinned core approaches; the medians are printed beside them). Prints
-per-run rows, then the figures: (guarded - direct) / direct per run, and per task the
-baseline/reference ratio guarded over direct (1.0: the ratio is kept; 0.8: compressed by 20 %).
-Targets: every run ok; the added share at most 0.25 at the median; a ratio kept within 15 %.
+The guard (src/perfgym/judge/trailer_src/perfgym_guard.py) runs the solution on a thread of
+its own and rebuilds its result as plain builtin values; both happen inside the harness's
+timed region. For each PerfCodeBench python_* task (PERFGYM_PERFCODEBENCH or argv[1]) and
+each of its published reference and baseline, one fresh process runs the harness through the
+guard, times every result's conversion, and reports the harness's own line; the hand-off (a
+no-op call through the thread) is timed separately. Prints per-task rows, then the figure:
+the median and largest (hand-off + conversion) / elapsed_ns, and how many runs were ok.
+Targets: every run ok; the added share at most 1e-3 at the median and 1e-2 at the largest
+(measured on 18 tasks: 2.5e-5 and 7.0e-3).
 
-Usage: PYTHONPATH=src python3 bench/harness_guard_overhead.py [TASKS_DIR] [--rounds N]
-       [--core K]   (every run pinned to core K, harness and solution processes together, as
-       the judge pins a run's processes to one core)
+Usage: PYTHONPATH=src python3 bench/harness_guard_overhead.py [TASKS_DIR] [--limit N]
+       [--roles reference,baseline] [--stride K]   (every K-th task; published baselines
+       take up to ~25 s a run, a harness's own input and answer often 10 s)
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from targets import at_least, at_most, report
+from targets import at_most, report
 
-MEDIAN_SHARE, RATIO_KEPT = 0.25, 0.85
-ROOT = Path(__file__).resolve().parents[1]
-GUARD_DIR = ROOT / "src/perfgym/judge/trailer_src"
-FILES = ("perfgym_trailer.py", "perfgym_guard.py", "perfgym_solution.py",
-         "perfgym_solution_process.py")  # fmt: skip
+#: The guard's added time over the harness's own, at most: at the median and the largest.
+MEDIAN_SHARE, MAX_SHARE = 1e-3, 1e-2
+
+GUARD_DIR = Path(__file__).resolve().parents[1] / "src/perfgym/judge/trailer_src"
+
+#: Runs in a fresh process: argv = harness, solution. Prints the harness's line, then ours.
+CHILD = r"""
+import json, os, runpy, sys, time
+sys.path.insert(0, os.environ["GUARD_DIR"])
+import perfgym_guard as g
+spent, handoff = [], []
+def timed_plain(x, rec, _plain=g._plain):
+    t = time.perf_counter_ns()
+    out = _plain(x, _plain)
+    spent.append(time.perf_counter_ns() - t)
+    return out
+g._plain = timed_plain  # bound into the shim's state by install() below
+load, disarm = g.install()
+harness, solution = sys.argv[1], sys.argv[2]
+shim = os.path.join(os.environ["GUARD_DIR"], "perfgym_solution.py")
+os.environ["PERFCODEBENCH_SOLUTION"] = shim
+import types
+shim_handoff = types.ModuleType("perfgym_guard_handoff")
+shim_handoff.load = lambda name: load(name, solution)
+sys.modules["perfgym_guard_handoff"] = shim_handoff
+sys.argv = [harness, shim]
+code = 0
+try:
+    runpy.run_path(harness, run_name="__main__")
+except SystemExit as e:
+    code = e.code or 0
+disarm()
+# The hand-off alone: a no-op call through a fresh solution thread.
+on = g._start_worker()
+for _ in range(300):
+    t = time.perf_counter_ns(); on("call", int, (), {}); handoff.append(time.perf_counter_ns() - t)
+handoff.sort()
+sys.stdout.flush()
+print("GUARD " + json.dumps({"plain_ns": sum(spent), "calls": len(spent),
+                             "handoff_ns": handoff[len(handoff) // 2], "exit": code}))
+"""
 
 
-def _fixture_tasks(into: Path) -> list[Path]:
-    sys.path.insert(0, str(ROOT / "tests/security"))
-    from squares_task import SQUARES_BASELINE, SQUARES_HARNESS, SQUARES_REFERENCE
-
-    shutil.copytree(ROOT / "tests/fixtures/perfcodebench/executable_tasks/py_range_sums",
-                    into / "python_range_sums")  # fmt: skip
-    sq = into / "python_square_checksum"
-    for part, text in (("harness/bench.py", SQUARES_HARNESS),
-                       ("baseline/solution.py", SQUARES_BASELINE),
-                       ("reference/solution.py", SQUARES_REFERENCE)):  # fmt: skip
-        (sq / part).parent.mkdir(parents=True, exist_ok=True)
-        (sq / part).write_text(text)
-    return [into / "python_range_sums", sq]
-
-
-def _elapsed(argv: list[str], solution: Path, work: Path) -> int | None:
-    env = dict(os.environ, PERFCODEBENCH_SOLUTION=str(solution))
-    env.pop("PYTHONPATH", None)
+def _one(harness: Path, solution: Path) -> dict | None:
+    env = dict(os.environ, GUARD_DIR=str(GUARD_DIR))
     try:
-        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300, cwd=work)
+        out = subprocess.run([sys.executable, "-c", CHILD, str(harness), str(solution)],
+                             capture_output=True, text=True, env=env, timeout=300).stdout  # fmt: skip
     except subprocess.TimeoutExpired:
         return None
-    line = next((x for x in done.stdout.splitlines() if x.startswith("{")), None)
-    if line is None or json.loads(line).get("ok") is not True:
+    line = next((x for x in out.splitlines() if x.startswith("{") and '"elapsed_ns"' in x), None)
+    ours = next((x for x in out.splitlines() if x.startswith("GUARD ")), None)
+    if line is None or ours is None:
         return None
-    return int(json.loads(line)["elapsed_ns"])
+    got = json.loads(ours[6:])
+    harness_line = json.loads(line)
+    got.update(ok=harness_line.get("ok") is True, elapsed_ns=harness_line["elapsed_ns"])
+    return got
 
 
 def main() -> int:
     args = sys.argv[1:]
-    rounds = 7
-    if "--rounds" in args:
-        k = args.index("--rounds")
-        rounds = int(args[k + 1])
+    limit = None
+    if "--limit" in args:
+        k = args.index("--limit")
+        limit = int(args[k + 1])
         del args[k : k + 2]
-    if "--core" in args:
-        k = args.index("--core")
-        os.sched_setaffinity(0, {int(args[k + 1])})  # inherited by every run started below
+    roles: tuple[str, ...] = ("reference", "baseline")
+    if "--roles" in args:
+        k = args.index("--roles")
+        roles = tuple(args[k + 1].split(","))
         del args[k : k + 2]
-    tmp = Path(tempfile.mkdtemp(prefix="perfgym-guard-bench-"))
-    wrap = tmp / "w"
-    wrap.mkdir()
-    for name in FILES:
-        shutil.copy(GUARD_DIR / name, wrap / name)
-    data = args[0] if args else os.environ.get("PERFGYM_PERFCODEBENCH")
-    if data:
-        tasks = sorted(p for p in Path(data).iterdir() if p.name.startswith("python_"))
-    else:
-        tasks = _fixture_tasks(tmp)
-    shares, kept, failed = [], [], []
+    stride = 1
+    if "--stride" in args:
+        k = args.index("--stride")
+        stride = int(args[k + 1])
+        del args[k : k + 2]
+    root = Path(args[0] if args else os.environ["PERFGYM_PERFCODEBENCH"])
+    tasks = sorted(p for p in root.iterdir() if p.name.startswith("python_"))[::stride][:limit]
+    fractions, failed, handoffs = [], [], []
     for task in tasks:
         harness = next((task / "harness").glob("*.py"))
-        med: dict[str, tuple[float, float]] = {}
-        for role in ("reference", "baseline"):
-            sol = task / role / "solution.py"
-            if not sol.is_file():
+        for role in roles:
+            got = _one(harness, task / role / "solution.py")
+            if got is None or not got["ok"] or got["exit"] not in (0, None):
+                failed.append(f"{task.name}/{role}: {got}")
+                print(f"{task.name:50s} {role:9s} FAILED {got}", flush=True)
                 continue
-            py = [sys.executable]
-            direct = [*py, str(harness), str(sol)]
-            guarded = [*py, str(wrap / "perfgym_trailer.py"), "--solution", str(sol),
-                       str(harness), str(sol)]  # fmt: skip
-            got: dict[str, list[int]] = {"direct": [], "guarded": []}
-            for _ in range(rounds):
-                for kind, argv in (("direct", direct), ("guarded", guarded)):
-                    ns = _elapsed(argv, sol, tmp)
-                    if ns is not None:
-                        got[kind].append(ns)
-            if len(got["direct"]) < rounds or len(got["guarded"]) < rounds:
-                failed.append(f"{task.name}/{role}")
-                print(f"{task.name:40s} {role:9s} FAILED", flush=True)
-                continue
-            d, g = min(got["direct"]), min(got["guarded"])
-            dm, gm = statistics.median(got["direct"]), statistics.median(got["guarded"])
-            med[role] = (d, g)
-            shares.append((g - d) / d)
-            print(f"{task.name:40s} {role:9s} min: direct {d / 1e6:8.2f} ms guarded "
-                  f"{g / 1e6:8.2f} ms added {(g - d) / d:+.3f} | median: {dm / 1e6:8.2f} / "
-                  f"{gm / 1e6:8.2f} ms", flush=True)  # fmt: skip
-        if len(med) == 2:
-            ratio_d = med["baseline"][0] / med["reference"][0]
-            ratio_g = med["baseline"][1] / med["reference"][1]
-            kept.append(ratio_g / ratio_d)
-            print(f"{task.name:40s} baseline/reference: direct {ratio_d:.2f}x, guarded "
-                  f"{ratio_g:.2f}x (kept {ratio_g / ratio_d:.3f})", flush=True)  # fmt: skip
-    shutil.rmtree(tmp, ignore_errors=True)
-    print(f"added / direct: median {statistics.median(shares):+.3f}, max {max(shares):+.3f}; "
-          f"ratio kept: min {min(kept):.3f}")  # fmt: skip
+            added = got["plain_ns"] + got["calls"] * got["handoff_ns"]
+            frac = added / max(got["elapsed_ns"], 1)
+            fractions.append(frac)
+            handoffs.append(got["handoff_ns"])
+            print(f"{task.name:50s} {role:9s} elapsed {got['elapsed_ns'] / 1e6:9.2f} ms  "
+                  f"plain {got['plain_ns'] / 1e3:8.1f} us  hand-off {got['handoff_ns'] / 1e3:6.1f} "
+                  f"us x{got['calls']}  added/elapsed {frac:.2e}", flush=True)  # fmt: skip
+    for f in failed:
+        print("not ok:", f)
+    print(f"runs ok {len(fractions)} / {len(fractions) + len(failed)}; median hand-off "
+          f"{statistics.median(handoffs) / 1e3:.1f} us")  # fmt: skip
+    print(f"added time / harness time: median {statistics.median(fractions):.2e}, "
+          f"max {max(fractions):.2e}")  # fmt: skip
     return report([
         at_most("runs not ok through the guard", float(len(failed)), 0),
-        at_most("added time / direct harness time, median", statistics.median(shares),
-                MEDIAN_SHARE),
-        at_least("speed-up ratio kept (guarded / direct), min", min(kept), RATIO_KEPT),
+        at_most("added time / harness time, median", statistics.median(fractions), MEDIAN_SHARE),
+        at_most("added time / harness time, max", max(fractions), MAX_SHARE),
     ])  # fmt: skip
 
 

@@ -54,14 +54,7 @@ def test_patched_harness_timer_is_exposed(suite):
     with Judge(JudgeConfig(repeats=5, measure_reference=False, cores=[0])) as judge:
         (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
     assert v.stage is Stage.OK
-    assert v.candidate is not None and v.baseline is not None
-    # Python harnesses run the solution in a process of its own (perfgym_guard.py): the patch
-    # is of that process's clock, and the harness's own stays true. Either way no speed-up the
-    # work did not earn is believed: the harness's time is the baseline loop's, or it is flagged.
-    claimed = v.candidate.estimate_s
-    if claimed < 1e-4:  # the clock the harness reads was reached after all
-        assert "harness_timer_mismatch" in v.flags
-        assert v.candidate.status.value == "degraded"
-    else:
-        assert claimed > 0.5 * v.baseline.estimate_s, (claimed, v.baseline.estimate_s)
+    assert v.candidate is not None and v.candidate.estimate_s < 1e-4  # what the harness claims
+    assert "harness_timer_mismatch" in v.flags
+    assert v.candidate.status.value == "degraded"
     assert v.candidate.external_wall_s > 0.5 * v.baseline.external_wall_s

@@ -62,12 +62,9 @@ an audit hook ends the run on sys._current_frames, gc's object lists, tracing, c
 loading a library, and frames taken on the harness's thread (sys._getframe, tb_frame, gi_frame,
 from the solution's own __del__ run there). rt5's variants: an int subclass inside an exact
 list, a type of its own, a traceback's frame, sys._current_frames, a __del__ on the harness's
-thread. Was OPEN (rt5, non-strict xfail): test_python_signal_handler_frame_is_not_ok: that __del__ sets
+thread. OPEN (rt5, non-strict xfail: the collector decides when): test_python_signal_handler_frame_is_not_ok: that __del__ sets
 a signal handler on the harness's thread; the interpreter hands the handler the harness's frame
 (no audit event), and the handler restores the old one before the call's check of handlers.
-CLOSED by branch harness-split: the solution runs in a process of its own (the collector, its
-__del__, its signal handlers and frames are that process's; the harness's process holds the
-answer and is non-dumpable), so the test is a plain one.
 
 CLOSED above (harden5): the wrapper runs the harness's own compiled code objects and takes a
 SystemExit(0) only from one of them in the harness module's globals; it compares json's encoder
@@ -643,6 +640,11 @@ def test_python_solution_reaching_the_harnesss_frame_otherwise_is_not_ok(verdict
     _no_work_is_not_ok(verdicts[name])
 
 
+# Not strict: the attack depends on when the collector runs its __del__ on the harness's
+# thread, and in one full run it did not happen in time (XPASS, the run was honest work).
+@pytest.mark.xfail(strict=False, reason="a signal handler set on the harness's thread (from a "
+                   "__del__ the collector runs there) is handed the harness's frame by the "
+                   "interpreter; no audit event says so and it restores the old handler")  # fmt: skip
 def test_python_signal_handler_frame_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["py_signal_frame"])
 
@@ -666,10 +668,7 @@ def test_a_closed_python_attack_scores_no_more_than_the_honest_reference(verdict
 
 def test_python_json_encoder_patch_forges_a_checked_answer(verdicts):
     v = verdicts["py_json"]
-    # Since the split the patch is of the solution's process's json: the harness's own line is
-    # the harness's verdict (its int-subclass answer rebuilt as 0: ok false), so the answer
-    # check outside (`harness_answer`, described for lines that say ok) is not even reached.
-    assert v.stage is Stage.WO and not v.harness_answer, (v.stage, v.harness_answer)
+    assert v.harness_answer.startswith("checked:"), v.harness_answer
     _no_work_is_not_ok(v)
 
 

@@ -6,17 +6,6 @@ Each attack goes through the real judge (sandbox on) on small harness tasks shar
 a test asserts the SAFE behaviour, and `xfail(strict=True)` marks a hole still open. Found on
 380585e (branch redteam7). Figures: stage, rlpf reward (the honest reference: see the tests).
 
-CLOSED by branch harness-split: the solution runs in a process of its own (perfgym_guard.py,
-perfgym_solution_process.py), imported on that process's main thread; the harness's process,
-made non-dumpable, holds the expected answers, the line and the nonce, and gets plain values back
-through a pipe, decoded without naming any global but `complex`. Every forgery below (module
-globals, in-place patches, the nonce read from memory) now changes only the solution's own
-process: the harness's line is its own (WO or NR). signal.signal at import works (main thread);
-the fork Pool failed on the sandbox's /dev/shm (root's 0755 under bubblewrap: SemLock EACCES),
-now a fresh 1777 tmpfs per run. The clock patch (slow_clock) patches the solution's clock only.
-The published-task test is still skipped without PERFGYM_PERFCODEBENCH (not run on the branch).
-The OPEN/CLOSED notes below are as found on 380585e.
-
   test_python_harness_module_globals_forge_the_line[globals_range]        OPEN (OK, no work,
       rlpf 1.26 vs the honest reference's and the baseline's 0.15; repeats=3: harness time
       2.2 ms vs the reference's 6.8 ms, no flag).
@@ -369,20 +358,32 @@ def test_the_references_are_ok(verdicts):
     assert sq.harness_answer == "checked: actual_checksum, expected_checksum"
 
 
+@pytest.mark.xfail(strict=True, reason="the solution rebinds json, sys and SystemExit in the "
+                   "harness module's globals (sys.modules['__main__']) at import: the line says ok "
+                   "with actual_X copied from expected_X, sys.exit(1) returns, SystemExit(1) has "
+                   "code 0; the wrapper compares only the json module's and builtins' objects")  # fmt: skip
 @pytest.mark.parametrize("name", ["globals_range", "globals_squares"])
 def test_python_harness_module_globals_forge_the_line(verdicts, name):
     _no_work_is_not_ok(verdicts[name])
 
 
+@pytest.mark.xfail(strict=True, reason="json.dumps.__code__ replaced in place (same function "
+                   "object), sys.exit = int in the sys module, builtins.SystemExit a subclass of "
+                   "code 0: no harness global written, the wrapper's identity checks all pass")  # fmt: skip
 @pytest.mark.parametrize("name", ["in_place_range", "in_place_squares"])
 def test_python_in_place_patches_forge_the_line(verdicts, name):
     _no_work_is_not_ok(verdicts[name])
 
 
+@pytest.mark.xfail(strict=True, reason="the wrapper keeps the nonce in the process's memory; "
+                   "/proc/self/mem holds exactly one run of 32 hex digits: the solution prints "
+                   "a line and a valid mark, then os._exit(0)")  # fmt: skip
 def test_python_nonce_read_from_its_own_memory_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["proc_mem"])
 
 
+@pytest.mark.xfail(strict=True, reason="as above: OK with no work, rewarded at least as much as the "
+                   "task's honest reference (1.26 vs 0.15 at repeats=3)")  # fmt: skip
 @pytest.mark.parametrize("name,tid", [("globals_range", "py_range_sums"),
                                       ("globals_squares", "py_square_checksum")])  # fmt: skip
 def test_python_harness_module_globals_score_below_the_reference(verdicts, name, tid):
@@ -396,13 +397,7 @@ def test_python_patched_perf_counter_is_flagged(verdicts):
     assert v.stage is Stage.OK, v.reason  # correct: it does the work
     (value,) = get_reward("rlpf")([v])
     floor = 0.10 + 0.05  # RlpfConfig: s(WO) + eps
-    assert value is not None and value <= floor + 1e-9, (value, v.flags)
-    # The patch is of the solution's own process's clock since the split: the harness's clock
-    # is untouched, so the baseline's loop it runs is timed as such (no 20x believed speed-up),
-    # or else the cross-check flags it.
-    c, b = v.candidate, v.baseline
-    assert c is not None and b is not None and c.estimate_s and b.estimate_s
-    assert v.flags or c.estimate_s >= 0.5 * b.estimate_s, (c.estimate_s, b.estimate_s, v.flags)
+    assert v.flags and value is not None and value <= floor + 1e-9, (value, v.flags)
 
 
 @pytest.mark.parametrize("name", ["os_exit", "atexit", "cyclic"])
@@ -415,6 +410,8 @@ def test_honest_numpy_scalars_are_not_refused(verdicts):
     assert v.stage is Stage.OK, (v.stage, v.reason)
 
 
+@pytest.mark.xfail(strict=True, reason="the solution is imported off the main thread: "
+                   "signal.signal at import raises ValueError (a crash)")  # fmt: skip
 def test_honest_signal_setup_at_import_is_not_a_crash(verdicts):
     v = verdicts["signal_import"]
     assert v.stage is Stage.OK, (v.stage, v.reason)
@@ -426,7 +423,12 @@ def test_honest_ordinary_solutions_pass(verdicts, name):
     assert v.stage is Stage.OK, (v.stage, v.reason)
 
 
-@pytest.mark.parametrize("name", ["queue", "threads", "multiprocessing"])
+@pytest.mark.parametrize("name", [
+    "queue", "threads",
+    pytest.param("multiprocessing", marks=pytest.mark.xfail(strict=True, reason=(
+        "a fork Pool no longer hangs, but raises inside the sandbox under the guard (it runs "
+        "outside the sandbox through the same wrapper): cause not found yet"))),
+])  # fmt: skip
 def test_honest_solutions_importing_threading_finish(verdicts, name):
     v = verdicts[f"hang_{name}"]
     assert v.stage is Stage.OK, (v.stage, v.detail, v.reason)
@@ -457,6 +459,8 @@ def published():
         shutil.rmtree(path, ignore_errors=True)
 
 
+@pytest.mark.xfail(strict=True, reason="both forgeries are OK with no work on a published task "
+                   "(answers checked)")  # fmt: skip
 @pytest.mark.parametrize("name", ["globals", "in_place"])
 def test_the_forgeries_on_a_published_task(published, name):
     _no_work_is_not_ok(published[name])

@@ -28,14 +28,9 @@ def test_a_zeroed_timer_falls_back_to_the_sandbox_clock_and_gains_nothing() -> N
         (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
     assert v.stage is Stage.OK
     assert v.candidate is not None and v.baseline is not None
-    # Python harnesses run the solution in a process of its own (perfgym_guard.py): the zeroed
-    # clock is that process's, the harness's stays true and is used. Where a harness's clock is
-    # reached, the fallback to the sandbox's clock holds for every variant.
-    if "harness_below_resolution" in v.candidate.flags:
-        assert "harness_below_resolution" in v.baseline.flags
-        assert v.candidate.clock == v.baseline.clock != "harness"
-    else:
-        assert v.candidate.clock == v.baseline.clock == "harness"
+    assert "harness_below_resolution" in v.candidate.flags
+    assert "harness_below_resolution" in v.baseline.flags
+    assert v.candidate.clock == v.baseline.clock != "harness"
     assert v.candidate.estimate_s is not None and v.candidate.estimate_s > 0.01
     # The same program as the baseline: not faster by more than noise on a shared machine.
     assert v.candidate.estimate_s > 0.5 * (v.baseline.estimate_s or 0)

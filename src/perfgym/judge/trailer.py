@@ -35,13 +35,9 @@ _C, _PY, _JAVA, _GO = (
     "PerfgymTrailer.java",
     "0perfgym_trailer.go",
 )
-#: Python's wrapper loads the solution through these (`--solution`): its own process, plain values.
-_PY_GUARD, _PY_SHIM, _PY_PROCESS = (
-    "perfgym_guard.py",
-    "perfgym_solution.py",
-    "perfgym_solution_process.py",
-)
-_SOURCES = (_C, _PY, _JAVA, _GO, _PY_GUARD, _PY_SHIM, _PY_PROCESS)
+#: Python's wrapper loads the solution through these (`--solution`): its own thread, plain values.
+_PY_GUARD, _PY_SHIM = "perfgym_guard.py", "perfgym_solution.py"
+_SOURCES = (_C, _PY, _JAVA, _GO, _PY_GUARD, _PY_SHIM)
 _C_COMPILERS = re.compile(r"^(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+)?$")
 _GO_MAIN = re.compile(r"^func main\(\) \{$", re.MULTILINE)
 _LINE = re.compile(rf"^{MARK} (\S*) (\S+)$")

@@ -20,8 +20,6 @@ from perfgym.sandbox.view import INSIDE, INSIDE_MOUNT, base_args
 __all__ = ["INSIDE", "SUPERVISOR", "BwrapSandbox", "find_bwrap", "view_args"]
 
 SUPERVISOR = INSIDE / "supervisor.py"
-#: The run's POSIX shared memory (shm_open, sem_open): its own tmpfs.
-SHM_DIR = "/dev/shm"
 #: The supervisor as the run's bubblewrap sees it (only `_inside` is bound there, not the
 #: package or checkout holding it).
 SUPERVISOR_IN_VIEW = f"{INSIDE_MOUNT}/{SUPERVISOR.name}"
@@ -36,9 +34,6 @@ def view_args(
     with the run's own `hide` paths covered too), a fresh work dir and the run's binds."""
     args = base_args(config, hide=hide)
     args += ["--size", str(limits.disk_bytes), "--perms", "1777", "--tmpfs", WORK_DIR]
-    # POSIX shared memory and semaphores (multiprocessing's locks, a fork Pool's queues): a
-    # fresh one per run, as /tmp; bubblewrap's own /dev/shm is root's 0755 (EACCES for the run).
-    args += ["--size", str(limits.disk_bytes), "--perms", "1777", "--tmpfs", SHM_DIR]
     for b in binds:
         args += ["--bind" if b.writable else "--ro-bind", b.host_path, b.sandbox_path]
     return args

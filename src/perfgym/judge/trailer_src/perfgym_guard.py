@@ -1,353 +1,243 @@
-"""perfgym: the harness's side of a PerfCodeBench Python solution that runs in a process of its
-own (docs/security.md, section 6b).
+"""perfgym: loads a PerfCodeBench Python solution for its harness and calls it on a thread of
+its own, handing the harness back only plain builtin values (docs/security.md, section 6b).
 
-The harness's process holds what decides the run: the harness's inputs and expected answers,
-its verdict line, and the wrapper's nonce. The solution never runs in it. When the harness
-loads the solution (the shim perfgym_solution.py stands in for it), this module starts a fresh
-interpreter (posix_spawn: no copy of this process's memory) running
-perfgym_solution_process.py, which imports the solution on ITS main thread, as a program of its
-own would (signal handlers, fork pools and threads work as usual). Each name the harness reads
-from the shim is asked of that process; calling a callable sends the arguments (pickled) over
-a pipe and waits for the result. The solution's process has no descriptor of the run's stdout
-(its fd 1 is the run's stderr) and no way into this process's memory: this process makes
-itself non-dumpable (prctl PR_SET_DUMPABLE 0) before the solution starts, so another process of
-the run's uid can neither read /proc/PID/mem nor its fds, nor ptrace it.
+The wrapper (perfgym_trailer.py) imports this module before the harness runs, keeps it out of
+sys.modules, and points the harness at perfgym_solution.py, a shim that asks this module for
+the solution's names. Why a thread: the harness computes its answer before it calls the
+solution, in a local of its own frame; a solution running on the harness's thread reaches that
+frame (sys._getframe(1), a traceback's tb_frame.f_back) and can return the answer without the
+work. On a thread of its own, every frame the solution can walk ends at that thread's start.
+An audit hook, armed before the solution is imported, ends the run (exit status 86: a crash,
+never OK) on the other ways to reach the harness's thread: frames taken on it (sys._getframe,
+tb_frame, gi_frame, cr_frame, ag_frame, sys.settrace/setprofile there, from a solution's
+__del__ or gc callback running on it), every thread's frames (sys._current_frames), the
+collector's object lists (gc.get_objects/get_referrers/get_referents) and ctypes beyond loading
+a library (numpy loads one). Why plain values: an object of the solution's own type (a list
+subclass whose __eq__ is always True) passes the harness's `actual == expected`; a subclass of
+a builtin is rebuilt as that builtin through the builtin's own methods, any other type is
+replaced by a string no harness expects (a wrong answer).
 
-A result comes back as bytes the solution's process wrote: whatever they say, they are decoded
-by an unpickler that resolves no global (only `complex`, the one plain builtin pickle names),
-so no code of the solution's runs here and only plain builtin values reach the harness. The
-solution's process makes its values plain before sending them (a builtin's subclass rebuilt as
-the builtin, numpy's values through `tolist()`, any other type refused as a string no harness
-expects).
+The solution shares the process: whatever of this module it can reach it can change. The
+harness may keep the shim module in a global, so what the harness's thread runs here is
+reachable: bound methods (read-only) of functions that read no global name, hold no closure
+and take no keyword-only default (a function's `__kwdefaults__` and closure cells can be
+changed in place); what they use is a positional default (a tuple, bound when this module was
+imported, before the solution; setting their `__defaults__` or `__code__` is refused) or the bound
+tuple. The hook's on/off switch is a closure cell nothing the solution can reach holds
+(tracing, which would show the hook's frame, is refused). The solution's thread runs a loop
+whose only globals are the builtins: its locals are its two slots and its locks."""
 
-The time the arguments take to cross is inside the harness's clock (the call is one the
-harness times). Two things keep it small. Arguments byte-for-byte equal to the previous call's
-are not sent again: the solution's process keeps them and hands each call a fresh copy, where
-this process found a shallow copy to be a whole one (`_shallow_copy_is_whole`), and says so in
-its reply. And this process's own share of sending a call (pickling the arguments, deciding
-whether they may be kept, comparing them with the last call's: work of perfgym's code here
-that depends on the harness's arguments only) is taken off the harness's timers:
-`time.perf_counter`, `perf_counter_ns`, `monotonic`, `monotonic_ns`, `time` and `time_ns` read
-in this process less the total of that work so far (`_SPENT`). Decoding the reply stays in the
-clock: its cost is the solution's to choose, and a reply can make the decoder do work (a set's
-or a dict's items deduplicated as it is built) that would otherwise be the solution's. So do
-what the solution's process does for a call (unpickling, copying, its work, pickling the
-result) and the pipe's hand-offs.
-
-A harness that ends while the solution's process is still alive closes its pipe; the process
-then has `EXIT_GRACE_S` to end before it is killed, so no process of the solution outlives the
-harness's own.
-"""
-
-import io
+import _thread
+import builtins
+import importlib.util
 import os
-import pickle
+import signal
 import sys
-import time
+import threading  # noqa: F401 - imported here, on the harness's thread (see below)
+import traceback
+import types
 
-#: Nanoseconds of this process's own work for the solution's calls so far (see the docstring).
-_SPENT = [0]
-_NS = time.perf_counter_ns  # the real clock, bound before the harness's timers are wrapped
+# `threading` records the thread that first imports it as the main thread, and the interpreter's
+# exit waits for that thread: first imported by a solution (on its own thread: a
+# ThreadPoolExecutor, multiprocessing), a finished run never exited (red team round 7).
 
-#: Exit status of a harness whose solution's process could not be started or reached.
-FAILED_EXIT = 87
-#: Exit status of a harness that opened the solution's file itself (it would run the solution
-#: in its own process, where the split does not hold): refused, never run unguarded.
-OPENED_EXIT = 88
-#: How long the solution's process has to exit after the harness ended.
-EXIT_GRACE_S = 2.0
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_SERVER = os.path.join(_HERE, "perfgym_solution_process.py")
-_HEADER = 8
-#: The one global a plain value's pickle names (complex numbers); anything else is refused.
-_ALLOWED = {("builtins", "complex"): complex}
+#: Exit status of a run the guard ended (the solution reached for the harness's state).
+REFUSED_EXIT = 86
+_REFUSED = "<perfgym: a result of a type that is not a plain builtin value: refused>"
 _ATOMS = frozenset({int, float, complex, str, bytes, bool, type(None)})
+#: Audit events refused on any thread once armed.
+_ANYWHERE = frozenset({
+    "sys._current_frames", "sys._current_exceptions", "gc.get_objects", "gc.get_referrers",
+    "gc.get_referents", "sys.settrace", "sys.setprofile", "sys._settraceallthreads",
+    "sys._setprofileallthreads", "sys.monitoring.register_callback",
+})  # fmt: skip
+#: Refused on the harness's thread once armed: each hands out one of its frames.
+_ON_MAIN = frozenset({"sys._getframe", "sys._getframemodulename"})
+_FRAME_ATTRS = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+_FUNC_ATTRS = frozenset({"__defaults__", "__kwdefaults__", "__code__"})
 
 
-def _frozen(x, depth=0):
-    """Whether `x` cannot change: an atom, or a tuple/frozenset of such (not too deep)."""
-    t = type(x)
-    if t in _ATOMS:
-        return True
-    if (t is tuple or t is frozenset) and depth < 8:
-        return set(map(type, x)) <= _ATOMS or all(_frozen(e, depth + 1) for e in x)
-    return False
+def _refuse(why, _write=os.write, _exit=os._exit, _code=REFUSED_EXIT):
+    _write(2, b"perfgym: the solution reached for its harness's state (" + why.encode() + b")\n")
+    _exit(_code)
 
 
-def _shallow_copy_is_whole(x):
-    """Whether a shallow copy of `x` is a whole one (the solution's process may keep `x` and
-    hand each call such a copy): `x` cannot change, or is a list, set or dict of such values,
-    or a bytearray. Decided here, where its time is taken off the harness's timers."""
-    t = type(x)
-    if _frozen(x) or t is bytearray:
-        return True
-    if t is list or t is set:
-        return set(map(type, x)) <= _ATOMS or all(_frozen(e) for e in x)
-    if t is dict:
-        return all(_frozen(k) and _frozen(v) for k, v in x.items())
-    return False
+def _install(main):
+    """Add the audit hook (off until armed); return (arm, disarm)."""
+    armed = [False]
 
-
-class _PlainUnpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        found = _ALLOWED.get((module, name))
-        if found is None:
-            raise pickle.UnpicklingError(f"perfgym: the solution's reply names {module}.{name}")
-        return found
-
-    def persistent_load(self, pid):
-        raise pickle.UnpicklingError("perfgym: the solution's reply holds a persistent id")
-
-
-def decode(data):
-    """A reply's bytes as plain builtin values; never runs code named by the bytes."""
-    try:
-        return _PlainUnpickler(io.BytesIO(data)).load()
-    except Exception as exc:  # noqa: BLE001 - whatever malformed bytes raise
-        raise RuntimeError(f"perfgym: the solution's reply is not plain values ({exc})") from None
-
-
-def make_undumpable():
-    """prctl(PR_SET_DUMPABLE, 0): /proc/PID/mem, /proc/PID/fd and ptrace of this process are
-    closed to every process without CAP_SYS_PTRACE (the solution's runs as the same uid)."""
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
-
-
-def _interpreter_flags():
-    """The flags this interpreter was started with, for the solution's (same behaviour)."""
-    f, out = sys.flags, []
-    for flag, opt in (("isolated", "-I"), ("ignore_environment", "-E"),
-                      ("no_user_site", "-s"), ("no_site", "-S"),
-                      ("dont_write_bytecode", "-B"), ("safe_path", "-P")):  # fmt: skip
-        if getattr(f, flag, 0) and not (f.isolated and opt in ("-E", "-s", "-P")):
-            out.append(opt)
-    out += ["-O"] * f.optimize
-    for opt in sys.warnoptions:
-        out += ["-W", opt]
-    for key, value in getattr(sys, "_xoptions", {}).items():
-        out += ["-X", key if value is True else f"{key}={value}"]
-    return out
-
-
-def _widen(fd, size=1 << 20):
-    """A 1 MiB pipe (the unprivileged most) where the kernel allows: a large argument crosses
-    in fewer hand-offs between the two processes."""
-    try:
-        import fcntl
-
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), size)
-    except OSError:
-        pass
-
-
-def _write_all(fd, data):
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _read_exact(fd, n):
-    chunks, left = [], n
-    while left:
-        chunk = os.read(fd, min(left, 1 << 20))
-        if not chunk:
-            raise RuntimeError("perfgym: the solution's process ended (its output is above)")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)
-
-
-class _Process:
-    """The solution's process and the harness's two pipe ends to it."""
-
-    def __init__(self, name, path, harness_argv):
-        req_r, req_w = os.pipe()
-        rep_r, rep_w = os.pipe()
-        for fd in (req_w, rep_w):
-            _widen(fd)
-        null = os.open(os.devnull, os.O_RDONLY)
-        argv = [sys.executable, *_interpreter_flags(), _SERVER, name, path, "--", *harness_argv]
-        env = dict(os.environ)
-        if env.get("PERFCODEBENCH_SOLUTION", "").endswith("perfgym_solution.py"):
-            env["PERFCODEBENCH_SOLUTION"] = path
-        # fd 0: nothing; fd 1: the run's stderr (never its stdout); 3, 4: the two pipes. Every
-        # other descriptor of this process is close-on-exec (PEP 446).
-        actions = [
-            (os.POSIX_SPAWN_DUP2, null, 0),
-            (os.POSIX_SPAWN_DUP2, 2, 1),
-            (os.POSIX_SPAWN_DUP2, req_r, 3),
-            (os.POSIX_SPAWN_DUP2, rep_w, 4),
-        ]
-        try:
-            self.pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions)
-        finally:
-            for fd in (req_r, rep_w, null):
-                os.close(fd)
-        self.out, self.back = req_w, rep_r
-        self.last, self.kept = None, False
-        self.ended = False
-
-    def ask(self, message):
-        """Send one request (bytes), return the decoded reply."""
-        _write_all(self.out, len(message).to_bytes(_HEADER, "little") + message)
-        size = int.from_bytes(_read_exact(self.back, _HEADER), "little")
-        return decode(_read_exact(self.back, size))
-
-    def reply(self, message):
-        try:
-            got = self.ask(message)
-        except OSError as exc:  # a broken pipe: the process is gone
-            raise RuntimeError(f"perfgym: the solution's process ended ({exc})") from None
-        if type(got) is not tuple or len(got) != 3 or type(got[0]) is not str:
-            raise RuntimeError("perfgym: the solution's process answered out of protocol")
-        return got
-
-    def end(self):
-        """Close the pipe; give the process EXIT_GRACE_S to end, then kill it."""
-        if self.ended:
+    def hook(event, args, _armed=armed, _main=main, _get_ident=_thread.get_ident,
+             _len=len, _refuse=_refuse, _anywhere=_ANYWHERE, _on_main=_ON_MAIN,
+             _frame_attrs=_FRAME_ATTRS, _func_attrs=_FUNC_ATTRS, _id=id,
+             _own=frozenset(map(id, (_refuse, _plain, _handlers, _call, _attr)))):  # fmt: skip
+        if not _armed[0]:
             return
-        self.ended = True
-        import time
-
-        for fd in (self.out, self.back):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        deadline = time.monotonic() + EXIT_GRACE_S
-        while True:
-            try:
-                pid, _ = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid or time.monotonic() > deadline:
-                break
-            time.sleep(0.002)
-        if not pid:
-            try:
-                os.kill(self.pid, 9)
-                os.waitpid(self.pid, 0)
-            except (OSError, ChildProcessError):
-                pass
-
-
-def _call(proc, name, args, kwargs):
-    start = _NS()
-    try:
-        data = pickle.dumps((args, kwargs), 5)
-    except Exception as exc:  # noqa: BLE001 - the harness's own argument
-        raise RuntimeError(
-            f"perfgym: an argument the harness passes to {name} cannot be sent to the "
-            f"solution's process ({type(exc).__name__}: {exc})"
-        ) from None
-    if proc.kept and data == proc.last:
-        request = pickle.dumps(("again", name, None, False), 5)
-    else:
-        whole = all(map(_shallow_copy_is_whole, args)) and all(
-            map(_shallow_copy_is_whole, kwargs.values())
-        )
-        request = pickle.dumps(("call", name, data, whole), 5)
-    _SPENT[0] += _NS() - start
-    what, value, kept = proc.reply(request)
-    proc.last, proc.kept = data, kept is True
-    if what == "error":
-        raise RuntimeError(f"perfgym: the solution's {name} raised (its traceback is above)")
-    if what != "value":
-        raise RuntimeError("perfgym: the solution's process answered out of protocol")
-    return value
-
-
-class _Callable:
-    """The harness's handle on one of the solution's callables."""
-
-    __slots__ = ("_proc", "_name")
-
-    def __init__(self, proc, name):
-        self._proc, self._name = proc, name
-
-    def __call__(self, *args, **kwargs):
-        return _call(self._proc, self._name, args, kwargs)
-
-    def __repr__(self):
-        return f"<perfgym: the solution's {self._name}>"
-
-
-_started: list[_Process] = []
-
-
-def _load(name, path, harness_argv):
-    """The shim's `__getattr__`: each name asked of the solution's process."""
-    try:
-        proc = _Process(name, path, harness_argv)
-    except OSError as exc:
-        sys.stderr.write(f"perfgym: the solution's process could not start ({exc})\n")
-        os._exit(FAILED_EXIT)
-    _started.append(proc)
-    what, value, _ = proc.reply(pickle.dumps(("load", name, None, False), 5))
-    if what == "error":
-        raise RuntimeError("perfgym: the solution failed to import (its traceback is above)")
-
-    def getattr_(attr):
-        if attr.startswith("__") and attr.endswith("__"):
-            raise AttributeError(attr)  # the import system's own probes: never the solution's
-        what, value, _ = proc.reply(pickle.dumps(("attr", attr, None, False), 5))
-        if what == "missing":
-            raise AttributeError(f"the solution has no {attr!r}")
-        if what == "callable":
-            return _Callable(proc, attr)
-        if what == "value":
-            return value
-        raise RuntimeError(f"perfgym: reading the solution's {attr} failed (see above)")
-
-    return getattr_
-
-
-def end_all():
-    """After the harness: every solution process it started ends (its CPU is the run's)."""
-    while _started:
-        _started.pop().end()
-
-
-def _wrap_timers(spent=_SPENT):
-    """time's timers in this process read less `spent` (this process's own work for calls)."""
-    for name in ("perf_counter", "monotonic", "time"):
-        real, real_ns = getattr(time, name), getattr(time, name + "_ns")
-        setattr(time, name, lambda _real=real: _real() - spent[0] / 1e9)
-        setattr(time, name + "_ns", lambda _real=real_ns: _real() - spent[0])
-
-
-def _refuse_opening(solution):
-    """An audit hook: this process opening `solution` (a harness that loads the solution by a
-    path of its own, not the one it was given) ends the run before any of it runs here."""
-    real = os.path.realpath(solution)
-    realpath, write, exit_ = os.path.realpath, os.write, os._exit
-
-    def hook(event, args):
-        if event == "open" and args and isinstance(args[0], (str, bytes)):
-            path = args[0] if isinstance(args[0], str) else os.fsdecode(args[0])
-            if path.endswith(os.path.basename(real)) and realpath(path) == real:
-                write(2, b"perfgym: the harness opened the solution's file itself (not through "
-                         b"the path it was given): its code would run in the harness's process; "
-                         b"refused\n")  # fmt: skip
-                exit_(OPENED_EXIT)
+        if event in _anywhere or (event[:7] == "ctypes." and event != "ctypes.dlopen"):
+            _refuse(event)
+        elif event == "object.__setattr__" and _len(args) > 1 and args[1] in _func_attrs:
+            if _id(args[0]) in _own:  # numpy's import sets other functions' defaults
+                _refuse(event + " " + args[1] + " of the guard's own function")
+        elif _get_ident() == _main and (
+            event in _on_main
+            or (event == "object.__getattr__" and _len(args) > 1 and args[1] in _frame_attrs)
+        ):
+            _refuse(event + " on the harness's thread")
 
     sys.addaudithook(hook)
 
+    def arm(_armed=armed):
+        _armed[0] = True
 
-def install(harness_argv, solution=None):
-    """Called by the wrapper before the harness runs: this process made non-dumpable, its
-    timers wrapped, opening `solution` (the real path) refused; returns the shim's
-    `load(name, path)` and the function that ends the solution's processes."""
-    make_undumpable()
-    _wrap_timers()
-    if solution:
-        _refuse_opening(solution)
+    def disarm(_armed=armed):
+        _armed[0] = False
 
-    def load(name, path, _argv=tuple(harness_argv)):
-        return _load(name, path, list(_argv))
+    return arm, disarm
 
-    return load, end_all
+
+# -- the solution's thread: a loop with no globals but the builtins (its slots and locks) ------
+def _worker_loop(_go, _done, _job, _out, importlib, traceback):
+    while True:
+        _go.acquire()
+        what, a, b, c = _job[0]
+        _job[0] = None
+        try:
+            if what == "load":
+                spec = importlib.util.spec_from_file_location(a, b)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                _out[0] = (True, module)
+            elif what == "attr":
+                _out[0] = (True, getattr(a, b))
+            else:
+                _out[0] = (True, a(*b, **c))
+        except BaseException:  # noqa: BLE001 - the solution's: reported, the harness's error
+            traceback.print_exc()
+            _out[0] = (False, None)
+        what = a = b = c = spec = module = None
+        _done.release()
+
+
+def _start_worker():
+    """A fresh solution thread; returns the harness's side of the hand-off."""
+    job, out = [None], [None]
+    go, done = _thread.allocate_lock(), _thread.allocate_lock()
+    go.acquire()
+    done.acquire()
+    loop = types.FunctionType(_worker_loop.__code__, {"__builtins__": builtins})
+    _thread.start_new_thread(loop, (go, done, job, out, importlib, traceback))
+
+    def on_worker(what, a, b=None, c=None, _job=job, _out=out, _go=go, _done=done,
+                  _error=RuntimeError):  # fmt: skip
+        _job[0] = (what, a, b, c)
+        _go.release()
+        _done.acquire()
+        ok, value = _out[0]
+        _out[0] = None
+        if not ok:
+            raise _error("perfgym: the solution raised an exception (its traceback is above)")
+        return value
+
+    return on_worker
+
+
+# -- the harness's thread: no global names below (defaults only) ------------------------------
+def _plain(x, rec, _type=type, _atoms=_ATOMS, _set=set, _map=map, _list=list,
+           _tuple=tuple, _frozenset=frozenset, _dict=dict, _bytearray=bytearray,
+           _issubclass=issubclass, _refused=_REFUSED, _int=int, _float=float, _str=str,
+           _bytes=bytes, _complex=complex, _slice=slice, _getattr=getattr):  # fmt: skip
+    """`x` as plain builtin values: exact builtins kept, builtin subclasses rebuilt through the
+    builtin's own methods (never the subclass's), numpy's values through their `tolist()` (a
+    numpy.int64 or an array: published solutions return them), anything else refused (`rec`:
+    this function)."""
+    t = _type(x)
+    if t in _atoms or t is _bytearray:
+        return x
+    if t is _list or t is _tuple or t is _set or t is _frozenset:
+        if _set(_map(_type, x)) <= _atoms:
+            return x
+        return t([rec(e, rec) for e in x])
+    if t is _dict:
+        if _set(_map(_type, x.keys())) <= _atoms and _set(_map(_type, x.values())) <= _atoms:
+            return x
+        return {rec(k, rec): rec(v, rec) for k, v in x.items()}
+    if _issubclass(t, _int):  # bool cannot be subclassed
+        return _int.__int__(x)
+    if _issubclass(t, _float):
+        return _float.__float__(x)
+    if _issubclass(t, _str):
+        return _str.__str__(x)
+    if _issubclass(t, _bytes):
+        return _bytes.__getitem__(x, _slice(None))
+    if _issubclass(t, _bytearray):
+        return _bytearray.__getitem__(x, _slice(None))
+    if _issubclass(t, _complex):
+        return _complex(_complex.real.__get__(x), _complex.imag.__get__(x))
+    if _issubclass(t, _list):
+        return [rec(e, rec) for e in _list.__iter__(x)]
+    if _issubclass(t, _tuple):
+        return _tuple([rec(e, rec) for e in _tuple.__iter__(x)])
+    if _issubclass(t, _dict):
+        return {rec(k, rec): rec(v, rec) for k, v in _dict.items(x)}
+    if _issubclass(t, _frozenset):
+        return _frozenset([rec(e, rec) for e in _frozenset.__iter__(x)])
+    if _issubclass(t, _set):
+        return _set([rec(e, rec) for e in _set.__iter__(x)])
+    if _str(_getattr(t, "__module__", "")).partition(".")[0] == "numpy":
+        # What `tolist()` returns is made plain in turn: whatever it is (numpy's own method, or
+        # a solution's class posing as numpy's), only builtin values reach the harness, and the
+        # call runs inside the harness's clock on its thread, under the audit hook.
+        to_list = _getattr(x, "tolist", None)
+        if to_list is not None:
+            y = to_list()
+            if _type(y) is not t:
+                return rec(y, rec)
+    return _refused
+
+
+def _handlers(_tuple=tuple, _map=map, _get=signal.getsignal,
+              _signals=tuple(sorted(signal.valid_signals()))):  # fmt: skip
+    return _tuple(_map(_get, _signals))
+
+
+def _call(state, *args, **kwargs):
+    """The harness's call of one of the solution's callables (`state`: see `_attr`)."""
+    fn, on_worker, was, plain, handlers, refuse = state
+    if handlers() != was:
+        refuse("a signal handler set on the harness's thread")
+    value = plain(on_worker("call", fn, args, kwargs), plain)
+    if handlers() != was:
+        refuse("a signal handler set on the harness's thread")
+    return value
+
+
+def _attr(state, name, _callable=callable, _method=types.MethodType, _call=_call):
+    """The shim's `__getattr__`: the solution's `name`, a callable bound to `_call`, or a value
+    made plain. `state`: (solution module, its thread's hand-off, the signal handlers at load,
+    `_plain`, `_handlers`, `_refuse`)."""
+    module, on_worker, was, plain, handlers, refuse = state
+    value = on_worker("attr", module, name)
+    if _callable(value):
+        return _method(_call, (value, on_worker, was, plain, handlers, refuse))
+    return plain(value, plain)
+
+
+def _loader(arm):
+    """The shim's `load(name, path)`: arms the hook, imports the solution on its own thread and
+    returns the shim's `__getattr__`, the harness's view of the solution's names."""
+
+    def load(name, path, _arm=arm, _handlers=_handlers, _start=_start_worker, _plain=_plain,
+             _refuse=_refuse, _method=types.MethodType, _attr=_attr):  # fmt: skip
+        _arm()
+        was = _handlers()
+        on_worker = _start()
+        module = on_worker("load", name, path)
+        return _method(_attr, (module, on_worker, was, _plain, _handlers, _refuse))
+
+    return load
+
+
+def install():
+    """Called by the wrapper on the harness's thread before the harness runs: the audit hook
+    (off), and (the shim's `load`, `disarm`)."""
+    arm, disarm = _install(_thread.get_ident())
+    return _loader(arm), disarm

@@ -1,5 +1,5 @@
 """perfgym: stands in for the solution a PerfCodeBench Python harness loads; the solution itself
-runs in a process of its own and hands the harness plain builtin values (perfgym_guard.py)."""
+runs on a thread of its own and hands the harness plain builtin values (perfgym_guard.py)."""
 
 import sys
 

@@ -6,9 +6,8 @@ normally only when raised by one of those code objects, in the harness module's 
 The objects a harness writes its line with (print, json's encoder, sys.stdout) are compared
 with those of the start (a patch that undoes itself before the harness returns is not seen).
 With `--solution PATH` first, the harness is pointed at perfgym_solution.py instead of PATH
-(in PERFCODEBENCH_SOLUTION and its arguments): the solution runs in a process of its own, and
-the harness's calls reach it through a pipe and get plain values back (perfgym_guard.py); this
-process is made non-dumpable first, and the solution's process has ended before the mark."""
+(in PERFCODEBENCH_SOLUTION and its arguments): the solution is loaded and called on a thread of
+its own, handing back plain values only (perfgym_guard.py)."""
 
 import builtins
 import json
@@ -58,7 +57,7 @@ def _same(a, b):
     return True
 
 
-def _end_mark(harness, end):
+def _end_mark(harness, disarm):
     path = "/tmp/.perfgym-nonce"
     try:
         with open(path, "rb") as f:
@@ -90,7 +89,7 @@ def _end_mark(harness, end):
         try:
             exec(code, module.__dict__)
         finally:
-            end()  # the solution's processes end with the harness: none outlives the run
+            disarm()  # the harness returned: its frames may be read again (below)
     except SystemExit as exc:
         tb = exc.__traceback__
         while tb is not None and tb.tb_next is not None:
@@ -129,7 +128,7 @@ def _point_at_shim(load):
     if os.environ.get("PERFCODEBENCH_SOLUTION") == real:
         os.environ["PERFCODEBENCH_SOLUTION"] = shim
     sys.argv[1:] = [shim if a == real else a for a in sys.argv[1:]]
-    handoff = types.ModuleType("perfgym_guard_handoff")  # popped by the shim
+    handoff = types.ModuleType("perfgym_guard_handoff")  # popped by the shim, before the solution
     setattr(handoff, "load", lambda name: load(name, real))  # noqa: B010 - a module's attribute
     sys.modules["perfgym_guard_handoff"] = handoff
 
@@ -137,12 +136,10 @@ def _point_at_shim(load):
 if __name__ == "__main__":
     import perfgym_guard
 
-    del sys.argv[0]
-    # The harness's argv as it was given (the solution's process gets it, real path and all).
-    _given = sys.argv[2:] if sys.argv[0] == "--solution" else list(sys.argv)
-    _real = sys.argv[1] if sys.argv[0] == "--solution" else None
-    _load, _end = perfgym_guard.install(_given, _real)
+    # Out of sys.modules before any of the program runs: the solution cannot import it.
+    _load, _disarm = perfgym_guard.install()
     del sys.modules["perfgym_guard"], perfgym_guard
+    del sys.argv[0]
     _point_at_shim(_load)
     sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))
-    _end_mark(sys.argv[0], _end)
+    _end_mark(sys.argv[0], _disarm)

@@ -82,11 +82,6 @@ def _prepare_view(spec: dict) -> None:
         sources.append((os.open(path, os.O_PATH), os.path.isdir(path)))
     nosuid = _NOSUID
     linux.mount("tmpfs", "/tmp", "tmpfs", nosuid, f"size={int(view['disk_bytes'])},mode=1777")
-    if os.path.isdir("/dev/shm"):
-        # POSIX shared memory and semaphores (multiprocessing's locks, a fork Pool's queues): a
-        # fresh one per run, as /tmp; bubblewrap's own /dev/shm is root's 0755 (EACCES).
-        linux.mount("tmpfs", "/dev/shm", "tmpfs", nosuid,
-                    f"size={int(view['disk_bytes'])},mode=1777")  # fmt: skip
     for (_src, dst, writable), (fd, is_dir) in zip(view["binds"], sources, strict=True):
         if is_dir:
             os.makedirs(dst, exist_ok=True)

@@ -31,7 +31,8 @@ FORGERY_MIN_S = 0.005
 #: CPU outside the timed processes above this share of the original's total (and this floor).
 HIDDEN_SHARE = 0.25
 HIDDEN_MIN_S = 0.05
-#: CPU over wall of the workload process (with its waited children) counted as parallel work.
+#: CPU over wall of the workload process (with its waited children) counted as parallel work,
+#: when its CPU beyond its wall also grew over the original's by the hidden-work floor above.
 PARALLEL_RATIO = 1.5
 
 
@@ -82,13 +83,20 @@ def _hidden(w: WorkloadComparison) -> Finding | None:
                     "the timed ones (a process left running, nobody waited for)",
             figures={"patched_cpu_excess_s": excess_p, "original_cpu_excess_s": excess_o},
         )  # fmt: skip
+    # Parallel work is judged by its amount, not by the CPU-over-wall ratio alone: a library's
+    # worker threads cost the same CPU in both (numpy's OpenBLAS threads spin ~0.1 s at import),
+    # and a patch that only shortens the wall raised the ratio of an honest expert patch
+    # (peakscan: 1.51x against the original's 1.20x, flagged on a loaded machine).
     ratio_p, ratio_o = _med(w.patched_cpu_over_wall), _med(w.original_cpu_over_wall)
-    if ratio_p >= PARALLEL_RATIO and ratio_o < PARALLEL_RATIO / 1.25:
+    added = _med(w.patched_parallel_s) - _med(w.original_parallel_s)
+    if ratio_p >= PARALLEL_RATIO and added >= floor:
         return Finding(
             kind="hidden_work", source="dynamic",
             message=f"workload {w.name}: the workload's processes used {ratio_p:.2f}x their "
-                    f"wall time in CPU (original {ratio_o:.2f}x): work in parallel with the call",
-            figures={"patched_cpu_over_wall": ratio_p, "original_cpu_over_wall": ratio_o},
+                    f"wall time in CPU (original {ratio_o:.2f}x), {added * 1e3:.0f} ms more "
+                    "than the original's beyond their wall: work in parallel with the call",
+            figures={"patched_cpu_over_wall": ratio_p, "original_cpu_over_wall": ratio_o,
+                     "parallel_cpu_added_s": added},
         )  # fmt: skip
     return None
 

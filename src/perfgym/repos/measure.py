@@ -86,6 +86,11 @@ class WorkloadComparison(BaseModel):
     patched_cpu_excess_s: tuple[float, ...] = ()
     original_cpu_over_wall: tuple[float, ...] = ()
     patched_cpu_over_wall: tuple[float, ...] = ()
+    original_parallel_s: tuple[float, ...] = Field(
+        (), description="The workload process's CPU (with its waited children) beyond its wall "
+        "time: work done in parallel, a library's worker threads included."
+    )
+    patched_parallel_s: tuple[float, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -175,6 +180,8 @@ def _compare(name: str, hidden: bool, orig: list[WorkloadRun], pat: list[Workloa
         patched_cpu_excess_s=tuple(_cpu_excess(r) for r in pat),
         original_cpu_over_wall=tuple(r.child_cpu_s / max(r.process_s, _FLOOR_S) for r in orig),
         patched_cpu_over_wall=tuple(r.child_cpu_s / max(r.process_s, _FLOOR_S) for r in pat),
+        original_parallel_s=tuple(max(0.0, r.child_cpu_s - r.process_s) for r in orig),
+        patched_parallel_s=tuple(max(0.0, r.child_cpu_s - r.process_s) for r in pat),
     )
 
 

@@ -7,6 +7,7 @@ marked `alone` runs while no other worker runs a test (tests/helpers/machine_sha
 
 import os
 import sys
+import tempfile
 
 import pytest
 
@@ -15,6 +16,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "hel
 # pytest exports COLUMNS=80 to the processes tests start, and perfgym's console honours COLUMNS:
 # give them the width a CI log gets (tests read ids out of printed tables).
 os.environ["COLUMNS"] = "220"
+
+# Compiled modules are kept, outside the source tree, for the workers and every process a test
+# starts (machines here export PYTHONDONTWRITEBYTECODE=1: each worker rewrote all ~480 test
+# modules' asserts and every perfgym subprocess compiled its imports from source, every time).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ.setdefault("PYTHONPYCACHEPREFIX", os.path.join(tempfile.gettempdir(), "perfgym-pycache"))
+sys.dont_write_bytecode = False
+sys.pycache_prefix = os.environ["PYTHONPYCACHEPREFIX"]
 
 # The reference's runs are kept on disk between judges by default (perfgym.judge.reference_disk):
 # tests start from none, as a first run does (the tests of that cache set their own roots).
@@ -55,14 +64,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     groups = {id(item): xdist_group_of(item) for item in items}
     for item in items:
         item.add_marker(pytest.mark.xdist_group(groups[id(item)]))
-    # Groups holding a `slow` test go first (in collection order, as do the rest): xdist hands
-    # groups out in this order, and one long group handed out last leaves the other worker
-    # idle to the end (the 150 s load test did, once: 115 s of one worker idle).
+    # xdist hands groups out in this order (a stable sort: collection order within each kind).
+    # Groups holding an `alone` test go first: an alone test waits for the other worker's test in
+    # flight, and early on that is not yet one of the long ones (a full run lost 86 s of one
+    # worker waiting for the 86 s load test). Then groups holding a `slow` test: one long group
+    # handed out last leaves the other worker idle to the end (the 150 s load test did, once).
+    alone = {groups[id(i)] for i in items if i.get_closest_marker("alone") is not None}
     slow = {groups[id(i)] for i in items if i.get_closest_marker("slow") is not None}
-    items.sort(key=lambda i: groups[id(i)] not in slow)  # a stable sort
+    items.sort(key=lambda i: (groups[id(i)] not in alone, groups[id(i)] not in slow))
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # noqa: ARG001
-    with machine_share(item.get_closest_marker("alone") is not None):
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):
+    alone = item.get_closest_marker("alone") is not None
+    next_alone = nextitem is not None and nextitem.get_closest_marker("alone") is not None
+    with machine_share(alone, next_alone=next_alone):
         yield

@@ -1,6 +1,7 @@
 """The suite's `alone` lock (tests/helpers/machine_share.py): two processes posing as xdist
 workers; while one holds the machine alone the other runs nothing, shared holders overlap, and
-a worker waiting to run alone is not starved by the other's stream of shared tests."""
+a worker waiting to run alone is not starved by the other's stream of shared tests, and a run of
+alone tests on one worker holds the machine from the first to the last."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ log = open(sys.argv[2], "a", buffering=1)
 open(sys.argv[2] + ".up", "w").close()
 while len(glob.glob(os.path.join(os.path.dirname(sys.argv[2]), "*.up"))) < int(sys.argv[4]):
     time.sleep(0.01)
-for kind in sys.argv[3].split(","):
-    with machine_share(kind == "alone"):
+plan = sys.argv[3].split(",")
+for k, kind in enumerate(plan):
+    nxt = plan[k + 1] if k + 1 < len(plan) else ""
+    with machine_share(kind == "alone", next_alone=nxt == "alone" and kind == "alone"):
         t0 = time.monotonic()
         time.sleep(0.3)
         log.write(f"{kind} {t0} {time.monotonic()}\\n")
@@ -60,6 +63,15 @@ def test_an_alone_test_never_overlaps_another_and_shared_ones_do(tmp_path: Path)
     assert any(_overlap(x, y) for x in first for y in second if x[0] == y[0] == "shared")
     # not starved: the alone tests ran before the other worker's eight shared ones were done
     assert max(t[2] for t in first if t[0] == "alone") < max(t[2] for t in second)
+
+
+def test_consecutive_alone_tests_keep_the_machine_between_them(tmp_path: Path) -> None:
+    first, second = _run_workers(tmp_path, ["alone,alone,alone,shared", "shared," * 7 + "shared"])
+    alone = [t for t in first if t[0] == "alone"]
+    stretch = ("alone", alone[0][1], alone[-1][2])
+    assert not any(_overlap(stretch, y) for y in second), "the other worker ran in between"
+    # and the machine is given back after the stretch: shared tests of both overlap
+    assert any(_overlap(first[-1], y) for y in second)
 
 
 def test_without_xdist_nothing_is_locked(tmp_path: Path) -> None:

@@ -382,8 +382,10 @@ def test_python_nonce_read_from_its_own_memory_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["proc_mem"])
 
 
-@pytest.mark.xfail(strict=True, reason="as above: OK with no work, rewarded at least as much as the "
-                   "task's honest reference (1.26 vs 0.15 at repeats=3)")  # fmt: skip
+# Not strict: the forgery's reward is timed at repeats=1, and one full run (26 min, both cores busy)
+# gave it less than the reference's; the strict test above says whether the hole is still open.
+@pytest.mark.xfail(strict=False, reason="as above: OK with no work, rewarded at least as much as "
+                   "the task's honest reference (1.26 vs 0.15 at repeats=3)")  # fmt: skip
 @pytest.mark.parametrize("name,tid", [("globals_range", "py_range_sums"),
                                       ("globals_squares", "py_square_checksum")])  # fmt: skip
 def test_python_harness_module_globals_score_below_the_reference(verdicts, name, tid):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from perfgym.judge import Candidate, Judge, JudgeConfig
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
 from perfgym.rewards import get_reward
 from perfgym.tasks.task import Language, Oracle, Solution, Task, TaskKind, TestCase
 
@@ -92,3 +92,19 @@ def test_a_batch_with_three_rounds_decides_by_the_paired_test() -> None:
     # The bonus is the decision's: without the statistics (strict), the copies' fate is noise.
     strict = get_reward("rlpf", decision="strict").score(verdicts)
     assert all(o.decision.startswith("strict: ") for o in strict)
+
+
+def test_the_band_is_measured_only_when_a_candidate_needs_a_decision() -> None:
+    """A batch whose candidates all fail their tests has no speed decision to make: no A/A band
+    is measured for it (4 x noise_rounds runs per workload saved); the same judge measures it
+    for the first candidate that passes, which is still decided by it."""
+    task = loop_task()
+    with Judge(JudgeConfig(repeats=1)) as judge:
+        wrong = judge.judge_many([Candidate(task, source="print(0)\n", model="wrong", sample=k)
+                                  for k in range(2)])  # fmt: skip
+        assert all(v.stage is Stage.WO for v in wrong), [v.stage for v in wrong]
+        assert all(v.baseline is None or v.baseline.noise_band is None for v in wrong)
+        fast = judge.judge(task, source=FAST, model="fast")
+    assert fast.baseline is not None and fast.baseline.noise_band is not None
+    out = get_reward("rlpf").score([fast])[0]
+    assert "baseline faster (noise-band)" in out.decision, out.decision

@@ -293,7 +293,10 @@ class Judge:
         timings = stages.measure_all(
             plan, entries, refs, run, self.config, lambda: self.monitor, self._reused
         )
-        if timings and needs_band(self.config):
+        # The A/A band is measured only for a speed decision: a batch whose candidates all
+        # failed before measurement has none to make (4 x noise_rounds runs per workload saved;
+        # a later batch of the same task measures it when it needs it).
+        if timings and needs_band(self.config) and any(e.going for e in entries):
             stamp(timings, self._bands.of(plan, refs, self.config))
         ref_timings = stages.reference_timings(refs, timings, self.config)
         return done.verdicts([

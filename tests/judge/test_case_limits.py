@@ -85,7 +85,8 @@ def test_a_sleeping_candidate_is_cut_at_the_wall_limit(judge):
 def test_the_baseline_and_reference_are_measured_under_the_task_limit():
     """Their own measured runs (workloads) are never cut by the tests' relative limit."""
     task = task_with(10.0, baseline=sleeping(1.5), tag="own-measured")
-    config = JudgeConfig(repeats=1, test_time_factor=0.1, test_time_floor_s=0.2)
+    # noise_rounds=0: no A/A band (ten more runs of the 1.5 s baseline); no speed is decided here
+    config = JudgeConfig(repeats=1, noise_rounds=0, test_time_factor=0.1, test_time_floor_s=0.2)
     with Judge(config) as j:
         (v,) = j.judge_many([Candidate(task, source=SUM, model="m")])
     assert v.stage is Stage.OK, v.reason

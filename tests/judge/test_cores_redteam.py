@@ -62,6 +62,10 @@ def one_core_task():
                                    "baseline": Solution(label="baseline", source=SERIAL)})  # fmt: skip
 
 
+# `alone`: three paired rounds of 17 ms runs on a machine where the other worker's tests come
+# and go once called two threads 0.83x the serial baseline, significant (CI at 2618a20); the
+# property under test is the reserved core's, not the test's luck with the other worker.
+@pytest.mark.alone
 @pytest.mark.parametrize(
     "config",
     [

@@ -10,8 +10,10 @@ setup_shift    the first call got faster, but import + setup got significantly s
 timer_forgery  the workload process's own time of the first call is under half of the timer's
                (the runner's clock or frame was rewritten from inside: ctypes, gc, frames)
 hidden_work    CPU the run spent outside the timed processes (a process nobody waited for),
-               or work running in parallel with the call (CPU above its wall time), where the
-               original shows neither
+               or work running in parallel with the counted time (the workload's processes'
+               CPU above its wall from R to H, as the timer reads it), where the original
+               shows neither; below this finding's floor, parallel CPU the patch added is
+               charged to its time instead (`measure._parallel_charges`)
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ FORGERY_MIN_S = 0.005
 #: CPU outside the timed processes above this share of the original's total (and this floor).
 HIDDEN_SHARE = 0.25
 HIDDEN_MIN_S = 0.05
-#: CPU over wall of the workload process (with its waited children) counted as parallel work,
+#: CPU over wall of the workload's processes over the counted time, counted as parallel work,
 #: when its CPU beyond its wall also grew over the original's by the hidden-work floor above.
 PARALLEL_RATIO = 1.5
 

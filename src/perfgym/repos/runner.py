@@ -44,6 +44,9 @@ class WorkloadRun:
     child_cpu_s: float = 0.0
     timer_cpu_s: float = 0.0
     cpu_s: float = 0.0
+    #: The workload's processes' CPU over the counted time (R -> H), read by the timer; None
+    #: where /proc could not be read.
+    window_cpu_s: float | None = None
     shell: ShellResult | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -124,5 +127,6 @@ def run_workload(
         child_cpu_s=float(data["child_cpu_s"]),
         timer_cpu_s=float(data["timer_cpu_s"]),
         cpu_s=res.cpu_s,
+        window_cpu_s=None if data.get("window_cpu_s") is None else float(data["window_cpu_s"]),
         shell=res,
     )

@@ -15,6 +15,12 @@ machine, and no code of the workload's process can change the stamp):
     B / E  each repeat call (the caching signature)
     D  the digests (JSON) -- the last message
 
+The timer also reads the CPU of the run's processes (every process of the sandbox but itself
+and its ancestors: the runner's own threads, the children it reaped, those still alive) when
+R and H arrive: `window_cpu_s`, the CPU spent over the counted time. Above that time's wall it
+is work done in parallel with it, however the process's later life dilutes its whole-life
+figures (a fork reaped inside the call, then a sleep after H).
+
 The counted time is R -> H: import, setup, the first call and its digest, everything the
 patch's code can do before the answer exists. The patch runs in the runner's process, so it can
 write tags of its own (or silence the runner's): out of order they fail the run; in order they
@@ -48,6 +54,40 @@ def _stamp(ancillary) -> float | None:
 
 
 _ORDER_HEAD = ("R", "I", "S", "B", "E", "H")
+_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+
+
+def _lineage() -> set[int]:
+    """This process and its ancestors: not the workload's (their waited-for children are)."""
+    out, pid = set(), os.getpid()
+    while pid > 0 and pid not in out:
+        out.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                pid = int(f.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return out
+
+
+def _workload_cpu(skip: set[int]) -> float | None:
+    """CPU so far of every visible process not in `skip`, with the children each reaped (a
+    process's utime and stime cover all its threads; cutime and cstime its waited children)."""
+    total = 0
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return None
+    for name in names:
+        if not name.isdigit() or int(name) in skip:
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            total += sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+        except (OSError, ValueError, IndexError):
+            continue  # ended and reaped since the listing: its reaper holds its CPU now
+    return total * _TICK_S
 
 
 def _undumpable() -> bool:
@@ -79,6 +119,8 @@ def main() -> None:
     except OSError:
         kernel = False
     stamps: list[tuple[str, float, bytes]] = []
+    lineage = _lineage()
+    window: list[float | None] = []  # the workload's CPU when R and when H arrived
     start = clock()
     child = subprocess.Popen(
         [sys.executable, runner, script, repo, repeats, str(theirs.fileno())],
@@ -99,6 +141,8 @@ def main() -> None:
             now = time.time()
         raw = msg.rstrip(b"\n")
         stamps.append((raw[:1].decode("latin-1"), now, raw[1:]))
+        if len(stamps) in (1, 6):
+            window.append(_workload_cpu(lineage))
     _, status, usage = os.wait4(child.pid, 0)
     exited = clock()
     tags = [t for t, _, _ in stamps]
@@ -133,6 +177,7 @@ def main() -> None:
         "process_s": exited - start,
         "child_cpu_s": usage.ru_utime + usage.ru_stime,
         "timer_cpu_s": own.ru_utime + own.ru_stime,
+        "window_cpu_s": window[1] - window[0] if None not in window else None,
         "sealed": sealed,
         "kernel_stamps": kernel,
     }

@@ -8,7 +8,7 @@ charged the difference and flagged. Where no writable hierarchy exists, `WorkerC
 says why and the worker reports its calls' CPU as rusage only (`CallResult.cpu_mechanism`).
 
 The worker is also one scheduling entity (v2: its cgroup has the `cpu` controller; v1: a group
-of its own in the `cpu` hierarchy), so threads a solution starts buy it no larger share of a
+of its own at the top of the `cpu` hierarchy), so threads a solution starts buy it no larger share of a
 core another process wants (see `cgroups.RunCgroup`).
 """
 
@@ -161,25 +161,24 @@ def _sched_cgroup(kind: str, path: str) -> str | None:
         except OSError:
             return None
         return path
-    base = os.path.join(ROOT, "cpu", PARENT)
-    sched = os.path.join(base, os.path.basename(path))
+    base = os.path.join(ROOT, "cpu")  # at the top: one autogroup's weight (`RunCgroup`)
+    sched = os.path.join(base, f"{PARENT}-{os.path.basename(path)}")
     try:
-        os.makedirs(base, exist_ok=True)
-        _remove_stale(base)
+        _remove_stale(base, prefix=f"{PARENT}-")
         os.mkdir(sched)
     except OSError:
         return None
     return sched
 
 
-def _remove_stale(base: str) -> None:
-    """Remove worker cgroups of perfgym processes that no longer exist."""
+def _remove_stale(base: str, prefix: str = "") -> None:
+    """Remove worker cgroups (named `prefix` + worker-PID-N) of processes that no longer exist."""
     try:
         names = os.listdir(base)
     except OSError:
         return
     for name in names:
-        m = _NAME.fullmatch(name)
+        m = _NAME.fullmatch(name[len(prefix):]) if name.startswith(prefix) else None
         if m and not os.path.exists(f"/proc/{m.group(1)}"):
             try:
                 os.rmdir(os.path.join(base, name))

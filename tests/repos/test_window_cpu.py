@@ -1,5 +1,6 @@
 """The workload timer's `window_cpu_s`: the CPU of the workload's processes over the counted
-time (R -> H), whichever process did it and whatever the run did after. Counted in CPU, so the
+time (R -> H), whichever process did it (a thread, a reaped, live, undumpable, auto-reaped or
+orphaned child) and whatever the run did after. Counted in CPU, so the
 assertions hold on a loaded machine (a busy core stretches the wall, not the CPU)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from repo_cache import repo_cache_dir
 from perfgym.repos.copy import make_copy
 from perfgym.repos.runner import run_workload
 from perfgym.repos.task import RepoTask, Workload
+from perfgym.sandbox import cgroups
 
 BURN = (
     "import os, threading, time\n"
@@ -28,6 +30,14 @@ CASES = {
     "undumpable-live-child": "def work():\n    if os.fork() == 0:\n        import ctypes\n"
                              "        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n        burn(10)\n"
                              "        os._exit(0)\n    time.sleep(0.5)\n    return 1\n",
+    # a child the kernel reaps itself (SIGCHLD ignored): no process's cutime ever holds it
+    "auto-reaped-child": "import signal\ndef work():\n    signal.signal(signal.SIGCHLD, "
+                         "signal.SIG_IGN)\n    if os.fork() == 0:\n        burn(0.3)\n"
+                         "        os._exit(0)\n    time.sleep(0.6)\n    return 1\n",
+    # a grandchild orphaned at once, done before the answer: reaped by the sandbox's init
+    "orphan": "def work():\n    pid = os.fork()\n    if pid == 0:\n        if os.fork() == 0:\n"
+              "            burn(0.3)\n            os._exit(0)\n        os._exit(0)\n"
+              "    os.waitpid(pid, 0)\n    time.sleep(0.6)\n    return 1\n",
     # a thread of the workload process
     "thread": "def work():\n    t = threading.Thread(target=burn, args=(0.3,))\n    t.start()\n"
               "    t.join()\n    return 1\n",
@@ -64,6 +74,10 @@ def test_work_of_any_process_of_the_workload_in_the_counted_time_is_counted(
 ) -> None:
     run = _run(tmp_path, CASES[case])
     assert run.ok, run.error
+    if cgroups.detect() is not None:
+        assert run.window_cpu_from == "cgroup", run
+    elif case in ("auto-reaped-child", "orphan"):
+        pytest.skip("without a cgroup, /proc cannot see a process nobody waited for")
     assert run.window_cpu_s is not None and run.window_cpu_s >= 0.2, run
 
 

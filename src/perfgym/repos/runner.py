@@ -47,6 +47,9 @@ class WorkloadRun:
     #: The workload's processes' CPU over the counted time (R -> H), read by the timer; None
     #: where /proc could not be read.
     window_cpu_s: float | None = None
+    #: Where the timer read it: 'cgroup' (the run's counter: every process it ever had) or
+    #: 'proc' (the visible processes' and their reaped children's clock ticks).
+    window_cpu_from: str = ""
     shell: ShellResult | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -128,5 +131,6 @@ def run_workload(
         timer_cpu_s=float(data["timer_cpu_s"]),
         cpu_s=res.cpu_s,
         window_cpu_s=None if data.get("window_cpu_s") is None else float(data["window_cpu_s"]),
+        window_cpu_from=str(data.get("window_cpu_from", "")),
         shell=res,
     )

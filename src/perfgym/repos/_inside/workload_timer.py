@@ -15,11 +15,14 @@ machine, and no code of the workload's process can change the stamp):
     B / E  each repeat call (the caching signature)
     D  the digests (JSON) -- the last message
 
-The timer also reads the CPU of the run's processes (every process of the sandbox but itself
-and its ancestors: the runner's own threads, the children it reaped, those still alive) when
-R and H arrive: `window_cpu_s`, the CPU spent over the counted time. Above that time's wall it
-is work done in parallel with it, however the process's later life dilutes its whole-life
-figures (a fork reaped inside the call, then a sleep after H).
+The timer also reads the CPU of the run's processes when R and H arrive: `window_cpu_s`, the
+CPU spent over the counted time. Above that time's wall it is work done in parallel with it,
+however the process's later life dilutes its whole-life figures (a fork reaped inside the
+call, then a sleep after H). The counter is the run's own cgroup's (read-only to the run, in
+ns, every process the run ever had: threads, reaped children, auto-reaped ones, orphans), less
+the timer's own CPU; where it cannot be read, the sum over /proc of every process but the
+timer and its ancestors (utime, stime and the reaped children's cutime, cstime: clock ticks;
+an auto-reaped child's CPU is lost there). `window_cpu_from` says which.
 
 The counted time is R -> H: import, setup, the first call and its digest, everything the
 patch's code can do before the answer exists. The patch runs in the runner's process, so it can
@@ -68,6 +71,50 @@ def _lineage() -> set[int]:
         except (OSError, ValueError, IndexError):
             break
     return out
+
+
+def _cgroup_counter():
+    """A reader of this run's cgroup CPU counter in seconds (v1 cpuacct.usage, v2 cpu.stat
+    usage_usec), or None where the cgroup is not visible here."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    name = fmt = None
+    for line in lines:
+        _id, controllers, path = line.split(":", 2)
+        if "cpuacct" in controllers.split(","):  # v1 (cpuacct alone or co-mounted with cpu)
+            name, fmt = os.path.join("/sys/fs/cgroup", controllers, path.lstrip("/"),
+                                     "cpuacct.usage"), "v1"  # fmt: skip
+            break
+        if controllers == "" and path.startswith("/"):  # v2's one hierarchy
+            name, fmt = os.path.join("/sys/fs/cgroup", path.lstrip("/"), "cpu.stat"), "v2"
+    if name is None:
+        return None
+    try:
+        fd = os.open(name, os.O_RDONLY)
+    except OSError:
+        return None
+
+    def read() -> float | None:
+        try:
+            data = os.pread(fd, 4096, 0)
+            if fmt == "v1":
+                return int(data) * 1e-9
+            for row in data.split(b"\n"):
+                if row.startswith(b"usage_usec "):
+                    return int(row.split()[1]) * 1e-6
+        except (OSError, ValueError):
+            pass
+        return None
+
+    return read if read() is not None else None
+
+
+def _own_cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime
 
 
 def _workload_cpu(skip: set[int]) -> float | None:
@@ -120,6 +167,7 @@ def main() -> None:
         kernel = False
     stamps: list[tuple[str, float, bytes]] = []
     lineage = _lineage()
+    counter = _cgroup_counter()
     window: list[float | None] = []  # the workload's CPU when R and when H arrived
     start = clock()
     child = subprocess.Popen(
@@ -142,7 +190,11 @@ def main() -> None:
         raw = msg.rstrip(b"\n")
         stamps.append((raw[:1].decode("latin-1"), now, raw[1:]))
         if len(stamps) in (1, 6):
-            window.append(_workload_cpu(lineage))
+            if counter is not None:
+                total = counter()
+                window.append(None if total is None else total - _own_cpu())
+            else:
+                window.append(_workload_cpu(lineage))
     _, status, usage = os.wait4(child.pid, 0)
     exited = clock()
     tags = [t for t, _, _ in stamps]
@@ -178,6 +230,7 @@ def main() -> None:
         "child_cpu_s": usage.ru_utime + usage.ru_stime,
         "timer_cpu_s": own.ru_utime + own.ru_stime,
         "window_cpu_s": window[1] - window[0] if None not in window else None,
+        "window_cpu_from": "cgroup" if counter is not None else "proc",
         "sealed": sealed,
         "kernel_stamps": kernel,
     }

@@ -1,11 +1,13 @@
-"""Red team of the repository clock's parallel-work check (helper-45, this stop): a peakscan
+"""Red team of the repository clock's parallel-work check (helper-45): a peakscan
 patch that scans half of each window in a forked child (reaped inside the timed call) and then
-sleeps in `sys.stdout.flush()` after the call's end stamp. The check judges CPU beyond the wall
+sleeps in `sys.stdout.flush()` after the call's end stamp. The check judged CPU beyond the wall
 over the workload process's whole life, so the idle second after the counted window dilutes
 the parallel CPU to nothing: measured 1.21x and 1.22x, significant, no finding (the same fork
 without the sleep: 1.34x unflagged once, 0.025-0.043 s of parallel CPU, under the 0.05 s floor).
 The old ratio rule missed it too (the original's own ratio, 1.3-1.5 from numpy's threads, was
-above its 1.2 cut-off). The fix: count the parallel CPU over the timed call alone."""
+above its 1.2 cut-off). Fixed: the timer reads the run's cgroup CPU over the counted time, and
+parallel CPU a patch adds is charged to its time (0.76-0.97x after, measured on this attack and
+helper-46's forked-helper variants, which the same fix closes: `tests/repos/`)."""
 
 from __future__ import annotations
 
@@ -17,19 +19,24 @@ from perfgym.repos.checks import check_task
 from perfgym.repos.evaluate import evaluate_patch
 from perfgym.repos.loading import load_repo_suite
 
-PATCH = Path(__file__).parent / "patches" / "peakscan_fork_half_then_sleep.diff"
+PATCHES = Path(__file__).parent / "patches"
 
 
 @pytest.mark.alone
-@pytest.mark.xfail(strict=False, reason="parallel CPU is judged over the workload process's "
-                   "whole life: a sleep after the timed call hides a forked child's share of "
-                   "the work (1.21-1.34x unflagged in 3 of 4 runs); the counted window alone is "
-                   "not measured yet")  # fmt: skip
-def test_work_forked_into_a_child_then_hidden_by_a_late_sleep_earns_nothing() -> None:
+@pytest.mark.parametrize("patch", [
+    # helper-45: half of each scan in a child reaped inside the call, then a sleep after H
+    "peakscan_fork_half_then_sleep.diff",
+    # helper-46: the far half of long scans in forked helpers that write their part to /tmp and
+    # SIGKILL themselves; the kernel reaps the first ~38 ms of them itself (SIGCHLD ignored),
+    # the rest are waited for. Before the cgroup window and the difference test: 1.18-1.67x in
+    # 5 of 6 evaluations, unflagged and uncharged; after: 0.76-0.84x, charged 51-65 ms a run.
+    "peakscan_forked_helpers_autoreaped_then_waited.diff",
+])  # fmt: skip
+def test_work_forked_beside_the_call_earns_nothing(patch: str) -> None:
     task = next(t for t in load_repo_suite("perfgym-repos") if t.id == "peakscan")
     checked = check_task(task)
     try:
-        ev = evaluate_patch(checked.task, PATCH.read_text(), checked.original, rounds=3,
+        ev = evaluate_patch(checked.task, (PATCHES / patch).read_text(), checked.original, rounds=3,
                             repeats=0)  # fmt: skip
     finally:
         checked.remove()

@@ -233,7 +233,8 @@ def _charges(pre_o: list[float], pre_p: list[float]) -> list[float]:
 
 def _parallel_charges(par_o: list[float], par_p: list[float]) -> list[float]:
     """Per patched run, the parallel CPU charged to it: where the patched runs' CPU beyond the
-    wall over the counted time is significantly above the original's (paired, no margin),
+    wall over the counted time is significantly above the original's (a one-sided paired
+    t-test on the differences),
     the median excess over the original's (at least `PARALLEL_CHARGE_MIN_S`) on every run.
     Work done in another thread or process
     beside the call is work all the same: counted, it buys no speedup, however little of it
@@ -241,10 +242,24 @@ def _parallel_charges(par_o: list[float], par_p: list[float]) -> list[float]:
     would leave up to 1.33x to a patch that forks a quarter of its work). A library's own
     threads spinning alike in both (numpy's OpenBLAS at import) are not significant."""
     added = statistics.median(par_p) - statistics.median(par_o)
-    floored = [max(x, _FLOOR_S) for x in par_p], [max(x, _FLOOR_S) for x in par_o]
-    if added < PARALLEL_CHARGE_MIN_S or compare(*floored, paired=True, margin=0.0).faster != "b":
+    if added < PARALLEL_CHARGE_MIN_S or not _more(par_p, par_o):
         return [0.0] * len(par_p)
     return [added] * len(par_p)
+
+
+def _more(a: list[float], b: list[float], alpha: float = 0.05) -> bool:
+    """One-sided paired t-test on the differences a - b (seconds, not ratios: a figure that is
+    0 in one round and 50 ms in another has no meaningful ratio)."""
+    d = [x - y for x, y in zip(a, b, strict=True)]
+    if len(d) < 2:
+        return False
+    mean = sum(d) / len(d)
+    sd = statistics.stdev(d)
+    if sd == 0:
+        return mean > 0
+    from scipy.stats import t
+
+    return float(t.sf(mean / (sd / math.sqrt(len(d))), len(d) - 1)) < alpha
 
 
 def _pre(run: WorkloadRun) -> float:

@@ -57,6 +57,16 @@ class WorkloadRun:
         return self.digests[0] if self.digests else ""
 
 
+#: Library thread pools of one thread in every workload run. Parallel CPU a patch adds over the
+#: original is charged to its time (`measure._parallel_charges`); a pool that spins on its own
+#: (numpy's OpenBLAS threads spun 20-55 ms after import in peakscan's original, varying from
+#: run to run) would hide a patch's own parallel work in its noise (helper-46: forked helpers
+#: 1.18-1.67x uncharged). A patch that raises a pool again is charged what its threads add.
+ONE_THREAD_POOLS = {name: "1" for name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                           "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS",
+                                           "VECLIB_MAXIMUM_THREADS")}  # fmt: skip
+
+
 def workload_path(task: RepoTask, workload: Workload) -> Path:
     base = task.folder or Path.cwd()
     path = Path(workload.script)
@@ -94,6 +104,7 @@ def run_workload(
             _NONCE_NAME: nonce,
         },  # fmt: skip
         sandbox=sandbox,
+        env=ONE_THREAD_POOLS,
         # Read-only: a file one round writes in the copy (its answer) would make every later
         # round's first call a cache hit. Scratch space is /tmp, fresh for every run.
         writable=False,

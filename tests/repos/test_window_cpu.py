@@ -89,3 +89,25 @@ def test_work_after_the_answer_is_not_in_the_window(tmp_path: Path, repo_cache: 
     assert run.ok, run.error
     assert run.child_cpu_s >= 0.5, run  # the process did the work...
     assert run.window_cpu_s is not None and run.window_cpu_s < 0.2, run  # ...after the window
+
+
+def test_the_timer_reads_only_a_run_cgroups_counter() -> None:
+    """Outside a run cgroup of its own (a machine without cgroups, a systemd scope) the counter
+    /proc/self/cgroup names holds other processes' CPU: the timer falls back to /proc."""
+    import importlib.util
+
+    from perfgym.repos.runner import TIMER
+
+    spec = importlib.util.spec_from_file_location("workload_timer_under_test", TIMER)
+    assert spec is not None and spec.loader is not None
+    timer = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(timer)
+    v1 = "4:memory:/perfgym/run-7-0\n2:cpuacct:/perfgym/run-7-0\n1:cpu:/perfgym-run-7-0\n0::/\n"
+    assert timer.counter_file(v1) == ("/sys/fs/cgroup/cpuacct/perfgym/run-7-0/cpuacct.usage", "v1")
+    comounted = "3:cpu,cpuacct:/perfgym/run-7-0\n"
+    assert timer.counter_file(comounted)[0] == (
+        "/sys/fs/cgroup/cpu,cpuacct/perfgym/run-7-0/cpuacct.usage")
+    assert timer.counter_file("0::/perfgym/run-7-0\n") == (
+        "/sys/fs/cgroup/perfgym/run-7-0/cpu.stat", "v2")
+    for elsewhere in ("2:cpuacct:/\n1:cpu:/\n0::/\n", "0::/user.slice/run-u5.scope\n", ""):
+        assert timer.counter_file(elsewhere) is None, elsewhere

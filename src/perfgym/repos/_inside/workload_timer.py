@@ -73,16 +73,12 @@ def _lineage() -> set[int]:
     return out
 
 
-def _cgroup_counter():
-    """A reader of this run's cgroup CPU counter in seconds (v1 cpuacct.usage, v2 cpu.stat
-    usage_usec), or None where the cgroup is not visible here."""
-    try:
-        with open("/proc/self/cgroup") as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return None
+def counter_file(proc_cgroup: str) -> tuple[str, str] | None:
+    """(path, 'v1' | 'v2') of the CPU counter of the run cgroup `proc_cgroup` (the text of
+    /proc/self/cgroup) names; None unless it names a run cgroup of its own (on a machine
+    without one it names the root, whose counter is the whole machine's)."""
     name = fmt = None
-    for line in lines:
+    for line in proc_cgroup.splitlines():
         _id, controllers, path = line.split(":", 2)
         if "cpuacct" in controllers.split(","):  # v1 (cpuacct alone or co-mounted with cpu)
             name, fmt = os.path.join("/sys/fs/cgroup", controllers, path.lstrip("/"),
@@ -90,8 +86,22 @@ def _cgroup_counter():
             break
         if controllers == "" and path.startswith("/"):  # v2's one hierarchy
             name, fmt = os.path.join("/sys/fs/cgroup", path.lstrip("/"), "cpu.stat"), "v2"
-    if name is None:
+    if name is None or fmt is None or "/perfgym/run-" not in name:
         return None
+    return name, fmt
+
+
+def _cgroup_counter():
+    """A reader of this run's cgroup CPU counter in seconds (v1 cpuacct.usage, v2 cpu.stat
+    usage_usec), or None where no run cgroup is visible here."""
+    try:
+        with open("/proc/self/cgroup") as f:
+            found = counter_file(f.read())
+    except (OSError, ValueError):
+        return None
+    if found is None:
+        return None
+    name, fmt = found
     try:
         fd = os.open(name, os.O_RDONLY)
     except OSError:

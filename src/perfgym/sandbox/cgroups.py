@@ -110,16 +110,7 @@ def core_cpuset(core: int | Sequence[int]) -> str | None:
 
 @dataclass
 class RunCgroup:
-    """The cgroup directories of one run, keyed by controller ('memory', 'pids', 'cpuacct';
-    v1 also 'sched', the run's own `cpu` controller group, at the hierarchy's top).
-
-    A run's scheduling share is its cgroup's, not its threads': under CFS each thread outside
-    a group is an entity of its own, so on a core another process also wants, a program with
-    two threads would get two shares to a one-thread program's one and finish sooner on
-    the wall clock with no less work. v2 runs are `cpu` groups (`+cpu` in the parent's
-    subtree_control); v1 runs join a group of their own at the top of the `cpu` hierarchy
-    (`perfgym-run-...`), each weighing what one session's autogroup does: under a shared
-    `perfgym` parent all runs together would weigh as one against any other process."""
+    """The cgroup directories of one run, keyed by controller ('memory', 'pids', 'cpuacct')."""
 
     version: str
     dirs: dict[str, str] = field(default_factory=dict)
@@ -150,12 +141,6 @@ class RunCgroup:
                     pass
                 _write(cg.dirs["memory"], "memory.swappiness", 0, optional=True)
                 _write(cg.dirs["pids"], "pids.max", max_pids)
-                sched = os.path.join(ROOT, "cpu", f"{PARENT}-{name}")
-                try:  # the run's threads compete as one scheduling entity (v2: always)
-                    os.makedirs(sched)
-                    cg.dirs["sched"] = sched
-                except OSError:
-                    pass
             else:
                 parent = os.path.join(ROOT, PARENT)
                 _write(parent, "cgroup.subtree_control", "+memory +pids +cpu", optional=True)
@@ -386,15 +371,15 @@ class CgroupPool:
 def remove_stale() -> int:
     """Remove run cgroups left by perfgym processes that no longer exist; returns how many."""
     removed = 0
-    bases = [(os.path.join(ROOT, c, PARENT), "") for c in ("memory", "pids", "cpuacct")]
-    bases += [(os.path.join(ROOT, PARENT), ""), (os.path.join(ROOT, "cpu"), f"{PARENT}-")]
-    for base, prefix in bases:
+    bases = [os.path.join(ROOT, c, PARENT) for c in ("memory", "pids", "cpuacct")]
+    bases.append(os.path.join(ROOT, PARENT))
+    for base in bases:
         try:
             names = os.listdir(base)
         except OSError:
             continue
         for name in names:
-            m = re.fullmatch(rf"{prefix}run-(\d+)-\d+", name)
+            m = re.fullmatch(r"run-(\d+)-\d+", name)
             if m and not os.path.exists(f"/proc/{m.group(1)}"):
                 try:
                     os.rmdir(os.path.join(base, name))

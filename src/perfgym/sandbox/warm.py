@@ -67,8 +67,6 @@ class WarmSandbox(LocalSandbox):
         if self.cgroup_version == "v1":
             ctrls = ("memory", "pids", "cpuacct")
             parents = [os.path.join(cgroups.ROOT, c, cgroups.PARENT) for c in ctrls]
-            if os.path.isdir(os.path.join(cgroups.ROOT, "cpu")):  # runs' groups are at its top
-                parents.append(os.path.join(cgroups.ROOT, "cpu"))
             cpuset = cgroups.cpuset_parent()  # the per-core cpusets pinned runs join
             if cpuset is not None:
                 parents.append(cpuset)

@@ -6,10 +6,6 @@ read-only descriptor of the cgroup's CPU counter and reads it around each call
 (`_inside/pyworker_server.py`); a call whose processes used more CPU than their rusage says is
 charged the difference and flagged. Where no writable hierarchy exists, `WorkerCgroup.create`
 says why and the worker reports its calls' CPU as rusage only (`CallResult.cpu_mechanism`).
-
-The worker is also one scheduling entity (v2: its cgroup has the `cpu` controller; v1: a group
-of its own at the top of the `cpu` hierarchy), so threads a solution starts buy it no larger share of a
-core another process wants (see `cgroups.RunCgroup`).
 """
 
 from __future__ import annotations
@@ -29,14 +25,11 @@ class WorkerCgroup:
     """One worker's cgroup: `wrap` an argv so it starts inside, `usage_fd` to read its CPU,
     `memory_fds` to read (and reset) its memory high-water mark where there is one."""
 
-    def __init__(self, path: str, usage_file: str, kind: str, memory: str | None = None,
-                 sched: str | None = None) -> None:  # fmt: skip
+    def __init__(self, path: str, usage_file: str, kind: str, memory: str | None = None) -> None:
         self.path, self.usage_file, self.kind = path, usage_file, kind
         #: The worker's memory cgroup (v1: in the memory hierarchy; v2: `path` itself), None
         #: when none could be made: a call's memory is then its processes' rusage only.
         self.memory = memory
-        #: v1: the worker's group in the `cpu` hierarchy (None: none could be made; v2: `path`).
-        self.sched = sched
 
     @classmethod
     def create(cls) -> tuple[WorkerCgroup | None, str]:
@@ -52,7 +45,7 @@ class WorkerCgroup:
             os.mkdir(path)
         except OSError as exc:
             return None, f"no writable cpu-accounting cgroup ({base}: {exc.strerror})"
-        return cls(path, usage, kind, _memory_cgroup(kind, path), _sched_cgroup(kind, path)), ""
+        return cls(path, usage, kind, _memory_cgroup(kind, path)), ""
 
     def memory_fds(self) -> tuple[int, int]:
         """(usage read-only, high-water mark read-write) descriptors of the memory cgroup,
@@ -107,14 +100,15 @@ class WorkerCgroup:
 
     def wrap(self, argv: list[str]) -> list[str]:
         """`argv` run from inside the cgroup (it joins before it starts anything)."""
-        dirs = list(dict.fromkeys(d for d in (self.path, self.memory, self.sched) if d))
-        joins = " && ".join(f'echo $$ > "${i}/cgroup.procs"' for i in range(1, len(dirs) + 1))
-        join = f'{joins} && shift {len(dirs)} && exec "$@"'
-        return ["/bin/sh", "-c", join, "sh", *dirs, *argv]
+        if self.memory is None or self.memory == self.path:
+            join = 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
+            return ["/bin/sh", "-c", join, "sh", self.path, *argv]
+        join = 'echo $$ > "$1/cgroup.procs" && echo $$ > "$2/cgroup.procs" && shift 2 && exec "$@"'
+        return ["/bin/sh", "-c", join, "sh", self.path, self.memory, *argv]
 
     def destroy(self) -> None:
         """Remove the cgroup once its processes are gone (the worker was killed first)."""
-        for path in {self.path, self.memory or self.path, self.sched or self.path}:
+        for path in {self.path, self.memory or self.path}:
             for _ in range(100):
                 try:
                     os.rmdir(path)
@@ -152,33 +146,14 @@ def _memory_cgroup(kind: str, path: str) -> str | None:
     return memory
 
 
-def _sched_cgroup(kind: str, path: str) -> str | None:
-    """The worker's scheduling group (made here for v1), or None where there can be none."""
-    if kind == "v2":
-        try:
-            with open(os.path.join(os.path.dirname(path), "cgroup.subtree_control"), "w") as f:
-                f.write("+cpu")
-        except OSError:
-            return None
-        return path
-    base = os.path.join(ROOT, "cpu")  # at the top: one autogroup's weight (`RunCgroup`)
-    sched = os.path.join(base, f"{PARENT}-{os.path.basename(path)}")
-    try:
-        _remove_stale(base, prefix=f"{PARENT}-")
-        os.mkdir(sched)
-    except OSError:
-        return None
-    return sched
-
-
-def _remove_stale(base: str, prefix: str = "") -> None:
-    """Remove worker cgroups (named `prefix` + worker-PID-N) of processes that no longer exist."""
+def _remove_stale(base: str) -> None:
+    """Remove worker cgroups of perfgym processes that no longer exist."""
     try:
         names = os.listdir(base)
     except OSError:
         return
     for name in names:
-        m = _NAME.fullmatch(name[len(prefix):]) if name.startswith(prefix) else None
+        m = _NAME.fullmatch(name)
         if m and not os.path.exists(f"/proc/{m.group(1)}"):
             try:
                 os.rmdir(os.path.join(base, name))

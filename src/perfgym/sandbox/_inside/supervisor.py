@@ -173,7 +173,7 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
     _write_files(spec)
     stdin = b"" if stdin_fd is not None else base64.b64decode(spec.get("stdin", ""))
     joined = [os.path.join(cgroups[n], "cgroup.procs")
-              for n in ("memory", "pids", "cpuacct", "cpuset", "sched") if n in cgroups]  # fmt: skip
+              for n in ("memory", "pids", "cpuacct", "cpuset") if n in cgroups]  # fmt: skip
     tree = Tree(cgroups)
     usable = stub_usable(spec)
     if stub is not None and not usable:

@@ -21,29 +21,38 @@ BURN = (
     "    t = time.process_time()\n"
     "    while time.process_time() - t < s:\n"
     "        pass\n"
+    "def burn_then_say(s, w):\n"  # a byte down the pipe once s seconds of CPU are spent
+    "    burn(s)\n"
+    "    os.write(w, b'x')\n"
 )
+# The call returns only once a helper has spent its CPU (a pipe, not a sleep: on a loaded
+# machine a sleeping parent may return before a helper has run at all).
 CASES = {
     # half the work in a forked child reaped inside the call: the reaper's cutime holds it
     "forked-child": "def work():\n    pid = os.fork()\n    if pid == 0:\n        burn(0.3)\n"
                     "        os._exit(0)\n    burn(0.05)\n    os.waitpid(pid, 0)\n    return 1\n",
     # a live child made undumpable first (its /proc files then belong to root)
-    "undumpable-live-child": "def work():\n    if os.fork() == 0:\n        import ctypes\n"
-                             "        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n        burn(10)\n"
-                             "        os._exit(0)\n    time.sleep(0.5)\n    return 1\n",
+    "undumpable-live-child": "def work():\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+                             "        import ctypes\n        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)\n"
+                             "        burn_then_say(0.3, w)\n        burn(10)\n        os._exit(0)\n"
+                             "    os.read(r, 1)\n    return 1\n",
     # a child the kernel reaps itself (SIGCHLD ignored): no process's cutime ever holds it
     "auto-reaped-child": "import signal\ndef work():\n    signal.signal(signal.SIGCHLD, "
-                         "signal.SIG_IGN)\n    if os.fork() == 0:\n        burn(0.3)\n"
-                         "        os._exit(0)\n    time.sleep(0.6)\n    return 1\n",
-    # a grandchild orphaned at once, done before the answer: reaped by the sandbox's init
-    "orphan": "def work():\n    pid = os.fork()\n    if pid == 0:\n        if os.fork() == 0:\n"
-              "            burn(0.3)\n            os._exit(0)\n        os._exit(0)\n"
-              "    os.waitpid(pid, 0)\n    time.sleep(0.6)\n    return 1\n",
+                         "signal.SIG_IGN)\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+                         "        burn_then_say(0.3, w)\n        os._exit(0)\n"
+                         "    os.read(r, 1)\n    return 1\n",
+    # a grandchild orphaned at once: reaped by the sandbox's init
+    "orphan": "def work():\n    r, w = os.pipe()\n    pid = os.fork()\n    if pid == 0:\n"
+              "        if os.fork() == 0:\n            burn_then_say(0.3, w)\n"
+              "            os._exit(0)\n        os._exit(0)\n"
+              "    os.waitpid(pid, 0)\n    os.read(r, 1)\n    return 1\n",
     # a thread of the workload process
     "thread": "def work():\n    t = threading.Thread(target=burn, args=(0.3,))\n    t.start()\n"
               "    t.join()\n    return 1\n",
     # a child still running when the answer is ready: its CPU so far is its own
-    "live-child": "def work():\n    if os.fork() == 0:\n        burn(10)\n        os._exit(0)\n"
-                  "    time.sleep(0.5)\n    return 1\n",
+    "live-child": "def work():\n    r, w = os.pipe()\n    if os.fork() == 0:\n"
+                  "        burn_then_say(0.3, w)\n        burn(10)\n        os._exit(0)\n"
+                  "    os.read(r, 1)\n    return 1\n",
 }
 WORKLOAD = "import lib\n\ndef experiment():\n    return lib.work()\n"
 

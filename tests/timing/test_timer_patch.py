@@ -40,10 +40,14 @@ def test_a_function_patching_perf_counter_only_fools_its_own_report():
     )
     cheat = "import time\ntime.perf_counter_ns = lambda: 0\n" + honest
     lim = Limits(wall_s=20, memory_mb=256)
+    runs = {"honest": [], "cheat": []}
     with PythonWorkerPool(size=1) as pool:
-        runs = {name: [pool.call(src, "solve", [300_000], lim) for _ in range(5)]
-                for name, src in (("honest", honest), ("cheat", cheat))}  # fmt: skip
+        for _ in range(5):  # interleaved, so a load that comes and goes falls on both
+            for name, src in (("honest", honest), ("cheat", cheat)):
+                runs[name].append(pool.call(src, "solve", [300_000], lim))
     assert all(r.reported_call_s == 0 for r in runs["cheat"])  # the in-process clock lies
     assert all(r.reported_call_s > 0.005 for r in runs["honest"])
     med = {k: sorted(r.cpu_s for r in rs)[2] for k, rs in runs.items()}
-    assert med["cheat"] == pytest.approx(med["honest"], rel=0.3)  # the outside clock does not
+    # The outside clock does not: the cheat's CPU is the same order as the honest run's
+    # (the same loop; 1.35x once on a loaded CI machine, so no tight ratio), never near 0.
+    assert med["cheat"] > 0.5 * med["honest"] > 0.0025

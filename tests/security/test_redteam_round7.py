@@ -58,8 +58,9 @@ checked by running the harness directly with `python3 -S`):
       refusal string; np.int64 is no int subclass).
   test_honest_signal_setup_at_import_is_not_a_crash                        OPEN (NR: the import
       runs off the main thread; `signal.signal(SIGPIPE, SIG_DFL)` raises ValueError there).
-  test_honest_solutions_importing_threading_finish[threads, queue] CLOSED; [multiprocessing]
-      OPEN (now raises in the sandbox, cause not found). Was (NR,
+  test_honest_solutions_importing_threading_finish[threads, queue, multiprocessing] CLOSED
+      (multiprocessing raised PermissionError in the sandbox: /dev/shm, where its SemLocks
+      live, was not writable; it is each run's own tmpfs now). Was (NR,
       TIMEOUT: the line is printed and marked, then the process never exits. `threading`, first
       imported on the solution's thread (ThreadPoolExecutor; multiprocessing.Pool imports it),
       records that thread as its main thread; the interpreter's exit (threading._shutdown)
@@ -425,12 +426,7 @@ def test_honest_ordinary_solutions_pass(verdicts, name):
     assert v.stage is Stage.OK, (v.stage, v.reason)
 
 
-@pytest.mark.parametrize("name", [
-    "queue", "threads",
-    pytest.param("multiprocessing", marks=pytest.mark.xfail(strict=True, reason=(
-        "a fork Pool no longer hangs, but raises inside the sandbox under the guard (it runs "
-        "outside the sandbox through the same wrapper): cause not found yet"))),
-])  # fmt: skip
+@pytest.mark.parametrize("name", ["queue", "threads", "multiprocessing"])
 def test_honest_solutions_importing_threading_finish(verdicts, name):
     v = verdicts[f"hang_{name}"]
     assert v.stage is Stage.OK, (v.stage, v.detail, v.reason)

@@ -427,8 +427,9 @@ def test_a_stolen_reference_does_not_score(secret_tree):
 
 @pytest.mark.parametrize("backend", ["warm", "bwrap"])
 def test_nothing_outside_the_work_dir_is_writable(backend):
-    """No shared writable place (a /dev/shm, a /var/tmp, a cache) where one run could leave a
-    file for a later one: everything a program can write outside /tmp is a device node."""
+    """No shared writable place (a /var/tmp, a cache) where one run could leave a file for a
+    later one: everything a program can write outside /tmp is a device node, or /dev/shm, the
+    run's own tmpfs (`test_dev_shm_is_the_runs_own`)."""
     from perfgym.sandbox import Limits
 
     find = (
@@ -436,9 +437,56 @@ def test_nothing_outside_the_work_dir_is_writable(backend):
         "-writable ! -type l -print 2>/dev/null; "
         "python3 -c \"import os, stat; print(*[p for p in (os.path.join('/dev', n) for n in "
         "os.listdir('/dev')) if os.access(p, os.W_OK) and not os.path.islink(p) and not "
-        'stat.S_ISCHR(os.stat(p).st_mode)])"; echo done'
+        "stat.S_ISCHR(os.stat(p).st_mode) and p != '/dev/shm'])\"; echo done"
     )
     sb = WarmSandbox() if backend == "warm" else BwrapSandbox()
     with sb:
         ex = sb.run(["sh", "-c", find], limits=Limits(wall_s=60))
     assert ex.stdout_text.split() == ["done"], ex.stdout_text[-2000:] + ex.stderr_text
+
+
+SHM_WRITER = """import multiprocessing, os, sys
+with open('/dev/shm/left-' + sys.argv[1], 'w') as f:
+    f.write('x')
+with multiprocessing.get_context('fork').Pool(2) as pool:  # SemLocks: sem_open in /dev/shm
+    print(sum(pool.map(abs, [-1, 2])), sorted(os.listdir('/dev/shm')))
+try:
+    with open('/dev/shm/big', 'wb') as f:
+        f.write(b'x' * (2 << 20))
+    print('no limit')
+except OSError as e:
+    print('full', e.errno)
+"""
+
+
+@pytest.mark.parametrize("backend", ["warm", "bwrap"])
+def test_dev_shm_is_the_runs_own(backend):
+    """/dev/shm is writable (multiprocessing's locks and pools need it: an honest program failed
+    with PermissionError), bounded by the run's disk limit, and private: what one run leaves
+    there no later run sees, nor a run beside it."""
+    import threading
+
+    from perfgym.sandbox import Limits
+
+    lim = Limits(wall_s=30, disk_bytes=1 << 20)
+    sb = WarmSandbox() if backend == "warm" else BwrapSandbox()
+    with sb:
+        first = sb.run(["python3", "-c", SHM_WRITER, "a"], limits=lim)
+        assert first.stdout_text.split("\n")[:2] == ["3 ['left-a']", "full 28"], (
+            first.stdout_text + first.stderr_text
+        )
+        later = sb.run(["python3", "-c", "import os; print(os.listdir('/dev/shm'))"], limits=lim)
+        assert later.stdout_text.strip() == "[]", later.stdout_text + later.stderr_text
+        holder = "open('/dev/shm/held', 'w').write('x'); import time; time.sleep(3)"
+        seen = {}
+
+        def hold() -> None:
+            seen["holder"] = sb.run(["python3", "-c", holder], limits=lim)
+
+        t = threading.Thread(target=hold)
+        t.start()
+        looks = "import os, time; time.sleep(1); print(os.listdir('/dev/shm'))"
+        beside = sb.run(["python3", "-c", looks], limits=lim)
+        t.join()
+    assert seen["holder"].status.value == "OK", seen["holder"].stderr_text
+    assert beside.stdout_text.strip() == "[]", beside.stdout_text + beside.stderr_text

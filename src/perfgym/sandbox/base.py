@@ -11,11 +11,14 @@ from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.run_request import Pin, RunRequest, make_request
 
-__all__ = ["WORK_DIR", "Bind", "RunRequest", "Sandbox", "SandboxConfig"]
+__all__ = ["SHM_DIR", "WORK_DIR", "Bind", "RunRequest", "Sandbox", "SandboxConfig"]
 
 #: Inside every run the private writable work directory is /tmp (a fresh tmpfs per run),
 #: which is also the working directory and $HOME.
 WORK_DIR = "/tmp"
+#: POSIX shared memory and semaphores (shm_open, sem_open: multiprocessing's locks and pools)
+#: live in /dev/shm: a fresh tmpfs per run too, the same size as the work dir, never shared.
+SHM_DIR = "/dev/shm"
 
 
 class SandboxConfig(BaseModel):

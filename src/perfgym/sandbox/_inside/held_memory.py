@@ -10,8 +10,8 @@ at a time, a pipe stuffed and never read: all RAM the run holds, none of it in a
   kind, to it. The figure is the usage above what the cgroup held when the program started (a
   pooled cgroup may still hold a previous run's page cache); the peak file, reset at the start,
   catches what lies between two samples. One `pread` per sample.
-* Without one: the run's own tmpfs (`statvfs('/tmp')`, deleted-but-open files included) above
-  its size at the start, every memfd any process holds open (`/proc/<pid>/fd`, allocated
+* Without one: the run's own tmpfs mounts (`statvfs` of /tmp and /dev/shm, deleted-but-open
+  files included) above their size at the start, every memfd any process holds open (`/proc/<pid>/fd`, allocated
   blocks, each file once), and the SysV segments of the run's IPC namespace
   (`/proc/sysvipc/shm`). Pipe and socket buffers are not seen there, nor a memfd sent over a
   socket and closed (in flight, in no descriptor table): `how` says so. These
@@ -158,11 +158,15 @@ class Held:
 
 
 def _tmp_used() -> int:
-    try:
-        st = os.statvfs("/tmp")
-    except OSError:
-        return 0
-    return (st.f_blocks - st.f_bfree) * st.f_frsize
+    """Bytes in the run's own tmpfs mounts: its work dir and its /dev/shm (POSIX shm)."""
+    total = 0
+    for path in ("/tmp", "/dev/shm"):
+        try:
+            st = os.statvfs(path)
+        except OSError:
+            continue
+        total += (st.f_blocks - st.f_bfree) * st.f_frsize
+    return total
 
 
 def _sysv_shm() -> int:

@@ -81,7 +81,8 @@ def _prepare_view(spec: dict) -> None:
         path = _host(src) if host else src
         sources.append((os.open(path, os.O_PATH), os.path.isdir(path)))
     nosuid = _NOSUID
-    linux.mount("tmpfs", "/tmp", "tmpfs", nosuid, f"size={int(view['disk_bytes'])},mode=1777")
+    for private in ("/tmp", "/dev/shm"):  # the work dir; POSIX shm and semaphores
+        linux.mount("tmpfs", private, "tmpfs", nosuid, f"size={int(view['disk_bytes'])},mode=1777")
     for (_src, dst, writable), (fd, is_dir) in zip(view["binds"], sources, strict=True):
         if is_dir:
             os.makedirs(dst, exist_ok=True)

@@ -3,9 +3,11 @@ imports it, calls setup(), calls experiment(state) once, then `--repeats` more c
 caching signature). argv[4] is the timer's socket: one message per phase boundary (R before
 the repository is on sys.path, I after the import, S after setup, B/E around each call, H with
 the first result's digest) and a last `D` message with the digests and this process's own time
-of the first call. The workload's module-level imports from outside the repository (numpy, the
-stdlib) are imported before R: none of the repository's code can run then, and they would only
-dilute the speedup.
+of the first call. After R and after H it waits for the timer's one-byte reply: the timer reads
+the run's CPU counter then, and this process's own work must not run on past the stamp into
+the reading (every CPU second beyond the counted wall is charged as parallel work). The
+workload's module-level imports from outside the repository (numpy, the stdlib) are imported
+before R: none of the repository's code can run then, and they would only dilute the speedup.
 
 The kernel stamps the messages for the timer, a process the workload cannot reach: nothing this
 process measures is counted (a patch may rewrite its frames with ctypes); its own first-call
@@ -71,18 +73,20 @@ def _preimport(script, repo):
                 pass
 
 
-def main(clock=_clock, dumps=json.dumps, write=os.write, exit_now=os._exit):
+def main(clock=_clock, dumps=json.dumps, write=os.write, read=os.read, exit_now=os._exit):
     # Bound as locals before the workload is imported: a patch may rebind this module's globals
     # (sys.modules['__main__']._clock) or json.dumps, but not a running frame's locals.
     script, repo, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
     pipe = int(sys.argv[4])
     os.dup2(2, 1)
 
-    def tag(t):
+    def tag(t, wait=False):
         write(pipe, t)
+        if wait:  # the timer reads the run's CPU counter while this process does nothing
+            read(pipe, 16)
 
     _preimport(script, repo)
-    tag(b"R\n")  # the timer's clock starts: from here on the repository's code may run
+    tag(b"R\n", wait=True)  # the timer's clock starts: from here on the repository's code may run
     sys.path.insert(0, repo)
     os.chdir(repo)
     spec = importlib.util.spec_from_file_location("perfgym_workload", script)
@@ -105,7 +109,7 @@ def main(clock=_clock, dumps=json.dumps, write=os.write, exit_now=os._exit):
     first = clock() - t0
     tag(b"E\n")
     digests = [_digest(result)]  # repr() is part of the answer: a lazy result pays here
-    tag(("H" + digests[0] + "\n").encode())  # the end of the counted time carries the answer
+    tag(("H" + digests[0] + "\n").encode(), wait=True)  # the end of the counted time: the answer
     del result
     for _ in range(repeats):
         tag(b"B\n")

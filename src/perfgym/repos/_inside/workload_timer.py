@@ -15,7 +15,8 @@ machine, and no code of the workload's process can change the stamp):
     B / E  each repeat call (the caching signature)
     D  the digests (JSON) -- the last message
 
-The timer also reads the CPU of the run's processes when R and H arrive: `window_cpu_s`, the
+The timer also reads the CPU of the run's processes when R and H arrive (the runner waits for
+its reply after each, so none of its own work runs into the reading): `window_cpu_s`, the
 CPU spent over the counted time. Above that time's wall it is work done in parallel with it,
 however the process's later life dilutes its whole-life figures (a fork reaped inside the
 call, then a sleep after H). The counter is the run's own cgroup's (read-only to the run, in
@@ -199,12 +200,17 @@ def main() -> None:
             now = time.time()
         raw = msg.rstrip(b"\n")
         stamps.append((raw[:1].decode("latin-1"), now, raw[1:]))
-        if len(stamps) in (1, 6):
-            if counter is not None:
-                total = counter()
-                window.append(None if total is None else total - _own_cpu())
-            else:
-                window.append(_workload_cpu(lineage))
+        if stamps[-1][0] in ("R", "H"):
+            if len(stamps) in (1, 6):  # in order (anything else fails the run below)
+                if counter is not None:
+                    total = counter()
+                    window.append(None if total is None else total - _own_cpu())
+                else:
+                    window.append(_workload_cpu(lineage))
+            try:  # the runner waits for this before it goes on
+                mine.send(b"k")
+            except OSError:
+                pass
     _, status, usage = os.wait4(child.pid, 0)
     exited = clock()
     tags = [t for t, _, _ in stamps]
@@ -239,7 +245,7 @@ def main() -> None:
         "process_s": exited - start,
         "child_cpu_s": usage.ru_utime + usage.ru_stime,
         "timer_cpu_s": own.ru_utime + own.ru_stime,
-        "window_cpu_s": window[1] - window[0] if None not in window else None,
+        "window_cpu_s": window[1] - window[0] if len(window) == 2 and None not in window else None,
         "window_cpu_from": "cgroup" if counter is not None else "proc",
         "sealed": sealed,
         "kernel_stamps": kernel,

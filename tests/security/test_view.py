@@ -462,8 +462,8 @@ except OSError as e:
 @pytest.mark.parametrize("backend", ["warm", "bwrap"])
 def test_dev_shm_is_the_runs_own(backend):
     """/dev/shm is writable (multiprocessing's locks and pools need it: an honest program failed
-    with PermissionError), bounded by the run's disk limit, and private: what one run leaves
-    there no later run sees, nor a run beside it."""
+    with PermissionError), bounded (a quarter of the run's disk limit, the rest is /tmp's), and
+    private: what one run leaves there no later run sees, nor a run beside it."""
     import threading
 
     from perfgym.sandbox import Limits

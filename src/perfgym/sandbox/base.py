@@ -11,14 +11,29 @@ from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.run_request import Pin, RunRequest, make_request
 
-__all__ = ["SHM_DIR", "WORK_DIR", "Bind", "RunRequest", "Sandbox", "SandboxConfig"]
+__all__ = [
+    "SHM_DIR",
+    "WORK_DIR",
+    "private_mounts",
+    "Bind",
+    "RunRequest",
+    "Sandbox",
+    "SandboxConfig",
+]
 
 #: Inside every run the private writable work directory is /tmp (a fresh tmpfs per run),
 #: which is also the working directory and $HOME.
 WORK_DIR = "/tmp"
 #: POSIX shared memory and semaphores (shm_open, sem_open: multiprocessing's locks and pools)
-#: live in /dev/shm: a fresh tmpfs per run too, the same size as the work dir, never shared.
+#: live in /dev/shm: a fresh tmpfs per run too, never shared (`private_mounts`).
 SHM_DIR = "/dev/shm"
+
+
+def private_mounts(disk_bytes: int) -> list[tuple[str, int]]:
+    """The run's writable tmpfs mounts and their sizes: `disk_bytes` in all (the limit is the
+    total), a quarter of it for /dev/shm (a semaphore is a 32-byte file)."""
+    shm = max(4096, disk_bytes // 4)
+    return [(WORK_DIR, max(4096, disk_bytes - shm)), (SHM_DIR, shm)]
 
 
 class SandboxConfig(BaseModel):

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from perfgym.sandbox import cgroups, seccomp
-from perfgym.sandbox.base import SHM_DIR, WORK_DIR, Bind, SandboxConfig
+from perfgym.sandbox.base import Bind, SandboxConfig, private_mounts
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.local import LocalSandbox, find_bwrap
@@ -33,8 +33,8 @@ def view_args(
     """bubblewrap arguments for a run's view of the host: the allow-list (`view.base_args`,
     with the run's own `hide` paths covered too), a fresh work dir and the run's binds."""
     args = base_args(config, hide=hide)
-    for private in (WORK_DIR, SHM_DIR):
-        args += ["--size", str(limits.disk_bytes), "--perms", "1777", "--tmpfs", private]
+    for private, size in private_mounts(limits.disk_bytes):
+        args += ["--size", str(size), "--perms", "1777", "--tmpfs", private]
     for b in binds:
         args += ["--bind" if b.writable else "--ro-bind", b.host_path, b.sandbox_path]
     return args

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from perfgym.sandbox import cgroups, seccomp, spawner
-from perfgym.sandbox.base import SandboxConfig
+from perfgym.sandbox.base import SandboxConfig, private_mounts
 from perfgym.sandbox.bwrap import BwrapSandbox
 from perfgym.sandbox.execution import Execution
 from perfgym.sandbox.limits import Limits
@@ -133,7 +133,7 @@ class WarmSandbox(LocalSandbox):
     ) -> dict[str, Any] | Execution:
         limits = request.limits
         spec["view"] = {
-            "disk_bytes": limits.disk_bytes,
+            "mounts": private_mounts(limits.disk_bytes),
             # Resolved here: the spare looks a source up under the host's root at HOST_MOUNT,
             # where an absolute symlink would lead into the run's view instead.
             "binds": [

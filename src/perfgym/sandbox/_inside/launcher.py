@@ -81,8 +81,8 @@ def _prepare_view(spec: dict) -> None:
         path = _host(src) if host else src
         sources.append((os.open(path, os.O_PATH), os.path.isdir(path)))
     nosuid = _NOSUID
-    for private in ("/tmp", "/dev/shm"):  # the work dir; POSIX shm and semaphores
-        linux.mount("tmpfs", private, "tmpfs", nosuid, f"size={int(view['disk_bytes'])},mode=1777")
+    for private, size in view["mounts"]:  # the work dir; POSIX shm and semaphores
+        linux.mount("tmpfs", private, "tmpfs", nosuid, f"size={int(size)},mode=1777")
     for (_src, dst, writable), (fd, is_dir) in zip(view["binds"], sources, strict=True):
         if is_dir:
             os.makedirs(dst, exist_ok=True)
@@ -119,7 +119,7 @@ def _rehearse() -> None:
     spec = {"argv": ["true"], "env": {"PATH": "/bin"}, "stdin": "", "files": {}, "cpu": None,
             "uid": 65534, "limits": {"cpu_s": 1, "file_size_bytes": 1, "open_files": 1,
                                      "max_processes": 1},
-            "view": {"disk_bytes": 4096, "binds": [], "hide": []}}  # fmt: skip
+            "view": {"mounts": [["/tmp", 4096]], "binds": [], "hide": []}}  # fmt: skip
     spec = json.loads(json.dumps(spec))
     base64.b64decode(base64.b64encode(b"rehearsal"))
     linux.mount("tmpfs", "/tmp", "tmpfs", _NOSUID, "size=4k,mode=1777")

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from perfgym.sandbox import seccomp, spawner
-from perfgym.sandbox.base import SHM_DIR, WORK_DIR, SandboxConfig
+from perfgym.sandbox.base import SandboxConfig, private_mounts
 from perfgym.sandbox.batch_messages import BatchResult, batch_request, batch_result
 from perfgym.sandbox.bwrap import find_bwrap
 from perfgym.sandbox.execution import Status
@@ -101,8 +101,8 @@ class PythonWorker:
         argv += seccomp.bwrap_args(filter_fd)
         self._hidden = hidden_paths(self.config, self._also_hidden)
         argv += base_args(self.config, hide=self._also_hidden)  # the allow-list view
-        for private in (WORK_DIR, SHM_DIR):  # emptied after every call (worker_cleanup)
-            argv += ["--size", str(self.disk_bytes), "--perms", "1777", "--tmpfs", private]
+        for private, size in private_mounts(self.disk_bytes):  # emptied after every call
+            argv += ["--size", str(size), "--perms", "1777", "--tmpfs", private]
         for cap in _WORKER_CAPS:
             argv += ["--cap-add", cap]
         self._cgroup, self.cgroup_unavailable = WorkerCgroup.create()

@@ -226,3 +226,55 @@ with ThreadPoolExecutor(2) as _pool:
     rc, out, err = _run(tmp_path, source, "-S")
     assert rc == 0, err
     assert _line(out)["ok"] is True
+
+
+#: Swaps the code of `on_worker`, the hand-off the harness's thread runs, reached through the
+#: shim the harness keeps in a global: the next call would run the solution's code on the
+#: harness's thread (a signal handler set there, fired and removed within one call, gets its
+#: frame: the answer). Refused at the swap.
+CODE_SWAP = """import sys
+def _mine(what, a, b=None, c=None, *rest):
+    return [0]
+def run(values):
+    state = sys.modules["__main__"].solution.__getattr__.__self__
+    on_worker = next(x for x in state if type(x) is type(_mine) and x.__name__ == "on_worker")
+    on_worker.__code__ = _mine.__code__
+    return [0]
+"""
+
+
+def test_the_guards_own_functions_cannot_be_changed(tmp_path):
+    rc, out, err = _run(tmp_path, CODE_SWAP)
+    assert rc == 86, (out, err)
+    assert "__code__ of the guard's own function" in err
+
+
+#: `signal.signal(SIGPIPE, SIG_DFL)` at import, common in competitive programming: CPython
+#: refuses it off the main thread, and the solution is imported on its own (red team round 7,
+#: an honest NR). It is forwarded to the harness's thread while the solution is imported.
+SIGNALS = """import signal
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+try:
+    signal.signal(signal.SIGALRM, lambda num, frame: None)  # would run on the harness's thread
+    HANDLER = "set"
+except ValueError as exc:
+    HANDLER = "refused" if "SIG_DFL or SIG_IGN" in str(exc) else str(exc)
+_later = signal.signal
+def run(values):
+    assert HANDLER == "refused", HANDLER
+    try:
+        _later(signal.SIGPIPE, signal.SIG_IGN)  # after the import: CPython's refusal again
+    except ValueError:
+        pass
+    else:
+        raise AssertionError("set after the import")
+    assert signal.getsignal(signal.SIGPIPE) == signal.SIG_DFL
+    sums = [0, *itertools.accumulate(values)]
+    return [sums[k] for k in range(0, 20000, 2000)]
+"""
+
+
+def test_sig_dfl_and_sig_ign_are_set_at_import_only(tmp_path):
+    rc, out, err = _run(tmp_path, "import itertools\n" + SIGNALS)
+    assert rc == 0, (out, err)  # every assertion in `run` held
+    assert _line(out)["ok"] is True

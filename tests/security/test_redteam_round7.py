@@ -56,8 +56,9 @@ checked by running the harness directly with `python3 -S`):
   test_honest_numpy_scalars_are_not_refused                                CLOSED (was WO, "harness:
       exit code 1": a list of numpy.int64, equal to the harness's ints, is replaced by the
       refusal string; np.int64 is no int subclass).
-  test_honest_signal_setup_at_import_is_not_a_crash                        OPEN (NR: the import
-      runs off the main thread; `signal.signal(SIGPIPE, SIG_DFL)` raises ValueError there).
+  test_honest_signal_setup_at_import_is_not_a_crash                        CLOSED (the import
+      runs off the main thread, where `signal.signal(SIGPIPE, SIG_DFL)` raised ValueError: NR;
+      SIG_DFL/SIG_IGN set while the solution is imported are forwarded to the harness's thread).
   test_honest_solutions_importing_threading_finish[threads, queue, multiprocessing] CLOSED
       (multiprocessing raised PermissionError in the sandbox: /dev/shm, where its SemLocks
       live, was not writable; it is each run's own tmpfs now). Was (NR,
@@ -413,8 +414,6 @@ def test_honest_numpy_scalars_are_not_refused(verdicts):
     assert v.stage is Stage.OK, (v.stage, v.reason)
 
 
-@pytest.mark.xfail(strict=True, reason="the solution is imported off the main thread: "
-                   "signal.signal at import raises ValueError (a crash)")  # fmt: skip
 def test_honest_signal_setup_at_import_is_not_a_crash(verdicts):
     v = verdicts["signal_import"]
     assert v.stage is Stage.OK, (v.stage, v.reason)

@@ -27,6 +27,7 @@ tuple. The hook's on/off switch is a closure cell nothing the solution can reach
 (tracing, which would show the hook's frame, is refused). The solution's thread runs a loop
 whose only globals are the builtins: its locals are its two slots and its locks."""
 
+import _signal
 import _thread
 import builtins
 import importlib.util
@@ -62,20 +63,29 @@ def _refuse(why, _write=os.write, _exit=os._exit, _code=REFUSED_EXIT):
     _exit(_code)
 
 
-def _install(main):
-    """Add the audit hook (off until armed); return (arm, disarm)."""
+def _install(main, files):
+    """Add the audit hook (off until armed); return (arm, disarm). `files`: the code files of
+    the guard and the wrapper (`co_filename`): no function defined there can be changed."""
     armed = [False]
 
     def hook(event, args, _armed=armed, _main=main, _get_ident=_thread.get_ident,
              _len=len, _refuse=_refuse, _anywhere=_ANYWHERE, _on_main=_ON_MAIN,
-             _frame_attrs=_FRAME_ATTRS, _func_attrs=_FUNC_ATTRS, _id=id,
-             _own=frozenset(map(id, (_refuse, _plain, _handlers, _call, _attr)))):  # fmt: skip
+             _frame_attrs=_FRAME_ATTRS, _func_attrs=_FUNC_ATTRS, _id=id, _type=type,
+             _function=types.FunctionType, _code_of=types.FunctionType.__code__.__get__,
+             _files=frozenset(files),
+             _own=frozenset(map(id, (_refuse, _plain, _handlers, _call, _attr,
+                                     _serve_signal)))):  # fmt: skip
         if not _armed[0]:
             return
         if event in _anywhere or (event[:7] == "ctypes." and event != "ctypes.dlopen"):
             _refuse(event)
         elif event == "object.__setattr__" and _len(args) > 1 and args[1] in _func_attrs:
-            if _id(args[0]) in _own:  # numpy's import sets other functions' defaults
+            # numpy's import sets other functions' defaults; none of the guard's or the
+            # wrapper's may change (the harness's thread runs them: `on_worker`, reachable
+            # through a shim the harness put in sys.modules, ran a solution's code there)
+            if _id(args[0]) in _own or (
+                _type(args[0]) is _function and _code_of(args[0]).co_filename in _files
+            ):
                 _refuse(event + " " + args[1] + " of the guard's own function")
         elif _get_ident() == _main and (
             event in _on_main
@@ -117,27 +127,91 @@ def _worker_loop(_go, _done, _job, _out, importlib, traceback):
         _done.release()
 
 
+def _forward_signal(signalnum, handler, _sig=None, _done=None, _reply=None, _error=ValueError,
+                    _enum=(signal.SIG_DFL, signal.SIG_IGN)):  # fmt: skip
+    """`signal.signal` while the solution is imported (on its thread, where CPython refuses it):
+    the request goes to the harness's thread, which sets SIG_DFL or SIG_IGN only. Built with
+    no globals but the builtins (`_start_worker`); what it holds is the request slot and locks.
+    Outside the import it fails at once, as CPython's does off the main thread."""
+    if not _sig[2]:
+        raise _error("signal only works in main thread of the main interpreter")
+    _sig[0] = (signalnum, handler)
+    _done.release()
+    _reply.acquire()
+    ok, previous = _sig[1]
+    _sig[1] = None
+    if not ok:
+        raise _error(previous)
+    return _enum[previous] if previous in (0, 1) else previous
+
+
+def _serve_signal(req, loading, _type=type, _tuple=tuple, _len=len, _int=int,
+                  _issubclass=issubclass, _set=_signal.signal, _dfl=signal.SIG_DFL,
+                  _ign=signal.SIG_IGN, _errors=(ValueError, OSError, TypeError)):  # fmt: skip
+    """On the harness's thread: a forwarded `signal.signal(num, handler)`; (ok, previous handler
+    as 0/1, or None) or (False, why). Only while the solution is imported, and only SIG_DFL or
+    SIG_IGN: a handler of the solution's would run on the harness's thread, with its frame (the
+    common honest case is `signal.signal(SIGPIPE, SIG_DFL)` at import). No code of the
+    solution's runs here: its objects are only typed, compared by identity or read as ints."""
+    if not loading:
+        return (False, "signal only works in main thread of the main interpreter")
+    if _type(req) is not _tuple or _len(req) != 2:
+        return (False, "a malformed signal request")
+    num, handler = req
+    if not _issubclass(_type(num), _int):
+        return (False, "signal number must be an int")
+    if handler is _dfl or (_type(handler) is _int and handler == 0):
+        wanted = 0
+    elif handler is _ign or (_type(handler) is _int and handler == 1):
+        wanted = 1
+    else:
+        return (False, "perfgym: a solution may set only SIG_DFL or SIG_IGN while it is "
+                "imported (its own handler would run on the harness's thread)")  # fmt: skip
+    try:
+        previous = _set(_int.__int__(num), wanted)
+    except _errors as exc:
+        return (False, _type(exc).__name__)
+    return (True, previous if _type(previous) is _int else None)
+
+
 def _start_worker():
-    """A fresh solution thread; returns the harness's side of the hand-off."""
-    job, out = [None], [None]
-    go, done = _thread.allocate_lock(), _thread.allocate_lock()
+    """A fresh solution thread; returns the harness's side of the hand-off and the solution's
+    `signal.signal` for its import (`_forward_signal`)."""
+    job, out, sig = [None], [None], [None, None, False]  # sig: request, reply, importing
+    go, done, reply = _thread.allocate_lock(), _thread.allocate_lock(), _thread.allocate_lock()
     go.acquire()
     done.acquire()
+    reply.acquire()
     loop = types.FunctionType(_worker_loop.__code__, {"__builtins__": builtins})
     _thread.start_new_thread(loop, (go, done, job, out, importlib, traceback))
+    forward = types.FunctionType(
+        _forward_signal.__code__,
+        {"__builtins__": builtins},
+        "signal",
+        (sig, done, reply, *_forward_signal.__defaults__[3:]),
+    )
 
-    def on_worker(what, a, b=None, c=None, _job=job, _out=out, _go=go, _done=done,
-                  _error=RuntimeError):  # fmt: skip
+    def on_worker(what, a, b=None, c=None, _job=job, _out=out, _go=go, _done=done, _sig=sig,
+                  _reply=reply, _serve=_serve_signal, _error=RuntimeError):  # fmt: skip
         _job[0] = (what, a, b, c)
+        _sig[2] = what == "load"
         _go.release()
-        _done.acquire()
+        while True:  # the solution's thread is done, or asks for a signal disposition
+            _done.acquire()
+            req = _sig[0]
+            if req is None:
+                break
+            _sig[0] = None
+            _sig[1] = _serve(req, what == "load")
+            _reply.release()
+        _sig[2] = False
         ok, value = _out[0]
         _out[0] = None
         if not ok:
             raise _error("perfgym: the solution raised an exception (its traceback is above)")
         return value
 
-    return on_worker
+    return on_worker, forward
 
 
 # -- the harness's thread: no global names below (defaults only) ------------------------------
@@ -226,11 +300,16 @@ def _loader(arm):
     returns the shim's `__getattr__`, the harness's view of the solution's names."""
 
     def load(name, path, _arm=arm, _handlers=_handlers, _start=_start_worker, _plain=_plain,
-             _refuse=_refuse, _method=types.MethodType, _attr=_attr):  # fmt: skip
+             _refuse=_refuse, _method=types.MethodType, _attr=_attr, _module=signal,
+             _real=signal.signal):  # fmt: skip
         _arm()
-        was = _handlers()
-        on_worker = _start()
-        module = on_worker("load", name, path)
+        on_worker, forward = _start()
+        _module.signal = forward  # while it is imported: SIG_DFL/SIG_IGN reach the harness's thread
+        try:
+            module = on_worker("load", name, path)
+        finally:
+            _module.signal = _real
+        was = _handlers()  # the dispositions it set: any change after this ends the run
         return _method(_attr, (module, on_worker, was, _plain, _handlers, _refuse))
 
     return load
@@ -239,5 +318,6 @@ def _loader(arm):
 def install():
     """Called by the wrapper on the harness's thread before the harness runs: the audit hook
     (off), and (the shim's `load`, `disarm`)."""
-    arm, disarm = _install(_thread.get_ident())
+    files = {_refuse.__code__.co_filename, sys._getframe(1).f_code.co_filename}  # the wrapper's
+    arm, disarm = _install(_thread.get_ident(), files)
     return _loader(arm), disarm

@@ -348,3 +348,21 @@ def test_hiding_function_candidate_scores_no_higher_than_baseline():
     assert f_hidden is not None and f_honest is not None and f_hidden <= f_honest
     # hidden_cpu, or outlived_main when the hidden child was still exiting as main ended.
     assert {"hidden_cpu", "outlived_main"} & set(hidden.flags), hidden.flags
+
+
+def test_the_cleanup_limit_counts_tmp_and_dev_shm_together():
+    """Entries left in /tmp and /dev/shm count against one limit (a red team left twice the
+    limit, one limit's worth in each, and the cleanup went on unbilled)."""
+    split = (
+        "def f():\n    for i in range(60):\n"
+        "        open(f'/tmp/{i}', 'w').close()\n        open(f'/dev/shm/{i}', 'w').close()\n"
+        "    return 1\n"
+    )
+    with PythonWorkerPool(size=1) as pool:
+        pool.workers[0].cleanup_max_entries = 100
+        r = pool.call(split, "f")
+        later = pool.call(
+            "import os\ndef f():\n    return os.listdir('/tmp'), os.listdir('/dev/shm')\n", "f"
+        )
+    assert r.status is Status.RUNTIME_ERROR and "could not clean" in r.error, (r.status, r.error)
+    assert later.status is Status.OK and later.value == ([], []), (later.status, later.value)

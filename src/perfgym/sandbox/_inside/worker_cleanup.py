@@ -14,8 +14,9 @@ import time
 
 #: Directories a call can write, emptied after every call.
 CLEAN_ROOTS = ("/tmp", "/dev/shm")
-#: Entries a call may leave for the cleanup; more and the worker is restarted instead (a
-#: fresh tmpfs is cheaper than deleting millions of files), the call counted as failed.
+#: Entries a call may leave for the cleanup, in all its directories together; more and the
+#: worker is restarted instead (a fresh tmpfs is cheaper than deleting millions of files), the
+#: call counted as failed.
 max_entries = 200_000
 #: Seconds to reap the killed processes of a call before the cleanup counts as failed.
 REAP_S = 5.0
@@ -43,36 +44,40 @@ def clean() -> tuple[bool, str]:
             except ChildProcessError:
                 break
     try:
+        allowed = max_entries
         for root in CLEAN_ROOTS:
-            empty(root)
+            allowed -= empty(root, allowed)
     except Exception as exc:  # noqa: BLE001 - whatever stops the cleanup, the worker goes
         return left, f"{type(exc).__name__}: {exc}"[:500]
     return left, ""
 
 
-def empty(root: str) -> None:
+def empty(root: str, allowed: int | None = None) -> int:
     """Remove everything in `root`, never following a link and without recursion: a directory
     that is not empty has its entries moved up into `root` first, so neither depth nor path
-    length costs stack, descriptors or PATH_MAX. OSError when anything stays, or when the
-    call left more than `max_entries` entries."""
+    length costs stack, descriptors or PATH_MAX. Returns the entries removed; OSError when
+    anything stays, or when there were more than `allowed` (default `max_entries`)."""
     global hoisted
+    if allowed is None:
+        allowed = max_entries
     try:
         rfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except FileNotFoundError:
-        return
+        return 0
+    seen = 0
     try:
         todo = os.listdir(rfd)
         if not todo:
             # Nothing to remove, and nothing can appear: every process of the call is gone
             # (`clean` killed and reaped them first). Most calls leave nothing: a second
             # listing cost 8 system calls per directory.
-            return
-        seen = 0
+            return 0
         while todo:
             name = todo.pop()
             seen += 1
-            if seen > max_entries:
-                raise OSError(f"the call left more than {max_entries} entries in {root}")
+            if seen > allowed:
+                raise OSError(f"the call left more than {max_entries} entries in /tmp and "
+                              "/dev/shm")  # fmt: skip
             try:
                 mode = os.stat(name, dir_fd=rfd, follow_symlinks=False).st_mode
             except FileNotFoundError:
@@ -108,3 +113,4 @@ def empty(root: str) -> None:
             raise OSError(f"{len(stayed)} entries stayed in {root}")
     finally:
         os.close(rfd)
+    return seen

@@ -127,11 +127,13 @@ def test_plain_keeps_builtins_and_rebuilds_or_refuses_the_rest():
         assert type(refused) is str and "refused" in refused
 
 
-def _run(tmp_path: Path, solution: str, *flags: str) -> tuple[int, str, str]:
+def _run(
+    tmp_path: Path, solution: str, *flags: str, harness: str = HARNESS
+) -> tuple[int, str, str]:
     (tmp_path / "w").mkdir(exist_ok=True)
     for name in ("perfgym_trailer.py", "perfgym_guard.py", "perfgym_solution.py"):
         (tmp_path / "w" / name).write_text((SRC / name).read_text())
-    (tmp_path / "harness.py").write_text(HARNESS)
+    (tmp_path / "harness.py").write_text(harness)
     sol = tmp_path / "solution.py"
     sol.write_text(solution)
     env = dict(os.environ, PERFCODEBENCH_SOLUTION=str(sol))
@@ -359,3 +361,110 @@ def test_the_solutions_objects_are_let_go_and_converted_on_its_own_thread(tmp_pa
     assert _line(out)["ok"] is True
     assert "on the harness thread" not in err, err
     assert "Sums.__del__ on the solution thread" in err or "Sums.__del__" not in err, err
+
+
+#: helper-49: `_plain` hashed each value's type on the harness's thread, so a metaclass
+#: `__hash__` ran there; it resumed a generator whose frame was taken on the solution's thread,
+#: and that frame's `f_back` (not audited) led to the harness's `expected`, written into the
+#: very list being converted. A class of a metaclass of its own is refused now, untouched.
+METACLASS = """import sys, threading
+_frame = []
+def _gen():
+    _frame.append(sys._getframe())
+    while True:
+        f = _frame[0].f_back
+        while f is not None and "expected" not in f.f_locals:
+            f = f.f_back
+        yield None if f is None else f.f_locals["expected"]
+_g = _gen()
+next(_g)
+_result = []
+class Meta(type):
+    def __hash__(cls):
+        if threading.get_ident() == threading.main_thread().ident:
+            sys.stderr.write("metaclass code on the harness's thread\\n")
+            exp = next(_g)
+            if exp is not None:
+                _result[:] = list(exp)
+        return 12345
+    def __eq__(cls, other):
+        return cls is other
+class Evil(metaclass=Meta):
+    pass
+def run(values):
+    _result[:] = [Evil()]
+    return _result
+"""
+
+
+def test_a_class_of_its_own_metaclass_is_refused_untouched(tmp_path):
+    rc, out, err = _run(tmp_path, METACLASS)
+    assert rc == 1, (out, err)
+    assert _line(out)["ok"] is False
+    assert "on the harness's thread" not in err, err
+
+
+def test_an_audit_hook_of_the_solutions_own_ends_the_run(tmp_path):
+    # it would run on the harness's thread at the harness's next audited event (an open())
+    source = "import sys\nsys.addaudithook(lambda event, args: None)\n" + HONEST
+    rc, out, err = _run(tmp_path, source)
+    assert rc == 86, (out, err)
+    assert "sys.addaudithook" in err
+
+
+def test_an_intenum_result_is_an_int(tmp_path):
+    g = _guard()
+    import enum
+
+    class Small(enum.IntEnum):
+        ONE = 1
+
+    got = g._plain([Small.ONE], g._plain)
+    assert got == [1] and type(got[0]) is int
+
+
+#: The shim is a module the harness holds; a harness that keeps it in a global lets the
+#: solution set a name on it at import, and the harness then calls the solution's own function
+#: directly, on its thread, its result never made plain. Module attributes are not audited,
+#: and a class of the shim's own could be changed unaudited too: the designed fix is the
+#: harness in a process of its own (docs/security.md, section 6b).
+SHIM_SET = """import sys
+class _Any(list):
+    def __eq__(self, other):
+        return True
+def _mine(values):
+    return _Any()
+_shim = getattr(sys.modules["__main__"], "solution", None)
+if _shim is not None:
+    _shim.run = _mine
+def run(values):
+    return []
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="a name set on the shim module at import (helper-49): "
+                   "the harness calls the solution's own function directly")  # fmt: skip
+def test_a_name_set_on_the_shim_is_not_called(tmp_path):
+    rc, out, err = _run(tmp_path, SHIM_SET)
+    assert rc != 0 and '"ok": true' not in out, (out, err)
+
+
+EXPECTS_VALUEERROR = HARNESS.replace(
+    "    actual = solution.run(values)\n",
+    "    try:\n        solution.run(None)\n    except ValueError as exc:\n"
+    "        assert str(exc) == 'no values', exc\n"
+    "    else:\n        raise SystemExit(2)\n"
+    "    actual = solution.run(values)\n",
+)
+
+
+def test_a_builtin_exception_reaches_the_harness_as_its_type(tmp_path):
+    # helper-49: a harness expecting the solution's ValueError got a RuntimeError
+    assert EXPECTS_VALUEERROR != HARNESS
+    source = HONEST.replace(
+        "def run(values):\n",
+        "def run(values):\n    if values is None:\n        raise ValueError('no values')\n",
+    )
+    rc, out, err = _run(tmp_path, source, harness=EXPECTS_VALUEERROR)
+    assert rc == 0, (out, err)
+    assert _line(out)["ok"] is True

@@ -53,11 +53,16 @@ import types
 REFUSED_EXIT = 86
 _REFUSED = "<perfgym: a result of a type that is not a plain builtin value: refused>"
 _ATOMS = frozenset({int, float, complex, str, bytes, bool, type(None)})
+#: Their ids: a set of a value's types is checked by id, never by hashing a type (a class of
+#: the solution's own metaclass has a `__hash__` of its own, which would run on the harness's
+#: thread).
+_ATOM_IDS = frozenset(map(id, _ATOMS))
 #: Audit events refused on any thread once armed.
 _ANYWHERE = frozenset({
     "sys._current_frames", "sys._current_exceptions", "gc.get_objects", "gc.get_referrers",
     "gc.get_referents", "sys.settrace", "sys.setprofile", "sys._settraceallthreads",
     "sys._setprofileallthreads", "sys.monitoring.register_callback",
+    "sys.addaudithook",  # a hook of the solution's would run on the harness's thread
 })  # fmt: skip
 #: Refused on the harness's thread once armed: each hands out one of its frames.
 _ON_MAIN = frozenset({"sys._getframe", "sys._getframemodulename"})
@@ -148,9 +153,13 @@ def _worker_loop(_go, _done, _job, _out, importlib, traceback, _graves, _numpy, 
                 _out.append((True, _numpy(a, _numpy)))
             else:
                 _out.append((True, a(*b, **c)))
-        except BaseException:  # noqa: BLE001 - the solution's: reported, the harness's error
-            traceback.print_exc()
-            _out.append((False, None))
+        except BaseException as exc:  # noqa: BLE001 - the solution's: reported, and raised
+            traceback.print_exc()  # to the harness as a builtin exception of its type, if one
+            try:
+                message = str(exc)
+            except BaseException:  # noqa: BLE001
+                message = ""
+            _out.append((False, (type(exc), message)))
         loaded = what == "load"
         what = a = b = c = spec = module = None
         _done.release()
@@ -259,8 +268,8 @@ def _start_worker():
     )
 
     def on_worker(what, a, b=None, c=None, pipes=None, _job=job, _out=out, _go=go, _done=done,
-                  _graves=graves, _type=type, _tuple=tuple, _bool=bool, _len=len,
-                  _serve=_serve_signals, _error=RuntimeError):  # fmt: skip
+                  _graves=graves, _type=type, _tuple=tuple, _bool=bool, _len=len, _str=str,
+                  _serve=_serve_signals, _raised=_RERAISED, _error=RuntimeError):  # fmt: skip
         """Hand the solution's thread a job and wait for it. Its answer is kept in `_graves`
         until that thread's next job: the harness's thread never drops the last reference to
         anything of the solution's. Lists are only appended to and popped: nothing of the
@@ -276,6 +285,13 @@ def _start_worker():
         if _type(res) is not _tuple or _len(res) != 2 or _type(res[0]) is not _bool:
             raise _error("perfgym: the solution's thread answered out of turn")
         if not res[0]:
+            # A builtin exception class, matched by identity, raised anew with the message the
+            # solution's thread made (an exact str): a harness expecting a ValueError gets one.
+            info = res[1]
+            if _type(info) is _tuple and _len(info) == 2 and _type(info[1]) is _str:
+                for kind in _raised:
+                    if kind is info[0]:
+                        raise kind(info[1])
             raise _error("perfgym: the solution raised an exception (its traceback is above)")
         return res[1]
 
@@ -283,6 +299,13 @@ def _start_worker():
 
 
 # -- the harness's thread: no global names below (defaults only) ------------------------------
+#: The solution's exceptions of these exact builtin types reach the harness as a fresh one of
+#: the type with the same message (any other: a RuntimeError); a harness may expect them.
+_RERAISED = (ValueError, TypeError, KeyError, IndexError, LookupError, ZeroDivisionError,
+             ArithmeticError, OverflowError, AssertionError, NotImplementedError,
+             RecursionError, AttributeError, EOFError, MemoryError, OSError, ImportError,
+             ModuleNotFoundError, StopIteration, RuntimeError, Exception)  # fmt: skip
+
 #: The solution's callables the harness was handed, for the process's life (see `_attr`).
 _KEPT = []
 
@@ -291,23 +314,31 @@ class _ToList(Exception):  # noqa: N818 - a signal between guard functions, not 
     """Raised by `_plain` at a numpy value: the value goes back to the solution's thread."""
 
 
-def _plain(x, rec, _type=type, _atoms=_ATOMS, _set=set, _map=map, _list=list,
+def _plain(x, rec, _type=type, _enum_type=type(signal.Signals), _ids=_ATOM_IDS, _id=id, _set=set, _map=map, _list=list,
            _tuple=tuple, _frozenset=frozenset, _dict=dict, _bytearray=bytearray,
            _issubclass=issubclass, _refused=_REFUSED, _int=int, _float=float, _str=str,
            _bytes=bytes, _complex=complex, _slice=slice, _getattr=getattr,
            _to_list=_ToList, _numpy_ok=True):  # fmt: skip
     """`x` as plain builtin values: exact builtins kept, builtin subclasses rebuilt through the
     builtin's own methods (never the subclass's), anything else refused (`rec`: this function,
-    or `_plain_after_numpy`). A value of numpy's raises `_ToList`: see `_made_plain`."""
+    or `_plain_after_numpy`). A value of numpy's raises `_ToList`: see `_made_plain`. Nothing
+    of a value's type is hashed, compared or looked up through its metaclass: a class whose
+    metaclass is not `type` (or the standard library's enum metaclass, an IntEnum's) is
+    refused first (helper-49: a metaclass `__hash__` ran here)."""
     t = _type(x)
-    if t in _atoms or t is _bytearray:
+    if _type(t) is not _type and _type(t) is not _enum_type:
+        return _refused
+    if _id(t) in _ids or t is _bytearray:
         return x
     if t is _list or t is _tuple or t is _set or t is _frozenset:
-        if _set(_map(_type, x)) <= _atoms:
+        if _set(_map(_id, _map(_type, x))) <= _ids:
             return x
         return t([rec(e, rec) for e in x])
     if t is _dict:
-        if _set(_map(_type, x.keys())) <= _atoms and _set(_map(_type, x.values())) <= _atoms:
+        if (
+            _set(_map(_id, _map(_type, x.keys()))) <= _ids
+            and _set(_map(_id, _map(_type, x.values()))) <= _ids
+        ):
             return x
         return {rec(k, rec): rec(v, rec) for k, v in x.items()}
     if _issubclass(t, _int):  # bool cannot be subclassed
@@ -332,7 +363,8 @@ def _plain(x, rec, _type=type, _atoms=_ATOMS, _set=set, _map=map, _list=list,
         return _frozenset([rec(e, rec) for e in _frozenset.__iter__(x)])
     if _issubclass(t, _set):
         return _set([rec(e, rec) for e in _set.__iter__(x)])
-    if _str(_getattr(t, "__module__", "")).partition(".")[0] == "numpy" and _numpy_ok:
+    module = _getattr(t, "__module__", "")  # the class's own entry: an object of any kind
+    if _type(module) is _str and module.partition(".")[0] == "numpy" and _numpy_ok:
         # numpy's values (published solutions return them) are turned into lists on the
         # solution's thread (`_numpy_values`), never by a call on this one; then made plain
         # again, where they are refused (`_plain_after_numpy`)

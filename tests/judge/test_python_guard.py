@@ -226,7 +226,7 @@ def test_a_class_posing_as_numpy_gets_no_further_than_its_values(tmp_path):
     # the harness's thread's own pass never calls it: the value goes back to the solution's
     called = []
     Fake.tolist = lambda self: called.append(1)  # type: ignore[method-assign]
-    with pytest.raises(g._ToList):
+    with pytest.raises(g._TO_LIST):
         g._plain(Fake(), g._plain)
     assert called == []
 

@@ -310,18 +310,20 @@ _RERAISED = (ValueError, TypeError, KeyError, IndexError, LookupError, ZeroDivis
 _KEPT = []
 
 
-class _ToList(Exception):  # noqa: N818 - a signal between guard functions, not an error
-    """Raised by `_plain` at a numpy value: the value goes back to the solution's thread."""
+#: Raised by `_plain` at a numpy value (the value goes back to the solution's thread): a builtin
+#: class nothing else there raises (the wrapper's files run without perfgym, so no class of
+#: its own error tree can be used).
+_TO_LIST = StopAsyncIteration
 
 
 def _plain(x, rec, _type=type, _enum_type=type(signal.Signals), _ids=_ATOM_IDS, _id=id, _set=set, _map=map, _list=list,
            _tuple=tuple, _frozenset=frozenset, _dict=dict, _bytearray=bytearray,
            _issubclass=issubclass, _refused=_REFUSED, _int=int, _float=float, _str=str,
            _bytes=bytes, _complex=complex, _slice=slice, _getattr=getattr,
-           _to_list=_ToList, _numpy_ok=True):  # fmt: skip
+           _to_list=_TO_LIST, _numpy_ok=True):  # fmt: skip
     """`x` as plain builtin values: exact builtins kept, builtin subclasses rebuilt through the
     builtin's own methods (never the subclass's), anything else refused (`rec`: this function,
-    or `_plain_after_numpy`). A value of numpy's raises `_ToList`: see `_made_plain`. Nothing
+    or `_plain_after_numpy`). A value of numpy's raises `_TO_LIST`: see `_made_plain`. Nothing
     of a value's type is hashed, compared or looked up through its metaclass: a class whose
     metaclass is not `type` (or the standard library's enum metaclass, an IntEnum's) is
     refused first (helper-49: a metaclass `__hash__` ran here)."""
@@ -377,7 +379,7 @@ _plain_after_numpy = types.FunctionType(
 )
 
 
-def _made_plain(value, on_worker, plain, _to_list=_ToList, _after=_plain_after_numpy):
+def _made_plain(value, on_worker, plain, _to_list=_TO_LIST, _after=_plain_after_numpy):
     """`value` as plain builtins; with numpy's values in it, those are first turned into lists
     on the solution's thread (a job of its own), and anything numpy-like left is refused."""
     try:

@@ -53,8 +53,11 @@ def test_staircase_and_components(mixed):
     assert ref.value is not None and pool.value is not None and base.value is not None
     # RLPF Eq. 6 with αF = 0.16, αR = 0.10: the reference closes the whole gap.
     # The pool program is faster than the baseline, but whether significantly so at this
-    # machine's load is up to the load: it earns the floor at least, never less.
-    assert ref.value > pool.value >= base.value >= 0.15 > wrong.value > garbage.value
+    # machine's load is up to the load: it earns the floor at least, never less; and never
+    # more than the reference (both earn the cap, 1.26, when the pool program's measured ratio
+    # reaches the reference's: once in a quiet full run).
+    assert ref.value >= pool.value >= base.value >= 0.15 > wrong.value > garbage.value
+    assert ref.value > base.value
     assert ref.components["fbr"] and ref.cgre is not None and ref.cgre > 0.5
     assert ref.speedup is not None and ref.speedup > 1.5 and ref.timing_status == "ok"
     assert all(s.value is not None and not s.infra_error for s in mixed)

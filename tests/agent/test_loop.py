@@ -30,7 +30,11 @@ def run(agent_cache, tmp_path_factory):  # type: ignore[no-untyped-def]
             # --repeats 0: perfgym.repos' caching signature (later calls under half the first)
             # also fires on the honest bloomc and peakscan patches on a loaded machine (their
             # first call pays one-off costs); the memo is flagged by the static check
-            "--iterations", "3", "--rounds", "3", "--repeats", "0", "--test-runs", "1",
+            # --rounds 5: textindex's honest patch is ~3.5x, and its hidden workload decides
+            # significance by a paired t on the rounds' log ratios; at 3 rounds (t 4.30 on 2
+            # degrees of freedom) one round slowed by a busy neighbour left it not significant
+            # and nothing was kept (CI, stop 43)
+            "--iterations", "3", "--rounds", "5", "--repeats", "0", "--test-runs", "1",
             "--profile-seconds", "0.3", "-o", str(out), "--report", str(report),
         ])  # fmt: skip
         stats = srv.stats
@@ -52,7 +56,10 @@ def _task(run, task):  # type: ignore[no-untyped-def]
 def test_every_repository_keeps_a_measured_best_patch(run):  # type: ignore[no-untyped-def]
     for task in ("bloomc", "peakscan", "textindex"):
         t = _task(run, task)
-        assert t["best"] is not None, (task, _attempts(run, task))
+        why = (task, {k: v for k, v in t.items() if k not in ("prep", "best_patch")},
+               [{k: v for k, v in a.items() if k not in ("diff", "profile_summary")}
+                for a in _attempts(run, task)])  # fmt: skip
+        assert t["best"] is not None, why
         assert t["full_suite_passed"] is True
         best = next(a for a in _attempts(run, task) if a["index"] == t["best"])
         assert best["stage"] == "measured" and best["significant"] and not best["hacks"]
@@ -70,7 +77,7 @@ def test_textindex_best_is_not_the_last_and_the_edge_case_is_caught(run):  # typ
     assert "tests/test_textindex.py::test_out_of_order_ids_stay_sorted" in a[1]["tests_failed"]
     stable = _task(run, "textindex")["prep"]["stable_tests"]
     assert 0 < a[1]["tests_ran"] < stable  # testmon's selection, not the whole suite
-    assert _task(run, "textindex")["best"] == 1
+    assert _task(run, "textindex")["best"] == 1, a[0]["workloads"]
     assert "PostingList.add" in _task(run, "textindex")["prep"]["profile_summary"]
 
 

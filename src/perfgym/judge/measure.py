@@ -223,6 +223,7 @@ def summarise(
     per_w: dict[str, list[float]] = {}
     totals: dict[int, float] = {}
     walls: dict[int, float] = {}
+    cpus: dict[int, float | None] = {}
     failed: list[str] = []
     hiding: dict[str, int] = {}  # accounting flag -> measured runs that carried it
     harness_ns: list[int] = []
@@ -240,6 +241,8 @@ def summarise(
         per_w.setdefault(w.id, []).append(d)
         totals[r] = totals.get(r, 0.0) + d
         walls[r] = walls.get(r, 0.0) + (out.wall_s or 0.0)
+        known = cpus.get(r, 0.0)
+        cpus[r] = None if known is None or out.cpu_s is None else known + out.cpu_s
         if out.reported_s is not None and clock == "harness":
             harness_ns.append(int(out.reported_s * 1e9))
         if out.peak_rss_mb is not None:
@@ -279,6 +282,8 @@ def summarise(
     timing.samples_s = complete
     timing.external_wall_s = statistics.median(walls.values())
     timing.external_walls_s = [walls[r] for r in sorted(walls)]
+    if all(cpus.get(r) is not None for r in walls):
+        timing.external_cpus_s = [cpus[r] or 0.0 for r in sorted(walls)]
     timing.estimate_s = estimate(complete, config.estimator)
     timing.cv = cv(complete)
     timing.ci_s = estimate_ci(complete, config.estimator, config.ci_level)

@@ -61,6 +61,11 @@ class Timing(BaseModel):
         description="The sandbox's wall time of each measured round, in round order (pairs "
         "with another variant's rounds of the same measurement).",
     )
+    external_cpus_s: list[float] = Field(
+        default_factory=list,
+        description="The CPU time of each measured round's runs (every process they created), "
+        "in round order like external_walls_s; empty where a run's CPU was not read.",
+    )
     harness_elapsed_ns: list[int] = Field(
         default_factory=list, description="Self-reported elapsed_ns (kept, cross-checked)."
     )

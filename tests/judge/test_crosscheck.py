@@ -1,4 +1,5 @@
-"""The harness cross-check's external saving: paired by round when both sides share rounds."""
+"""The harness cross-check: the saving the external wall clock shows, judged per round (each
+round's time outside the harness's clock), so a busy machine cancels out of both sides."""
 
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.verdict import Stage, Timing, Verdict
@@ -56,55 +57,106 @@ def test_an_honest_start_up_under_load_is_not_flagged():
     assert v.flags == []
 
 
-def _cpu_verdict(cand: tuple[list[float], list[float], list[float]],
-                 base: tuple[list[float], list[float], list[float]], cores: int = 1) -> Verdict:  # fmt: skip
-    """Each side: (harness seconds, wall seconds, CPU seconds) per round."""
+def _rounds_verdict(cand: tuple[list[float], ...], base: tuple[list[float], ...],
+                    cores: int = 1) -> Verdict:  # fmt: skip
+    """Each side: (harness seconds, wall seconds[, CPU seconds]) per round."""
 
-    def timing(harness: list[float], walls: list[float], cpus: list[float]) -> Timing:
+    def timing(harness: list[float], walls: list[float], cpus: list[float] | None = None) -> Timing:  # fmt: skip
         mid = sorted(harness)[len(harness) // 2]
         return Timing(estimate_s=mid, samples_s=harness, clock="harness",
                       external_wall_s=sorted(walls)[len(walls) // 2], external_walls_s=walls,
-                      external_cpus_s=cpus, cores_wanted=cores)  # fmt: skip
+                      external_cpus_s=cpus or [], cores_wanted=cores)  # fmt: skip
 
     return Verdict(task_id="t", stage=Stage.OK, language="python", candidate=timing(*cand),
                    baseline=timing(*base))  # fmt: skip
 
 
-# The baseline's runs shared their core with another process in 2 of 3 rounds (its harness and
-# wall time doubled there); its CPU time did not grow. A 0.1 s start-up outside the harness.
+def _flagged(v: Verdict) -> bool:
+    """Whether the candidate's timing was flagged and degraded (by any of the checks)."""
+    crosscheck_harness(v, 0.5)
+    assert v.candidate is not None and bool(v.flags) is not v.candidate.ok
+    return bool(v.flags)
+
+
+# The baseline's runs shared their core with another process in 2 of 3 rounds: its harness and
+# wall time doubled there, its CPU time did not grow. A 0.1 s start-up outside the harness.
 LOADED_BASE = ([0.20, 0.40, 0.40], [0.30, 0.60, 0.60], [0.30, 0.30, 0.30])
 
 
 def test_a_half_speed_clock_is_flagged_though_the_baseline_ran_beside_another_process():
-    # The same work as the baseline (0.2 s of CPU), its clock read at half speed.
-    v = _cpu_verdict(([0.10, 0.10, 0.10], [0.30, 0.30, 0.30], [0.30, 0.30, 0.30]), LOADED_BASE)
-    # On wall time the paired saving (0.3 s) is over half the claim (0.3 s): passed before.
-    crosscheck_harness(v, 0.5)
-    assert v.flags == ["harness_timer_mismatch"] and "CPU" in v.candidate.status_reason
+    # The same work as the baseline (0.2 s of CPU), its clock read at half speed. On wall time
+    # across runs the paired saving (0.3 s) was over half the claim (0.3 s): passed (CI).
+    v = _rounds_verdict(([0.10, 0.10, 0.10], [0.30, 0.30, 0.30], [0.30, 0.30, 0.30]), LOADED_BASE)  # fmt: skip
+    assert _flagged(v) and v.flags == ["harness_timer_mismatch"], v.candidate.status_reason
+    # Without the CPU figures the wall time alone, per round, denies it too.
+    v = _rounds_verdict(([0.10, 0.10, 0.10], [0.30, 0.30, 0.30]), LOADED_BASE[:2])
+    assert _flagged(v)
+
+
+def _loaded(work_s: float, load: float) -> tuple[list[float], list[float], list[float]]:
+    """3 rounds of `work_s` of harness time and a 0.1 s start-up, sharing their core `load`x."""
+    return [work_s * load] * 3, [(0.1 + work_s) * load] * 3, [0.3] * 3
+
+
+def test_a_clock_at_a_twentieth_is_flagged_whatever_the_load_on_either_side():
+    # 0.2 s of work, reported as 0.01 s; the task's reference (0.05 s) measured in the same
+    # interleaved rounds.
+    cand = ([0.01] * 3, [0.3] * 3, [0.3] * 3)
+    for base_load, cand_load in ((1, 1), (1, 2), (3, 3), (1.5, 1)):
+        v = _rounds_verdict(([0.01 * cand_load] * 3, [0.3 * cand_load] * 3, [0.3] * 3),
+                            _loaded(0.2, base_load))  # fmt: skip
+        v.reference = _rounds_verdict(cand, _loaded(0.05, 1)).baseline
+        assert _flagged(v), (base_load, cand_load)
+    # Without the reference, where every one of the baseline's rounds waited for its core and
+    # none of the candidate's, its waiting outside the clock hides the candidate's untimed
+    # work, and inside the clock it grows the claim: CPU time denies the claim, wall time
+    # per round does not.
+    assert not _flagged(_rounds_verdict(cand, _loaded(0.2, 1.5)))
 
 
 def test_an_honest_saving_is_not_flagged_though_its_runs_ran_beside_another_process():
     # A real 4x (0.05 s of work for the baseline's 0.2 s): the candidate shared its core in
-    # rounds 1-2, the baseline in round 3. On wall time the paired saving is 0 (rounds 1-2)
-    # against a 0.1 s claim: flagged before.
+    # rounds 1-2, the baseline in round 3. On wall time across runs the paired saving was 0
+    # (rounds 1-2) against a 0.1 s claim: flagged before.
     base = ([0.20, 0.20, 0.40], [0.30, 0.30, 0.60], [0.30, 0.30, 0.30])
-    v = _cpu_verdict(([0.10, 0.10, 0.05], [0.30, 0.30, 0.15], [0.15, 0.15, 0.15]), base)
-    crosscheck_harness(v, 0.5)
-    assert v.flags == []
+    v = _rounds_verdict(([0.10, 0.10, 0.05], [0.30, 0.30, 0.15], [0.15, 0.15, 0.15]), base)
+    assert not _flagged(v)
 
 
-def test_a_baseline_that_sleeps_is_checked_on_wall_time():
+def test_an_honest_saving_whose_only_round_started_slowly_is_not_flagged():
+    # One round each (repeats=1): the candidate's start-up waited 0.1 s for its core (wall
+    # time denies the 0.15 s saving), its CPU time shows it (CI: an honest reference flagged).
+    base = ([0.20], [0.30], [0.30])
+    v = _rounds_verdict(([0.05], [0.25], [0.15]), base)
+    assert not _flagged(v)
+    # Without the CPU witness the wall time alone cannot tell: flagged.
+    assert _flagged(_rounds_verdict(([0.05], [0.25]), base[:2]))
+
+
+def test_an_honest_saving_under_constant_load_is_not_flagged():
+    # Every run of both shared its core (times 1.5x to 3x): the claim, in harness wall time,
+    # is over twice the CPU saving; the wall time per round still shows it (helper-50).
+    base = ([0.45, 0.60, 0.55], [0.70, 0.85, 0.80], [0.30, 0.31, 0.29])
+    cand = ([0.10, 0.15, 0.12], [0.30, 0.35, 0.30], [0.15, 0.16, 0.15])
+    assert not _flagged(_rounds_verdict(cand, base))
+
+
+def test_a_baseline_that_sleeps_is_confirmed_on_wall_time():
     # The baseline sleeps 0.5 s (little CPU); the candidate does not: its saving shows on the
-    # wall only, and CPU time would flag it.
+    # wall only, CPU time denies it.
     base = ([0.55, 0.55, 0.55], [0.65, 0.65, 0.65], [0.12, 0.12, 0.12])
-    v = _cpu_verdict(([0.05, 0.05, 0.05], [0.15, 0.15, 0.15], [0.12, 0.12, 0.12]), base)
-    crosscheck_harness(v, 0.5)
-    assert v.flags == []
+    v = _rounds_verdict(([0.05, 0.05, 0.05], [0.15, 0.15, 0.15], [0.12, 0.12, 0.12]), base)
+    assert not _flagged(v)
 
 
-def test_a_task_on_several_cores_is_checked_on_wall_time():
-    # Two cores: the candidate's threads spend as much CPU as the baseline in half the wall.
-    base = ([0.20, 0.20, 0.20], [0.30, 0.30, 0.30], [0.30, 0.30, 0.30])
-    v = _cpu_verdict(([0.10, 0.10, 0.10], [0.20, 0.20, 0.20], [0.30, 0.30, 0.30]), base, cores=2)
-    crosscheck_harness(v, 0.5)
-    assert v.flags == []
+def test_cpu_time_is_no_witness_on_several_cores():
+    # Two cores: the baseline's 4 threads burn 0.4 s of CPU in 0.1 s; a single-threaded cheat
+    # at a twentieth of its clock does 0.3 s of work, claims 15 ms. The CPU "saving" (0.1 s)
+    # is over half the claim: only the wall time may judge it.
+    base = ([0.10] * 3, [0.25] * 3, [0.50] * 3)
+    cand = ([0.015] * 3, [0.40] * 3, [0.40] * 3)
+    assert _flagged(_rounds_verdict(cand, base, cores=2))
+    # ... and an honest two-core candidate's threads (as much CPU as the baseline in half the
+    # wall) pass on the wall time.
+    base = ([0.20] * 3, [0.30] * 3, [0.30] * 3)
+    assert not _flagged(_rounds_verdict(([0.10] * 3, [0.20] * 3, [0.30] * 3), base, cores=2))

@@ -189,8 +189,8 @@ class JudgeConfig(BaseModel):
         ge=0,
         le=1,
         description="A harness-claimed saving vs the baseline must show at least this fraction "
-        "in the external time (CPU time where the task's baseline keeps its one core busy, else wall "
-        "time), or the timing is flagged (a patched timer).",
+        "in the wall time per round or (one-core tasks) the CPU time, or the timing is flagged "
+        "(a patched timer).",
     )
     instructions_tool: Literal["cachegrind", "callgrind"] = Field(
         "cachegrind",

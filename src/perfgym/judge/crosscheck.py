@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
-
 from perfgym.judge.verdict import Timing, TimingStatus, Verdict
 
 #: External wall time can never be shorter than the harness's own timed region; allow jitter.
@@ -15,11 +13,12 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
 
     A program can monkeypatch the timer its harness uses; it cannot hide from the sandbox's
     clock. Rule: the harness-claimed saving against the baseline (Tb - Tc by elapsed_ns) must
-    show at least `saving_ratio` of itself in the external saving (CPU time where the task's
-    baseline keeps its one core busy, `_on_cpu`; else wall time); no harness time
-    may exceed the external wall time of the same run; and the run's time outside the
-    harness's clock may not be far over the baseline's and the reference's (`_untimed_work`:
-    work moved into start-up, static initialisers or imports).
+    show at least `saving_ratio` of itself in the external wall time (compared per round, so
+    a busy machine cancels out: `_outside_the_clock`) or in the runs' CPU time (`_cpu_saving`):
+    the verdict is flagged only when both deny it; no harness time may exceed the external
+    wall time of the same run; and the run's time outside the harness's clock may not be far
+    over the baseline's and the reference's (`_untimed_work`: work moved into start-up,
+    static initialisers or imports).
     """
     c, b = verdict.candidate, verdict.baseline
     if c is not None and c.clock != "harness":
@@ -38,50 +37,64 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
         return
     if b is None or not b.ok or b.estimate_s is None:
         return
-    ext_b = b.external_wall_s
-    if ext_c is None or ext_b is None:
+    if ext_c is None or b.external_wall_s is None:
         return
-    if _on_cpu(b, c):
-        # Each run's fastest round: a loaded machine only ever adds to a harness's wall time
-        # (and to the baseline's more often than not would inflate the claim past the work).
-        claimed = min(b.samples_s or [b.estimate_s]) - min(c.samples_s or [c.estimate_s])
-        external = _paired_saving(b.external_cpus_s, c.external_cpus_s)
-        clock = "CPU"
-    else:
-        claimed = b.estimate_s - c.estimate_s
-        external = _external_saving(ext_b, ext_c, b.external_walls_s, c.external_walls_s)
-        clock = "wall"
-    if claimed > max(_SLACK_S, 0.05 * b.estimate_s) and external < saving_ratio * claimed:
-        _degrade(
-            verdict,
-            "harness_timer_mismatch",
-            f"harness claims {claimed * 1e3:.1f} ms saved vs the baseline, the external "
-            f"{clock} time shows {external * 1e3:.1f} ms",
-        )
+    # The fastest round of each side: a busy machine only ever adds to a run's times.
+    claimed = min(b.samples_s or [b.estimate_s]) - min(c.samples_s or [c.estimate_s])
+    if claimed <= max(_SLACK_S, 0.05 * b.estimate_s):
+        return
+    own = [t for t in (b, verdict.reference) if t is not None and t.ok and t.clock == "harness"
+           and t.estimate_s is not None and t.external_wall_s is not None]  # fmt: skip
+    # The task's own solutions' least: more rounds, fewer of which all waited for a core.
+    unclaimed = _outside_the_clock(c) - min(_outside_the_clock(t) for t in own)
+    on_wall = claimed - unclaimed
+    on_cpu = _cpu_saving(b, c)
+    if on_wall >= saving_ratio * claimed or (
+        on_cpu is not None and on_cpu >= saving_ratio * claimed
+    ):
+        return
+    cpu = "" if on_cpu is None else f", CPU time {on_cpu * 1e3:.1f} ms"
+    _degrade(
+        verdict,
+        "harness_timer_mismatch",
+        f"harness claims {claimed * 1e3:.1f} ms saved vs the baseline, the external wall time "
+        f"shows {on_wall * 1e3:.1f} ms (the candidate's runs spent {unclaimed * 1e3:.1f} ms "
+        f"more outside the harness's clock){cpu}",
+    )
 
 
-#: A baseline whose fastest run's wall time is over this many times its CPU time (plus the
-#: slack) waits (sleeps, I/O): its savings are judged on wall time, where waiting shows.
-WAITS_FACTOR, WAITS_SLACK_S = 3.0, 0.05
+def _outside_the_clock(t: Timing) -> float:
+    """The least time one measured round spent outside the harness's clock (the round's
+    external wall time less its harness time: start-up, input, output).
+
+    Per round, so a busy machine cancels out of the timed part: a run that shared its core
+    waited inside the harness's clock and outside it alike, and only the waiting outside
+    remains; the fastest round is the one that waited least. A candidate whose clock runs slow
+    (a patched timer) does work the harness does not count, in every round: that work is here.
+    The saving the external clock shows is the claim less the candidate's excess of this over
+    the baseline's (wall times compared across runs instead let a baseline that waited for its
+    core make a half-speed clock's claim look real, and a candidate that waited have an honest
+    saving flagged: both seen in CI on a busy 2-core machine)."""
+    walls, harness = t.external_walls_s, t.samples_s
+    if walls and len(walls) == len(harness):
+        return min(w - h for w, h in zip(walls, harness, strict=True))
+    assert t.external_wall_s is not None and t.estimate_s is not None
+    return t.external_wall_s - t.estimate_s
 
 
-def _on_cpu(b: Timing, c: Timing) -> bool:
-    """Whether the claimed saving is checked against CPU time rather than wall time.
-
-    Each measured run holds its one core alone (timing mode), so a run's wall time is its CPU
-    time plus whatever it waited for: a core shared with another process, or sleep and I/O.
-    Wall time across runs cannot tell the two apart: with another process on the machine, the
-    run that shared its core looks slower, and a clock-patching candidate whose baseline ran
-    beside the other process showed the saving it claimed (CI). CPU time does not grow while
-    a run waits, so it is the external figure where the task's own baseline is busy on its
-    core (it does not sleep or wait on I/O) and the task asks for one core (with more, an
-    honest candidate's threads spend CPU beyond the wall they save). The choice depends only
-    on the task and its baseline, never on the candidate's runs."""
+def _cpu_saving(b: Timing, c: Timing) -> float | None:
+    """The baseline's least CPU time in a round less the candidate's (None where either side's
+    CPU was not read): the second witness. A clock that runs slow does not make the work it
+    hides cost less CPU, whatever the machine's load; a run that waited, for its core or by
+    sleeping, spent no CPU on it. So an honest saving that a slow start-up in the candidate's
+    runs hid from the wall clock shows here, and one made of less sleeping shows on the wall.
+    Only where both ask for one core: on several, a baseline's threads spend CPU beyond its
+    wall time, and a single-threaded cheat would show a CPU saving it never made on the wall."""
     if b.cores_wanted != 1 or c.cores_wanted != 1:
-        return False
-    if not b.external_cpus_s or not c.external_cpus_s or not b.external_walls_s:
-        return False
-    return min(b.external_walls_s) <= WAITS_FACTOR * min(b.external_cpus_s) + WAITS_SLACK_S
+        return None
+    if not b.external_cpus_s or not c.external_cpus_s:
+        return None
+    return min(b.external_cpus_s) - min(c.external_cpus_s)
 
 
 #: A candidate's untimed time (its run's external wall time less its harness time) is work
@@ -101,24 +114,6 @@ def _untimed_work(verdict: Verdict, untimed_c: float) -> str:
         f"{untimed_c * 1e3:.1f} ms of the run is outside the harness's clock, the task's own "
         f"solutions' at most {max(own) * 1e3:.1f} ms: work moved out of the timed region"
     )
-
-
-def _external_saving(
-    ext_b: float, ext_c: float, walls_b: list[float], walls_c: list[float]
-) -> float:
-    """The baseline's external wall time less the candidate's: the median of the per-round
-    differences when both were measured in the same interleaved rounds (a load spike then hits
-    both sides of a pair, instead of one side's median), else the difference of the medians."""
-    if walls_b and len(walls_b) == len(walls_c):
-        return _paired_saving(walls_b, walls_c)
-    return ext_b - ext_c
-
-
-def _paired_saving(base: list[float], cand: list[float]) -> float:
-    """The median of the per-round differences (rounds paired), else of the medians."""
-    if len(base) == len(cand):
-        return statistics.median(b - c for b, c in zip(base, cand, strict=True))
-    return statistics.median(base) - statistics.median(cand)
 
 
 def _degrade(verdict: Verdict, flag: str, why: str) -> None:

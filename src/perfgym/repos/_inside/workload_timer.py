@@ -158,6 +158,19 @@ def _undumpable() -> bool:
         return False
 
 
+def _receive(sock: socket.socket) -> tuple[bytes, list]:
+    """The next message and its ancillary data (b"" once every holder closed the socket). A
+    holder that closed with a reply of ours unread (a process that wrote the runner's tags
+    itself and never read the timer's answer) makes the kernel report ECONNRESET once, ahead
+    of the messages still queued: the report is cleared by reading it, so read again."""
+    while True:
+        try:
+            msg, anc, _flags, _addr = sock.recvmsg(1 << 20, socket.CMSG_SPACE(16))
+            return msg, anc
+        except ConnectionResetError:
+            continue
+
+
 def _fail(nonce: str, why: str) -> None:
     line = json.dumps({"error": why})
     os.write(1, ("\nPERFGYM_WORKLOAD " + nonce + " " + line + "\n").encode())
@@ -191,7 +204,7 @@ def main() -> None:
     # Until the last message (a process the runner left holding the socket does not hold this
     # one up) or until every holder closed it.
     while not stamps or stamps[-1][0] != "D":
-        msg, anc, _flags, _addr = mine.recvmsg(1 << 20, socket.CMSG_SPACE(16))
+        msg, anc = _receive(mine)
         if not msg:
             break
         now = _stamp(anc) if kernel else None

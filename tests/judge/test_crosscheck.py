@@ -114,6 +114,26 @@ def test_a_clock_at_a_twentieth_is_flagged_whatever_the_load_on_either_side():
     assert not _flagged(_rounds_verdict(cand, _loaded(0.2, 1.5)))
 
 
+def test_a_clock_slowed_a_little_in_one_round_and_much_in_the_others_is_flagged():
+    # The baseline's work in every round (0.2 s, 0.1 s start-up). In round 1 the clock runs at
+    # 1/1.2 (little outside the clock: it held the least of that), in rounds 2-5 at 1/20 (the
+    # least harness time and the median). Minima taken separately paired round 1's outside
+    # time with round 2's claim: passed, and paid as the reference (helper-51).
+    harness = [0.2 / 1.2] + [0.01] * 4
+    walls = [0.3] * 5
+    base = ([0.2] * 5, [0.3] * 5, [0.3] * 5)
+    assert _flagged(_rounds_verdict((harness, walls, [0.3] * 5), base))
+    assert _flagged(_rounds_verdict((harness, walls), base[:2]))
+
+
+def test_a_round_that_started_slowly_is_outvoted_by_the_others():
+    # A real 4x; one of the three rounds' start-up waited 0.1 s (its wall time denies), and its
+    # CPU time read high too (both witnesses deny that round): the other two confirm.
+    base = ([0.2] * 3, [0.3] * 3, [0.3] * 3)
+    cand = ([0.05] * 3, [0.25, 0.15, 0.15], [0.25, 0.15, 0.15])
+    assert not _flagged(_rounds_verdict(cand, base))
+
+
 def test_an_honest_saving_is_not_flagged_though_its_runs_ran_beside_another_process():
     # A real 4x (0.05 s of work for the baseline's 0.2 s): the candidate shared its core in
     # rounds 1-2, the baseline in round 3. On wall time across runs the paired saving was 0

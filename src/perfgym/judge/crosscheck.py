@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 from perfgym.judge.verdict import Timing, TimingStatus, Verdict
 
 #: External wall time can never be shorter than the harness's own timed region; allow jitter.
@@ -12,13 +14,14 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
     """Flag (and degrade) a candidate whose harness-claimed speed-up the external clock denies.
 
     A program can monkeypatch the timer its harness uses; it cannot hide from the sandbox's
-    clock. Rule: the harness-claimed saving against the baseline (Tb - Tc by elapsed_ns) must
-    show at least `saving_ratio` of itself in the external wall time (compared per round, so
-    a busy machine cancels out: `_outside_the_clock`) or in the runs' CPU time (`_cpu_saving`):
-    the verdict is flagged only when both deny it; no harness time may exceed the external
-    wall time of the same run; and the run's time outside the harness's clock may not be far
-    over the baseline's and the reference's (`_untimed_work`: work moved into start-up,
-    static initialisers or imports).
+    clock. Rule: the harness-claimed saving against the baseline (Tb - Tc by elapsed_ns), round
+    by round, must show at least `saving_ratio` of itself in the external wall time (each
+    round's time outside the harness's clock against the task's own solutions', so a busy
+    machine cancels out) or, on one core, in the CPU time; most of the rounds the estimate
+    rests on must (`_denied_rounds`). No harness time may exceed the external wall time of the
+    same run; and the run's time outside the harness's clock may not be far over the
+    baseline's and the reference's (`_untimed_work`: work moved into start-up, static
+    initialisers or imports).
     """
     c, b = verdict.candidate, verdict.baseline
     if c is not None and c.clock != "harness":
@@ -39,62 +42,78 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
         return
     if ext_c is None or b.external_wall_s is None:
         return
-    # The fastest round of each side: a busy machine only ever adds to a run's times.
-    claimed = min(b.samples_s or [b.estimate_s]) - min(c.samples_s or [c.estimate_s])
-    if claimed <= max(_SLACK_S, 0.05 * b.estimate_s):
-        return
-    own = [t for t in (b, verdict.reference) if t is not None and t.ok and t.clock == "harness"
-           and t.estimate_s is not None and t.external_wall_s is not None]  # fmt: skip
-    # The task's own solutions' least: more rounds, fewer of which all waited for a core.
-    unclaimed = _outside_the_clock(c) - min(_outside_the_clock(t) for t in own)
-    on_wall = claimed - unclaimed
-    on_cpu = _cpu_saving(b, c)
-    if on_wall >= saving_ratio * claimed or (
-        on_cpu is not None and on_cpu >= saving_ratio * claimed
-    ):
-        return
-    cpu = "" if on_cpu is None else f", CPU time {on_cpu * 1e3:.1f} ms"
-    _degrade(
-        verdict,
-        "harness_timer_mismatch",
-        f"harness claims {claimed * 1e3:.1f} ms saved vs the baseline, the external wall time "
-        f"shows {on_wall * 1e3:.1f} ms (the candidate's runs spent {unclaimed * 1e3:.1f} ms "
-        f"more outside the harness's clock){cpu}",
+    denied = _denied_rounds(verdict, saving_ratio)
+    if denied:
+        _degrade(verdict, "harness_timer_mismatch", denied)
+
+
+def _outside_the_clock(t: Timing) -> list[float]:
+    """Each measured round's time outside the harness's clock: its external wall time less its
+    harness time (start-up, input, output). Per round, a busy machine cancels out of the timed
+    part: a run that shared its core waited inside the clock and outside it alike. A clock that
+    runs slow (a patched timer) leaves the work it does not count here, in that round."""
+    walls, harness = t.external_walls_s, t.samples_s
+    if walls and len(walls) == len(harness):
+        return [w - h for w, h in zip(walls, harness, strict=True)]
+    assert t.external_wall_s is not None and t.estimate_s is not None
+    return [t.external_wall_s - t.estimate_s] * max(1, len(harness))
+
+
+def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
+    """Why the candidate's claimed saving is denied ('' if it is not).
+
+    Round by round, as the candidate's estimate is made of its rounds: the round's claim is the
+    baseline's fastest round less the round's harness time (a busy machine only ever adds to
+    a run's times). Two witnesses can confirm it: the wall time (the claim less the round's
+    time outside the clock beyond the least of the task's own solutions' rounds) and, on one
+    core, the CPU time (the baseline's least round less this round's). A round is denied when
+    neither shows `saving_ratio` of its claim; the verdict when most of the rounds its
+    estimate rests on (those at or under it) are. Judged on minima taken separately, a
+    candidate that slowed its clock a little in one round (which then held the least time
+    outside the clock) and 20x in the others (which held the least harness time and the
+    median) was paid as the honest reference in 7 of 20 verdicts (helper-51)."""
+    b, c = verdict.baseline, verdict.candidate
+    assert b is not None and c is not None and c.estimate_s is not None
+    # The least of the task's own solutions' rounds: the one that waited least for its core.
+    own_least = min(u for t in (b, verdict.reference) if t is not None and t.ok
+                    and t.clock == "harness" and t.estimate_s is not None
+                    and t.external_wall_s is not None for u in _outside_the_clock(t))  # fmt: skip
+    base_s = min(b.samples_s or [b.estimate_s])  # type: ignore[list-item]
+    gate = max(_SLACK_S, 0.05 * (b.estimate_s or 0.0))
+    cpus = c.external_cpus_s if _cpu_witness(b, c) else []
+    harness = c.samples_s or [c.estimate_s]
+    rounds = []  # (claim, on the wall, on CPU or None) of each round at or under the estimate
+    for i, (h, outside) in enumerate(zip(harness, _outside_the_clock(c), strict=False)):
+        if h > c.estimate_s:
+            continue
+        on_cpu = min(b.external_cpus_s) - cpus[i] if len(cpus) == len(harness) else None
+        rounds.append((base_s - h, base_s - h - (outside - own_least), on_cpu))
+    denied = [
+        r for r in rounds
+        if r[0] > gate and r[1] < saving_ratio * r[0]
+        and (r[2] is None or r[2] < saving_ratio * r[0])
+    ]  # fmt: skip
+    if not rounds or 2 * len(denied) <= len(rounds):
+        return ""
+    cpus_denied = [r[2] for r in denied if r[2] is not None]
+    return (
+        f"harness claims {statistics.median(r[0] for r in denied) * 1e3:.1f} ms saved vs the "
+        f"baseline in {len(denied)} of the {len(rounds)} rounds its time rests on; there the "
+        f"external wall time shows {statistics.median(r[1] for r in denied) * 1e3:.1f} ms"
+        + (f", the CPU time {statistics.median(cpus_denied) * 1e3:.1f} ms" if cpus_denied else "")
+        + " (medians)"
     )
 
 
-def _outside_the_clock(t: Timing) -> float:
-    """The least time one measured round spent outside the harness's clock (the round's
-    external wall time less its harness time: start-up, input, output).
-
-    Per round, so a busy machine cancels out of the timed part: a run that shared its core
-    waited inside the harness's clock and outside it alike, and only the waiting outside
-    remains; the fastest round is the one that waited least. A candidate whose clock runs slow
-    (a patched timer) does work the harness does not count, in every round: that work is here.
-    The saving the external clock shows is the claim less the candidate's excess of this over
-    the baseline's (wall times compared across runs instead let a baseline that waited for its
-    core make a half-speed clock's claim look real, and a candidate that waited have an honest
-    saving flagged: both seen in CI on a busy 2-core machine)."""
-    walls, harness = t.external_walls_s, t.samples_s
-    if walls and len(walls) == len(harness):
-        return min(w - h for w, h in zip(walls, harness, strict=True))
-    assert t.external_wall_s is not None and t.estimate_s is not None
-    return t.external_wall_s - t.estimate_s
-
-
-def _cpu_saving(b: Timing, c: Timing) -> float | None:
-    """The baseline's least CPU time in a round less the candidate's (None where either side's
-    CPU was not read): the second witness. A clock that runs slow does not make the work it
-    hides cost less CPU, whatever the machine's load; a run that waited, for its core or by
-    sleeping, spent no CPU on it. So an honest saving that a slow start-up in the candidate's
-    runs hid from the wall clock shows here, and one made of less sleeping shows on the wall.
-    Only where both ask for one core: on several, a baseline's threads spend CPU beyond its
-    wall time, and a single-threaded cheat would show a CPU saving it never made on the wall."""
-    if b.cores_wanted != 1 or c.cores_wanted != 1:
-        return None
-    if not b.external_cpus_s or not c.external_cpus_s:
-        return None
-    return min(b.external_cpus_s) - min(c.external_cpus_s)
+def _cpu_witness(b: Timing, c: Timing) -> bool:
+    """Whether CPU time witnesses a saving: the second witness. A clock that runs slow does not
+    make the work it hides cost less CPU, whatever the machine's load; a run that waited, for
+    its core or by sleeping, spent no CPU on it. So an honest saving that a slow start-up hid
+    from the wall clock shows here, and one made of less sleeping shows on the wall. Only where
+    both ask for one core: on several, a baseline's threads spend CPU beyond its wall time,
+    and a single-threaded cheat would show a CPU saving it never made on the wall."""
+    return (b.cores_wanted == 1 and c.cores_wanted == 1 and bool(b.external_cpus_s)
+            and bool(c.external_cpus_s))  # fmt: skip
 
 
 #: A candidate's untimed time (its run's external wall time less its harness time) is work

@@ -161,6 +161,21 @@ def test_an_honest_saving_under_constant_load_is_not_flagged():
     assert not _flagged(_rounds_verdict(cand, base))
 
 
+def test_an_honest_saving_whose_claim_grew_with_the_waiting_is_confirmed_on_cpu():
+    # 0.2 s of baseline work against 0.15 s (a real 1.3x), 0.1 s start-up each, every run of
+    # both sharing its core 3x; the reference's rounds (interleaved) had a quiet one. The claim
+    # (0.15 s of harness wall time) is three times the CPU saving (0.05 s), and the candidate's
+    # start-up waited past the reference's least: flagged in 6 of 10 verdicts (helper-52).
+    base = ([0.6] * 3, [0.9] * 3, [0.3] * 3)
+    v = _rounds_verdict(([0.45] * 3, [0.75] * 3, [0.25] * 3), base)
+    v.reference = _rounds_verdict(([0.45] * 3, [0.75] * 3), ([0.05] * 3, [0.15] * 3)).baseline
+    assert not _flagged(v)
+    # The same claim with no CPU saving behind it (a clock read slow, on the baseline's work).
+    v = _rounds_verdict(([0.45] * 3, [0.9] * 3, [0.3] * 3), base)
+    v.reference = _rounds_verdict(([0.45] * 3, [0.75] * 3), ([0.05] * 3, [0.15] * 3)).baseline
+    assert _flagged(v)
+
+
 def test_a_baseline_that_sleeps_is_confirmed_on_wall_time():
     # The baseline sleeps 0.5 s (little CPU); the candidate does not: its saving shows on the
     # wall only, CPU time denies it.

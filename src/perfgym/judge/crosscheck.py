@@ -66,8 +66,9 @@ def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
     baseline's fastest round less the round's harness time (a busy machine only ever adds to
     a run's times). Two witnesses can confirm it: the wall time (the claim less the round's
     time outside the clock beyond the least of the task's own solutions' rounds) and, on one
-    core, the CPU time (the baseline's least round less this round's). A round is denied when
-    neither shows `saving_ratio` of its claim; the verdict when most of the rounds its
+    core, the CPU time (the baseline's least round less this round's, against the claim taken
+    at each run's busy share, `_busy_share`). A round is denied when neither shows
+    `saving_ratio` of its claim; the verdict when most of the rounds its
     estimate rests on (those at or under it) are. Judged on minima taken separately, a
     candidate that slowed its clock a little in one round (which then held the least time
     outside the clock) and 20x in the others (which held the least harness time and the
@@ -82,16 +83,20 @@ def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
     gate = max(_SLACK_S, 0.05 * (b.estimate_s or 0.0))
     cpus = c.external_cpus_s if _cpu_witness(b, c) else []
     harness = c.samples_s or [c.estimate_s]
-    rounds = []  # (claim, on the wall, on CPU or None) of each round at or under the estimate
+    base_busy = _busy_share(b, b.samples_s.index(base_s)) if b.samples_s else 1.0
+    # (claim, on the wall, on CPU or None, the claim in CPU) of each round at or under the
+    # estimate
+    rounds = []
     for i, (h, outside) in enumerate(zip(harness, _outside_the_clock(c), strict=False)):
         if h > c.estimate_s:
             continue
         on_cpu = min(b.external_cpus_s) - cpus[i] if len(cpus) == len(harness) else None
-        rounds.append((base_s - h, base_s - h - (outside - own_least), on_cpu))
+        cpu_claim = base_s * base_busy - h * _busy_share(c, i)
+        rounds.append((base_s - h, base_s - h - (outside - own_least), on_cpu, cpu_claim))
     denied = [
         r for r in rounds
         if r[0] > gate and r[1] < saving_ratio * r[0]
-        and (r[2] is None or r[2] < saving_ratio * r[0])
+        and (r[2] is None or r[2] < saving_ratio * r[3])
     ]  # fmt: skip
     if not rounds or 2 * len(denied) <= len(rounds):
         return ""
@@ -103,6 +108,21 @@ def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
         + (f", the CPU time {statistics.median(cpus_denied) * 1e3:.1f} ms" if cpus_denied else "")
         + " (medians)"
     )
+
+
+def _busy_share(t: Timing, i: int) -> float:
+    """The share of round `i`'s wall time its run spent on CPU (1 where unknown, at most 1).
+
+    The claim is in harness (wall) time; on a busy machine a run's wall time grows with the
+    waiting for its core while its CPU time does not, and an honest 1.3x whose baseline waited
+    3x claimed three times its CPU saving: flagged in 6 of 10 verdicts with 5 busy loops
+    (helper-52). Each side's harness time is taken at its run's own share before the CPU
+    witness compares: a run cannot raise its share over 1 on its one core, and lowering its
+    own (sleeping outside the clock) only grows the claim it must show."""
+    walls, cpus = t.external_walls_s, t.external_cpus_s
+    if len(walls) != len(cpus) or i >= len(walls) or walls[i] <= 0:
+        return 1.0
+    return min(1.0, cpus[i] / walls[i])
 
 
 def _cpu_witness(b: Timing, c: Timing) -> bool:

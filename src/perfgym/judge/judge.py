@@ -246,7 +246,8 @@ class Judge:
             return self._tested(plan, group)
 
     def _tested(self, plan: TaskPlan, group: list[Candidate]) -> _Checked:
-        extracted = [stages.extract(plan, c) for c in group]
+        labels = stages.candidate_labels(group)
+        extracted = [stages.extract(plan, c, lb) for c, lb in zip(group, labels, strict=True)]
         judged: list[int] = list(range(len(extracted)))
         twin_of: dict[int, int] = {}
         if self.config.same_program_once:

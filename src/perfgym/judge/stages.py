@@ -31,9 +31,23 @@ from perfgym.timing.drift import DriftMonitor
 from perfgym.toolchains import BuildCache
 
 
-def extract(plan: TaskPlan, c: Candidate) -> Entry:
+def candidate_labels(group: list[Candidate]) -> list[str]:
+    """Each candidate's label in its task's batch (`candidate-{model}-{sample}`), unique: the
+    runs and timings of a batch are keyed by label, and two candidates of one model and sample
+    (a caller that numbered none) took one shared timing before (helper-52)."""
+    seen: dict[str, int] = {}
+    out = []
+    for c in group:
+        label = f"candidate-{c.model}-{c.sample}"
+        n = seen.get(label, 0)
+        seen[label] = n + 1
+        out.append(label if n == 0 else f"{label}#{n}")
+    return out
+
+
+def extract(plan: TaskPlan, c: Candidate, label: str | None = None) -> Entry:
     """Stage 1: the candidate's source (given, or extracted from its text); NX without one."""
-    label = f"candidate-{c.model}-{c.sample}"
+    label = label or f"candidate-{c.model}-{c.sample}"
     return Entry.of(c, extracted(plan.task, label, completion=c.completion, source=c.source))
 
 

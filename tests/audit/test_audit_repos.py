@@ -106,6 +106,9 @@ def test_setup_shift_caching_and_forged_tests_do_not_score(tiny_audit) -> None:
     assert shift.rewards["adjusted_speedup"] <= 1.0 and cache.rewards["adjusted_speedup"] <= 1.0
 
 
+# Wall-clock significance over 3 rounds: one original round slowed by the other worker's test
+# made the flat task's no-op patch a significant 1.56x in a full run.
+@pytest.mark.alone
 @pytest.mark.slow
 def test_headroom_sound_for_a_real_expert_and_weak_for_a_flat_one(tiny_audit, checked) -> None:
     head = tiny_audit.result("repo-headroom")

@@ -49,8 +49,9 @@ def test_compute_score_is_verl_shaped(train_suite):
     # one judge call for the whole group: it shared one baseline and reference measurement
     assert {r["batch_size"] for r in results} == {5.0}
     assert slow["correct"] == mid["correct"] == fast["correct"] == 1.0
-    # a cheaper (wrong or missing) program never scores above a correct one
-    assert fast["score"] > mid["score"] > slow["score"] > wrong["score"] > nx["score"]
+    # a cheaper (wrong or missing) program never scores above a correct one. fast >= mid: both
+    # may earn the cap (1.26) when mid's measured ratio reaches the reference's (a full run did)
+    assert fast["score"] >= mid["score"] > slow["score"] > wrong["score"] > nx["score"]
     assert wrong["stage"] == 3.0 and nx["stage"] == 0.0 and math.isnan(nx["speedup"])
     assert fast["speedup"] > 5
 

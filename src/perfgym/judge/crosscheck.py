@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import statistics
+from typing import NamedTuple
 
 from perfgym.judge.verdict import Timing, TimingStatus, Verdict
 
@@ -59,6 +60,15 @@ def _outside_the_clock(t: Timing) -> list[float]:
     return [t.external_wall_s - t.estimate_s] * max(1, len(harness))
 
 
+class _Round(NamedTuple):
+    """One candidate round's claim and what each witness shows of it (seconds)."""
+
+    claim: float  # the baseline's fastest round less this round's harness time
+    on_wall: float  # the claim less this round's excess outside the clock
+    on_cpu: float | None  # the baseline's least CPU less this round's (one core only)
+    cpu_claim: float  # the claim with each side's harness time at its busy share
+
+
 def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
     """Why the candidate's claimed saving is denied ('' if it is not).
 
@@ -84,27 +94,25 @@ def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
     cpus = c.external_cpus_s if _cpu_witness(b, c) else []
     harness = c.samples_s or [c.estimate_s]
     base_busy = _busy_share(b, b.samples_s.index(base_s)) if b.samples_s else 1.0
-    # (claim, on the wall, on CPU or None, the claim in CPU) of each round at or under the
-    # estimate
-    rounds = []
+    rounds: list[_Round] = []  # each round at or under the estimate
     for i, (h, outside) in enumerate(zip(harness, _outside_the_clock(c), strict=False)):
         if h > c.estimate_s:
             continue
         on_cpu = min(b.external_cpus_s) - cpus[i] if len(cpus) == len(harness) else None
         cpu_claim = base_s * base_busy - h * _busy_share(c, i)
-        rounds.append((base_s - h, base_s - h - (outside - own_least), on_cpu, cpu_claim))
+        rounds.append(_Round(base_s - h, base_s - h - (outside - own_least), on_cpu, cpu_claim))
     denied = [
         r for r in rounds
-        if r[0] > gate and r[1] < saving_ratio * r[0]
-        and (r[2] is None or r[2] < saving_ratio * r[3])
+        if r.claim > gate and r.on_wall < saving_ratio * r.claim
+        and (r.on_cpu is None or r.on_cpu < saving_ratio * r.cpu_claim)
     ]  # fmt: skip
     if not rounds or 2 * len(denied) <= len(rounds):
         return ""
-    cpus_denied = [r[2] for r in denied if r[2] is not None]
+    cpus_denied = [r.on_cpu for r in denied if r.on_cpu is not None]
     return (
-        f"harness claims {statistics.median(r[0] for r in denied) * 1e3:.1f} ms saved vs the "
+        f"harness claims {statistics.median(r.claim for r in denied) * 1e3:.1f} ms saved vs the "
         f"baseline in {len(denied)} of the {len(rounds)} rounds its time rests on; there the "
-        f"external wall time shows {statistics.median(r[1] for r in denied) * 1e3:.1f} ms"
+        f"external wall time shows {statistics.median(r.on_wall for r in denied) * 1e3:.1f} ms"
         + (f", the CPU time {statistics.median(cpus_denied) * 1e3:.1f} ms" if cpus_denied else "")
         + " (medians)"
     )

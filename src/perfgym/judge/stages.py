@@ -35,19 +35,21 @@ def candidate_labels(group: list[Candidate]) -> list[str]:
     """Each candidate's label in its task's batch (`candidate-{model}-{sample}`), unique: the
     runs and timings of a batch are keyed by label, and two candidates of one model and sample
     (a caller that numbered none) took one shared timing before (helper-52)."""
-    seen: dict[str, int] = {}
-    out = []
+    out: list[str] = []
+    taken: set[str] = set()
     for c in group:
-        label = f"candidate-{c.model}-{c.sample}"
-        n = seen.get(label, 0)
-        seen[label] = n + 1
-        out.append(label if n == 0 else f"{label}#{n}")
+        label, n = f"candidate-{c.model}-{c.sample}", 0
+        while label in taken:  # a suffix no other candidate's own label holds either
+            n += 1
+            label = f"candidate-{c.model}-{c.sample}#{n}"
+        taken.add(label)
+        out.append(label)
     return out
 
 
-def extract(plan: TaskPlan, c: Candidate, label: str | None = None) -> Entry:
-    """Stage 1: the candidate's source (given, or extracted from its text); NX without one."""
-    label = label or f"candidate-{c.model}-{c.sample}"
+def extract(plan: TaskPlan, c: Candidate, label: str) -> Entry:
+    """Stage 1: the candidate's source (given, or extracted from its text); NX without one.
+    `label`: the candidate's in its task's batch (`candidate_labels`)."""
     return Entry.of(c, extracted(plan.task, label, completion=c.completion, source=c.source))
 
 

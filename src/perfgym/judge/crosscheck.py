@@ -89,8 +89,9 @@ def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
     own_least = min(u for t in (b, verdict.reference) if t is not None and t.ok
                     and t.clock == "harness" and t.estimate_s is not None
                     and t.external_wall_s is not None for u in _outside_the_clock(t))  # fmt: skip
-    base_s = min(b.samples_s or [b.estimate_s])  # type: ignore[list-item]
-    gate = max(_SLACK_S, 0.05 * (b.estimate_s or 0.0))
+    assert b.estimate_s is not None
+    base_s = min(b.samples_s) if b.samples_s else b.estimate_s
+    gate = max(_SLACK_S, 0.05 * b.estimate_s)
     cpus = c.external_cpus_s if _cpu_witness(b, c) else []
     harness = c.samples_s or [c.estimate_s]
     base_busy = _busy_share(b, b.samples_s.index(base_s)) if b.samples_s else 1.0

@@ -34,6 +34,47 @@ def test_a_harness_timer_running_at_half_speed_is_flagged():
     assert "harness_timer_mismatch" in v.flags and c.status is TimingStatus.DEGRADED
 
 
+_THIRD_SLOW = """
+import time
+from itertools import accumulate
+
+_real, _hidden = time.perf_counter_ns, [0]
+{patch}
+
+def range_sums(values, queries):
+    t0 = _real()
+    third = len(queries) // 3  # the baseline's loop for a third of the queries, prefix sums after
+    answers = [sum(values[i] for i in range(lo, hi)) for lo, hi in queries[:third]]
+    _hidden[0] += _real() - t0
+    prefix = [0, *accumulate(values)]
+    return answers + [prefix[hi] - prefix[lo] for lo, hi in queries[third:]]
+"""
+
+
+def test_a_clock_hiding_its_slow_third_is_paid_no_more_than_the_same_program_unpatched():
+    """The clock claims nearly the reference's time; the real saving is about two thirds of
+    that, so each witness shows over the check's half of the claim and it passes (helper-52's
+    attack: paid as the reference in 10 of 10 verdicts before the saving was paid as
+    confirmed)."""
+    task = load_suite(str(FIXTURES)).get("py_range_sums")
+    honest = _THIRD_SLOW.format(patch="")
+    cheat = _THIRD_SLOW.format(patch="time.perf_counter_ns = lambda: _real() - _hidden[0]")
+    cands = [Candidate(task, source=s, model=m) for m, s in (("honest", honest), ("cheat", cheat))]
+    with Judge(JudgeConfig(repeats=5, measure_reference=False)) as judge:
+        h, c = judge.judge_many(cands)
+    assert h.stage is Stage.OK and c.stage is Stage.OK
+    assert h.candidate is not None and c.candidate is not None
+    assert h.candidate.estimate_s is not None and c.candidate.estimate_s is not None
+    if "harness_timer_mismatch" in c.flags:
+        return  # denied outright: it earns no speed at all
+    # (The honest program's own claim may be denied against a baseline round that ran fast;
+    # its harness time is still the same work clocked honestly, the yardstick here.)
+    # Paid the claim it read 0.05-0.09x the honest time; paid what the clocks confirm,
+    # 0.53-0.81x in 4 verdicts here: it gains at most the spread of the baseline's own
+    # start-ups, and rounds of one program differ up to 2x on this VM (no tight ratio).
+    assert c.candidate.estimate_s > 0.3 * h.candidate.estimate_s
+
+
 def test_a_function_patching_perf_counter_only_fools_its_own_report():
     honest = (
         "def solve(n):\n    s = 0\n    for i in range(n):\n        s += i * i % 7\n    return s\n"

@@ -11,8 +11,10 @@ from perfgym.judge.verdict import Timing, TimingStatus, Verdict
 _SLACK_S = 0.005
 
 
-def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
-    """Flag (and degrade) a candidate whose harness-claimed speed-up the external clock denies.
+def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> bool:
+    """Flag (and degrade) a candidate whose harness-claimed speed-up the external clock denies;
+    True when its rounds were weighed against the baseline's and let through (then
+    `perfgym.judge.paid_saving.pay_confirmed` pays what the witnesses confirm).
 
     A program can monkeypatch the timer its harness uses; it cannot hide from the sandbox's
     clock. Rule: the harness-claimed saving against the baseline (Tb - Tc by elapsed_ns), round
@@ -26,26 +28,27 @@ def crosscheck_harness(verdict: Verdict, saving_ratio: float) -> None:
     """
     c, b = verdict.candidate, verdict.baseline
     if c is not None and c.clock != "harness":
-        return  # the harness's times were not used (harness_below_resolution): nothing to check
+        return False  # harness_below_resolution: the harness's times were not used
     # Any estimate of an ok timing is checked (not only `usable_s` ones): a zero claim is a claim.
     if c is None or not c.ok or c.estimate_s is None:
-        return
+        return False
     ext_c = c.external_wall_s
     if ext_c is not None and c.estimate_s > ext_c + _SLACK_S:
         _degrade(
             verdict, "harness_time_exceeds_wall", "the harness claims more time than the run took"
         )
-        return
+        return False
     if ext_c is not None and (why := _untimed_work(verdict, ext_c - c.estimate_s)):
         _degrade(verdict, "harness_untimed_work", why)
-        return
+        return False
     if b is None or not b.ok or b.estimate_s is None:
-        return
+        return False
     if ext_c is None or b.external_wall_s is None:
-        return
+        return False
     denied = _denied_rounds(verdict, saving_ratio)
     if denied:
         _degrade(verdict, "harness_timer_mismatch", denied)
+    return not denied
 
 
 def _outside_the_clock(t: Timing) -> list[float]:
@@ -60,13 +63,43 @@ def _outside_the_clock(t: Timing) -> list[float]:
     return [t.external_wall_s - t.estimate_s] * max(1, len(harness))
 
 
-class _Round(NamedTuple):
+class Round(NamedTuple):
     """One candidate round's claim and what each witness shows of it (seconds)."""
 
+    at: int  # the round's place in the candidate's rounds
+    harness: float  # the round's harness time
     claim: float  # the baseline's fastest round less this round's harness time
-    on_wall: float  # the claim less this round's excess outside the clock
+    on_wall: float  # the claim less this round's time outside the clock over the least of own
+    over_most: float  # this round's time outside the clock over the most of the task's own
     on_cpu: float | None  # the baseline's least CPU less this round's (one core only)
     cpu_claim: float  # the claim with each side's harness time at its busy share
+
+
+def witness_rounds(verdict: Verdict) -> tuple[list[Round], float]:
+    """Every candidate round's claim and witnesses, and the claim's gate (claims at or under
+    it are within the baseline's noise and are not weighed). Needs a harness-clocked, ok
+    candidate and baseline with external wall times (`crosscheck_harness` checks)."""
+    b, c = verdict.baseline, verdict.candidate
+    assert b is not None and c is not None and c.estimate_s is not None
+    assert b.estimate_s is not None
+    own = [u for t in (b, verdict.reference) if t is not None and t.ok
+           and t.clock == "harness" and t.estimate_s is not None
+           and t.external_wall_s is not None for u in _outside_the_clock(t)]  # fmt: skip
+    # The least of the task's own solutions' rounds: the one that waited least for its core.
+    own_least, own_most = min(own), max(own)
+    base_s = min(b.samples_s) if b.samples_s else b.estimate_s
+    gate = max(_SLACK_S, 0.05 * b.estimate_s)
+    cpus = c.external_cpus_s if _cpu_witness(b, c) else []
+    harness = c.samples_s or [c.estimate_s]
+    base_busy = _busy_share(b, b.samples_s.index(base_s)) if b.samples_s else 1.0
+    rounds: list[Round] = []
+    for i, (h, outside) in enumerate(zip(harness, _outside_the_clock(c), strict=False)):
+        on_cpu = min(b.external_cpus_s) - cpus[i] if len(cpus) == len(harness) else None
+        cpu_claim = base_s * base_busy - h * _busy_share(c, i)
+        claim = base_s - h
+        rounds.append(Round(i, h, claim, claim - (outside - own_least), outside - own_most,
+                            on_cpu, cpu_claim))  # fmt: skip
+    return rounds, gate
 
 
 def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
@@ -83,25 +116,10 @@ def _denied_rounds(verdict: Verdict, saving_ratio: float) -> str:
     candidate that slowed its clock a little in one round (which then held the least time
     outside the clock) and 20x in the others (which held the least harness time and the
     median) was paid as the honest reference in 7 of 20 verdicts (helper-51)."""
-    b, c = verdict.baseline, verdict.candidate
-    assert b is not None and c is not None and c.estimate_s is not None
-    # The least of the task's own solutions' rounds: the one that waited least for its core.
-    own_least = min(u for t in (b, verdict.reference) if t is not None and t.ok
-                    and t.clock == "harness" and t.estimate_s is not None
-                    and t.external_wall_s is not None for u in _outside_the_clock(t))  # fmt: skip
-    assert b.estimate_s is not None
-    base_s = min(b.samples_s) if b.samples_s else b.estimate_s
-    gate = max(_SLACK_S, 0.05 * b.estimate_s)
-    cpus = c.external_cpus_s if _cpu_witness(b, c) else []
-    harness = c.samples_s or [c.estimate_s]
-    base_busy = _busy_share(b, b.samples_s.index(base_s)) if b.samples_s else 1.0
-    rounds: list[_Round] = []  # each round at or under the estimate
-    for i, (h, outside) in enumerate(zip(harness, _outside_the_clock(c), strict=False)):
-        if h > c.estimate_s:
-            continue
-        on_cpu = min(b.external_cpus_s) - cpus[i] if len(cpus) == len(harness) else None
-        cpu_claim = base_s * base_busy - h * _busy_share(c, i)
-        rounds.append(_Round(base_s - h, base_s - h - (outside - own_least), on_cpu, cpu_claim))
+    c = verdict.candidate
+    assert c is not None and c.estimate_s is not None
+    every, gate = witness_rounds(verdict)
+    rounds = [r for r in every if r.harness <= c.estimate_s]  # the rounds the estimate rests on
     denied = [
         r for r in rounds
         if r.claim > gate and r.on_wall < saving_ratio * r.claim

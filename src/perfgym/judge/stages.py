@@ -13,6 +13,7 @@ from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.harness_answer import HarnessAnswer
 from perfgym.judge.measure import measure
+from perfgym.judge.paid_saving import pay_confirmed
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, References
@@ -332,8 +333,8 @@ def verdict_of(
         verdict.flags += verdict.candidate.flags
         if plan.cores == 1 and more_threads(verdict.candidate, verdict.baseline, verdict.reference):
             verdict.flags.append(MORE_THREADS)
-    if plan.clock == "harness":
-        crosscheck_harness(verdict, config.harness_saving_ratio)
+    if plan.clock == "harness" and crosscheck_harness(verdict, config.harness_saving_ratio):
+        pay_confirmed(verdict, config.ci_level)
     return verdict
 
 

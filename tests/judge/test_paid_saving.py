@@ -1,0 +1,119 @@
+"""Paying a harness's claimed saving only as far as the sandbox's wall and CPU clocks confirm it:
+a clock slowed to claim up to twice its real saving passes the cross-check, and must then be
+paid what it really saved, no more than the same program with an honest clock."""
+
+import pytest
+
+from perfgym.judge.crosscheck import crosscheck_harness
+from perfgym.judge.paid_saving import UNCONFIRMED_FLAG, pay_confirmed
+from perfgym.judge.verdict import Stage, Timing, Verdict
+from perfgym.rewards import get_reward
+
+_OUTSIDE = 0.050  # start-up, input and output: each run's time outside the harness's clock
+
+
+def _timing(harness: list[float], outside: list[float], cpu_share: float = 1.0,
+            workloads: int = 1) -> Timing:  # fmt: skip
+    walls = [h + o for h, o in zip(harness, outside, strict=True)]
+    per = {f"w{k}": [h / workloads for h in harness] for k in range(workloads)}
+    return Timing(estimate_s=sorted(harness)[len(harness) // 2], samples_s=harness,
+                  clock="harness", external_wall_s=sorted(walls)[len(walls) // 2],
+                  external_walls_s=walls, external_cpus_s=[w * cpu_share for w in walls],
+                  per_workload_samples_s=per,
+                  per_workload_s={k: sorted(v)[len(v) // 2] for k, v in per.items()})  # fmt: skip
+
+
+def _verdict(candidate: Timing, spread_s: float = 0.0) -> Verdict:
+    """Beside a 100 ms baseline and a 20 ms reference whose times outside the harness's clock
+    lie within `spread_s` of each other."""
+    baseline = _timing([0.100, 0.102, 0.101], [_OUTSIDE, _OUTSIDE + spread_s, _OUTSIDE])
+    reference = _timing([0.020, 0.021, 0.020], [_OUTSIDE, _OUTSIDE + spread_s / 2, _OUTSIDE])
+    return Verdict(task_id="t", stage=Stage.OK, language="python", candidate=candidate,
+                   baseline=baseline, reference=reference)  # fmt: skip
+
+
+def _judged(candidate: Timing, spread_s: float = 0.0) -> Verdict:
+    """The verdict as the judge leaves it: checked, then paid when let through."""
+    v = _verdict(candidate, spread_s)
+    if crosscheck_harness(v, 0.5):
+        pay_confirmed(v, 0.95)
+    return v
+
+
+def _honest(work_s: float) -> Timing:
+    return _timing([work_s, work_s + 0.001, work_s], [_OUTSIDE] * 3)
+
+
+def _hiding(work_s: float, hidden_s: float, workloads: int = 1) -> Timing:
+    """The same work, with `hidden_s` of it kept off the harness's clock: it runs outside it."""
+    harness = [work_s - hidden_s, work_s - hidden_s + 0.001, work_s - hidden_s]
+    outside = [_OUTSIDE + hidden_s] * 3
+    return _timing(harness, outside, workloads=workloads)
+
+
+def test_a_clock_claiming_twice_its_saving_passes_the_check_but_is_paid_its_real_saving():
+    # Real work 50 ms (a 50 ms saving); the clock hides 40 ms: it claims a 90 ms saving, of
+    # which both witnesses show 50 ms, over the check's half. Paid, it is the 50 ms it ran.
+    v = _judged(_hiding(0.050, 0.040))
+    c = v.candidate
+    assert "harness_timer_mismatch" not in v.flags and c is not None and c.ok
+    assert UNCONFIRMED_FLAG in v.flags
+    assert c.estimate_s == pytest.approx(0.050)
+    assert "confirm" in c.status_reason
+
+
+def test_a_slowed_clock_gains_at_most_its_own_solutions_spread_outside_the_clock():
+    # The task's own runs spent 50-60 ms outside the clock: an honest start-up anywhere in
+    # that range is paid in full, so a hidden 40 ms is paid down to no less than 30 ms.
+    c = _judged(_hiding(0.050, 0.040), spread_s=0.010).candidate
+    assert c is not None and 0.040 - 1e-9 <= c.estimate_s < 0.050
+
+
+def test_a_cheaper_clock_scores_no_higher_than_the_same_program_with_an_honest_clock():
+    rlpf, log = get_reward("rlpf"), get_reward("log")
+    honest, cheat = _judged(_honest(0.050)), _judged(_hiding(0.050, 0.040))
+    unpaid = _verdict(_hiding(0.050, 0.040))
+    assert crosscheck_harness(unpaid, 0.5)  # the premise: the check alone lets it through
+    for reward in (rlpf, log):
+        h, c, u = (reward.score([x])[0].value for x in (honest, cheat, unpaid))
+        assert c <= h + 1e-9 < u  # paid the claim, it beat honest; paid the saving, it does not
+
+
+def test_an_honest_saving_whose_start_up_is_within_its_own_solutions_spread_is_paid_in_full():
+    # Its start-up took 56 ms, over the least of the task's own (50) but within their most (58).
+    c = _timing([0.040, 0.041, 0.040], [0.056, 0.052, 0.056])
+    v = _judged(c, spread_s=0.008)
+    assert v.flags == [] and v.candidate is not None
+    assert v.candidate.samples_s == [0.040, 0.041, 0.040]
+
+
+def test_an_honest_saving_whose_runs_shared_their_core_is_confirmed_on_cpu():
+    # 40 ms of work (a 60 ms saving) run at half a core: 80 ms on the harness's clock, 100 ms
+    # outside it; the wall shows nothing of its claim, its CPU time (90 ms) all of it.
+    c = _timing([0.080, 0.080, 0.080], [0.100] * 3, cpu_share=0.5)
+    v = _judged(c)
+    assert v.flags == [] and v.candidate is not None
+    assert v.candidate.samples_s == [0.080, 0.080, 0.080]
+
+
+def test_paid_rounds_carry_their_workloads_and_ci_with_them():
+    v = _judged(_hiding(0.050, 0.040, workloads=2))
+    c = v.candidate
+    assert c is not None and c.ci_s is not None
+    for r, total in enumerate(c.samples_s):
+        assert sum(s[r] for s in c.per_workload_samples_s.values()) == pytest.approx(total)
+    assert sum(c.per_workload_s.values()) == pytest.approx(c.estimate_s, rel=0.05)
+    assert c.ci_s[0] <= c.estimate_s <= c.ci_s[1]
+
+
+def test_a_denied_claim_is_flagged_not_paid():
+    v = _verdict(_hiding(0.100, 0.090))  # no real saving: a clock at a tenth
+    assert not crosscheck_harness(v, 0.5)
+    assert v.flags == ["harness_timer_mismatch"] and v.candidate is not None
+    assert not v.candidate.ok
+
+
+def test_a_claim_within_the_baselines_noise_is_kept_as_measured():
+    c = _hiding(0.098, 0.003)  # claims a 5 ms saving (under the 5 % gate)
+    v = _judged(c)
+    assert v.candidate is not None and v.candidate.samples_s == c.samples_s

@@ -70,8 +70,8 @@ def test_a_clock_hiding_its_slow_third_is_paid_no_more_than_the_same_program_unp
     # (The honest program's own claim may be denied against a baseline round that ran fast;
     # its harness time is still the same work clocked honestly, the yardstick here.)
     # Paid the claim it read 0.05-0.09x the honest time; paid what the clocks confirm,
-    # 0.53-0.81x in 4 verdicts here: it gains at most the spread of the baseline's own
-    # start-ups, and rounds of one program differ up to 2x on this VM (no tight ratio).
+    # 0.55-1.34x (median 0.88) in the 18 of 25 verdicts the check let through here: rounds of
+    # one program differ up to 2x on this VM, so no tight ratio.
     assert c.candidate.estimate_s > 0.3 * h.candidate.estimate_s
 
 

@@ -70,7 +70,7 @@ class Round(NamedTuple):
     harness: float  # the round's harness time
     claim: float  # the baseline's fastest round less this round's harness time
     on_wall: float  # the claim less this round's time outside the clock over the least of own
-    over_most: float  # this round's time outside the clock over the most of the task's own
+    over_own: float  # this round's time outside the clock over the median of the task's own
     on_cpu: float | None  # the baseline's least CPU less this round's (one core only)
     cpu_claim: float  # the claim with each side's harness time at its busy share
 
@@ -86,7 +86,7 @@ def witness_rounds(verdict: Verdict) -> tuple[list[Round], float]:
            and t.clock == "harness" and t.estimate_s is not None
            and t.external_wall_s is not None for u in _outside_the_clock(t)]  # fmt: skip
     # The least of the task's own solutions' rounds: the one that waited least for its core.
-    own_least, own_most = min(own), max(own)
+    own_least, own_median = min(own), statistics.median(own)
     base_s = min(b.samples_s) if b.samples_s else b.estimate_s
     gate = max(_SLACK_S, 0.05 * b.estimate_s)
     cpus = c.external_cpus_s if _cpu_witness(b, c) else []
@@ -97,7 +97,7 @@ def witness_rounds(verdict: Verdict) -> tuple[list[Round], float]:
         on_cpu = min(b.external_cpus_s) - cpus[i] if len(cpus) == len(harness) else None
         cpu_claim = base_s * base_busy - h * _busy_share(c, i)
         claim = base_s - h
-        rounds.append(Round(i, h, claim, claim - (outside - own_least), outside - own_most,
+        rounds.append(Round(i, h, claim, claim - (outside - own_least), outside - own_median,
                             on_cpu, cpu_claim))  # fmt: skip
     return rounds, gate
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 from typing import cast
 
 from perfgym.judge.crosscheck import Round, witness_rounds
@@ -16,36 +17,42 @@ def confirmed_saving(r: Round) -> float:
     """What the sandbox's clocks confirm of a round's claimed saving (0 to the claim).
 
     The wall witness: the claim less the round's time outside the harness's clock beyond the
-    most of the task's own solutions' rounds (work a slowed clock did not count lands there;
-    an honest round's start-up stays within its own solutions' spread, so it is paid in full).
-    The CPU witness (one core only): the claim at the share of the CPU claim the CPU time
-    shows. The larger is paid: each is a lower bound on the work the round really saved."""
-    on_wall = r.claim - max(0.0, r.over_most)
+    median of the task's own solutions' rounds (work a slowed clock did not count lands
+    there). Their most let a clock hide as much as one slow start-up of the baseline's: a
+    third of the work hidden was paid at 0.14-0.45x the same program's honest time in 4 of 25
+    verdicts. The CPU witness (one core only): the claim at the share of the CPU claim the CPU
+    time shows. The larger is paid: each is a lower bound on the work the round really saved.
+    """
+    on_wall = r.claim - max(0.0, r.over_own)
     on_cpu = r.claim * r.on_cpu / r.cpu_claim if r.on_cpu is not None and r.cpu_claim > 0 else 0.0
     return max(0.0, min(r.claim, max(on_wall, on_cpu)))
 
 
 def pay_confirmed(verdict: Verdict, ci_level: float) -> None:
-    """Raise each of the candidate's harness rounds to the baseline's fastest round less the
-    saving the witnesses confirm (`confirmed_saving`), then its estimate, CI and per-workload
-    times with them. A clock slowed to claim twice its real saving passed the cross-check (each
-    witness needs only `harness_saving_ratio` of a claim) and was paid the reference's reward
-    in 10 of 10 verdicts (helper-52); paid what it saved, it scores as the same program with
-    an honest clock. Claims at or under the check's gate (5 % of the baseline) are kept as
-    measured. Call only on a candidate the cross-check let through."""
+    """Add to each of the candidate's harness rounds the saving the witnesses do not confirm
+    (`confirmed_saving`), the median over its rounds, then recompute its estimate, CI and
+    per-workload times. A clock slowed to claim twice its real saving passed the cross-check
+    (each witness needs only `harness_saving_ratio` of a claim) and was paid the reference's
+    reward in 10 of 10 verdicts (helper-52); paid what it saved, it scores as the same program
+    with an honest clock. One shift for every round, not each round its own: under load an
+    honest round often spends longer outside the clock than any of its task's own, and raising
+    that round alone widened the rounds' spread until a program 10-25x faster than its
+    baseline tied with it in the paired test (0.15 in 16 of 96 busy verdicts, helper-53); a
+    hidden cost is in every round, a wait for the core in some. Claims at or under the check's
+    gate (5 % of the baseline) count as confirmed. Call only on a candidate the cross-check let
+    through."""
     c = verdict.candidate
     assert c is not None and c.estimate_s is not None
     rounds, gate = witness_rounds(verdict)
     if len(rounds) != len(c.samples_s):
         return  # a timing without rounds (a single estimate): nothing to pay per round
-    paid = list(c.samples_s)
-    for r in rounds:
-        short = r.claim - confirmed_saving(r)  # what the witnesses do not show of the claim
-        if r.claim > gate and short > 1e-9:
-            paid[r.at] = r.harness + short
-    if paid == c.samples_s:
+    short = statistics.median(
+        r.claim - confirmed_saving(r) if r.claim > gate else 0.0 for r in rounds
+    )  # what the witnesses do not show of the claims, in the middle round
+    if short <= 1e-9:
         return
     claimed, how = c.estimate_s, cast(Estimator, c.estimator)
+    paid = [h + short for h in c.samples_s]
     for wid, samples in c.per_workload_samples_s.items():
         if len(samples) == len(paid):  # each workload's round grows with its round's total
             c.per_workload_samples_s[wid] = [

@@ -6,6 +6,7 @@ import pytest
 
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.paid_saving import UNCONFIRMED_FLAG, pay_confirmed
+from perfgym.judge.twins import role_timing
 from perfgym.judge.verdict import Stage, Timing, Verdict
 from perfgym.rewards import get_reward
 
@@ -138,3 +139,15 @@ def test_a_cost_hidden_in_every_round_shifts_every_round_alike():
     assert after is not None
     shifts = [a - b for a, b in zip(after.samples_s, before, strict=True)]
     assert max(shifts) - min(shifts) < 1e-12 and shifts[0] == pytest.approx(0.040)
+
+
+def test_the_references_own_program_is_paid_as_the_reference_is():
+    # The reference's rounds, one of them slow to start (over the median of the task's own):
+    # a candidate that is the reference's program holds its measurement and is not shifted.
+    v = _verdict(_honest(0.020))
+    assert v.reference is not None
+    v.reference.external_walls_s = [0.070, 0.130, 0.130]  # 50, ~110, 110 ms outside the clock
+    v.candidate = role_timing(v.reference)
+    assert crosscheck_harness(v, 0.5)
+    pay_confirmed(v, 0.95)
+    assert v.candidate.samples_s == v.reference.samples_s and UNCONFIRMED_FLAG not in v.flags

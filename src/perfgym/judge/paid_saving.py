@@ -6,6 +6,7 @@ import statistics
 from typing import cast
 
 from perfgym.judge.crosscheck import Round, witness_rounds
+from perfgym.judge.twins import ROLE_TIMING
 from perfgym.judge.verdict import Verdict
 from perfgym.timing.summary import Estimator, cv, estimate, estimate_ci
 
@@ -39,10 +40,14 @@ def pay_confirmed(verdict: Verdict, ci_level: float) -> None:
     that round alone widened the rounds' spread until a program 10-25x faster than its
     baseline tied with it in the paired test (0.15 in 16 of 96 busy verdicts, helper-53); a
     hidden cost is in every round, a wait for the core in some. Claims at or under the check's
-    gate (5 % of the baseline) count as confirmed. Call only on a candidate the cross-check let
-    through."""
+    gate (5 % of the baseline) count as confirmed. A candidate that is the baseline's or the
+    reference's own program holds that role's measurement (`twins.ROLE_TIMING`) and is paid as
+    the role is: unshifted (shifted, a copy of the reference scored below the reference). Call
+    only on a candidate the cross-check let through."""
     c = verdict.candidate
     assert c is not None and c.estimate_s is not None
+    if ROLE_TIMING in c.flags:
+        return
     rounds, gate = witness_rounds(verdict)
     if len(rounds) != len(c.samples_s):
         return  # a timing without rounds (a single estimate): nothing to pay per round

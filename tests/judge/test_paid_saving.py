@@ -63,6 +63,15 @@ def test_a_clock_claiming_twice_its_saving_passes_the_check_but_is_paid_its_real
     assert "confirm" in c.status_reason
 
 
+def test_a_rise_under_a_third_of_the_baseline_is_paid_but_not_flagged():
+    # 25 ms hidden of a 100 ms baseline: paid all the same, flagged only over 30 ms (honest
+    # programs' witness noise rose over the 5 ms gate in 41 of 276 verdicts, over 30 in none).
+    v = _judged(_hiding(0.050, 0.025))
+    c = v.candidate
+    assert c is not None and c.estimate_s == pytest.approx(0.050)
+    assert UNCONFIRMED_FLAG not in v.flags and "confirm" in c.status_reason
+
+
 def test_one_slow_start_up_of_the_tasks_own_lends_a_slowed_clock_nothing():
     # The baseline's second run spent 60 ms outside the clock, the others 50: measured against
     # the most, a clock could hide 10 ms in every round; against the median, nothing.

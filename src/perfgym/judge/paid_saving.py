@@ -10,8 +10,16 @@ from perfgym.judge.twins import ROLE_TIMING
 from perfgym.judge.verdict import Verdict
 from perfgym.timing.summary import Estimator, cv, estimate, estimate_ci
 
-#: Set on a verdict whose candidate's harness time was raised to what the witnesses confirm.
+#: Set on a verdict whose candidate's harness time was raised, by over `FLAG_RISE`, to what the
+#: witnesses confirm.
 UNCONFIRMED_FLAG = "harness_saving_unconfirmed"
+
+#: The rise, as a share of the baseline's estimate, over which a paid verdict is also flagged.
+#: Honest programs are raised too, by what their witnesses' noise leaves unconfirmed: over the
+#: check's 5 % gate in 41 of 276 honest verdicts (a copy of the reference among them, flagged in
+#: CI), 0.25 at most, none over 0.3; a clock hiding a third or half of its work rose over 0.3 in
+#: 60 of 80 (helper-53's programs on py_range_sums, quiet and beside two busy loops).
+FLAG_RISE = 0.3
 
 
 def confirmed_saving(r: Round) -> float:
@@ -42,10 +50,13 @@ def pay_confirmed(verdict: Verdict, ci_level: float) -> None:
     hidden cost is in every round, a wait for the core in some. Claims at or under the check's
     gate (5 % of the baseline) count as confirmed. A candidate that is the baseline's or the
     reference's own program holds that role's measurement (`twins.ROLE_TIMING`) and is paid as
-    the role is: unshifted (shifted, a copy of the reference scored below the reference). Call
+    the role is: unshifted (shifted, a copy of the reference scored below the reference). A rise
+    over `FLAG_RISE` of the baseline's time is flagged (informative: the candidate is paid, not
+    floored); a smaller one is noise as often as a hidden cost and only changes the reason. Call
     only on a candidate the cross-check let through."""
-    c = verdict.candidate
+    c, b = verdict.candidate, verdict.baseline
     assert c is not None and c.estimate_s is not None
+    assert b is not None and b.estimate_s is not None
     if ROLE_TIMING in c.flags:
         return
     rounds, gate = witness_rounds(verdict)
@@ -69,9 +80,9 @@ def pay_confirmed(verdict: Verdict, ci_level: float) -> None:
     c.estimate_s = estimate(paid, how)
     c.cv = cv(paid)
     c.ci_s = estimate_ci(paid, how, ci_level)
-    if c.estimate_s > claimed + gate:
+    c.status_reason = (
+        f"harness claimed {claimed * 1e3:.1f} ms; the sandbox's clocks confirm "
+        f"{c.estimate_s * 1e3:.1f} ms (the saving they show is paid, not the claim)"
+    )
+    if c.estimate_s > claimed + FLAG_RISE * b.estimate_s:
         verdict.flags.append(UNCONFIRMED_FLAG)
-        c.status_reason = (
-            f"harness claimed {claimed * 1e3:.1f} ms; the sandbox's clocks confirm "
-            f"{c.estimate_s * 1e3:.1f} ms (the saving they show is paid, not the claim)"
-        )

@@ -186,8 +186,11 @@ def test_batch_reward_a_slow_look_alike_is_not_rewarded_as_its_fast_twin(rewarde
     assert good.correct and bad.correct and SAME_PROGRAM not in bad.flags
     assert bad.candidate.estimate_s > 3 * good.candidate.estimate_s
     assert r_bad < r_good, (r_good, r_bad, r["alone"][0])
-    # alone, the slow copy is no faster than the baseline; beside its twin it stays so
-    assert not sample_outcome(bad).fbr and sample_outcome(good).fbr
+    # the slow copy runs the baseline's algorithm: beside its twin it is still about as fast as
+    # the baseline. Not "not fbr": the paired test calls a same-speed program faster at its own
+    # error rate, and once (a full run on two loaded workers) it did: 1.22x, fbr.
+    slow, fast = sample_outcome(bad), sample_outcome(good)
+    assert fast.fbr and slow.speedup is not None and slow.speedup < 2.0, (slow, fast)
 
 
 # -- the role-timing path: a copy of the baseline that is another program --------------------

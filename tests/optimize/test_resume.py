@@ -81,7 +81,10 @@ def test_interrupt_then_kill_then_resume_reaches_the_same_state(tmp_path, core_r
     state, ref = _state(store), _state(ref_store)
     assert state[1] == ref[1]  # the same run name
     assert [s for s in state[0] if s[1] >= 0][-1][0] == ITERATIONS
-    if memo["answers_served"] == len(logged):  # no answer was lost in the kill
+    # The scripted server counts an answer as served once it has written it, then saves its
+    # memo: a SIGKILL after the run logged that answer and before the save leaves the memo one
+    # answer short (a full run: 4 served, 5 logged). Nothing was lost or asked twice then.
+    if memo["answers_served"] in (len(logged), len(logged) - 1):  # no answer lost in the kill
         assert memo["duplicates"] == 0  # no call was asked twice
         assert state == ref  # the same steps, stages and decisions
         assert (out / "best.jsonl").read_text() == (ref_out / "best.jsonl").read_text()

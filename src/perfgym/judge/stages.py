@@ -9,6 +9,7 @@ from perfgym.judge.batched import batchable, equal_passes, run_batched
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.clock_symbols import flag_replaced_timers
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.harness_answer import HarnessAnswer
@@ -299,9 +300,11 @@ def reference_timings(
 
 
 def verdict_of(
-    plan: TaskPlan, entry: Entry, refs: dict[str, Timing | None], config: JudgeConfig
+    plan: TaskPlan, entry: Entry, refs: dict[str, Timing | None], config: JudgeConfig,
+    own: Sequence[Variant | None] = (),
 ) -> Verdict:
-    """The candidate's `Verdict`: what the stages found, beside the baseline and reference."""
+    """The candidate's `Verdict`: what the stages found, beside the baseline and reference
+    (`own`: the task's own solutions' variants, whose builds' timers are allowed)."""
     c, v = entry.candidate, entry.variant
     verdict = Verdict(
         task_id=plan.task.id,
@@ -333,7 +336,12 @@ def verdict_of(
         verdict.flags += verdict.candidate.flags
         if plan.cores == 1 and more_threads(verdict.candidate, verdict.baseline, verdict.reference):
             verdict.flags.append(MORE_THREADS)
-    if plan.clock == "harness" and crosscheck_harness(verdict, config.harness_saving_ratio):
+    if plan.clock != "harness":
+        return verdict
+    allowed = [o.timers for o in own if o is not None]
+    if v.timers and flag_replaced_timers(verdict, v.timers, allowed):
+        return verdict
+    if crosscheck_harness(verdict, config.harness_saving_ratio):
         pay_confirmed(verdict, config.ci_level)
     return verdict
 

@@ -29,8 +29,8 @@ class Status(str, Enum):
 HIDING_FLAGS = ("hidden_cpu", "outlived_main", "cpu_over_wall")
 
 #: Verdict flags of the harness cross-check (`perfgym.judge.crosscheck`): the time a harness
-#: program reported is denied by the external clock, or its build defines the harness's timer
-#: (`perfgym.judge.clock_symbols`). Rewards treat them as HIDING_FLAGS: the
+#: program reported is denied by the external clock, or its build takes over a library call the harness makes
+#: (`perfgym.judge.replaced_calls`). Rewards treat them as HIDING_FLAGS: the
 #: candidate's doing, so the lowest speed credit a correct program can earn, never None.
 CLOCK_CHEAT_FLAGS = ("harness_time_exceeds_wall", "harness_untimed_work", "harness_timer_mismatch",
-                     "harness_clock_replaced")
+                     "harness_call_replaced")

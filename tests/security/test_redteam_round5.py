@@ -718,9 +718,10 @@ def test_a_harness_clock_cheat_scores_the_floor_not_none(verdicts):
 def test_a_solutions_own_clock_gettime_is_flagged(verdicts):
     v = verdicts["c_clock"]
     assert v.stage is Stage.OK, v.reason  # correct: it does the work, slowly
-    # its build defines the harness's timer: refused by symbol, before any clock is weighed
-    # (`perfgym.judge.clock_symbols`; the cross-check flagged it before that rule)
-    assert "harness_clock_replaced" in v.flags and v.hid_time, v.flags
+    # its build takes the harness's clock_gettime from libc: refused by the builds' symbols,
+    # before any clock is weighed (`perfgym.judge.replaced_calls`; the cross-check flagged it
+    # before that rule)
+    assert "harness_call_replaced" in v.flags and v.hid_time, v.flags
 
 
 def test_an_escaped_ok_key_and_a_partial_line_do_not_hide_a_wrong_answer(verdicts):

@@ -9,7 +9,6 @@ from perfgym.judge.batched import batchable, equal_passes, run_batched
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.clock_symbols import flag_replaced_timers
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.harness_answer import HarnessAnswer
@@ -18,6 +17,7 @@ from perfgym.judge.paid_saving import pay_confirmed
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, References
+from perfgym.judge.replaced_calls import flag_replaced_calls
 from perfgym.judge.reuse import ReusedTimings
 from perfgym.judge.runner import CheckedRuns, Expected, Failure, RunFn, RunOutcome, judge_outcome
 from perfgym.judge.same_source import same_source_roles
@@ -304,7 +304,8 @@ def verdict_of(
     own: Sequence[Variant | None] = (),
 ) -> Verdict:
     """The candidate's `Verdict`: what the stages found, beside the baseline and reference
-    (`own`: the task's own solutions' variants, whose builds' timers are allowed)."""
+    (`own`: the task's own solutions' variants, whose builds' imports the candidate's must keep:
+    `replaced_calls`)."""
     c, v = entry.candidate, entry.variant
     verdict = Verdict(
         task_id=plan.task.id,
@@ -338,8 +339,8 @@ def verdict_of(
             verdict.flags.append(MORE_THREADS)
     if plan.clock != "harness":
         return verdict
-    allowed = [o.timers for o in own if o is not None]
-    if v.timers and flag_replaced_timers(verdict, v.timers, allowed):
+    theirs = [o.imports for o in own if o is not None and o.build_dir]
+    if v.build_dir and theirs and flag_replaced_calls(verdict, v.build_dir, v.imports, theirs):
         return verdict
     if crosscheck_harness(verdict, config.harness_saving_ratio):
         pay_confirmed(verdict, config.ci_level)

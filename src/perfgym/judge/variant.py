@@ -17,7 +17,7 @@ from perfgym.sandbox.execution import Measurement, Status
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.harness_plan import plan_harness
 from perfgym.tasks.task import Language, Task, TaskKind
-from perfgym.judge.clock_symbols import timers_defined
+from perfgym.judge.replaced_calls import imported
 from perfgym.toolchains import BUILD_LIMITS, BuildCache, BuildStatus, gpu_missing_reason, toolchain
 
 #: Where a harness task's pieces appear inside a run.
@@ -44,8 +44,10 @@ class Variant:
     #: wrapped, or '' with `end_mark_why` it is not (then its verdict line is believed as read)
     end_mark: str = ""
     end_mark_why: str = ""
-    #: a compiled harness task's build: the harness timers it defines (`clock_symbols`)
-    timers: list[str] = field(default_factory=list)
+    #: a harness task's build folder (host path; '' where none) and what its ELF files import
+    #: from shared libraries (`replaced_calls`)
+    build_dir: str = ""
+    imports: frozenset[str] = frozenset()
 
     @property
     def ready(self) -> bool:
@@ -192,7 +194,7 @@ def _prepare_harness(
         failed = _build_harness(v, steps, marker, build_host, sandbox) if steps else False
     if failed:
         return v
-    v.timers = timers_defined(build_host)
+    v.build_dir, v.imports = str(build_host), imported(build_host)
     if task.language is Language.CUDA and (why := gpu_missing_reason()) is not None:
         v.stage, v.infra, v.detail = Stage.NR, True, "NEEDS_GPU"
         v.reason = f"built, but running it needs a GPU: {why}"

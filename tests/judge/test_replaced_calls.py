@@ -1,0 +1,255 @@
+"""A compiled harness task's candidate that takes over a library call its harness makes
+(`clock_gettime`, `steady_clock::now`, `printf`): the link binds the harness's calls to the
+solution's code, so the solution says how long it took. Read from the builds' symbol tables;
+flagged, and scored as a program that hid time (red team helper-54: paid 1.134 against its
+honest twin's 1.018; helper-55: the same through `printf`, a timer typed as data and four
+million symbols)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
+from perfgym.judge.replaced_calls import CALL_REPLACED, defined_among, imported
+from perfgym.rewards import get_reward
+from perfgym.run_status import CLOCK_CHEAT_FLAGS
+from perfgym.tasks import load_suite
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
+
+_SWAR = """
+static inline uint64_t popcount64(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (x * 0x0101010101010101ULL) >> 56;
+}
+static uint64_t slow_part(const uint64_t *words, size_t m) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < m; i++)
+        for (int bit = 0; bit < 64; bit++) total += (words[i] >> bit) & 1u;
+    return total;
+}
+"""
+
+#: A third of the words counted bit by bit (the baseline's way), the rest with SWAR.
+HONEST = '#include "interface.h"\n' + _SWAR + """
+uint64_t popcount_sum(const uint64_t *words, size_t n) {
+    size_t m = n / 3;
+    uint64_t a = slow_part(words, m), b = 0;
+    for (size_t i = m; i < n; i++) b += popcount64(words[i]);
+    return a + b;
+}
+"""
+
+#: The same work; the slow third is kept off the harness's clock, which is the solution's.
+HIDING = """#define _POSIX_C_SOURCE 199309L
+#include <time.h>
+#include "interface.h"
+static long long hidden_ns = 0;
+static long long real_ns(void) {
+    struct timespec ts;
+    timespec_get(&ts, TIME_UTC);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+__attribute__((visibility("hidden"))) int clock_gettime(clockid_t clk, struct timespec *tp) {
+    (void)clk;
+    long long t = real_ns() - hidden_ns;
+    tp->tv_sec = t / 1000000000LL;
+    tp->tv_nsec = t % 1000000000LL;
+    return 0;
+}
+""" + _SWAR + """
+uint64_t popcount_sum(const uint64_t *words, size_t n) {
+    size_t m = n / 3;
+    long long t0 = real_ns();
+    uint64_t a = slow_part(words, m), b = 0;
+    hidden_ns += real_ns() - t0;
+    for (size_t i = m; i < n; i++) b += popcount64(words[i]);
+    return a + b;
+}
+"""
+
+#: helper-55's false positive of the first rule: honest SWAR with a static helper named `clock`.
+STATIC_CLOCK = """#include "interface.h"
+static __attribute__((noinline)) uint64_t clock(uint64_t x) {
+    x = x - ((x >> 1) & 0x5555555555555555ULL);
+    x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (x * 0x0101010101010101ULL) >> 56;
+}
+uint64_t popcount_sum(const uint64_t *words, size_t n) {
+    uint64_t t = 0;
+    for (size_t i = 0; i < n; i++) t += clock(words[i]);
+    return t;
+}
+"""
+
+#: C++: the harness times with std::chrono::steady_clock; this one's clock stands still.
+FROZEN_CHRONO = """#include "interface.h"
+#include <algorithm>
+#include <chrono>
+#include <functional>
+namespace std { namespace chrono { inline namespace _V2 {
+steady_clock::time_point steady_clock::now() noexcept { return time_point(duration(0)); }
+} } }
+std::vector<uint32_t> top_k(const std::vector<uint32_t>& values, std::size_t k) {
+    std::vector<uint32_t> v(values);
+    std::sort(v.begin(), v.end(), std::greater<uint32_t>());
+    v.resize(k < v.size() ? k : v.size());
+    return v;
+}
+"""
+
+
+#: A harness's shape: it times a call with clock_gettime and prints its line with printf.
+HARNESS = """#include <stdio.h>
+#include <time.h>
+int work(int);
+int main(void) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    int r = work(7);
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("{\\"elapsed_ns\\": %ld, \\"r\\": %d}\\n", (long)(b.tv_nsec - a.tv_nsec), r);
+    return 0;
+}
+"""
+
+HONEST_WORK = "int work(int x) { return x * 6; }\n"
+
+
+def _build(tmp_path: Path, name: str, solution: str, suffix: str = ".c") -> Path:
+    """The harness and `solution` linked into <name>/bench, as a compile-form recipe does."""
+    out = tmp_path / name
+    out.mkdir()
+    (out / "harness.c").write_text(HARNESS)
+    (out / f"solution{suffix}").write_text(solution)
+    subprocess.run(["gcc", "-O2", str(out / "harness.c"), str(out / f"solution{suffix}"), "-o",
+                    str(out / "bench")], check=True, capture_output=True)  # fmt: skip
+    subprocess.run([str(out / "bench")], check=True, capture_output=True)
+    return out
+
+
+def _taken(tmp_path: Path, name: str, solution: str, suffix: str = ".c") -> frozenset[str]:
+    """What the solution's build took from the library, beside an honest build's imports."""
+    own = imported(_build(tmp_path, f"own-{name}", HONEST_WORK))
+    mine = _build(tmp_path, name, solution, suffix)
+    return defined_among(mine, own - imported(mine))
+
+
+# -- the reader: a call the harness no longer makes to its library, and the solution defines --
+def test_the_harness_imports_its_timer_and_its_printer(tmp_path) -> None:
+    assert {"clock_gettime", "printf"} <= imported(_build(tmp_path, "h", HONEST_WORK))
+
+
+def test_an_honest_solution_takes_nothing(tmp_path) -> None:
+    assert _taken(tmp_path, "honest", HONEST_WORK) == frozenset()
+
+
+def test_a_hidden_global_clock_takes_the_harness_call(tmp_path) -> None:
+    sol = ("#include <time.h>\n__attribute__((visibility(\"hidden\"))) int clock_gettime("
+           "clockid_t c, struct timespec *t) { (void)c; t->tv_sec = 0; t->tv_nsec = 1; return 0; }\n"
+           + HONEST_WORK)  # fmt: skip
+    assert _taken(tmp_path, "hidden", sol) == {"clock_gettime"}
+
+
+def test_a_clock_typed_as_data_takes_it_too(tmp_path) -> None:
+    """helper-55: an assembly label typed `@object` is no function, and the link binds it."""
+    sol = ("#include <time.h>\n__attribute__((used)) static int fake(clockid_t c, struct timespec *t)"
+           " { (void)c; t->tv_sec = 0; t->tv_nsec = 1; return 0; }\n"
+           "__asm__(\".text\\n.globl clock_gettime\\n.type clock_gettime, @object\\n"
+           "clock_gettime:\\n jmp fake\\n.size clock_gettime, 5\\n\");\n" + HONEST_WORK)  # fmt: skip
+    assert _taken(tmp_path, "object", sol) == {"clock_gettime"}
+
+
+def test_a_printf_of_its_own_takes_the_harness_line(tmp_path) -> None:
+    """helper-55: no timer at all; the harness's report line runs through the solution."""
+    sol = ("#include <stdarg.h>\n#include <stdio.h>\nint printf(const char *f, ...) {\n"
+           "va_list a; va_start(a, f); int n = vfprintf(stdout, f, a); va_end(a); return n; }\n"
+           + HONEST_WORK)  # fmt: skip
+    assert _taken(tmp_path, "printf", sol) == {"printf"}
+
+
+def test_a_clock_behind_a_flood_of_symbols_is_found(tmp_path) -> None:
+    """helper-55: four million labels ran the first reader out of its budget. The names are
+    now looked up in the string tables, not walked (200,000 here: the build stays quick)."""
+    sol = ("#include <time.h>\n__asm__(\".text\\n.macro pgf\\npg\\\\@:\\n.endm\\n"
+           ".rept 200000\\npgf\\n.endr\\n\");\n"
+           "__attribute__((visibility(\"hidden\"))) int clock_gettime(clockid_t c, "
+           "struct timespec *t) { (void)c; t->tv_sec = 0; t->tv_nsec = 1; return 0; }\n"
+           + HONEST_WORK)  # fmt: skip
+    assert _taken(tmp_path, "flood", sol) == {"clock_gettime"}
+
+
+def test_static_helpers_of_those_names_take_nothing(tmp_path) -> None:
+    """helper-55's false positive of the first rule: a static helper named `clock` (and one
+    named `clock_gettime`) leaves the harness's calls to the library."""
+    sol = ("static __attribute__((noinline)) int clock(int x) { return x * 2; }\n"
+           "static __attribute__((noinline)) int clock_gettime(int x) { return x * 3; }\n"
+           "int work(int x) { return clock(x) + clock_gettime(x) - x * 5 + x * 6 - x * 0; }\n")
+    assert _taken(tmp_path, "static", sol) == frozenset()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\x7fELF",
+        b"\x7fELF\x02\x01" + b"\xff" * 58,  # section headers far past the end
+        b"\x7fELF\x02\x01" + bytes(34) + (64).to_bytes(8, "little") + bytes(10)
+        + (64).to_bytes(2, "little") + (0xFFFF).to_bytes(2, "little") + bytes(2) + b"\xab" * 4000,
+        b"\x7fELF\x01\x01" + bytes(200),  # 32-bit: not built here
+    ],
+    ids=["empty", "magic-only", "headers-past-the-end", "garbage-sections", "elf32"],
+)
+def test_a_malformed_file_imports_and_defines_nothing(tmp_path, data: bytes) -> None:
+    (tmp_path / "bench").write_bytes(data)
+    assert imported(tmp_path) == frozenset()
+    assert defined_among(tmp_path, ["clock_gettime", "printf"]) == frozenset()
+
+
+def test_the_flag_is_a_clock_cheat_flag() -> None:
+    assert CALL_REPLACED in CLOCK_CHEAT_FLAGS
+
+
+# -- the judge: flagged, and no cheaper program scores higher ---------------------------------
+@pytest.fixture(scope="module")
+def judged():
+    suite = load_suite(str(FIXTURES))
+    pop, topk = suite.get("c_popcount_sum"), suite.get("cpp_topk_sum")
+    cands = [Candidate(pop, source=HONEST, model="honest"),
+             Candidate(pop, source=HIDING, model="hiding"),
+             Candidate(pop, source=pop.references[0].source, model="reference"),
+             Candidate(pop, source=STATIC_CLOCK, model="static_clock"),
+             Candidate(topk, source=FROZEN_CHRONO, model="frozen")]  # fmt: skip
+    with Judge(JudgeConfig(repeats=3)) as judge:
+        return dict(zip(["honest", "hiding", "reference", "static_clock", "frozen"],
+                        judge.judge_many(cands), strict=True))  # fmt: skip
+
+
+def test_a_c_solution_defining_the_harness_clock_is_flagged(judged) -> None:
+    v = judged["hiding"]
+    assert v.stage is Stage.OK and v.correct
+    assert CALL_REPLACED in v.flags and v.candidate.status is TimingStatus.DEGRADED
+    assert "clock_gettime" in v.candidate.status_reason
+    assert v.hid_time
+
+
+def test_a_cpp_solution_freezing_steady_clock_is_flagged(judged) -> None:
+    v = judged["frozen"]
+    assert v.stage is Stage.OK and v.correct and CALL_REPLACED in v.flags, v.flags
+
+
+def test_honest_programs_of_the_same_task_are_not_flagged(judged) -> None:
+    for name in ("honest", "reference", "static_clock"):
+        assert CALL_REPLACED not in judged[name].flags, (name, judged[name].flags)
+
+
+def test_the_clock_cheat_scores_no_higher_than_its_honest_twin(judged) -> None:
+    for reward in (get_reward("rlpf"), get_reward("log")):
+        honest, hiding = (reward.score([judged[k]])[0].value for k in ("honest", "hiding"))
+        assert hiding <= honest, (reward, honest, hiding)

@@ -13,7 +13,13 @@ from pathlib import Path
 import pytest
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
-from perfgym.judge.replaced_calls import CALL_REPLACED, defined_among, imported
+from perfgym.judge.replaced_calls import (
+    CALL_REPLACED,
+    defined_among,
+    flag_replaced_calls,
+    imported,
+)
+from perfgym.judge.verdict import Timing, Verdict
 from perfgym.rewards import get_reward
 from perfgym.run_status import CLOCK_CHEAT_FLAGS
 from perfgym.tasks import load_suite
@@ -192,6 +198,33 @@ def test_static_helpers_of_those_names_take_nothing(tmp_path) -> None:
            "static __attribute__((noinline)) int clock_gettime(int x) { return x * 3; }\n"
            "int work(int x) { return clock(x) + clock_gettime(x) - x * 5 + x * 6 - x * 0; }\n")
     assert _taken(tmp_path, "static", sol) == frozenset()
+
+
+def test_a_name_only_one_own_solution_imports_is_that_solutions_not_the_harnesses(tmp_path):
+    """A baseline that calls `qsort` imports it; the harness does not, so a candidate with a
+    `qsort` of its own takes nothing from the harness. Its own `clock_gettime` does."""
+    sorting = ("#include <stdlib.h>\nstatic int cmp(const void *a, const void *b) {"
+               " return *(const int *)a - *(const int *)b; }\n"
+               "int work(int x) { int v[3] = {x, 2, 1}; qsort(v, 3, sizeof v[0], cmp);"
+               " return v[0] * 0 + x * 6; }\n")  # fmt: skip
+    own = [imported(_build(tmp_path, "baseline", sorting)),
+           imported(_build(tmp_path, "reference", HONEST_WORK))]  # fmt: skip
+    assert "qsort" in own[0] and "qsort" not in own[1]
+    mine = _build(tmp_path, "candidate", "#include <stddef.h>\nvoid qsort(void *b, size_t n, "
+                  "size_t s, int (*c)(const void *, const void *)) { (void)b; (void)n; (void)s;"
+                  " (void)c; }\n" + HONEST_WORK)  # fmt: skip
+    timed = Timing(estimate_s=0.01, samples_s=[0.01], clock="harness")
+
+    def verdict() -> Verdict:
+        return Verdict(task_id="t", stage=Stage.OK, candidate=timed.model_copy(deep=True))
+
+    v = verdict()
+    assert not flag_replaced_calls(v, str(mine), imported(mine), own) and not v.flags
+    clock = _build(tmp_path, "clock", "#include <time.h>\nint clock_gettime(clockid_t c, "
+                   "struct timespec *t) { (void)c; t->tv_sec = 0; t->tv_nsec = 1; return 0; }\n"
+                   + HONEST_WORK)  # fmt: skip
+    v = verdict()
+    assert flag_replaced_calls(v, str(clock), imported(clock), own) and v.flags == [CALL_REPLACED]
 
 
 @pytest.mark.parametrize(

@@ -11,10 +11,11 @@ still earned 1.134 against its honest twin's 1.018; helper-55 did the same throu
 symbols.
 
 So the builds' ELF files are compared (read in Python, bounds-checked: they are the untrusted
-build's output). A name the task's own solutions' builds import from a shared library (an
-undefined symbol of their dynamic symbol tables), that the candidate's build no longer imports
-and that it defines itself (a symbol of any type or binding with a section: a hidden global is
-written to the executable as a local one) was taken from the library by the candidate. Its
+build's output). A name each of the task's own solutions' builds imports from a shared
+library (an undefined symbol of their dynamic symbol tables: the harness's calls, which they
+share), that the candidate's build no longer imports and that it defines itself (a symbol of
+any type or binding with a section: a hidden global is written to the executable as a local
+one) was taken from the library by the candidate. Its
 verdict is flagged `harness_call_replaced`, one of `run_status.CLOCK_CHEAT_FLAGS`: its timing
 is degraded and every reward scores it as a program that hid time. A static helper of the same
 name leaves the harness's import in place and is not flagged. Of C++ names only the clocks
@@ -190,11 +191,13 @@ def _entry_with_name(data: mmap.mmap, offset: int, length: int, at_name: int) ->
 
 
 def flag_replaced_calls(verdict: Verdict, build_dir: str, imports: frozenset[str],
-                        own: Iterable[frozenset[str]]) -> bool:  # fmt: skip
+                        own: list[frozenset[str]]) -> bool:  # fmt: skip
     """Degrade the verdict's timing and flag it `CALL_REPLACED` where the candidate's build
-    (`build_dir`, importing `imports`) defines a name the task's own builds import (`own`)
-    that it no longer imports; whether it did."""
-    theirs = frozenset().union(*own)
+    (`build_dir`, importing `imports`) defines a name every one of the task's own builds
+    imports (`own`) that it no longer imports; whether it did."""
+    # what every own build imports: the harness's calls (a name only one own solution calls,
+    # `qsort` in a baseline, is that solution's, and a candidate may define one of its own)
+    theirs = frozenset.intersection(*own) if own else frozenset()
     gone = {n for n in theirs - imports if not n.startswith("_Z") or n in CPP_CLOCKS}
     c = verdict.candidate
     if not gone or not build_dir or c is None or not c.ok:

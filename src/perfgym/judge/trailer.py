@@ -15,12 +15,12 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
-import shutil
 from dataclasses import dataclass, field
 from enum import StrEnum
 from importlib import resources
 from pathlib import Path
 
+from perfgym.judge.whole_file import write_whole
 from perfgym.tasks.harness_plan import HarnessPlan
 from perfgym.tasks.task import Language
 
@@ -88,11 +88,9 @@ def install(build_host: Path) -> None:
     (build_host / WRAP_DIR).mkdir(exist_ok=True)
     for name in _SOURCES:
         target = build_host / (name if name == _GO else f"{WRAP_DIR}/{name}")
-        if not target.exists():
-            with resources.as_file(
-                resources.files("perfgym.judge").joinpath("trailer_src", name)
-            ) as src:
-                shutil.copyfile(src, target)
+        # whole: a judge preparing the same variant may be building or running from it
+        write_whole(target, resources.files("perfgym.judge").joinpath("trailer_src", name)
+                    .read_bytes())  # fmt: skip
 
 
 def wrap(

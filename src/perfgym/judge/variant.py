@@ -11,13 +11,14 @@ from pathlib import Path
 from perfgym.errors import ToolchainMissing
 from perfgym.judge import trailer
 from perfgym.judge.extract import extract, not_text, shown
+from perfgym.judge.replaced_calls import imported
 from perfgym.judge.verdict import Stage
+from perfgym.judge.whole_file import write_whole
 from perfgym.sandbox.base import Bind, Sandbox
 from perfgym.sandbox.execution import Measurement, Status
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.harness_plan import plan_harness
 from perfgym.tasks.task import Language, Task, TaskKind
-from perfgym.judge.replaced_calls import imported
 from perfgym.toolchains import BUILD_LIMITS, BuildCache, BuildStatus, gpu_missing_reason, toolchain
 
 #: Where a harness task's pieces appear inside a run.
@@ -176,7 +177,7 @@ def _prepare_harness(
     variant_host.mkdir(parents=True, exist_ok=True)
     build_host.mkdir(parents=True, exist_ok=True)
     build_host.chmod(0o777)  # written by the run's unprivileged uid
-    (variant_host / name).write_text(source)
+    write_whole(variant_host / name, source.encode())  # another judge may be running it
     trailer.install(build_host)
     v.end_mark, v.end_mark_why = wrapped.how, wrapped.why
     v.binds = [

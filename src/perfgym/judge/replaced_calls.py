@@ -80,7 +80,7 @@ def imported(root: Path) -> frozenset[str]:
     symbols of their dynamic symbol tables)."""
     names: set[str] = set()
     for path in elf_files(root):
-        names |= _read(path, lambda data, tables: _undefined_dynamic(data, tables))
+        names |= _read(path, _undefined_dynamic)
     return frozenset(names)
 
 

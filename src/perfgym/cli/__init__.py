@@ -89,6 +89,9 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
 def main() -> None:
     """The `perfgym` entry point: `app`, with a missing optional dependency said in one line
     (with the extra that installs it) instead of a traceback."""
+    from perfgym.collector import pace_for_long_runs
+
+    pace_for_long_runs()
     try:
         app()
     except ModuleNotFoundError as exc:

@@ -4,8 +4,8 @@ test under its own limits and with its own verdict.
 
 A batch that ends early at a test (the process crashed, exited or ran out of the test's time)
 gives that test its verdict; the tests after it run in a fresh process, unless the run stops
-at the first failure (`fail_fast`). Under fail_fast the batches grow (16, 64, 256 ... tests),
-so a candidate wrong on its first test costs one short batch, a correct one a handful. A test
+at the first failure (`fail_fast`). Under fail_fast the batches grow (16, 1024, 65536 tests),
+so a candidate wrong on its first test costs one short batch, a correct one two. A test
 the candidate's process never answered has no result: nothing it did can count as passed.
 """
 
@@ -21,7 +21,7 @@ from perfgym.tasks.humaneval import CHECKER_PASSES_EQUAL
 from perfgym.tasks.task import TaskKind, TestCase
 
 #: The first batch's size under fail_fast, and how much each next batch grows.
-FIRST_BATCH, BATCH_GROWTH = 16, 4
+FIRST_BATCH, BATCH_GROWTH = 16, 64
 
 #: Task metadata key: the task's checker passes every output equal to the expected one (as
 #: EvalPlus's does), so equal outputs are judged here without a sandboxed checker call.

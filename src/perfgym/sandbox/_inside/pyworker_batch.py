@@ -290,11 +290,18 @@ def _share_a_core(core: int | None) -> set[int] | None:
 
 
 def _digest(raw: bytes) -> str:
+    """SHA-256 of an answer's bytes. OpenSSL's, where Python has it, uses the CPU's SHA
+    instructions: 0.07 s for 128 MiB against 0.44 s for CPython's own, and a HumanEval+ run
+    hashes about 400 MB of answers. Imported here, in the request process that needs it, never
+    by the server (it forks lean); the same digest either way."""
     try:
-        import _sha256 as sha  # the C module alone: the server forks lean (no hashlib)
-    except ImportError:  # Python 3.12+
-        import _sha2 as sha  # type: ignore[import-not-found,no-redef]
-    return sha.sha256(raw).hexdigest()
+        from _hashlib import openssl_sha256 as sha256
+    except ImportError:  # a Python built without OpenSSL
+        try:
+            from _sha256 import sha256
+        except ImportError:  # Python 3.12+
+            from _sha2 import sha256  # type: ignore[import-not-found,no-redef]
+    return sha256(raw).hexdigest()
 
 
 def _error_of(answer: dict) -> str:

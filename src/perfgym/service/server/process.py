@@ -113,8 +113,10 @@ class ServiceProcess:
 
 
 def _main(argv: list[str]) -> int:
+    from perfgym.collector import pace_for_long_runs
     from perfgym.parent_watch import watch_parent
 
+    pace_for_long_runs()
     if len(argv) > 2:  # started by ServiceProcess: end with the process that started it
         watch_parent(int(argv[2]))
     config = ServiceConfig.model_validate_json(argv[1])

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
+import perfgym.judge.replaced_calls as replaced_calls
 from perfgym.judge.replaced_calls import (
     CALL_REPLACED,
-    defined_among,
     flag_replaced_calls,
     imported,
+    taken_over,
 )
 from perfgym.judge.verdict import Timing, Verdict
 from perfgym.rewards import get_reward
@@ -128,23 +129,43 @@ int main(void) {
 HONEST_WORK = "int work(int x) { return x * 6; }\n"
 
 
+#: The same in C++, printing with iostreams: `<<` on a long long is a call of libstdc++'s
+#: `std::ostream::_M_insert<long long>`, imported (an `extern template` member).
+CPP_HARNESS = """#include <chrono>
+#include <iostream>
+int work(int);
+int main() {
+    auto a = std::chrono::steady_clock::now();
+    int r = work(7);
+    auto b = std::chrono::steady_clock::now();
+    std::cout << "{\\"elapsed_ns\\": " << (long long)(b - a).count() << ", \\"r\\": " << r
+              << "}" << std::endl;
+    return 0;
+}
+"""
+
+
 def _build(tmp_path: Path, name: str, solution: str, suffix: str = ".c") -> Path:
     """The harness and `solution` linked into <name>/bench, as a compile-form recipe does."""
     out = tmp_path / name
     out.mkdir()
-    (out / "harness.c").write_text(HARNESS)
+    cc, harness = ("g++", CPP_HARNESS) if suffix == ".cpp" else ("gcc", HARNESS)
+    (out / f"harness{suffix}").write_text(harness)
     (out / f"solution{suffix}").write_text(solution)
-    subprocess.run(["gcc", "-O2", str(out / "harness.c"), str(out / f"solution{suffix}"), "-o",
-                    str(out / "bench")], check=True, capture_output=True)  # fmt: skip
+    subprocess.run([cc, "-O2", str(out / f"harness{suffix}"), str(out / f"solution{suffix}"),
+                    "-o", str(out / "bench")], check=True, capture_output=True)  # fmt: skip
     subprocess.run([str(out / "bench")], check=True, capture_output=True)
     return out
 
 
 def _taken(tmp_path: Path, name: str, solution: str, suffix: str = ".c") -> frozenset[str]:
-    """What the solution's build took from the library, beside an honest build's imports."""
-    own = imported(_build(tmp_path, f"own-{name}", HONEST_WORK))
-    mine = _build(tmp_path, name, solution, suffix)
-    return defined_among(mine, own - imported(mine))
+    """What the solution's build takes of the harness's library calls (an honest build's
+    imports), or raises where its tables cannot be read."""
+    own = imported(_build(tmp_path, f"own-{name}", HONEST_WORK if suffix == ".c" else
+                          "int work(int x) { return x * 6; }\n", suffix))  # fmt: skip
+    found, unreadable = taken_over(_build(tmp_path, name, solution, suffix), own)
+    assert not unreadable, unreadable
+    return found
 
 
 # -- the reader: a call the harness no longer makes to its library, and the solution defines --
@@ -219,12 +240,102 @@ def test_a_name_only_one_own_solution_imports_is_that_solutions_not_the_harnesse
         return Verdict(task_id="t", stage=Stage.OK, candidate=timed.model_copy(deep=True))
 
     v = verdict()
-    assert not flag_replaced_calls(v, str(mine), imported(mine), own) and not v.flags
+    assert not flag_replaced_calls(v, str(mine), own) and not v.flags
     clock = _build(tmp_path, "clock", "#include <time.h>\nint clock_gettime(clockid_t c, "
                    "struct timespec *t) { (void)c; t->tv_sec = 0; t->tv_nsec = 1; return 0; }\n"
                    + HONEST_WORK)  # fmt: skip
     v = verdict()
-    assert flag_replaced_calls(v, str(clock), imported(clock), own) and v.flags == [CALL_REPLACED]
+    assert flag_replaced_calls(v, str(clock), own) and v.flags == [CALL_REPLACED]
+
+
+# -- helper-56: the import kept beside the definition, C++ names, forged tables -----------------
+def test_a_clock_that_keeps_the_import_with_symver_takes_the_call(tmp_path) -> None:
+    """The solution's hidden `clock_gettime` takes the harness's call while the real one is
+    imported under its version (`.symver`): the name is still imported, and still taken."""
+    sol = ("#include <time.h>\nint real_cg(clockid_t, struct timespec *);\n"
+           "__asm__(\".symver real_cg,clock_gettime@GLIBC_2.2.5\");\n"
+           "__attribute__((visibility(\"hidden\"))) int clock_gettime(clockid_t c, "
+           "struct timespec *t) { int r = real_cg(c, t); t->tv_nsec /= 2; return r; }\n"
+           + HONEST_WORK)  # fmt: skip
+    build = _build(tmp_path, "symver", sol)
+    assert "clock_gettime" in imported(build)
+    assert taken_over(build, frozenset({"clock_gettime", "printf"}))[0] == {"clock_gettime"}
+
+
+def test_a_printf_that_keeps_the_import_with_symver_takes_the_line(tmp_path) -> None:
+    sol = ("#include <stdarg.h>\n#include <stdio.h>\nint real_pf(const char *, ...);\n"
+           "__asm__(\".symver real_pf,printf@GLIBC_2.2.5\");\n"
+           "__attribute__((visibility(\"hidden\"))) int printf(const char *f, ...) {\n"
+           "va_list a; va_start(a, f); int n = vfprintf(stdout, f, a); va_end(a); return n; }\n"
+           + HONEST_WORK)  # fmt: skip
+    assert _taken(tmp_path, "symver-printf", sol) == {"printf"}
+
+
+def test_a_cpp_solution_taking_the_harness_stream_insert_is_seen(tmp_path) -> None:
+    """helper-56: not a clock; the number the harness prints goes through the solution."""
+    sol = ("#include <ostream>\n"
+           "extern \"C\" void *real_l(void *o, long v) __asm__(\"_ZNSo9_M_insertIlEERSoT_\");\n"
+           "extern \"C\" void *mine_ll(void *o, long long v) __asm__(\"_ZNSo9_M_insertIxEERSoT_\");\n"
+           "extern \"C\" void *mine_ll(void *o, long long v) { return real_l(o, (long)(v / 2)); }\n"
+           "int work(int x) { return x * 6; }\n")  # fmt: skip
+    assert _taken(tmp_path, "cout", sol, ".cpp") == {"_ZNSo9_M_insertIxEERSoT_"}
+
+
+def test_an_honest_cpp_solution_using_the_library_takes_nothing(tmp_path) -> None:
+    """Strings, streams, vectors and sorting of its own: the same header code the harness
+    imports is not defined by the solution."""
+    sol = ("#include <algorithm>\n#include <sstream>\n#include <string>\n#include <vector>\n"
+           "#include <chrono>\n#include <iostream>\n"
+           "int work(int x) { std::vector<long long> v{3, 1, 2}; std::sort(v.begin(), v.end());\n"
+           "  std::ostringstream s; s << (long long)x << v[0]; std::string t = s.str();\n"
+           "  auto n = std::chrono::steady_clock::now().time_since_epoch().count();\n"
+           "  if (n < 0) std::cerr << t; return x * 6 + (int)t.size() * 0; }\n")  # fmt: skip
+    assert _taken(tmp_path, "cpp-honest", sol, ".cpp") == frozenset()
+
+
+def test_an_allocator_of_its_own_takes_the_harness_calls(tmp_path) -> None:
+    """The harness allocates after its input exists, outside its clock: a solution's malloc
+    runs there (helper-56 found an honest one flagged: kept, and documented)."""
+    harnessed = HARNESS.replace("int r = work(7);",
+                                "int r = work(7); char *volatile p = malloc(16); free(p);")
+    out = tmp_path / "alloc"
+    out.mkdir()
+    own = tmp_path / "own-alloc"
+    own.mkdir()
+    for d, sol in ((own, HONEST_WORK), (out, "#include <stddef.h>\nstatic char arena[1 << 16];"
+                   "\nstatic size_t used;\nvoid *malloc(size_t n) { void *p = arena + used; "
+                   "used += (n + 15) & ~(size_t)15; return p; }\nvoid free(void *p) { (void)p; }"
+                   "\n" + HONEST_WORK)):  # fmt: skip
+        (d / "harness.c").write_text("#include <stdlib.h>\n" + harnessed)
+        (d / "solution.c").write_text(sol)
+        subprocess.run(["gcc", "-O2", str(d / "harness.c"), str(d / "solution.c"), "-o",
+                        str(d / "bench")], check=True, capture_output=True)  # fmt: skip
+    assert {"malloc", "free"} <= taken_over(out, imported(own))[0]
+
+
+def test_a_second_dynamic_symbol_table_is_unreadable_and_flagged(tmp_path) -> None:
+    """helper-56 forged a second SHT_DYNSYM section whose entries made every tail of an
+    imported name read as an import; a build has one table of each kind."""
+    sol = ("__asm__(\".section .forged_dynsym,\\\"a\\\",@11\\n.fill 64, 8, 0\\n.previous\");\n"
+           + HONEST_WORK)  # fmt: skip
+    build = _build(tmp_path, "forged", sol)
+    found, unreadable = taken_over(build, frozenset({"clock_gettime"}))
+    assert "two symbol tables" in unreadable, unreadable
+    v = Verdict(task_id="t", stage=Stage.OK,
+                candidate=Timing(estimate_s=0.01, samples_s=[0.01], clock="harness"))  # fmt: skip
+    assert flag_replaced_calls(v, str(build), [frozenset({"clock_gettime"})])
+    assert "not as a linker writes them" in v.candidate.status_reason
+
+
+def test_a_table_longer_than_any_honest_build_is_read_no_further(tmp_path, monkeypatch) -> None:
+    """helper-56: a 480 MB table of 20 million entries took 5.8 s to walk. Past
+    MAX_SYMBOLS a table is not read (the bound lowered here: the build stays quick)."""
+    sol = ("__asm__(\".text\\n.macro pgf\\npg\\\\@:\\n.endm\\n.rept 5000\\npgf\\n.endr\\n\");\n"
+           + HONEST_WORK)  # fmt: skip
+    build = _build(tmp_path, "long", sol)
+    monkeypatch.setattr(replaced_calls, "MAX_SYMBOLS", 1000)
+    found, unreadable = taken_over(build, frozenset({"clock_gettime"}))
+    assert found == frozenset() and "more than 1000" in unreadable, unreadable
 
 
 @pytest.mark.parametrize(
@@ -242,7 +353,7 @@ def test_a_name_only_one_own_solution_imports_is_that_solutions_not_the_harnesse
 def test_a_malformed_file_imports_and_defines_nothing(tmp_path, data: bytes) -> None:
     (tmp_path / "bench").write_bytes(data)
     assert imported(tmp_path) == frozenset()
-    assert defined_among(tmp_path, ["clock_gettime", "printf"]) == frozenset()
+    assert taken_over(tmp_path, frozenset({"clock_gettime", "printf"})) == (frozenset(), "")
 
 
 def test_the_flag_is_a_clock_cheat_flag() -> None:
@@ -258,9 +369,11 @@ def judged():
              Candidate(pop, source=HIDING, model="hiding"),
              Candidate(pop, source=pop.references[0].source, model="reference"),
              Candidate(pop, source=STATIC_CLOCK, model="static_clock"),
-             Candidate(topk, source=FROZEN_CHRONO, model="frozen")]  # fmt: skip
+             Candidate(topk, source=FROZEN_CHRONO, model="frozen"),
+             Candidate(topk, source=topk.references[0].source, model="cpp_reference")]  # fmt: skip
     with Judge(JudgeConfig(repeats=3)) as judge:
-        return dict(zip(["honest", "hiding", "reference", "static_clock", "frozen"],
+        return dict(zip(["honest", "hiding", "reference", "static_clock", "frozen",
+                         "cpp_reference"],
                         judge.judge_many(cands), strict=True))  # fmt: skip
 
 
@@ -278,7 +391,7 @@ def test_a_cpp_solution_freezing_steady_clock_is_flagged(judged) -> None:
 
 
 def test_honest_programs_of_the_same_task_are_not_flagged(judged) -> None:
-    for name in ("honest", "reference", "static_clock"):
+    for name in ("honest", "reference", "static_clock", "cpp_reference"):
         assert CALL_REPLACED not in judged[name].flags, (name, judged[name].flags)
 
 

@@ -10,16 +10,21 @@ still earned 1.134 against its honest twin's 1.018; helper-55 did the same throu
 (rewriting the harness's `elapsed_ns`), through a timer typed as data and behind four million
 symbols.
 
-So the builds' ELF files are compared (read in Python, bounds-checked: they are the untrusted
-build's output). A name each of the task's own solutions' builds imports from a shared
-library (an undefined symbol of their dynamic symbol tables: the harness's calls, which they
-share), that the candidate's build no longer imports and that it defines itself (a symbol of
-any type or binding with a section: a hidden global is written to the executable as a local
-one) was taken from the library by the candidate. Its
-verdict is flagged `harness_call_replaced`, one of `run_status.CLOCK_CHEAT_FLAGS`: its timing
-is degraded and every reward scores it as a program that hid time. A static helper of the same
-name leaves the harness's import in place and is not flagged. Of C++ names only the clocks
-are weighed (`CPP_CLOCKS`).
+So the builds' ELF files are read (in Python, bounds-checked: they are the untrusted build's
+output). The names each of the task's own solutions' builds imports from a shared library (the
+undefined symbols of their dynamic symbol tables: the harness's calls, which they share) are
+the harness's. A candidate's build that defines one of them where the link binds another
+object's calls to it (a global or weak symbol, or a hidden one, which the linker writes as a
+local after its unnamed `FILE` symbol) has taken the harness's call, whatever it still
+imports: helper-56 kept the import beside its own definition with `.symver`
+(`clock_gettime@GLIBC_2.2.5`), replaced C++'s `std::ostream::_M_insert<long long>` and forged a
+second dynamic symbol table. Its verdict is flagged `harness_call_replaced`, one of
+`run_status.CLOCK_CHEAT_FLAGS`: its timing is degraded and every reward scores it as a program
+that hid time. So is a build whose symbol tables cannot be read as the linker writes them (two
+of one kind, more symbols than `MAX_SYMBOLS`, a name on more than `MAX_SAME_NAME` entries). A
+static helper of the same name (in its source file's `FILE` group) takes no one's calls and is
+not flagged. An allocator of the solution's own (`malloc`, `operator new`) is: the harness
+calls it after its input exists, outside its clock.
 
 Not seen: builds linked statically (nothing imported to compare), and code that rewrites the
 harness's calls at run time (its GOT or its code); what those hide is still paid only as far
@@ -31,27 +36,35 @@ from __future__ import annotations
 import mmap
 import os
 import struct
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from perfgym.judge.verdict import TimingStatus, Verdict
 
 #: The verdict flag (in `perfgym.run_status.CLOCK_CHEAT_FLAGS`).
 CALL_REPLACED = "harness_call_replaced"
 
-#: C++'s clocks, by their mangled names: the only C++ names weighed. Other `std::` members an
-#: honest build may emit itself (an inline member of `std::string`, say) where the reference's
-#: build imported it from libstdc++: the same header code either way.
-CPP_CLOCKS = frozenset({
-    "_ZNSt6chrono3_V212steady_clock3nowEv", "_ZNSt6chrono3_V212system_clock3nowEv",
-    "_ZNSt6chrono12steady_clock3nowEv", "_ZNSt6chrono12system_clock3nowEv",
-})  # fmt: skip
-
 #: Bounds on what is read of a build directory (its files are the build's, untrusted).
 MAX_FILES, MAX_FILE_BYTES = 256, 1 << 30
+#: More symbols in one table than an honest solution's build has (a single source file's:
+#: thousands); a table this long is read no further, and the build is flagged.
+MAX_SYMBOLS = 1_000_000
+#: More entries naming one string than an honest table has (statics of one name in several
+#: files); so many is a table made to be slow to search, and flagged.
+MAX_SAME_NAME = 64
 
 _SHT_SYMTAB, _SHT_DYNSYM = 2, 11
 _ENTRY = 24  # an Elf64_Sym
+_LOCAL, _GLOBAL, _WEAK, _UNIQUE = 0, 1, 2, 10
+_STT_SECTION, _STT_FILE = 3, 4
+#: An unnamed local FILE symbol (st_name 0, STT_FILE, SHN_ABS): the linker writes one before
+#: the globals it made local (hidden ones); a source file's own FILE symbol has its name.
+_UNNAMED_FILE = struct.pack("<IBBH", 0, _STT_FILE, 0, 0xFFF1)
+
+
+class Unreadable(ValueError):
+    """A build's symbol tables are not as a linker writes them."""
 
 
 def elf_files(root: Path) -> Iterator[Path]:
@@ -77,25 +90,32 @@ def elf_files(root: Path) -> Iterator[Path]:
 
 def imported(root: Path) -> frozenset[str]:
     """The names the ELF files under `root` import from shared libraries (the undefined
-    symbols of their dynamic symbol tables)."""
+    symbols of their dynamic symbol tables). Read of the task's own builds."""
     names: set[str] = set()
     for path in elf_files(root):
-        names |= _read(path, _undefined_dynamic)
+        try:
+            names |= _read(path, _undefined_dynamic)
+        except Unreadable:
+            continue
     return frozenset(names)
 
 
-def defined_among(root: Path, names: Iterable[str]) -> frozenset[str]:
-    """Which of `names` an ELF file under `root` defines (any symbol type or binding, with a
-    section). Found by searching the string tables for each name, then the symbol tables for
-    an entry pointing there: no walk of every symbol (a build can write millions)."""
-    wanted = [n.encode() for n in names if n]
+def taken_over(root: Path, names: frozenset[str]) -> tuple[frozenset[str], str]:
+    """Which of `names` an ELF file under `root` defines where other objects' calls bind to
+    it, and '' or why a file's symbol tables could not be read as a linker writes them. Each
+    name is looked up in the string tables, then the entries naming it: no walk of every
+    symbol (a build can write millions)."""
+    wanted = sorted(n.encode() for n in names if n)
     found: set[str] = set()
     for path in elf_files(root):
-        found |= _read(path, lambda data, tables: _defined(data, tables, wanted))
-    return frozenset(found)
+        try:
+            found |= _read(path, lambda data, tables: _taking(data, tables, wanted))
+        except Unreadable as exc:
+            return frozenset(found), f"{path.name}: {exc}"
+    return frozenset(found), ""
 
 
-def _read(path: Path, what) -> set[str]:  # type: ignore[no-untyped-def]
+def _read(path: Path, what: Callable[[mmap.mmap, list[tuple[int, ...]]], set[str]]) -> set[str]:
     try:
         with open(path, "rb") as f:
             size = os.fstat(f.fileno()).st_size
@@ -104,13 +124,17 @@ def _read(path: Path, what) -> set[str]:  # type: ignore[no-untyped-def]
             with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
                 tables = _symbol_tables(data, size)
                 return what(data, tables) if tables else set()
-    except (OSError, ValueError, struct.error, IndexError, OverflowError):
+    except (OSError, ValueError, struct.error, IndexError, OverflowError) as exc:
+        if isinstance(exc, Unreadable):
+            raise
         return set()
 
 
-def _symbol_tables(data: mmap.mmap, size: int) -> list[tuple[int, int, int, int, int]]:
-    """(kind, offset, length, strings offset, strings length) of each symbol table of a
-    64-bit little-endian ELF file; none for anything else or anything out of bounds."""
+def _symbol_tables(data: mmap.mmap, size: int) -> list[tuple[int, ...]]:
+    """(kind, offset, length, strings offset, strings length, first global) of each symbol
+    table of a 64-bit little-endian ELF file; none for anything else or out of bounds.
+    Unreadable: two tables of one kind (the linker writes one; helper-56 added a second
+    dynamic one), or one longer than MAX_SYMBOLS."""
     if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
         return []  # not ELF64, little-endian (the only kind built here)
     shoff, = struct.unpack_from("<Q", data, 0x28)
@@ -121,28 +145,34 @@ def _symbol_tables(data: mmap.mmap, size: int) -> list[tuple[int, int, int, int,
         shnum = struct.unpack_from("<Q", data, shoff + 32)[0]
     shnum = min(shnum, (size - shoff) // shentsize)
 
-    def section(k: int) -> tuple[int, int, int, int, int]:
+    def section(k: int) -> tuple[int, int, int, int, int, int]:
         base = shoff + k * shentsize
         kind, = struct.unpack_from("<I", data, base + 4)
         offset, length = struct.unpack_from("<QQ", data, base + 24)
-        link, = struct.unpack_from("<I", data, base + 40)
+        link, info = struct.unpack_from("<II", data, base + 40)
         entsize, = struct.unpack_from("<Q", data, base + 56)
-        return kind, offset, length, link, entsize
+        return kind, offset, length, link, info, entsize
 
     out = []
     for k in range(shnum):
-        kind, offset, length, link, entsize = section(k)
-        if kind not in (_SHT_SYMTAB, _SHT_DYNSYM) or entsize != _ENTRY or link >= shnum:
+        kind, offset, length, link, info, entsize = section(k)
+        if kind not in (_SHT_SYMTAB, _SHT_DYNSYM):
             continue
-        _, str_off, str_len, _, _ = section(link)
+        if any(t[0] == kind for t in out):
+            raise Unreadable("two symbol tables of one kind")
+        if length // _ENTRY > MAX_SYMBOLS:
+            raise Unreadable(f"{length // _ENTRY} symbols, more than {MAX_SYMBOLS}")
+        if entsize != _ENTRY or link >= shnum:
+            continue
+        _, str_off, str_len, _, _, _ = section(link)
         if offset + length <= size and str_off + str_len <= size:
-            out.append((kind, offset, length, str_off, str_len))
+            out.append((kind, offset, length, str_off, str_len, info))
     return out
 
 
-def _undefined_dynamic(data: mmap.mmap, tables) -> set[str]:  # type: ignore[no-untyped-def]
+def _undefined_dynamic(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
     names = set()
-    for kind, offset, length, str_off, str_len in tables:
+    for kind, offset, length, str_off, str_len, _info in tables:
         if kind != _SHT_DYNSYM:
             continue  # a dynamic symbol table is small: the linker writes only what it links
         for at in range(offset + _ENTRY, offset + length - _ENTRY + 1, _ENTRY):
@@ -155,15 +185,35 @@ def _undefined_dynamic(data: mmap.mmap, tables) -> set[str]:  # type: ignore[no-
     return names
 
 
-def _defined(data: mmap.mmap, tables, wanted: list[bytes]) -> set[str]:  # type: ignore[no-untyped-def]
+def _taking(data: mmap.mmap, tables: list[tuple[int, ...]], wanted: list[bytes]) -> set[str]:
+    """The names of `wanted` the file defines where calls bind: in its static symbol table
+    (every symbol the link wrote), or its dynamic one where it has no static one (stripped)."""
+    static = [t for t in tables if t[0] == _SHT_SYMTAB]
+    kind, offset, length, str_off, str_len, first_global = (static or tables)[0]
+    localised = _localised_from(data, offset, first_global) if kind == _SHT_SYMTAB else 0
     found = set()
-    for _kind, offset, length, str_off, str_len in tables:
-        for name in wanted:
-            for at_name in _string_offsets(data, str_off, str_len, name):
-                if _entry_with_name(data, offset, length, at_name):
-                    found.add(name.decode("utf-8", "replace"))
-                    break
+    for name in wanted:
+        for at_name in _string_offsets(data, str_off, str_len, name):
+            if _binds(data, offset, length, at_name, localised):
+                found.add(name.decode("utf-8", "replace"))
+                break
     return found
+
+
+def _localised_from(data: mmap.mmap, offset: int, first_global: int) -> int:
+    """The index of the linker's unnamed FILE symbol among the locals, after which the
+    globals it made local (hidden) are written; `first_global` where there is none."""
+    end = offset + min(first_global, MAX_SYMBOLS) * _ENTRY
+    at = data.rfind(_UNNAMED_FILE, offset + _ENTRY, end)
+    for _ in range(MAX_SAME_NAME):
+        if at < 0:
+            break
+        if (at - offset) % _ENTRY == 0:
+            return (at - offset) // _ENTRY
+        at = data.rfind(_UNNAMED_FILE, offset + _ENTRY, at + len(_UNNAMED_FILE) - 1)
+    else:
+        raise Unreadable("its unnamed FILE symbols cannot be told apart")
+    return first_global
 
 
 def _string_offsets(data: mmap.mmap, str_off: int, str_len: int, name: bytes) -> Iterator[int]:
@@ -171,18 +221,33 @@ def _string_offsets(data: mmap.mmap, str_off: int, str_len: int, name: bytes) ->
     linker shares tails, "clock_gettime" inside "__clock_gettime")."""
     end, needle = str_off + str_len, name + b"\0"
     at = data.find(needle, str_off, end)
+    seen = 0
     while at >= 0:
+        seen += 1
+        if seen > MAX_SAME_NAME:
+            raise Unreadable(f"{name.decode('utf-8', 'replace')!r} in its strings over "
+                             f"{MAX_SAME_NAME} times")  # fmt: skip
         yield at - str_off
         at = data.find(needle, at + 1, end)
 
 
-def _entry_with_name(data: mmap.mmap, offset: int, length: int, at_name: int) -> bool:
-    """Whether a symbol of the table names `at_name` and has a section (is defined)."""
+def _binds(data: mmap.mmap, offset: int, length: int, at_name: int, localised: int) -> bool:
+    """Whether an entry of the table naming `at_name` is a definition other objects' calls
+    bind to: global, weak or unique, or a local after the linker's unnamed FILE symbol."""
     key, end = at_name.to_bytes(4, "little"), offset + length
     at = data.find(key, offset + _ENTRY, end)
+    hits = 0
     while at >= 0:
+        hits += 1
+        if hits > MAX_SAME_NAME * 16:
+            raise Unreadable("a name's offset fills its symbol table")
         if (at - offset) % _ENTRY == 0 and at + _ENTRY <= end:
-            if struct.unpack_from("<H", data, at + 6)[0] != 0:
+            _name, info, _other, shndx = struct.unpack_from("<IBBH", data, at)
+            binding, kind = info >> 4, info & 0xF
+            index = (at - offset) // _ENTRY
+            if shndx != 0 and kind not in (_STT_SECTION, _STT_FILE) and (
+                binding in (_GLOBAL, _WEAK, _UNIQUE) or (binding == _LOCAL and index > localised)
+            ):
                 return True
             at = data.find(key, at + _ENTRY, end)
         else:
@@ -190,25 +255,32 @@ def _entry_with_name(data: mmap.mmap, offset: int, length: int, at_name: int) ->
     return False
 
 
-def flag_replaced_calls(verdict: Verdict, build_dir: str, imports: frozenset[str],
-                        own: list[frozenset[str]]) -> bool:  # fmt: skip
+def own_imports(variant: Any) -> frozenset[str]:
+    """What a task's own solution's build imports, read once per variant (`Variant.imports`)."""
+    if variant.imports is None:
+        variant.imports = imported(Path(variant.build_dir))
+    return variant.imports
+
+
+def flag_replaced_calls(verdict: Verdict, build_dir: str, own: list[frozenset[str]]) -> bool:
     """Degrade the verdict's timing and flag it `CALL_REPLACED` where the candidate's build
-    (`build_dir`, importing `imports`) defines a name every one of the task's own builds
-    imports (`own`) that it no longer imports; whether it did."""
+    (`build_dir`) defines, where calls bind, a name every one of the task's own builds imports
+    (`own`), or cannot be read; whether it did."""
     # what every own build imports: the harness's calls (a name only one own solution calls,
     # `qsort` in a baseline, is that solution's, and a candidate may define one of its own)
     theirs = frozenset.intersection(*own) if own else frozenset()
-    gone = {n for n in theirs - imports if not n.startswith("_Z") or n in CPP_CLOCKS}
     c = verdict.candidate
-    if not gone or not build_dir or c is None or not c.ok:
+    if not theirs or not build_dir or c is None or not c.ok:
         return False
-    mine = sorted(defined_among(Path(build_dir), gone))
-    if not mine:
+    mine, unreadable = taken_over(Path(build_dir), theirs)
+    if unreadable:
+        why = f"its build's symbol tables are not as a linker writes them ({unreadable})"
+    elif mine:
+        why = (f"the solution defines {', '.join(sorted(mine))}, which its harness calls from "
+               "a shared library: the harness's calls run the solution's code")  # fmt: skip
+    else:
         return False
     verdict.flags.append(CALL_REPLACED)
     c.status = TimingStatus.DEGRADED
-    c.status_reason = (
-        f"the solution defines {', '.join(mine)}, which its harness calls from a shared "
-        f"library: the harness's calls run the solution's code"
-    )
+    c.status_reason = why
     return True

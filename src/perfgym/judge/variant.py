@@ -11,7 +11,6 @@ from pathlib import Path
 from perfgym.errors import ToolchainMissing
 from perfgym.judge import trailer
 from perfgym.judge.extract import extract, not_text, shown
-from perfgym.judge.replaced_calls import imported
 from perfgym.judge.verdict import Stage
 from perfgym.judge.whole_file import write_whole
 from perfgym.sandbox.base import Bind, Sandbox
@@ -45,10 +44,11 @@ class Variant:
     #: wrapped, or '' with `end_mark_why` it is not (then its verdict line is believed as read)
     end_mark: str = ""
     end_mark_why: str = ""
-    #: a harness task's build folder (host path; '' where none) and what its ELF files import
-    #: from shared libraries (`replaced_calls`)
+    #: a harness task's build folder (host path; '' where none) and, for the task's own
+    #: solutions, what its ELF files import from shared libraries (None: not read yet;
+    #: `replaced_calls.own_imports`)
     build_dir: str = ""
-    imports: frozenset[str] = frozenset()
+    imports: frozenset[str] | None = None
 
     @property
     def ready(self) -> bool:
@@ -195,7 +195,7 @@ def _prepare_harness(
         failed = _build_harness(v, steps, marker, build_host, sandbox) if steps else False
     if failed:
         return v
-    v.build_dir, v.imports = str(build_host), imported(build_host)
+    v.build_dir = str(build_host)
     if task.language is Language.CUDA and (why := gpu_missing_reason()) is not None:
         v.stage, v.infra, v.detail = Stage.NR, True, "NEEDS_GPU"
         v.reason = f"built, but running it needs a GPU: {why}"

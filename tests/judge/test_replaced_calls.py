@@ -16,9 +16,11 @@ from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
 import perfgym.judge.replaced_calls as replaced_calls
 from perfgym.judge.replaced_calls import (
     CALL_REPLACED,
+    OwnNames,
     flag_replaced_calls,
     imported,
     taken_over,
+    weak_defined,
 )
 from perfgym.judge.verdict import Timing, Verdict
 from perfgym.rewards import get_reward
@@ -228,9 +230,9 @@ def test_a_name_only_one_own_solution_imports_is_that_solutions_not_the_harnesse
                " return *(const int *)a - *(const int *)b; }\n"
                "int work(int x) { int v[3] = {x, 2, 1}; qsort(v, 3, sizeof v[0], cmp);"
                " return v[0] * 0 + x * 6; }\n")  # fmt: skip
-    own = [imported(_build(tmp_path, "baseline", sorting)),
-           imported(_build(tmp_path, "reference", HONEST_WORK))]  # fmt: skip
-    assert "qsort" in own[0] and "qsort" not in own[1]
+    own = [OwnNames(imported(b), weak_defined(b)) for b in (
+        _build(tmp_path, "baseline", sorting), _build(tmp_path, "reference", HONEST_WORK))]
+    assert "qsort" in own[0].imports and "qsort" not in own[1].imports
     mine = _build(tmp_path, "candidate", "#include <stddef.h>\nvoid qsort(void *b, size_t n, "
                   "size_t s, int (*c)(const void *, const void *)) { (void)b; (void)n; (void)s;"
                   " (void)c; }\n" + HONEST_WORK)  # fmt: skip
@@ -313,6 +315,52 @@ def test_an_allocator_of_its_own_takes_the_harness_calls(tmp_path) -> None:
     assert {"malloc", "free"} <= taken_over(out, imported(own))[0]
 
 
+def test_a_strong_definition_of_a_harness_instantiation_takes_its_calls(tmp_path) -> None:
+    """A harness's inline functions and template instantiations are weak in its object; a
+    strong definition of one in the solution is the one the link keeps, and the harness's
+    calls (untimed ones too: they see its input and its expected answer) run it."""
+    harness = CPP_HARNESS.replace("int work(int);", "int work(int);\n"
+                                  "inline __attribute__((noinline)) long long shown(long long ns)"
+                                  " { return ns; }").replace("(long long)(b - a).count()",
+                                                             "shown((b - a).count())")  # fmt: skip
+    built = []
+    for name, sol in (("own", "int work(int x) { return x * 6; }\n"),
+                      ("strong", "long long shown(long long ns) { return ns / 2; }\n"
+                                 "int work(int x) { return x * 6; }\n"),
+                      ("weak", "inline __attribute__((noinline)) long long shown(long long ns)"
+                               " { return ns; }\nint work(int x) { return (int)shown(x * 6); }\n")):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "harness.cpp").write_text(harness)
+        (d / "solution.cpp").write_text(sol)
+        subprocess.run(["g++", "-O2", str(d / "harness.cpp"), str(d / "solution.cpp"), "-o",
+                        str(d / "bench")], check=True, capture_output=True)  # fmt: skip
+        built.append(d)
+    own, strong, weak = built
+    names = weak_defined(own)
+    assert "_Z5shownx" in names
+    assert taken_over(strong, imported(own), names) == (frozenset({"_Z5shownx"}), "")
+    # the same inline function emitted weak by an honest solution is the harness's: not taken
+    assert taken_over(weak, imported(own), names) == (frozenset(), "")
+
+
+def test_the_fixture_harness_instantiations_are_read_as_weak() -> None:
+    """cpp_topk_sum's harness builds its expected answer with a std::priority_queue: its
+    vector's members are weak in every own build, and the reference defines none strong."""
+    import tempfile
+
+    task = FIXTURES / "cpp_topk_sum"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        subprocess.run(["g++", "-O2", "-std=c++17", f"-I{task}/harness",
+                        str(task / "harness" / "benchmark_main.cpp"),
+                        str(task / "reference" / "solution.cpp"), "-o", str(out / "bench")],
+                       check=True, capture_output=True)  # fmt: skip
+        weak = weak_defined(out)
+        assert any("_M_realloc_insert" in n for n in weak), sorted(weak)
+        assert taken_over(out, imported(out), weak) == (frozenset(), "")
+
+
 def test_a_second_dynamic_symbol_table_is_unreadable_and_flagged(tmp_path) -> None:
     """helper-56 forged a second SHT_DYNSYM section whose entries made every tail of an
     imported name read as an import; a build has one table of each kind."""
@@ -323,7 +371,7 @@ def test_a_second_dynamic_symbol_table_is_unreadable_and_flagged(tmp_path) -> No
     assert "two symbol tables" in unreadable, unreadable
     v = Verdict(task_id="t", stage=Stage.OK,
                 candidate=Timing(estimate_s=0.01, samples_s=[0.01], clock="harness"))  # fmt: skip
-    assert flag_replaced_calls(v, str(build), [frozenset({"clock_gettime"})])
+    assert flag_replaced_calls(v, str(build), [OwnNames(frozenset({"clock_gettime"}), frozenset())])
     assert "not as a linker writes them" in v.candidate.status_reason
 
 

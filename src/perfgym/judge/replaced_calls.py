@@ -16,7 +16,8 @@ undefined symbols of their dynamic symbol tables: the harness's calls, which the
 the harness's. A candidate's build that defines one of them where the link binds another
 object's calls to it (a global or weak symbol, or a hidden one, which the linker writes as a
 local after its unnamed `FILE` symbol) has taken the harness's call, whatever it still
-imports: helper-56 kept the import beside its own definition with `.symver`
+imports; so has a strong definition of a name they all define weak (the harness's inline
+functions and template instantiations, which the link replaces with a strong one): helper-56 kept the import beside its own definition with `.symver`
 (`clock_gettime@GLIBC_2.2.5`), replaced C++'s `std::ostream::_M_insert<long long>` and forged a
 second dynamic symbol table. Its verdict is flagged `harness_call_replaced`, one of
 `run_status.CLOCK_CHEAT_FLAGS`: its timing is degraded and every reward scores it as a program
@@ -37,6 +38,7 @@ import mmap
 import os
 import struct
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +67,17 @@ _UNNAMED_FILE = struct.pack("<IBBH", 0, _STT_FILE, 0, 0xFFF1)
 
 class Unreadable(ValueError):
     """A build's symbol tables are not as a linker writes them."""
+
+
+@dataclass(frozen=True)
+class OwnNames:
+    """What one of the task's own builds says of the harness's calls: the names it imports
+    from shared libraries, and the names it defines weak (the template instantiations and
+    inline functions a harness's source emits: `std::vector<uint32_t>`'s members, a heap's
+    `std::__adjust_heap`), which a strong definition elsewhere in the link replaces."""
+
+    imports: frozenset[str]
+    weak: frozenset[str]
 
 
 def elf_files(root: Path) -> Iterator[Path]:
@@ -100,12 +113,26 @@ def imported(root: Path) -> frozenset[str]:
     return frozenset(names)
 
 
-def taken_over(root: Path, names: frozenset[str]) -> tuple[frozenset[str], str]:
-    """Which of `names` an ELF file under `root` defines where other objects' calls bind to
-    it, and '' or why a file's symbol tables could not be read as a linker writes them. Each
-    name is looked up in the string tables, then the entries naming it: no walk of every
-    symbol (a build can write millions)."""
-    wanted = sorted(n.encode() for n in names if n)
+def weak_defined(root: Path) -> frozenset[str]:
+    """The names the ELF files under `root` define weak (read of the task's own builds)."""
+    names: set[str] = set()
+    for path in elf_files(root):
+        try:
+            names |= _read(path, _weak_definitions)
+        except Unreadable:
+            continue
+    return frozenset(names)
+
+
+def taken_over(root: Path, names: frozenset[str],
+               weak: frozenset[str] = frozenset()) -> tuple[frozenset[str], str]:  # fmt: skip
+    """Which of `names` (imported by the task's own builds) an ELF file under `root` defines
+    where other objects' calls bind to it, and which of `weak` (defined weak by them) it
+    defines strong, so that the link keeps its definition; and '' or why a file's symbol
+    tables could not be read as a linker writes them. Each name is looked up in the string
+    tables, then the entries naming it: no walk of every symbol (a build can write millions)."""
+    wanted = [(n.encode(), False) for n in sorted(names) if n]
+    wanted += [(n.encode(), True) for n in sorted(weak - names) if n]
     found: set[str] = set()
     for path in elf_files(root):
         try:
@@ -185,16 +212,32 @@ def _undefined_dynamic(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[st
     return names
 
 
-def _taking(data: mmap.mmap, tables: list[tuple[int, ...]], wanted: list[bytes]) -> set[str]:
-    """The names of `wanted` the file defines where calls bind: in its static symbol table
-    (every symbol the link wrote), or its dynamic one where it has no static one (stripped)."""
+def _weak_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
+    static = [t for t in tables if t[0] == _SHT_SYMTAB]
+    _kind, offset, length, str_off, str_len, _first = (static or tables)[0]
+    names = set()
+    for at in range(offset + _ENTRY, offset + length - _ENTRY + 1, _ENTRY):
+        st_name, st_info, _other, st_shndx = struct.unpack_from("<IBBH", data, at)
+        if st_shndx == 0 or st_name == 0 or st_name >= str_len or st_info >> 4 != _WEAK:
+            continue
+        end = data.find(b"\0", str_off + st_name, str_off + str_len)
+        if end > str_off + st_name:
+            names.add(data[str_off + st_name : end].decode("utf-8", "replace"))
+    return names
+
+
+def _taking(data: mmap.mmap, tables: list[tuple[int, ...]],
+            wanted: list[tuple[bytes, bool]]) -> set[str]:  # fmt: skip
+    """The names of `wanted` the file defines where calls bind (those marked True: strong
+    only), in its static symbol table (every symbol the link wrote), or its dynamic one where
+    it has no static one (stripped)."""
     static = [t for t in tables if t[0] == _SHT_SYMTAB]
     kind, offset, length, str_off, str_len, first_global = (static or tables)[0]
     localised = _localised_from(data, offset, first_global) if kind == _SHT_SYMTAB else 0
     found = set()
-    for name in wanted:
+    for name, strong in wanted:
         for at_name in _string_offsets(data, str_off, str_len, name):
-            if _binds(data, offset, length, at_name, localised):
+            if _binds(data, offset, length, at_name, localised, strong):
                 found.add(name.decode("utf-8", "replace"))
                 break
     return found
@@ -231,9 +274,12 @@ def _string_offsets(data: mmap.mmap, str_off: int, str_len: int, name: bytes) ->
         at = data.find(needle, at + 1, end)
 
 
-def _binds(data: mmap.mmap, offset: int, length: int, at_name: int, localised: int) -> bool:
+def _binds(data: mmap.mmap, offset: int, length: int, at_name: int, localised: int,
+           strong: bool = False) -> bool:  # fmt: skip
     """Whether an entry of the table naming `at_name` is a definition other objects' calls
-    bind to: global, weak or unique, or a local after the linker's unnamed FILE symbol."""
+    bind to: global, weak (not where `strong`) or unique, or a local after the linker's
+    unnamed FILE symbol (a hidden global; a hidden weak one of the harness's would have lost
+    to the harness's own, linked first)."""
     key, end = at_name.to_bytes(4, "little"), offset + length
     at = data.find(key, offset + _ENTRY, end)
     hits = 0
@@ -245,9 +291,9 @@ def _binds(data: mmap.mmap, offset: int, length: int, at_name: int, localised: i
             _name, info, _other, shndx = struct.unpack_from("<IBBH", data, at)
             binding, kind = info >> 4, info & 0xF
             index = (at - offset) // _ENTRY
-            if shndx != 0 and kind not in (_STT_SECTION, _STT_FILE) and (
-                binding in (_GLOBAL, _WEAK, _UNIQUE) or (binding == _LOCAL and index > localised)
-            ):
+            binding_takes = (_GLOBAL, _UNIQUE) if strong else (_GLOBAL, _WEAK, _UNIQUE)
+            takes = binding in binding_takes or (binding == _LOCAL and index > localised)
+            if shndx != 0 and kind not in (_STT_SECTION, _STT_FILE) and takes:
                 return True
             at = data.find(key, at + _ENTRY, end)
         else:
@@ -255,24 +301,28 @@ def _binds(data: mmap.mmap, offset: int, length: int, at_name: int, localised: i
     return False
 
 
-def own_imports(variant: Any) -> frozenset[str]:
-    """What a task's own solution's build imports, read once per variant (`Variant.imports`)."""
-    if variant.imports is None:
-        variant.imports = imported(Path(variant.build_dir))
-    return variant.imports
+def own_names(variant: Any) -> OwnNames:
+    """What a task's own solution's build imports and defines weak, read once per variant
+    (`Variant.own_names`)."""
+    if variant.own_names is None:
+        root = Path(variant.build_dir)
+        variant.own_names = OwnNames(imported(root), weak_defined(root))
+    return variant.own_names
 
 
-def flag_replaced_calls(verdict: Verdict, build_dir: str, own: list[frozenset[str]]) -> bool:
+def flag_replaced_calls(verdict: Verdict, build_dir: str, own: list[OwnNames]) -> bool:
     """Degrade the verdict's timing and flag it `CALL_REPLACED` where the candidate's build
-    (`build_dir`) defines, where calls bind, a name every one of the task's own builds imports
-    (`own`), or cannot be read; whether it did."""
-    # what every own build imports: the harness's calls (a name only one own solution calls,
-    # `qsort` in a baseline, is that solution's, and a candidate may define one of its own)
-    theirs = frozenset.intersection(*own) if own else frozenset()
+    (`build_dir`) defines, where calls bind, a name every one of the task's own builds imports,
+    or defines strong one they all define weak (`own`), or cannot be read; whether it did."""
+    # what every own build imports or defines weak: the harness's calls (a name only one own
+    # solution calls, `qsort` in a baseline, is that solution's, and a candidate may define one
+    # of its own)
+    theirs = frozenset.intersection(*(o.imports for o in own)) if own else frozenset()
+    weak = frozenset.intersection(*(o.weak for o in own)) if own else frozenset()
     c = verdict.candidate
-    if not theirs or not build_dir or c is None or not c.ok:
+    if not (theirs or weak) or not build_dir or c is None or not c.ok:
         return False
-    mine, unreadable = taken_over(Path(build_dir), theirs)
+    mine, unreadable = taken_over(Path(build_dir), theirs, weak)
     if unreadable:
         why = f"its build's symbol tables are not as a linker writes them ({unreadable})"
     elif mine:

@@ -17,7 +17,7 @@ from perfgym.judge.paid_saving import pay_confirmed
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
 from perfgym.judge.references import ExpectedOutputs, References
-from perfgym.judge.replaced_calls import flag_replaced_calls, own_imports
+from perfgym.judge.replaced_calls import flag_replaced_calls, own_names
 from perfgym.judge.reuse import ReusedTimings
 from perfgym.judge.runner import CheckedRuns, Expected, Failure, RunFn, RunOutcome, judge_outcome
 from perfgym.judge.same_source import same_source_roles
@@ -304,8 +304,8 @@ def verdict_of(
     own: Sequence[Variant | None] = (),
 ) -> Verdict:
     """The candidate's `Verdict`: what the stages found, beside the baseline and reference
-    (`own`: the task's own solutions' variants, whose builds' imports the candidate's must not
-    define: `replaced_calls`)."""
+    (`own`: the task's own solutions' variants, whose builds' imports (and weak definitions) the
+    candidate's must not define: `replaced_calls`)."""
     c, v = entry.candidate, entry.variant
     verdict = Verdict(
         task_id=plan.task.id,
@@ -339,7 +339,7 @@ def verdict_of(
             verdict.flags.append(MORE_THREADS)
     if plan.clock != "harness":
         return verdict
-    theirs = [own_imports(o) for o in own if o is not None and o.build_dir]
+    theirs = [own_names(o) for o in own if o is not None and o.build_dir]
     if v.build_dir and theirs and flag_replaced_calls(verdict, v.build_dir, theirs):
         return verdict
     if crosscheck_harness(verdict, config.harness_saving_ratio):

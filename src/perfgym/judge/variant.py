@@ -11,6 +11,7 @@ from pathlib import Path
 from perfgym.errors import ToolchainMissing
 from perfgym.judge import trailer
 from perfgym.judge.extract import extract, not_text, shown
+from perfgym.judge.replaced_calls import OwnNames
 from perfgym.judge.verdict import Stage
 from perfgym.judge.whole_file import write_whole
 from perfgym.sandbox.base import Bind, Sandbox
@@ -45,10 +46,10 @@ class Variant:
     end_mark: str = ""
     end_mark_why: str = ""
     #: a harness task's build folder (host path; '' where none) and, for the task's own
-    #: solutions, what its ELF files import from shared libraries (None: not read yet;
-    #: `replaced_calls.own_imports`)
+    #: solutions, what its ELF files import from shared libraries and define weak (None: not
+    #: read yet; `replaced_calls.own_names`)
     build_dir: str = ""
-    imports: frozenset[str] | None = None
+    own_names: OwnNames | None = None
 
     @property
     def ready(self) -> bool:

@@ -264,6 +264,15 @@ def test_a_clock_that_keeps_the_import_with_symver_takes_the_call(tmp_path) -> N
     assert taken_over(build, frozenset({"clock_gettime", "printf"}))[0] == {"clock_gettime"}
 
 
+def test_a_default_versioned_clock_of_its_own_takes_the_call(tmp_path) -> None:
+    """helper-57: `.symver mine, clock_gettime@@V` binds the harness's unversioned call and is
+    written `clock_gettime@@V` in the static symbol table."""
+    sol = ("#include <time.h>\nint mine(clockid_t c, struct timespec *t) { (void)c; "
+           "t->tv_sec = 0; t->tv_nsec = 1; return 0; }\n"
+           "__asm__(\".symver mine, clock_gettime@@PG57\");\n" + HONEST_WORK)  # fmt: skip
+    assert _taken(tmp_path, "at-at", sol) == {"clock_gettime"}
+
+
 def test_a_printf_that_keeps_the_import_with_symver_takes_the_line(tmp_path) -> None:
     sol = ("#include <stdarg.h>\n#include <stdio.h>\nint real_pf(const char *, ...);\n"
            "__asm__(\".symver real_pf,printf@GLIBC_2.2.5\");\n"

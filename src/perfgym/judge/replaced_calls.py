@@ -261,17 +261,19 @@ def _localised_from(data: mmap.mmap, offset: int, first_global: int) -> int:
 
 def _string_offsets(data: mmap.mmap, str_off: int, str_len: int, name: bytes) -> Iterator[int]:
     """Offsets in a string table at which `name` reads (it may end a longer string: the
-    linker shares tails, "clock_gettime" inside "__clock_gettime")."""
-    end, needle = str_off + str_len, name + b"\0"
-    at = data.find(needle, str_off, end)
-    seen = 0
-    while at >= 0:
-        seen += 1
-        if seen > MAX_SAME_NAME:
-            raise Unreadable(f"{name.decode('utf-8', 'replace')!r} in its strings over "
-                             f"{MAX_SAME_NAME} times")  # fmt: skip
-        yield at - str_off
-        at = data.find(needle, at + 1, end)
+    linker shares tails, "clock_gettime" inside "__clock_gettime"), alone or versioned: a
+    definition `clock_gettime@@V` (`.symver`) binds the harness's unversioned calls, and the
+    static symbol table spells it with its version (helper-57)."""
+    end, seen = str_off + str_len, 0
+    for needle in (name + b"\0", name + b"@"):
+        at = data.find(needle, str_off, end)
+        while at >= 0:
+            seen += 1
+            if seen > MAX_SAME_NAME:
+                raise Unreadable(f"{name.decode('utf-8', 'replace')!r} in its strings over "
+                                 f"{MAX_SAME_NAME} times")  # fmt: skip
+            yield at - str_off
+            at = data.find(needle, at + 1, end)
 
 
 def _binds(data: mmap.mmap, offset: int, length: int, at_name: int, localised: int,

@@ -16,9 +16,11 @@ from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
 import perfgym.judge.replaced_calls as replaced_calls
 from perfgym.judge.replaced_calls import (
     CALL_REPLACED,
+    HARNESS_OBJECTS,
     OwnNames,
     flag_replaced_calls,
     imported,
+    own_names,
     taken_over,
     weak_defined,
 )
@@ -368,6 +370,78 @@ def test_the_fixture_harness_instantiations_are_read_as_weak() -> None:
         weak = weak_defined(out)
         assert any("_M_realloc_insert" in n for n in weak), sorted(weak)
         assert taken_over(out, imported(out), weak) == (frozenset(), "")
+
+
+#: cpp_topk_sum solved with the std headers' templates hidden (helper-57's false positive: its
+#: hidden copy of the `std::sort` both own solutions instantiate read as a strong one).
+HIDDEN_PRAGMA_TOPK = """#pragma GCC visibility push(hidden)
+#include <algorithm>
+#include <functional>
+#include <vector>
+#pragma GCC visibility pop
+#include "interface.h"
+std::vector<uint32_t> top_k(const std::vector<uint32_t>& values, std::size_t k) {
+    std::vector<uint32_t> v(values);
+    std::sort(v.begin(), v.end(), std::greater<uint32_t>());
+    v.resize(k < v.size() ? k : v.size());
+    return v;
+}
+"""
+
+#: The constructor the harness builds its input with, replaced: it sees the input first.
+STRONG_CTOR_TOPK = """#include <cstdlib>
+#include <cstring>
+#include "interface.h"
+extern "C" void pg_ctor(uint32_t **self, std::size_t n, const void *) __asm__("_ZNSt6vectorIjSaIjEEC2EmRKS0_");
+extern "C" void pg_ctor(uint32_t **self, std::size_t n, const void *) {
+    self[0] = static_cast<uint32_t *>(std::calloc(n ? n : 1, sizeof(uint32_t)));
+    self[1] = self[2] = self[0] + n;
+}
+""" + "\n".join(FIXTURES.joinpath("cpp_topk_sum", "reference", "solution.cpp").read_text()
+                .splitlines()[1:]) + "\n"  # fmt: skip
+
+
+def test_the_harness_compiled_alone_tells_its_instantiations_from_its_solutions(tmp_path):
+    """With the harness's own objects beside an own build, only what the harness itself
+    instantiates is protected: a hidden copy of the own solutions' `std::sort` is not flagged;
+    a strong definition of the harness's vector constructor still is."""
+    import types
+
+    task = FIXTURES / "cpp_topk_sum"
+    flags = ["-O2", "-std=c++17", f"-I{task / 'harness'}"]
+    harness = str(task / "harness" / "benchmark_main.cpp")
+
+    def build(name: str, solution: str, objects: bool) -> Path:
+        out = tmp_path / name
+        out.mkdir()
+        (out / "solution.cpp").write_text(solution)
+        subprocess.run(["g++", *flags, harness, str(out / "solution.cpp"), "-o",
+                        str(out / "bench")], check=True, capture_output=True)  # fmt: skip
+        if objects:
+            (out / HARNESS_OBJECTS).mkdir()
+            subprocess.run(["g++", *flags, "-c", harness, "-o",
+                            str(out / HARNESS_OBJECTS / "0.o")], check=True, capture_output=True)
+            (out / HARNESS_OBJECTS / ".done").write_text("ok\n")
+        return out
+
+    def own(objects: bool) -> list[OwnNames]:
+        return [own_names(types.SimpleNamespace(own_names=None, build_dir=str(build(
+            f"{role}-{objects}", (task / role / "solution.cpp").read_text(), objects))))
+            for role in ("baseline", "reference")]  # fmt: skip
+
+    def flagged(build_dir: Path, names: list[OwnNames]) -> bool:
+        v = Verdict(task_id="t", stage=Stage.OK,
+                    candidate=Timing(estimate_s=0.01, samples_s=[0.01], clock="harness"))
+        return flag_replaced_calls(v, str(build_dir), names)
+
+    alone, binaries_only = own(True), own(False)
+    assert alone[0].harness_weak is not None and binaries_only[0].harness_weak is None
+    assert not any("introsort" in n for n in alone[0].harness_weak)
+    hidden = build("hidden", HIDDEN_PRAGMA_TOPK, False)
+    strong = build("strong", STRONG_CTOR_TOPK, False)
+    assert not flagged(hidden, alone)
+    assert flagged(hidden, binaries_only)  # the false positive the objects remove
+    assert flagged(strong, alone) and flagged(strong, binaries_only)
 
 
 def test_a_second_dynamic_symbol_table_is_unreadable_and_flagged(tmp_path) -> None:

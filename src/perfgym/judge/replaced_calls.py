@@ -37,7 +37,7 @@ from __future__ import annotations
 import mmap
 import os
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,22 +69,33 @@ class Unreadable(ValueError):
     """A build's symbol tables are not as a linker writes them."""
 
 
+#: A folder of an own solution's build holding the harness's sources compiled alone (a
+#: compile-form recipe's; `variant._harness_objects`), with `.done` once they all compiled.
+HARNESS_OBJECTS = ".perfgym-harness-objects"
+
+
 @dataclass(frozen=True)
 class OwnNames:
     """What one of the task's own builds says of the harness's calls: the names it imports
     from shared libraries, and the names it defines weak (the template instantiations and
     inline functions a harness's source emits: `std::vector<uint32_t>`'s members, a heap's
-    `std::__adjust_heap`), which a strong definition elsewhere in the link replaces."""
+    `std::__adjust_heap`), which a strong definition elsewhere in the link replaces. Where
+    the harness was also compiled alone (`HARNESS_OBJECTS`), what its objects reference
+    (`harness_refs`) and define weak (`harness_weak`): the harness's own, not its solution's
+    (a `std::sort` both own solutions instantiate is theirs)."""
 
     imports: frozenset[str]
     weak: frozenset[str]
+    harness_refs: frozenset[str] | None = None
+    harness_weak: frozenset[str] | None = None
 
 
 def elf_files(root: Path) -> Iterator[Path]:
-    """The ELF files under `root` (at most MAX_FILES, no links followed)."""
+    """The ELF files under `root` (at most MAX_FILES, no links followed), the harness's
+    objects (`HARNESS_OBJECTS`) left out."""
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
+        dirnames[:] = sorted(d for d in dirnames if d != HARNESS_OBJECTS)
         for name in sorted(filenames):
             path = Path(dirpath) / name
             if seen >= MAX_FILES:
@@ -115,10 +126,25 @@ def imported(root: Path) -> frozenset[str]:
 
 def weak_defined(root: Path) -> frozenset[str]:
     """The names the ELF files under `root` define weak (read of the task's own builds)."""
+    return _each(elf_files(root), _weak_definitions)
+
+
+def harness_names(root: Path) -> tuple[frozenset[str], frozenset[str]] | None:
+    """What the harness's objects in `root / HARNESS_OBJECTS` reference (undefined names,
+    their versions dropped) and define weak; None where they were not all compiled."""
+    objects = root / HARNESS_OBJECTS
+    if not (objects / ".done").is_file():
+        return None
+    files = sorted(p for p in objects.glob("*.o") if p.is_file() and not p.is_symlink())
+    return _each(files, _undefined_static), _each(files, _weak_definitions)
+
+
+def _each(paths: Iterable[Path], what: Callable[[mmap.mmap, list[tuple[int, ...]]], set[str]]
+          ) -> frozenset[str]:  # fmt: skip
     names: set[str] = set()
-    for path in elf_files(root):
+    for path in paths:
         try:
-            names |= _read(path, _weak_definitions)
+            names |= _read(path, what)
         except Unreadable:
             continue
     return frozenset(names)
@@ -213,12 +239,25 @@ def _undefined_dynamic(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[st
 
 
 def _weak_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
+    return _names_where(data, tables, lambda binding, shndx: binding == _WEAK and shndx != 0)
+
+
+def _undefined_static(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
+    names = _names_where(data, tables, lambda binding, shndx: binding in (_GLOBAL, _WEAK)
+                         and shndx == 0)  # fmt: skip
+    return {n.split("@", 1)[0] for n in names}
+
+
+def _names_where(data: mmap.mmap, tables: list[tuple[int, ...]],
+                 keep: Callable[[int, int], bool]) -> set[str]:  # fmt: skip
+    """The names of the entries of the file's static symbol table (its dynamic one where it
+    has none) whose binding and section index `keep` takes (read of trusted builds)."""
     static = [t for t in tables if t[0] == _SHT_SYMTAB]
     _kind, offset, length, str_off, str_len, _first = (static or tables)[0]
     names = set()
     for at in range(offset + _ENTRY, offset + length - _ENTRY + 1, _ENTRY):
         st_name, st_info, _other, st_shndx = struct.unpack_from("<IBBH", data, at)
-        if st_shndx == 0 or st_name == 0 or st_name >= str_len or st_info >> 4 != _WEAK:
+        if st_name == 0 or st_name >= str_len or not keep(st_info >> 4, st_shndx):
             continue
         end = data.find(b"\0", str_off + st_name, str_off + str_len)
         if end > str_off + st_name:
@@ -308,7 +347,9 @@ def own_names(variant: Any) -> OwnNames:
     (`Variant.own_names`)."""
     if variant.own_names is None:
         root = Path(variant.build_dir)
-        variant.own_names = OwnNames(imported(root), weak_defined(root))
+        alone = harness_names(root)
+        variant.own_names = OwnNames(imported(root), weak_defined(root),
+                                     *(alone if alone is not None else (None, None)))  # fmt: skip
     return variant.own_names
 
 
@@ -321,6 +362,9 @@ def flag_replaced_calls(verdict: Verdict, build_dir: str, own: list[OwnNames]) -
     # of its own)
     theirs = frozenset.intersection(*(o.imports for o in own)) if own else frozenset()
     weak = frozenset.intersection(*(o.weak for o in own)) if own else frozenset()
+    for o in own:  # the harness compiled alone: what it calls and instantiates itself
+        if o.harness_refs is not None and o.harness_weak is not None:
+            theirs, weak = theirs & o.harness_refs, weak & o.harness_weak
     c = verdict.candidate
     if not (theirs or weak) or not build_dir or c is None or not c.ok:
         return False

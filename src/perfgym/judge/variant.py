@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -11,13 +12,14 @@ from pathlib import Path
 from perfgym.errors import ToolchainMissing
 from perfgym.judge import trailer
 from perfgym.judge.extract import extract, not_text, shown
-from perfgym.judge.replaced_calls import OwnNames
+from perfgym.judge.replaced_calls import HARNESS_OBJECTS, OwnNames
 from perfgym.judge.verdict import Stage
 from perfgym.judge.whole_file import write_whole
 from perfgym.sandbox.base import Bind, Sandbox
 from perfgym.sandbox.execution import Measurement, Status
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.harness_plan import plan_harness
+from perfgym.tasks.placeholders import expand_placeholders
 from perfgym.tasks.task import Language, Task, TaskKind
 from perfgym.toolchains import BUILD_LIMITS, BuildCache, BuildStatus, gpu_missing_reason, toolchain
 
@@ -197,6 +199,8 @@ def _prepare_harness(
     if failed:
         return v
     v.build_dir = str(build_host)
+    if label in OWN_LABELS:
+        _harness_objects(task, v, build_host, sandbox)
     if task.language is Language.CUDA and (why := gpu_missing_reason()) is not None:
         v.stage, v.infra, v.detail = Stage.NR, True, "NEEDS_GPU"
         v.reason = f"built, but running it needs a GPU: {why}"
@@ -223,6 +227,46 @@ def _root_binds(root_host: Path, task_root: Path, external: str | None) -> list[
     if libs.is_dir():
         binds.append(Bind(host_path=str(libs), sandbox_path=f"{H_ROOT}/external"))
     return binds
+
+
+#: The labels of a task's own solutions' variants (`references.ReferenceCache`).
+OWN_LABELS = frozenset({"baseline", "reference"})
+#: Compilers whose `-c` compiles a source alone to an object file.
+_OBJECT_COMPILERS = re.compile(r"(gcc|g\+\+|cc|c\+\+|clang|clang\+\+|nvcc)(-[0-9.]+)?")
+
+
+def _harness_objects(task: Task, v: Variant, build_host: Path, sandbox: Sandbox) -> None:
+    """An own solution's build folder also gets the harness's sources compiled alone, each to
+    an object (`replaced_calls.HARNESS_OBJECTS`): what the harness itself calls and instantiates,
+    told apart from its solution's. A compile-form recipe of a compiler with `-c` only; once per
+    folder; a failure leaves none (the rule then reads the own builds' binaries alone)."""
+    assert task.harness is not None and task.root is not None
+    spec = task.harness.build
+    out = build_host / HARNESS_OBJECTS
+    if (spec.compiler is None or spec.command is not None or spec.skip
+            or not _OBJECT_COMPILERS.fullmatch(Path(spec.compiler).name)
+            or (out / ".done").exists()):  # fmt: skip
+        return
+    in_task = Path(H_ROOT) / task.root.relative_to(task.root.parent.parent)
+
+    def expand(argv: list[str]) -> list[str]:
+        return expand_placeholders(argv, task_dir=in_task, variant_dir=H_VARIANT,
+                                   build_dir=H_BUILD, root=H_ROOT)  # fmt: skip
+
+    harness = expand([s for s in spec.sources if "{variant_dir}" not in s])
+    if not harness:
+        return
+    objects = f"{H_BUILD}/{HARNESS_OBJECTS}"
+    steps = [f"mkdir -p {objects}"] + [
+        shlex.join([spec.compiler, *expand(spec.cxxflags), "-c", src, "-o", f"{objects}/{i}.o"])
+        for i, src in enumerate(harness)
+    ]  # fmt: skip
+    writable = Bind(host_path=str(build_host), sandbox_path=H_BUILD, writable=True)
+    ex = sandbox.run(["sh", "-c", f"cd {H_ROOT} && " + " && ".join(steps)],
+                     binds=[*v.binds[:-1], writable], limits=BUILD_LIMITS,
+                     env={"GOCACHE": "/tmp/gocache"})  # fmt: skip
+    if ex.status is Status.OK:
+        (out / ".done").write_text("ok\n")
 
 
 def _build_harness(

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from perfgym.errors import PerfgymError
 from perfgym.judge.verdict import TimingStatus, Verdict
 
 #: The verdict flag (in `perfgym.run_status.CLOCK_CHEAT_FLAGS`).
@@ -65,8 +66,9 @@ _STT_SECTION, _STT_FILE = 3, 4
 _UNNAMED_FILE = struct.pack("<IBBH", 0, _STT_FILE, 0, 0xFFF1)
 
 
-class Unreadable(ValueError):
-    """A build's symbol tables are not as a linker writes them."""
+class Unreadable(PerfgymError, ValueError):
+    """A build's symbol tables are not as a linker writes them (kept inside this module: the
+    build is flagged)."""
 
 
 #: A folder of an own solution's build holding the harness's sources compiled alone (a

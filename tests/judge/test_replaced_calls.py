@@ -444,6 +444,50 @@ def test_the_harness_compiled_alone_tells_its_instantiations_from_its_solutions(
     assert flagged(strong, alone) and flagged(strong, binaries_only)
 
 
+def _flagged_beside_own(tmp_path: Path, name: str, solution: str, suffix: str) -> str:
+    """The reason the judge's rule gives a build of `solution` beside an honest own build of
+    the same harness ('' where it is not flagged)."""
+    import types
+
+    honest = "int work(int x) { return x * 6; }\n"
+    own = own_names(types.SimpleNamespace(own_names=None, build_dir=str(
+        _build(tmp_path, f"own-{name}", honest, suffix))))  # fmt: skip
+    v = Verdict(task_id="t", stage=Stage.OK,
+                candidate=Timing(estimate_s=0.01, samples_s=[0.01], clock="harness"))  # fmt: skip
+    flag_replaced_calls(v, str(_build(tmp_path, name, solution, suffix)), [own])
+    return v.candidate.status_reason if CALL_REPLACED in v.flags else ""
+
+
+def test_a_clock_the_cpp_library_calls_is_taken_from_behind_steady_clock(tmp_path) -> None:
+    """helper-58: the harness imports `steady_clock::now`, never `clock_gettime`; libstdc++'s
+    `now` calls `clock_gettime` through its own PLT, and the loader binds that to the
+    executable's definition, which the link exports for it."""
+    sol = ("#include <time.h>\nextern \"C\" int clock_gettime(clockid_t c, struct timespec *t)"
+           " noexcept { (void)c; t->tv_sec = 0; t->tv_nsec = 1; return 0; }\n"
+           "int work(int x) { return x * 6; }\n")  # fmt: skip
+    assert "clock_gettime" in _flagged_beside_own(tmp_path, "lib-clock", sol, ".cpp")
+
+
+def test_an_allocator_behind_operator_new_is_taken_too(tmp_path) -> None:
+    """helper-58: the C++ harness imports `operator new`; libstdc++'s calls `malloc`, which
+    ran the solution's work in the harness's untimed answer check."""
+    sol = ("#include <cstddef>\nstatic char arena[1 << 24];\nstatic std::size_t used;\n"
+           "extern \"C\" void *malloc(std::size_t n) noexcept { void *p = arena + used; "
+           "used += (n + 15) & ~std::size_t(15); return p; }\n"
+           "extern \"C\" void free(void *p) noexcept { (void)p; }\n"
+           "int work(int x) { return x * 6; }\n")  # fmt: skip
+    assert "malloc" in _flagged_beside_own(tmp_path, "lib-malloc", sol, ".cpp")
+
+
+def test_a_helper_named_like_a_libc_function_no_library_calls_is_not_taken(tmp_path) -> None:
+    """The link exports a global `qsort` of the solution's (it interposes libc's), but no
+    library calls `qsort` itself: nothing of the harness's runs it."""
+    sol = ("#include <stddef.h>\nvoid qsort(void *b, size_t n, size_t s, "
+           "int (*c)(const void *, const void *)) { (void)b; (void)n; (void)s; (void)c; }\n"
+           + HONEST_WORK)  # fmt: skip
+    assert _flagged_beside_own(tmp_path, "qsort-named", sol, ".c") == ""
+
+
 def test_a_second_dynamic_symbol_table_is_unreadable_and_flagged(tmp_path) -> None:
     """helper-56 forged a second SHT_DYNSYM section whose entries made every tail of an
     imported name read as an import; a build has one table of each kind."""

@@ -17,7 +17,9 @@ the harness's. A candidate's build that defines one of them where the link binds
 object's calls to it (a global or weak symbol, or a hidden one, which the linker writes as a
 local after its unnamed `FILE` symbol) has taken the harness's call, whatever it still
 imports; so has a strong definition of a name they all define weak (the harness's inline
-functions and template instantiations, which the link replaces with a strong one): helper-56 kept the import beside its own definition with `.symver`
+functions and template instantiations, which the link replaces with a strong one); and so has
+one the link exported for a shared library that calls that name itself (libstdc++'s
+`steady_clock::now` calls `clock_gettime`, its `operator new` calls `malloc`: helper-58): helper-56 kept the import beside its own definition with `.symver`
 (`clock_gettime@GLIBC_2.2.5`), replaced C++'s `std::ostream::_M_insert<long long>` and forged a
 second dynamic symbol table. Its verdict is flagged `harness_call_replaced`, one of
 `run_status.CLOCK_CHEAT_FLAGS`: its timing is degraded and every reward scores it as a program
@@ -34,6 +36,7 @@ as the witnesses confirm it.
 
 from __future__ import annotations
 
+import functools
 import mmap
 import os
 import struct
@@ -57,10 +60,16 @@ MAX_SYMBOLS = 1_000_000
 #: files); so many is a table made to be slow to search, and flagged.
 MAX_SAME_NAME = 64
 
-_SHT_SYMTAB, _SHT_DYNSYM = 2, 11
+_SHT_SYMTAB, _SHT_DYNAMIC, _SHT_DYNSYM = 2, 6, 11
+_DT_NEEDED = 1
 _ENTRY = 24  # an Elf64_Sym
 _LOCAL, _GLOBAL, _WEAK, _UNIQUE = 0, 1, 2, 10
-_STT_SECTION, _STT_FILE = 3, 4
+_STT_OBJECT, _STT_SECTION, _STT_FILE, _STT_TLS = 1, 3, 4, 6
+#: Symbol types that are not code a library's call can run.
+_NOT_CODE = frozenset({_STT_OBJECT, _STT_SECTION, _STT_FILE, _STT_TLS})
+#: More dynamic symbols than a build exporting nothing of its own has (a walk of them is
+#: bounded by this, not by MAX_SYMBOLS).
+MAX_DYNAMIC = 100_000
 #: An unnamed local FILE symbol (st_name 0, STT_FILE, SHN_ABS): the linker writes one before
 #: the globals it made local (hidden ones); a source file's own FILE symbol has its name.
 _UNNAMED_FILE = struct.pack("<IBBH", 0, _STT_FILE, 0, 0xFFF1)
@@ -79,17 +88,17 @@ HARNESS_OBJECTS = ".perfgym-harness-objects"
 @dataclass(frozen=True)
 class OwnNames:
     """What one of the task's own builds says of the harness's calls: the names it imports
-    from shared libraries, and the names it defines weak (the template instantiations and
-    inline functions a harness's source emits: `std::vector<uint32_t>`'s members, a heap's
-    `std::__adjust_heap`), which a strong definition elsewhere in the link replaces. Where
-    the harness was also compiled alone (`HARNESS_OBJECTS`), what its objects reference
-    (`harness_refs`) and define weak (`harness_weak`): the harness's own, not its solution's
-    (a `std::sort` both own solutions instantiate is theirs)."""
+    from shared libraries; the names it defines weak (the template instantiations and inline
+    functions a harness's source emits: `std::vector<uint32_t>`'s members, a heap's
+    `std::__adjust_heap`), which a strong definition elsewhere in the link replaces, narrowed
+    to what the harness's objects define weak where it was also compiled alone
+    (`HARNESS_OBJECTS`: a `std::sort` both own solutions instantiate is theirs); and the names
+    its dynamic symbol table defines (`stdout`: what the link exports for the libraries)."""
 
     imports: frozenset[str]
     weak: frozenset[str]
-    harness_refs: frozenset[str] | None = None
     harness_weak: frozenset[str] | None = None
+    exports: frozenset[str] = frozenset()
 
 
 def elf_files(root: Path) -> Iterator[Path]:
@@ -131,14 +140,83 @@ def weak_defined(root: Path) -> frozenset[str]:
     return _each(elf_files(root), _weak_definitions)
 
 
-def harness_names(root: Path) -> tuple[frozenset[str], frozenset[str]] | None:
-    """What the harness's objects in `root / HARNESS_OBJECTS` reference (undefined names,
-    their versions dropped) and define weak; None where they were not all compiled."""
+def harness_weak(root: Path) -> frozenset[str] | None:
+    """What the harness's objects in `root / HARNESS_OBJECTS` define weak; None where they
+    were not all compiled."""
     objects = root / HARNESS_OBJECTS
     if not (objects / ".done").is_file():
         return None
     files = sorted(p for p in objects.glob("*.o") if p.is_file() and not p.is_symlink())
-    return _each(files, _undefined_static), _each(files, _weak_definitions)
+    return _each(files, _weak_definitions)
+
+
+def exported(root: Path) -> frozenset[str]:
+    """The names the ELF files under `root` define in their dynamic symbol tables (of a
+    candidate's build: code only, not the data objects a link copies from a library)."""
+    return _each(elf_files(root), _dynamic_definitions)
+
+
+#: Where the shared libraries a build names (DT_NEEDED) are looked for.
+LIBRARY_DIRS = ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+                "/lib", "/usr/lib", "/usr/local/cuda/lib64")  # fmt: skip
+
+
+def libraries_call(root: Path) -> frozenset[str]:
+    """What the shared libraries the ELF files under `root` need (DT_NEEDED, found in
+    LIBRARY_DIRS) import themselves: the calls of theirs the executable's definition of that
+    name takes (libstdc++'s `clock_gettime` behind `steady_clock::now`, its `malloc` behind
+    `operator new`)."""
+    names: set[str] = set()
+    for path in elf_files(root):
+        try:
+            needed = _read(path, _needed)
+        except Unreadable:
+            continue
+        for lib in sorted(needed):
+            names |= _library_imports(lib)
+    return frozenset(names)
+
+
+@functools.lru_cache(maxsize=64)
+def _library_imports(name: str) -> frozenset[str]:
+    if "/" in name or not name:
+        return frozenset()
+    for d in LIBRARY_DIRS:
+        path = Path(d) / name
+        if path.is_file():
+            try:
+                return frozenset(n.split("@", 1)[0] for n in _read(path.resolve(), _undefined_dynamic))
+            except Unreadable:
+                return frozenset()
+    return frozenset()
+
+
+def _needed(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
+    """The DT_NEEDED names of the file's dynamic section (the libraries it links)."""
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, _ = struct.unpack_from("<HHH", data, 0x3A)
+    size = len(data)
+    names: set[str] = set()
+    for k in range(min(shnum, (size - shoff) // max(shentsize, 64), 4096)):
+        base = shoff + k * shentsize
+        kind, = struct.unpack_from("<I", data, base + 4)
+        if kind != _SHT_DYNAMIC:
+            continue
+        offset, length = struct.unpack_from("<QQ", data, base + 24)
+        link, = struct.unpack_from("<I", data, base + 40)
+        lbase = shoff + link * shentsize
+        str_off, str_len = struct.unpack_from("<QQ", data, lbase + 24)
+        if offset + length > size or str_off + str_len > size:
+            return names
+        for at in range(offset, offset + min(length, 16 * 4096) - 15, 16):
+            tag, val = struct.unpack_from("<qQ", data, at)
+            if tag == 0:
+                break
+            if tag == _DT_NEEDED and val < str_len:
+                end = data.find(b"\0", str_off + val, str_off + str_len)
+                if end > str_off + val:
+                    names.add(data[str_off + val : end].decode("utf-8", "replace"))
+    return names
 
 
 def _each(paths: Iterable[Path], what: Callable[[mmap.mmap, list[tuple[int, ...]]], set[str]]
@@ -215,8 +293,9 @@ def _symbol_tables(data: mmap.mmap, size: int) -> list[tuple[int, ...]]:
             continue
         if any(t[0] == kind for t in out):
             raise Unreadable("two symbol tables of one kind")
-        if length // _ENTRY > MAX_SYMBOLS:
-            raise Unreadable(f"{length // _ENTRY} symbols, more than {MAX_SYMBOLS}")
+        limit = MAX_DYNAMIC if kind == _SHT_DYNSYM else MAX_SYMBOLS
+        if length // _ENTRY > limit:
+            raise Unreadable(f"{length // _ENTRY} symbols in one table, more than {limit}")
         if entsize != _ENTRY or link >= shnum:
             continue
         _, str_off, str_len, _, _, _ = section(link)
@@ -244,10 +323,26 @@ def _weak_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str
     return _names_where(data, tables, lambda binding, shndx: binding == _WEAK and shndx != 0)
 
 
-def _undefined_static(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
-    names = _names_where(data, tables, lambda binding, shndx: binding in (_GLOBAL, _WEAK)
-                         and shndx == 0)  # fmt: skip
-    return {n.split("@", 1)[0] for n in names}
+def _dynamic_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
+    """Defined global, weak or unique code symbols of the dynamic symbol table: a build that
+    exports nothing of its own (no `-rdynamic`) has there only what a shared library calls
+    (so the library's calls run the build's code) and the data objects it copies from one
+    (`stdout`, `std::cout`: STT_OBJECT, left out)."""
+    dynamic = [t for t in tables if t[0] == _SHT_DYNSYM]
+    if not dynamic:
+        return set()
+    _kind, offset, length, str_off, str_len, _first = dynamic[0]
+    names = set()
+    for at in range(offset + _ENTRY, offset + length - _ENTRY + 1, _ENTRY):
+        st_name, st_info, _other, st_shndx = struct.unpack_from("<IBBH", data, at)
+        binding, kind = st_info >> 4, st_info & 0xF
+        if (st_shndx == 0 or st_name == 0 or st_name >= str_len or kind in _NOT_CODE
+                or binding not in (_GLOBAL, _WEAK, _UNIQUE)):  # fmt: skip
+            continue
+        end = data.find(b"\0", str_off + st_name, str_off + str_len)
+        if end > str_off + st_name:
+            names.add(data[str_off + st_name : end].decode("utf-8", "replace"))
+    return names
 
 
 def _names_where(data: mmap.mmap, tables: list[tuple[int, ...]],
@@ -349,9 +444,8 @@ def own_names(variant: Any) -> OwnNames:
     (`Variant.own_names`)."""
     if variant.own_names is None:
         root = Path(variant.build_dir)
-        alone = harness_names(root)
-        variant.own_names = OwnNames(imported(root), weak_defined(root),
-                                     *(alone if alone is not None else (None, None)))  # fmt: skip
+        variant.own_names = OwnNames(imported(root), weak_defined(root), harness_weak(root),
+                                     exported(root))  # fmt: skip
     return variant.own_names
 
 
@@ -364,18 +458,26 @@ def flag_replaced_calls(verdict: Verdict, build_dir: str, own: list[OwnNames]) -
     # of its own)
     theirs = frozenset.intersection(*(o.imports for o in own)) if own else frozenset()
     weak = frozenset.intersection(*(o.weak for o in own)) if own else frozenset()
-    for o in own:  # the harness compiled alone: what it calls and instantiates itself
-        if o.harness_refs is not None and o.harness_weak is not None:
-            theirs, weak = theirs & o.harness_refs, weak & o.harness_weak
+    for o in own:  # the harness compiled alone: what it instantiates itself
+        if o.harness_weak is not None:
+            weak &= o.harness_weak
     c = verdict.candidate
-    if not (theirs or weak) or not build_dir or c is None or not c.ok:
+    if not own or not build_dir or c is None or not c.ok:
         return False
     mine, unreadable = taken_over(Path(build_dir), theirs, weak)
+    # helper-58: a library's own calls (libstdc++'s steady_clock::now calling clock_gettime,
+    # its operator new calling malloc, libc calling fflush) bind to the executable's
+    # definition first, and the link exports it for them: no own build exports it
+    lent = exported(Path(build_dir)) - frozenset.union(*(o.exports for o in own))
+    lent &= libraries_call(Path(build_dir)) if lent else frozenset()
     if unreadable:
         why = f"its build's symbol tables are not as a linker writes them ({unreadable})"
     elif mine:
         why = (f"the solution defines {', '.join(sorted(mine))}, which its harness calls from "
                "a shared library: the harness's calls run the solution's code")  # fmt: skip
+    elif lent:
+        why = (f"the solution defines {', '.join(sorted(lent))}, which a shared library the "
+               "harness calls calls: the library's calls run the solution's code")  # fmt: skip
     else:
         return False
     verdict.flags.append(CALL_REPLACED)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
 import perfgym.judge.replaced_calls as replaced_calls
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
 from perfgym.judge.replaced_calls import (
     CALL_REPLACED,
     HARNESS_OBJECTS,

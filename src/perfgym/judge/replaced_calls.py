@@ -305,22 +305,16 @@ def _symbol_tables(data: mmap.mmap, size: int) -> list[tuple[int, ...]]:
 
 
 def _undefined_dynamic(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
-    names = set()
-    for kind, offset, length, str_off, str_len, _info in tables:
-        if kind != _SHT_DYNSYM:
-            continue  # a dynamic symbol table is small: the linker writes only what it links
-        for at in range(offset + _ENTRY, offset + length - _ENTRY + 1, _ENTRY):
-            st_name, st_info, _other, st_shndx = struct.unpack_from("<IBBH", data, at)
-            if st_shndx != 0 or st_name == 0 or st_name >= str_len or st_info >> 4 not in (1, 2):
-                continue
-            end = data.find(b"\0", str_off + st_name, str_off + str_len)
-            if end > str_off + st_name:
-                names.add(data[str_off + st_name : end].decode("utf-8", "replace"))
-    return names
+    """Undefined global or weak names of the dynamic symbol table (a build's imports; small:
+    the linker writes only what it links)."""
+    return _names_where(data, tables, _SHT_DYNSYM,
+                        lambda binding, _kind, shndx: shndx == 0 and binding in (_GLOBAL, _WEAK))
 
 
 def _weak_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
-    return _names_where(data, tables, lambda binding, shndx: binding == _WEAK and shndx != 0)
+    """Weak definitions of the static symbol table (the dynamic one where there is none)."""
+    return _names_where(data, tables, _SHT_SYMTAB,
+                        lambda binding, _kind, shndx: binding == _WEAK and shndx != 0)
 
 
 def _dynamic_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
@@ -328,33 +322,23 @@ def _dynamic_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[
     exports nothing of its own (no `-rdynamic`) has there only what a shared library calls
     (so the library's calls run the build's code) and the data objects it copies from one
     (`stdout`, `std::cout`: STT_OBJECT, left out)."""
-    dynamic = [t for t in tables if t[0] == _SHT_DYNSYM]
-    if not dynamic:
+    return _names_where(data, tables, _SHT_DYNSYM, lambda binding, kind, shndx: shndx != 0
+                        and kind not in _NOT_CODE and binding in (_GLOBAL, _WEAK, _UNIQUE))
+
+
+def _names_where(data: mmap.mmap, tables: list[tuple[int, ...]], table: int,
+                 keep: Callable[[int, int, int], bool]) -> set[str]:  # fmt: skip
+    """The names of the entries of the file's `table` (static or dynamic; a static one falls
+    back to the dynamic one where the file has none) whose binding, type and section index
+    `keep` takes."""
+    chosen = [t for t in tables if t[0] == table]
+    if not chosen and table == _SHT_DYNSYM:
         return set()
-    _kind, offset, length, str_off, str_len, _first = dynamic[0]
+    _kind, offset, length, str_off, str_len, _first = (chosen or tables)[0]
     names = set()
     for at in range(offset + _ENTRY, offset + length - _ENTRY + 1, _ENTRY):
         st_name, st_info, _other, st_shndx = struct.unpack_from("<IBBH", data, at)
-        binding, kind = st_info >> 4, st_info & 0xF
-        if (st_shndx == 0 or st_name == 0 or st_name >= str_len or kind in _NOT_CODE
-                or binding not in (_GLOBAL, _WEAK, _UNIQUE)):  # fmt: skip
-            continue
-        end = data.find(b"\0", str_off + st_name, str_off + str_len)
-        if end > str_off + st_name:
-            names.add(data[str_off + st_name : end].decode("utf-8", "replace"))
-    return names
-
-
-def _names_where(data: mmap.mmap, tables: list[tuple[int, ...]],
-                 keep: Callable[[int, int], bool]) -> set[str]:  # fmt: skip
-    """The names of the entries of the file's static symbol table (its dynamic one where it
-    has none) whose binding and section index `keep` takes (read of trusted builds)."""
-    static = [t for t in tables if t[0] == _SHT_SYMTAB]
-    _kind, offset, length, str_off, str_len, _first = (static or tables)[0]
-    names = set()
-    for at in range(offset + _ENTRY, offset + length - _ENTRY + 1, _ENTRY):
-        st_name, st_info, _other, st_shndx = struct.unpack_from("<IBBH", data, at)
-        if st_name == 0 or st_name >= str_len or not keep(st_info >> 4, st_shndx):
+        if st_name == 0 or st_name >= str_len or not keep(st_info >> 4, st_info & 0xF, st_shndx):
             continue
         end = data.find(b"\0", str_off + st_name, str_off + str_len)
         if end > str_off + st_name:

@@ -116,6 +116,15 @@ std::vector<uint32_t> top_k(const std::vector<uint32_t>& values, std::size_t k) 
 """
 
 
+#: C++: the unsized `operator delete`, which libstdc++'s sized one calls through its own PLT
+#: (helper-59 hooked the harness's untimed reference there); this one only counts the calls.
+UNSIZED_DELETE = """#include <cstdlib>
+#include <new>
+static unsigned long deletes_seen;
+void operator delete(void *p) noexcept { ++deletes_seen; std::free(p); }
+"""
+
+
 #: A harness's shape: it times a call with clock_gettime and prints its line with printf.
 HARNESS = """#include <stdio.h>
 #include <time.h>
@@ -149,11 +158,27 @@ int main() {
 """
 
 
-def _build(tmp_path: Path, name: str, solution: str, suffix: str = ".c") -> Path:
+#: A C++ harness that times with steady_clock and prints with printf (no streams of its own).
+CPP_PRINTF_HARNESS = """#include <chrono>
+#include <cstdio>
+int work(int);
+int main() {
+    auto a = std::chrono::steady_clock::now();
+    int r = work(7);
+    auto b = std::chrono::steady_clock::now();
+    std::printf("{\\"elapsed_ns\\": %lld, \\"r\\": %d}\\n", (long long)(b - a).count(), r);
+    return 0;
+}
+"""
+
+
+def _build(tmp_path: Path, name: str, solution: str, suffix: str = ".c",
+           harness: str | None = None) -> Path:  # fmt: skip
     """The harness and `solution` linked into <name>/bench, as a compile-form recipe does."""
     out = tmp_path / name
     out.mkdir()
-    cc, harness = ("g++", CPP_HARNESS) if suffix == ".cpp" else ("gcc", HARNESS)
+    cc, default = ("g++", CPP_HARNESS) if suffix == ".cpp" else ("gcc", HARNESS)
+    harness = harness or default
     (out / f"harness{suffix}").write_text(harness)
     (out / f"solution{suffix}").write_text(solution)
     subprocess.run([cc, "-O2", str(out / f"harness{suffix}"), str(out / f"solution{suffix}"),
@@ -444,17 +469,18 @@ def test_the_harness_compiled_alone_tells_its_instantiations_from_its_solutions(
     assert flagged(strong, alone) and flagged(strong, binaries_only)
 
 
-def _flagged_beside_own(tmp_path: Path, name: str, solution: str, suffix: str) -> str:
+def _flagged_beside_own(tmp_path: Path, name: str, solution: str, suffix: str,
+                        harness: str | None = None) -> str:  # fmt: skip
     """The reason the judge's rule gives a build of `solution` beside an honest own build of
     the same harness ('' where it is not flagged)."""
     import types
 
     honest = "int work(int x) { return x * 6; }\n"
     own = own_names(types.SimpleNamespace(own_names=None, build_dir=str(
-        _build(tmp_path, f"own-{name}", honest, suffix))))  # fmt: skip
+        _build(tmp_path, f"own-{name}", honest, suffix, harness))))  # fmt: skip
     v = Verdict(task_id="t", stage=Stage.OK,
                 candidate=Timing(estimate_s=0.01, samples_s=[0.01], clock="harness"))  # fmt: skip
-    flag_replaced_calls(v, str(_build(tmp_path, name, solution, suffix)), [own])
+    flag_replaced_calls(v, str(_build(tmp_path, name, solution, suffix, harness)), [own])
     return v.candidate.status_reason if CALL_REPLACED in v.flags else ""
 
 
@@ -477,6 +503,43 @@ def test_an_allocator_behind_operator_new_is_taken_too(tmp_path) -> None:
            "extern \"C\" void free(void *p) noexcept { (void)p; }\n"
            "int work(int x) { return x * 6; }\n")  # fmt: skip
     assert "malloc" in _flagged_beside_own(tmp_path, "lib-malloc", sol, ".cpp")
+
+
+def test_an_unsized_operator_delete_takes_the_library_s_own_calls(tmp_path) -> None:
+    """helper-59: the harness imports only the sized `operator delete`; libstdc++'s sized one
+    jumps to its unsized one through its own PLT, which the loader binds to the executable's
+    `_ZdlPv` (a hook there cached the answer during the harness's untimed reference: 60.0 ms
+    against its twin's 67.4). libstdc++ defines `_ZdlPv` global: a real function, not an
+    inline copy; strong or weak, the solution's definition takes the calls."""
+    for binding in ("", "__attribute__((weak)) "):
+        sol = ("#include <cstdlib>\n#include <new>\nstatic long seen;\n"
+               f"{binding}void operator delete(void *p) noexcept {{ ++seen; std::free(p); }}\n"
+               "int work(int x) { int *v = new int[4]; v[0] = x; int r = v[0] * 6; delete[] v;"
+               " return r; }\n")  # fmt: skip
+        why = _flagged_beside_own(tmp_path, f"unsized-delete{len(binding)}", sol, ".cpp")
+        assert "_ZdlPv" in why, binding
+
+
+def test_a_strong_copy_of_a_library_template_it_calls_itself_is_taken(tmp_path) -> None:
+    """The harness prints an int with `<<`, importing `operator<<(int)`; libstdc++'s jumps to
+    its own `_M_insert<long>` (an explicit instantiation, weak) through its PLT. A strong
+    definition of that name in the solution takes the harness's line."""
+    sol = ("#include <ostream>\n"
+           "std::ostream &quiet(std::ostream *os, long v) __asm__(\"_ZNSo9_M_insertIlEERSoT_\");\n"
+           "std::ostream &quiet(std::ostream *os, long v) { (void)v; return *os; }\n"
+           "int work(int x) { return x * 6; }\n")  # fmt: skip
+    assert "_ZNSo9_M_insertIlEERSoT_" in _flagged_beside_own(tmp_path, "insert", sol, ".cpp")
+
+
+def test_an_inline_library_member_the_solution_also_emits_is_not_taken(tmp_path) -> None:
+    """An honest solution printing with `std::endl` emits `std::ctype<char>::do_widen` (an
+    inline member) weak, and the link exports it; libstdc++ holds its own weak copy and calls
+    it through its PLT. The same code either way: not flagged (helper-59's `p20`)."""
+    sol = ("#include <iostream>\nint work(int x) { if (x < 0) std::cerr << x << std::endl;"
+           " return x * 6; }\n")  # fmt: skip
+    build = _build(tmp_path, "widen-probe", sol, ".cpp", CPP_PRINTF_HARNESS)
+    assert "_ZNKSt5ctypeIcE8do_widenEc" in replaced_calls.exported(build)  # the case it is
+    assert _flagged_beside_own(tmp_path, "widen", sol, ".cpp", CPP_PRINTF_HARNESS) == ""
 
 
 def test_a_helper_named_like_a_libc_function_no_library_calls_is_not_taken(tmp_path) -> None:
@@ -545,10 +608,12 @@ def judged():
              Candidate(pop, source=pop.references[0].source, model="reference"),
              Candidate(pop, source=STATIC_CLOCK, model="static_clock"),
              Candidate(topk, source=FROZEN_CHRONO, model="frozen"),
-             Candidate(topk, source=topk.references[0].source, model="cpp_reference")]  # fmt: skip
+             Candidate(topk, source=topk.references[0].source, model="cpp_reference"),
+             Candidate(topk, source=UNSIZED_DELETE + topk.references[0].source,
+                       model="unsized_delete")]  # fmt: skip
     with Judge(JudgeConfig(repeats=3)) as judge:
         return dict(zip(["honest", "hiding", "reference", "static_clock", "frozen",
-                         "cpp_reference"],
+                         "cpp_reference", "unsized_delete"],
                         judge.judge_many(cands), strict=True))  # fmt: skip
 
 
@@ -563,6 +628,14 @@ def test_a_c_solution_defining_the_harness_clock_is_flagged(judged) -> None:
 def test_a_cpp_solution_freezing_steady_clock_is_flagged(judged) -> None:
     v = judged["frozen"]
     assert v.stage is Stage.OK and v.correct and CALL_REPLACED in v.flags, v.flags
+
+
+def test_an_unsized_operator_delete_beside_the_harness_is_flagged(judged) -> None:
+    """helper-59's route through the real judge: libstdc++'s sized delete, which the harness
+    calls from its untimed reference, runs the solution's unsized one."""
+    v = judged["unsized_delete"]
+    assert v.stage is Stage.OK and v.correct and CALL_REPLACED in v.flags, v.flags
+    assert "_ZdlPv" in v.candidate.status_reason
 
 
 def test_honest_programs_of_the_same_task_are_not_flagged(judged) -> None:

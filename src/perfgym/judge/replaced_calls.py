@@ -19,7 +19,11 @@ local after its unnamed `FILE` symbol) has taken the harness's call, whatever it
 imports; so has a strong definition of a name they all define weak (the harness's inline
 functions and template instantiations, which the link replaces with a strong one); and so has
 one the link exported for a shared library that calls that name itself (libstdc++'s
-`steady_clock::now` calls `clock_gettime`, its `operator new` calls `malloc`: helper-58): helper-56 kept the import beside its own definition with `.symver`
+`steady_clock::now` calls `clock_gettime`, its `operator new` calls `malloc`: helper-58), or
+that such a library defines and calls itself through its own relocations (its sized
+`operator delete` calls the unsized one: helper-59), unless both the library's definition
+and the build's are weak (an inline copy, as an honest build emits one). helper-56 kept the
+import beside its own definition with `.symver`
 (`clock_gettime@GLIBC_2.2.5`), replaced C++'s `std::ostream::_M_insert<long long>` and forged a
 second dynamic symbol table. Its verdict is flagged `harness_call_replaced`, one of
 `run_status.CLOCK_CHEAT_FLAGS`: its timing is degraded and every reward scores it as a program
@@ -150,10 +154,11 @@ def harness_weak(root: Path) -> frozenset[str] | None:
     return _each(files, _weak_definitions)
 
 
-def exported(root: Path) -> frozenset[str]:
+def exported(root: Path, strong: bool = False) -> frozenset[str]:
     """The names the ELF files under `root` define in their dynamic symbol tables (of a
-    candidate's build: code only, not the data objects a link copies from a library)."""
-    return _each(elf_files(root), _dynamic_definitions)
+    candidate's build: code only, not the data objects a link copies from a library); only
+    the global and unique ones where `strong`."""
+    return _each(elf_files(root), _strong_dynamic_definitions if strong else _dynamic_definitions)
 
 
 #: Where the shared libraries a build names (DT_NEEDED) are looked for.
@@ -179,16 +184,101 @@ def libraries_call(root: Path) -> frozenset[str]:
 
 @functools.lru_cache(maxsize=64)
 def _library_imports(name: str) -> frozenset[str]:
-    if "/" in name or not name:
+    path = _library_path(name)
+    if path is None:
         return frozenset()
+    try:
+        return frozenset(n.split("@", 1)[0] for n in _read(path, _undefined_dynamic))
+    except Unreadable:
+        return frozenset()
+
+
+def libraries_bind_themselves(root: Path) -> tuple[frozenset[str], frozenset[str]]:
+    """The code names the shared libraries the ELF files under `root` need define themselves
+    and still call through their own relocations (PLT or GOT, so the loader binds them to an
+    executable's definition first): (those they define global, those they define weak).
+    libstdc++'s sized `operator delete` calls its unsized one this way (helper-59); its
+    `std::ctype<char>::do_widen`, an inline member, is one of the weak ones, and an honest
+    C++ build defines it weak too."""
+    strong: set[str] = set()
+    weak: set[str] = set()
+    for path in elf_files(root):
+        try:
+            needed = _read(path, _needed)
+        except Unreadable:
+            continue
+        for lib in sorted(needed):
+            s, w = _library_self_bound(lib)
+            strong |= s
+            weak |= w
+    return frozenset(strong), frozenset(weak - strong)
+
+
+@functools.lru_cache(maxsize=64)
+def _library_self_bound(name: str) -> tuple[frozenset[str], frozenset[str]]:
+    path = _library_path(name)
+    if path is None:
+        return frozenset(), frozenset()
+    try:
+        bound = _read(path, _self_bound)
+    except Unreadable:
+        return frozenset(), frozenset()
+    strong = frozenset(n[2:] for n in bound if n.startswith("G:"))
+    return strong, frozenset(n[2:] for n in bound if n.startswith("W:"))
+
+
+def _library_path(name: str) -> Path | None:
+    if "/" in name or not name:
+        return None
     for d in LIBRARY_DIRS:
         path = Path(d) / name
         if path.is_file():
-            try:
-                return frozenset(n.split("@", 1)[0] for n in _read(path.resolve(), _undefined_dynamic))
-            except Unreadable:
-                return frozenset()
-    return frozenset()
+            return path.resolve()
+    return None
+
+
+#: Relocations read of one library (libstdc++ has about 10,000).
+MAX_RELOCATIONS = 4_000_000
+_SHT_RELA = 4
+
+
+def _self_bound(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
+    """'G:name' or 'W:name' for each code symbol a relocation of the dynamic symbol table
+    refers to that the file defines itself (its binding: global or unique, or weak)."""
+    dyn = [t for t in tables if t[0] == _SHT_DYNSYM]
+    if not dyn:
+        return set()
+    _kind, sym_off, sym_len, str_off, str_len, _first = dyn[0]
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, _ = struct.unpack_from("<HHH", data, 0x3A)
+    size, seen, out = len(data), 0, set()
+    indices: set[int] = set()
+    for k in range(min(shnum, (size - shoff) // max(shentsize, 64), 4096)):
+        base = shoff + k * shentsize
+        kind, = struct.unpack_from("<I", data, base + 4)
+        offset, length = struct.unpack_from("<QQ", data, base + 24)
+        if kind != _SHT_RELA or offset + length > size:
+            continue
+        for at in range(offset, offset + length - 23, 24):
+            seen += 1
+            if seen > MAX_RELOCATIONS:
+                raise Unreadable(f"more than {MAX_RELOCATIONS} relocations")
+            info, = struct.unpack_from("<Q", data, at + 8)
+            if info >> 32:
+                indices.add(info >> 32)
+    for index in indices:
+        at = sym_off + index * _ENTRY
+        if at + _ENTRY > sym_off + sym_len:
+            continue
+        st_name, st_info, _other, shndx = struct.unpack_from("<IBBH", data, at)
+        binding, kind = st_info >> 4, st_info & 0xF
+        if shndx == 0 or kind in _NOT_CODE or binding not in (_GLOBAL, _WEAK, _UNIQUE):
+            continue
+        end = data.find(b"\0", str_off + st_name, str_off + str_len)
+        if st_name and end > str_off + st_name:
+            name = data[str_off + st_name : end].decode("utf-8", "replace")
+            out.add(("W:" if binding == _WEAK else "G:") + name)
+    return out
 
 
 def _needed(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
@@ -326,6 +416,12 @@ def _dynamic_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[
                         and kind not in _NOT_CODE and binding in (_GLOBAL, _WEAK, _UNIQUE))
 
 
+def _strong_dynamic_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
+    """Those of `_dynamic_definitions` bound global or unique (not weak)."""
+    return _names_where(data, tables, _SHT_DYNSYM, lambda binding, kind, shndx: shndx != 0
+                        and kind not in _NOT_CODE and binding in (_GLOBAL, _UNIQUE))
+
+
 def _names_where(data: mmap.mmap, tables: list[tuple[int, ...]], table: int,
                  keep: Callable[[int, int, int], bool]) -> set[str]:  # fmt: skip
     """The names of the entries of the file's `table` (static or dynamic; a static one falls
@@ -452,8 +548,16 @@ def flag_replaced_calls(verdict: Verdict, build_dir: str, own: list[OwnNames]) -
     # helper-58: a library's own calls (libstdc++'s steady_clock::now calling clock_gettime,
     # its operator new calling malloc, libc calling fflush) bind to the executable's
     # definition first, and the link exports it for them: no own build exports it
-    lent = exported(Path(build_dir)) - frozenset.union(*(o.exports for o in own))
-    lent &= libraries_call(Path(build_dir)) if lent else frozenset()
+    root = Path(build_dir)
+    lent = exported(root) - frozenset.union(*(o.exports for o in own))
+    if lent:
+        # helper-59: a library calls a name it defines itself through its own relocation
+        # (libstdc++'s sized operator delete calls the unsized one): a definition of the
+        # executable's takes those calls too where the library's is a real function (global)
+        # and not an inline copy the build may hold as well (weak, then only a strong one)
+        strong, weak_only = libraries_bind_themselves(root)
+        hard = lent & (libraries_call(root) | strong)
+        lent = hard | (lent & weak_only & exported(root, strong=True))
     if unreadable:
         why = f"its build's symbol tables are not as a linker writes them ({unreadable})"
     elif mine:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfgym.errors import ToolchainMissing
-from perfgym.judge import trailer
+from perfgym.judge import sealed_exports, trailer
 from perfgym.judge.extract import extract, not_text, shown
 from perfgym.judge.replaced_calls import HARNESS_OBJECTS, OwnNames
 from perfgym.judge.verdict import Stage
@@ -171,9 +171,11 @@ def _prepare_harness(
     wrapped = trailer.wrap(
         task.language, plan, H_BUILD, task.root / "harness", solution=f"{H_VARIANT}/{name}"
     )
-    # The build's key: the task's recipe, the source, the wrapper's sources and its recipe.
+    # The build's key: the task's recipe, the source, the wrapper's sources and its recipe,
+    # and how its exports are sealed (a folder built before sealing is not reused).
     spec = task.harness.model_dump_json()
-    key = f"{task.id}\0{spec}\0{source}\0{trailer.version()}\0{wrapped!r}"
+    key = (f"{task.id}\0{spec}\0{source}\0{trailer.version()}\0{wrapped!r}"
+           f"\0sealed-{sealed_exports.VERSION}")  # fmt: skip
     digest = hashlib.sha256(key.encode()).hexdigest()[:24]
     variant_host = cache.root / ".harness" / digest / "variant"
     build_host = cache.root / ".harness" / digest / "build"
@@ -290,5 +292,7 @@ def _build_harness(
         v.stage, v.detail = Stage.NC, "COMPILE_ERROR"
         v.reason = ex.reason or "the harness build failed"
         return True
+    # before anything runs it: a library's calls of its own inline functions stay its own
+    sealed_exports.seal(build_host)
     marker.write_text("ok\n")
     return False

@@ -300,12 +300,18 @@ class ExpectedOutputs:
                 for label in labels]  # fmt: skip
         absent = [getattr(refs, k) is None or not getattr(refs, k).ready for k in keys]
         out: dict[str, list[OwnRun | None]] = {}
-        with self._lock:
-            runs = self._runs
+        live = [(i, k) for i, (k, gone) in enumerate(zip(keys, absent, strict=True)) if not gone]
+        task, n = plan.key, len(keys)
+        with self._lock:  # a plain loop: 125,000 tests a HumanEval+ run, 3 generators a test
+            get = self._runs.get
             for case in plan.tests:
-                got = [None if gone else runs.get((plan.key, k, case.id))
-                       for k, gone in zip(keys, absent, strict=True)]  # fmt: skip
-                if all(r is not None or gone for r, gone in zip(got, absent, strict=True)):
+                got: list[OwnRun | None] = [None] * n
+                for i, k in live:
+                    run = get((task, k, case.id))
+                    if run is None:
+                        break
+                    got[i] = run
+                else:
                     out[case.id] = got
         return out
 

@@ -542,6 +542,35 @@ def test_an_inline_library_member_the_solution_also_emits_is_not_taken(tmp_path)
     assert _flagged_beside_own(tmp_path, "widen", sol, ".cpp", CPP_PRINTF_HARNESS) == ""
 
 
+def test_a_printf_format_of_its_own_is_flagged(tmp_path) -> None:
+    """helper-61: `register_printf_specifier('d')` made the harness's own `%ld` print a
+    smaller elapsed_ns (C, 7 of 7 rounds over its twin); no symbol of the harness's is taken."""
+    sol = ("#include <printf.h>\n#include <stdio.h>\n"
+           "static int out(FILE *s, const struct printf_info *i, const void *const *a) {"
+           " (void)i; (void)a; return fputs(\"1\", s); }\n"
+           "static int info(const struct printf_info *i, size_t n, int *t, int *z) {"
+           " (void)i; (void)z; if (n) t[0] = PA_INT; return 1; }\n"
+           "__attribute__((constructor)) static void hook(void) {"
+           " register_printf_specifier('d', out, info); }\n" + HONEST_WORK)  # fmt: skip
+    assert "register_printf_specifier" in _flagged_beside_own(tmp_path, "printf-spec", sol, ".c")
+
+
+def test_a_function_found_at_run_time_is_flagged(tmp_path) -> None:
+    sol = ("#define _GNU_SOURCE\n#include <dlfcn.h>\n"
+           "__attribute__((constructor)) static void look(void) {"
+           " (void)dlsym(RTLD_DEFAULT, \"register_printf_specifier\"); }\n" + HONEST_WORK)  # fmt: skip
+    assert "dlsym" in _flagged_beside_own(tmp_path, "dlsym", sol, ".c")
+
+
+def test_the_loader_s_own_calls_are_followed_through_libc(tmp_path) -> None:
+    """helper-61: ld.so, which libc needs (not the program), calls its `_dl_catch_exception`
+    through its own PLT; a program's global definition took those calls."""
+    assert "ld-linux-x86-64.so.2" in replaced_calls.loaded_with(["libc.so.6"])
+    sol = ("int _dl_catch_exception(void *e, void (*op)(void *), void *a) {"
+           " (void)e; op(a); return 0; }\n" + HONEST_WORK)  # fmt: skip
+    assert "_dl_catch_exception" in _flagged_beside_own(tmp_path, "dl-catch", sol, ".c")
+
+
 def test_a_helper_named_like_a_libc_function_no_library_calls_is_not_taken(tmp_path) -> None:
     """The link exports a global `qsort` of the solution's (it interposes libc's), but no
     library calls `qsort` itself: nothing of the harness's runs it."""

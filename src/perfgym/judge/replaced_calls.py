@@ -33,6 +33,10 @@ static helper of the same name (in its source file's `FILE` group) takes no one'
 not flagged. An allocator of the solution's own (`malloc`, `operator new`) is: the harness
 calls it after its input exists, outside its clock.
 
+So is one that imports a call that changes what the harness's own library calls do
+(`PROCESS_HOOKS`: glibc's printf extensions, the run-time look-ups; helper-61). The libraries
+read are those a build loads, transitively (libc brings the dynamic loader).
+
 Not seen: builds linked statically (nothing imported to compare), and code that rewrites the
 harness's calls at run time (its GOT or its code); what those hide is still paid only as far
 as the witnesses confirm it.
@@ -82,6 +86,16 @@ _UNNAMED_FILE = struct.pack("<IBBH", 0, _STT_FILE, 0, 0xFFF1)
 class Unreadable(PerfgymError, ValueError):
     """A build's symbol tables are not as a linker writes them (kept inside this module: the
     build is flagged)."""
+
+
+#: Library calls that change what the harness's own calls do, process-wide: glibc's printf
+#: extensions (helper-61 registered a `%d` of its own, and the harness's `%lld` printed a
+#: smaller elapsed_ns: RLPF 1.004 against its twin's 0.964 in C, 7 of 7 rounds), and the run-time
+#: look-ups that reach those and any other function without importing it. A candidate's build
+#: that imports one no own build imports is flagged.
+PROCESS_HOOKS = frozenset({"register_printf_specifier", "register_printf_function",
+                           "register_printf_modifier", "register_printf_type", "dlsym", "dlvsym",
+                           "dlopen", "dlmopen"})  # fmt: skip
 
 
 #: A folder of an own solution's build holding the harness's sources compiled alone (a
@@ -177,9 +191,40 @@ def libraries_call(root: Path) -> frozenset[str]:
             needed = _read(path, _needed)
         except Unreadable:
             continue
-        for lib in sorted(needed):
+        for lib in loaded_with(needed):
             names |= _library_imports(lib)
     return frozenset(names)
+
+
+#: Libraries followed from one file's DT_NEEDED, at most (libstdc++ brings libm, libc,
+#: libgcc_s and, through libc, the dynamic loader: a handful).
+MAX_LIBRARIES = 64
+
+
+def loaded_with(needed: Iterable[str]) -> list[str]:
+    """The libraries a file with these DT_NEEDED names loads: them and theirs, transitively
+    (helper-61: the dynamic loader, which libc needs, calls its own `_dl_catch_exception`
+    through its PLT, and a program's definition took those calls)."""
+    seen: list[str] = []
+    todo = sorted(set(needed))
+    while todo and len(seen) < MAX_LIBRARIES:
+        lib = todo.pop(0)
+        if lib in seen:
+            continue
+        seen.append(lib)
+        todo += sorted(_library_needs(lib) - set(seen))
+    return seen
+
+
+@functools.lru_cache(maxsize=64)
+def _library_needs(name: str) -> frozenset[str]:
+    path = _library_path(name)
+    if path is None:
+        return frozenset()
+    try:
+        return frozenset(_read(path, _needed))
+    except Unreadable:
+        return frozenset()
 
 
 @functools.lru_cache(maxsize=64)
@@ -207,7 +252,7 @@ def libraries_bind_themselves(root: Path) -> tuple[frozenset[str], frozenset[str
             needed = _read(path, _needed)
         except Unreadable:
             continue
-        for lib in sorted(needed):
+        for lib in loaded_with(needed):
             s, w = _library_self_bound(lib)
             strong |= s
             weak |= w
@@ -558,8 +603,13 @@ def flag_replaced_calls(verdict: Verdict, build_dir: str, own: list[OwnNames]) -
         strong, weak_only = libraries_bind_themselves(root)
         hard = lent & (libraries_call(root) | strong)
         lent = hard | (lent & weak_only & exported(root, strong=True))
+    hooks = (PROCESS_HOOKS & imported(root)) - frozenset.union(*(o.imports for o in own))
     if unreadable:
         why = f"its build's symbol tables are not as a linker writes them ({unreadable})"
+    elif hooks:
+        why = (f"the solution calls {', '.join(sorted(hooks))}, which change what its "
+               "harness's own library calls do (a printf format of its own, or a function "
+               "found at run time)")  # fmt: skip
     elif mine:
         why = (f"the solution defines {', '.join(sorted(mine))}, which its harness calls from "
                "a shared library: the harness's calls run the solution's code")  # fmt: skip

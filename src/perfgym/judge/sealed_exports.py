@@ -37,6 +37,7 @@ from perfgym.judge.replaced_calls import (
     _needed,
     _symbol_tables,
     elf_files,
+    loaded_with,
 )
 
 _LOCAL = 0
@@ -68,7 +69,7 @@ def _seal_file(path: Path) -> list[str]:
             if not dyn:
                 return []
             inline: set[str] = set()
-            for lib in sorted(_needed(data, tables)):
+            for lib in loaded_with(_needed(data, tables)):
                 strong, weak = _library_self_bound(lib)
                 inline |= weak
                 inline -= strong

@@ -186,14 +186,21 @@ def libraries_call(root: Path) -> frozenset[str]:
     name takes (libstdc++'s `clock_gettime` behind `steady_clock::now`, its `malloc` behind
     `operator new`)."""
     names: set[str] = set()
+    for lib in _loaded_under(root):
+        names |= {n.split("@", 1)[0] for n in _of_library(lib, _undefined_dynamic)}
+    return frozenset(names)
+
+
+def _loaded_under(root: Path) -> list[str]:
+    """The libraries the ELF files under `root` load (`loaded_with` their DT_NEEDED)."""
+    libs: list[str] = []
     for path in elf_files(root):
         try:
             needed = _read(path, _needed)
         except Unreadable:
             continue
-        for lib in loaded_with(needed):
-            names |= _library_imports(lib)
-    return frozenset(names)
+        libs += [lib for lib in loaded_with(needed) if lib not in libs]
+    return libs
 
 
 #: Libraries followed from one file's DT_NEEDED, at most (libstdc++ brings libm, libc,
@@ -212,28 +219,20 @@ def loaded_with(needed: Iterable[str]) -> list[str]:
         if lib in seen:
             continue
         seen.append(lib)
-        todo += sorted(_library_needs(lib) - set(seen))
+        todo += sorted(_of_library(lib, _needed) - set(seen))
     return seen
 
 
-@functools.lru_cache(maxsize=64)
-def _library_needs(name: str) -> frozenset[str]:
+@functools.lru_cache(maxsize=256)
+def _of_library(name: str, what: Callable[[mmap.mmap, list[tuple[int, ...]]], set[str]]
+                ) -> frozenset[str]:  # fmt: skip
+    """`what` read of the library `name` (found in LIBRARY_DIRS; nothing where it is not, or
+    cannot be read), once per process."""
     path = _library_path(name)
     if path is None:
         return frozenset()
     try:
-        return frozenset(_read(path, _needed))
-    except Unreadable:
-        return frozenset()
-
-
-@functools.lru_cache(maxsize=64)
-def _library_imports(name: str) -> frozenset[str]:
-    path = _library_path(name)
-    if path is None:
-        return frozenset()
-    try:
-        return frozenset(n.split("@", 1)[0] for n in _read(path, _undefined_dynamic))
+        return frozenset(_read(path, what))
     except Unreadable:
         return frozenset()
 
@@ -247,27 +246,16 @@ def libraries_bind_themselves(root: Path) -> tuple[frozenset[str], frozenset[str
     C++ build defines it weak too."""
     strong: set[str] = set()
     weak: set[str] = set()
-    for path in elf_files(root):
-        try:
-            needed = _read(path, _needed)
-        except Unreadable:
-            continue
-        for lib in loaded_with(needed):
-            s, w = _library_self_bound(lib)
-            strong |= s
-            weak |= w
+    for lib in _loaded_under(root):
+        s, w = _library_self_bound(lib)
+        strong |= s
+        weak |= w
     return frozenset(strong), frozenset(weak - strong)
 
 
-@functools.lru_cache(maxsize=64)
 def _library_self_bound(name: str) -> tuple[frozenset[str], frozenset[str]]:
-    path = _library_path(name)
-    if path is None:
-        return frozenset(), frozenset()
-    try:
-        bound = _read(path, _self_bound)
-    except Unreadable:
-        return frozenset(), frozenset()
+    """(global, weak) names the library `name` defines and calls through its own relocations."""
+    bound = _of_library(name, _self_bound)
     strong = frozenset(n[2:] for n in bound if n.startswith("G:"))
     return strong, frozenset(n[2:] for n in bound if n.startswith("W:"))
 

@@ -65,6 +65,32 @@ def test_an_honest_build_runs_the_same_once_sealed(tmp_path) -> None:
     assert seal(tmp_path) == []  # sealed once: nothing left to seal
 
 
+def test_a_vtable_of_its_own_is_sealed_from_the_library(tmp_path) -> None:
+    """helper-61: a weak `std::ostream` vtable object of the solution's (libstdc++ reaches 172
+    vtables through its own GOT) became `std::cout`'s; its virtual-base offset, the solution's
+    data, then sent the wrapper's flush to the solution's code. This copy is all zeros:
+    `std::cout` prints nothing until the library keeps its own vtable."""
+    sol = ('__asm__(".data\\n.weak _ZTVSo\\n.type _ZTVSo, @object\\n.size _ZTVSo, 80\\n"'
+           ' "_ZTVSo:\\n.zero 80\\n.text\\n");\nint work(int x) { return x * 6; }\n')  # fmt: skip
+    bench = _linked(tmp_path, sol)
+    assert _run(bench) == ""  # the library's cout runs on the program's vtable
+    assert "_ZTVSo" in seal(tmp_path)
+    assert _run(bench) == "r=42\n"
+
+
+def test_objects_the_program_holds_by_copy_stay_exported(tmp_path) -> None:
+    """`std::cout` is the program's copy (a copy relocation): the library must bind to it."""
+    import mmap
+
+    from perfgym.judge.replaced_calls import _symbol_tables, copied_objects
+
+    bench = _linked(tmp_path, "int work(int x) { return x * 6; }\n")
+    seal(tmp_path)
+    with open(bench, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+        assert "_ZSt4cout" in copied_objects(data, _symbol_tables(data, len(data)))
+    assert _run(bench) == "r=42\n"
+
+
 def test_strong_definitions_and_a_library_s_global_names_stay_exported(tmp_path) -> None:
     """Those are `replaced_calls`' to flag (a strong copy; an operator delete of its own)."""
     sol = ("#include <cstdlib>\n#include <new>\nvoid operator delete(void *p) noexcept "

@@ -254,10 +254,17 @@ def libraries_bind_themselves(root: Path) -> tuple[frozenset[str], frozenset[str
 
 
 def _library_self_bound(name: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(global, weak) names the library `name` defines and calls through its own relocations."""
+    """(global, weak) names of code the library `name` defines and calls through its own
+    relocations."""
     bound = _of_library(name, _self_bound)
     strong = frozenset(n[2:] for n in bound if n.startswith("G:"))
     return strong, frozenset(n[2:] for n in bound if n.startswith("W:"))
+
+
+def library_vtables(name: str) -> frozenset[str]:
+    """The weak vtables the library `name` defines and reaches through its own GOT (an object
+    it constructs takes the program's copy)."""
+    return frozenset(n[2:] for n in _of_library(name, _self_bound) if n.startswith("V:"))
 
 
 def _library_path(name: str) -> Path | None:
@@ -277,15 +284,40 @@ _SHT_RELA = 4
 
 def _self_bound(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
     """'G:name' or 'W:name' for each code symbol a relocation of the dynamic symbol table
-    refers to that the file defines itself (its binding: global or unique, or weak)."""
+    refers to that the file defines itself (its binding: global or unique, or weak); 'V:name'
+    for each weak vtable (`_ZTV`, an object) it so refers to."""
+    out = set()
+    for name, binding, kind, _type in _relocated_definitions(data, tables):
+        if kind not in _NOT_CODE:
+            out.add(("W:" if binding == _WEAK else "G:") + name)
+        elif kind == _STT_OBJECT and binding == _WEAK and name.startswith("_ZTV"):
+            out.add("V:" + name)
+    return out
+
+
+#: The relocation type by which a program holds a library's data object (x86-64, aarch64).
+_COPY_RELOCATIONS = frozenset({5, 1024})
+
+
+def copied_objects(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
+    """The names a file holds by copy relocation (`std::cout`, `stdout`): the library binds its
+    references to the program's copy, which must stay exported."""
+    return {name for name, _b, _k, rtype in _relocated_definitions(data, tables)
+            if rtype in _COPY_RELOCATIONS}  # fmt: skip
+
+
+def _relocated_definitions(data: mmap.mmap, tables: list[tuple[int, ...]]
+                           ) -> list[tuple[str, int, int, int]]:  # fmt: skip
+    """(name, binding, type, relocation type) of each symbol the file defines that a
+    relocation of its dynamic symbol table refers to."""
     dyn = [t for t in tables if t[0] == _SHT_DYNSYM]
     if not dyn:
-        return set()
+        return []
     _kind, sym_off, sym_len, str_off, str_len, _first = dyn[0]
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum, _ = struct.unpack_from("<HHH", data, 0x3A)
-    size, seen, out = len(data), 0, set()
-    indices: set[int] = set()
+    size, seen = len(data), 0
+    refs: dict[int, int] = {}
     for k in range(min(shnum, (size - shoff) // max(shentsize, 64), 4096)):
         base = shoff + k * shentsize
         kind, = struct.unpack_from("<I", data, base + 4)
@@ -297,20 +329,21 @@ def _self_bound(data: mmap.mmap, tables: list[tuple[int, ...]]) -> set[str]:
             if seen > MAX_RELOCATIONS:
                 raise Unreadable(f"more than {MAX_RELOCATIONS} relocations")
             info, = struct.unpack_from("<Q", data, at + 8)
-            if info >> 32:
-                indices.add(info >> 32)
-    for index in indices:
+            if info >> 32 and refs.get(info >> 32) not in _COPY_RELOCATIONS:
+                refs[info >> 32] = info & 0xFFFFFFFF
+    out = []
+    for index, rtype in refs.items():
         at = sym_off + index * _ENTRY
         if at + _ENTRY > sym_off + sym_len:
             continue
         st_name, st_info, _other, shndx = struct.unpack_from("<IBBH", data, at)
         binding, kind = st_info >> 4, st_info & 0xF
-        if shndx == 0 or kind in _NOT_CODE or binding not in (_GLOBAL, _WEAK, _UNIQUE):
+        if shndx == 0 or binding not in (_GLOBAL, _WEAK, _UNIQUE):
             continue
         end = data.find(b"\0", str_off + st_name, str_off + str_len)
         if st_name and end > str_off + st_name:
-            name = data[str_off + st_name : end].decode("utf-8", "replace")
-            out.add(("W:" if binding == _WEAK else "G:") + name)
+            out.append((data[str_off + st_name : end].decode("utf-8", "replace"), binding, kind,
+                        rtype))  # fmt: skip
     return out
 
 

@@ -14,7 +14,12 @@ So every harness build is sealed once it links, before it runs: each weak code d
 an ELF file's dynamic symbol table whose name a needed library defines weak and binds through
 its own relocations (`replaced_calls.libraries_bind_themselves`) is rewritten local. The loader
 skips local entries when it binds a library's references, so the library keeps its own copy;
-the build's own calls were bound at link time and still run its copy. Strong definitions, and
+the build's own calls were bound at link time and still run its copy. So is a weak vtable
+(`_ZTV`, an object) that a needed library defines weak and reaches through its own GOT
+(helper-61 made one of its own `std::cout`'s, and sent the wrapper's flush to its code), unless
+the program holds it by copy relocation (then the program's copy is the one in use). Other data
+objects are never sealed: a template's static member (a facet's `id`) must stay one object for
+the program and the library alike. Strong definitions, and
 names the library defines global (`operator delete`, `malloc`), are not sealed: they stay
 exported and `replaced_calls` flags them.
 """
@@ -30,19 +35,22 @@ from perfgym.judge.replaced_calls import (
     _ENTRY,
     _NOT_CODE,
     _SHT_DYNSYM,
+    _STT_OBJECT,
     _WEAK,
     MAX_FILE_BYTES,
     Unreadable,
     _library_self_bound,
     _needed,
     _symbol_tables,
+    copied_objects,
     elf_files,
+    library_vtables,
     loaded_with,
 )
 
 _LOCAL = 0
 #: In a harness build's cache key: a build folder sealed otherwise (or not) is not reused.
-VERSION = 1
+VERSION = 2
 
 
 def seal(root: Path) -> list[str]:
@@ -69,23 +77,28 @@ def _seal_file(path: Path) -> list[str]:
             if not dyn:
                 return []
             inline: set[str] = set()
+            vtables: set[str] = set()
             for lib in loaded_with(_needed(data, tables)):
                 strong, weak = _library_self_bound(lib)
                 inline |= weak
                 inline -= strong
-            if not inline:
+                vtables |= library_vtables(lib)
+            vtables -= copied_objects(data, tables)  # the program's copy is the one in use
+            if not inline and not vtables:
                 return []
             _kind, offset, length, str_off, str_len, _first = dyn[0]
             names = []
             for at in range(offset + _ENTRY, offset + length - _ENTRY + 1, _ENTRY):
                 st_name, st_info, _other, shndx = struct.unpack_from("<IBBH", data, at)
-                if shndx == 0 or st_info >> 4 != _WEAK or st_info & 0xF in _NOT_CODE:
+                kind = st_info & 0xF
+                if shndx == 0 or st_info >> 4 != _WEAK or (kind in _NOT_CODE
+                                                           and kind != _STT_OBJECT):  # fmt: skip
                     continue
                 end = data.find(b"\0", str_off + st_name, str_off + str_len)
                 if st_name == 0 or end <= str_off + st_name:
                     continue
                 name = data[str_off + st_name : end].decode("utf-8", "replace")
-                if name in inline:
+                if name in (vtables if kind == _STT_OBJECT else inline):
                     data[at + 4] = (_LOCAL << 4) | (st_info & 0xF)
                     names.append(name)
             if names:

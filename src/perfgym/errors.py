@@ -30,7 +30,7 @@
     ├── NodeLost                      service.ray_batch: a Ray node died holding a task
     ├── LineError (+ValueError)       evaluation.candidates_formats: a candidates line cannot be used
     ├── EvalFailed                    evaluation.config: an evaluation cannot start or keep results
-    ├── Unreadable (+ValueError)      judge.replaced_calls: a build's symbol tables, read, flagged
+    ├── Unreadable (+ValueError)      judge.elf_symbols: a build's symbol tables, read, flagged
     └── private signals: _Stopped (cli.eval_model), _Refused (llm.scripted), _Stop (enamel.sample)
 
 A layer's error derives from one of these (or from `PerfgymError` itself, keeping the builtin

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import perfgym.judge.elf_symbols as elf_symbols
 import perfgym.judge.replaced_calls as replaced_calls
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
 from perfgym.judge.replaced_calls import (
@@ -600,7 +601,7 @@ def test_a_table_longer_than_any_honest_build_is_read_no_further(tmp_path, monke
     sol = ("__asm__(\".text\\n.macro pgf\\npg\\\\@:\\n.endm\\n.rept 5000\\npgf\\n.endr\\n\");\n"
            + HONEST_WORK)  # fmt: skip
     build = _build(tmp_path, "long", sol)
-    monkeypatch.setattr(replaced_calls, "MAX_SYMBOLS", 1000)
+    monkeypatch.setattr(elf_symbols, "MAX_SYMBOLS", 1000)
     found, unreadable = taken_over(build, frozenset({"clock_gettime"}))
     assert found == frozenset() and "more than 1000" in unreadable, unreadable
 

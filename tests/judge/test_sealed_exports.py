@@ -82,7 +82,7 @@ def test_objects_the_program_holds_by_copy_stay_exported(tmp_path) -> None:
     """`std::cout` is the program's copy (a copy relocation): the library must bind to it."""
     import mmap
 
-    from perfgym.judge.replaced_calls import _symbol_tables, copied_objects
+    from perfgym.judge.elf_symbols import _symbol_tables, copied_objects
 
     bench = _linked(tmp_path, "int work(int x) { return x * 6; }\n")
     seal(tmp_path)

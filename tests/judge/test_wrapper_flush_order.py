@@ -81,10 +81,12 @@ def _judged(tmp_path, *sources: str):  # type: ignore[no-untyped-def]
 
 def _calling(prologue: str, call: str):  # type: ignore[no-untyped-def]
     """The reference with `call` run at its top_k's first line."""
+
     def source(ref: str) -> str:
         body = ref.replace("std::size_t k) {", "std::size_t k) {\n    " + call, 1)
         assert body != ref
         return prologue + body
+
     return source
 
 

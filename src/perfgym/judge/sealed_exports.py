@@ -31,7 +31,7 @@ import os
 import struct
 from pathlib import Path
 
-from perfgym.judge.replaced_calls import (
+from perfgym.judge.elf_symbols import (
     _ENTRY,
     _NOT_CODE,
     _SHT_DYNSYM,
@@ -39,14 +39,12 @@ from perfgym.judge.replaced_calls import (
     _WEAK,
     MAX_FILE_BYTES,
     Unreadable,
-    _library_self_bound,
     _needed,
     _symbol_tables,
     copied_objects,
     elf_files,
-    library_vtables,
-    loaded_with,
 )
+from perfgym.judge.replaced_calls import _library_self_bound, library_vtables, loaded_with
 
 _LOCAL = 0
 #: In a harness build's cache key: a build folder sealed otherwise (or not) is not reused.

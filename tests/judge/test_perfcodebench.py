@@ -38,8 +38,11 @@ def test_wrong_answer_reported_by_the_harness_is_wo(suite):
 
 
 @pytest.mark.alone
-def test_patched_harness_timer_is_exposed(suite):
-    """The candidate monkeypatches the clock its harness reads; the sandbox's clock does not lie."""
+def test_a_candidates_patched_clock_is_not_its_harnesss(suite):
+    """The candidate monkeypatches the clock its harness reads: it runs in a process of its own
+    (perfgym_split.py), so the patch is that process's, and the harness times the baseline's
+    loop it is with its own clock. (A harness whose own clock lies is caught by the sandbox's
+    clock: tests/tasks/test_perfcodebench_clock.py, tests/judge/test_wrapper_flush_order.py.)"""
     task = suite.get("py_range_sums")
     cheat = (
         "import time\n"
@@ -47,14 +50,11 @@ def test_patched_harness_timer_is_exposed(suite):
         "time.perf_counter_ns = lambda: next(_ticks)  # every interval now reads 1 microsecond\n"
         + task.baseline.source
     )
-    # One lane (core 0), 5 interleaved rounds. With two lanes the cheat and the baseline run at
-    # the same time on the two cores, and this VM's cores can differ in speed by half for a
-    # while (137 vs 213 ms external walls seen): whichever variant drew the slow core more often
-    # then looks 40+ ms slower, which is the very saving the rule looks for.
+    # One lane (core 0), 5 interleaved rounds (the variants never share the machine's cores).
     with Judge(JudgeConfig(repeats=5, measure_reference=False, cores=[0])) as judge:
         (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
     assert v.stage is Stage.OK
-    assert v.candidate is not None and v.candidate.estimate_s < 1e-4  # what the harness claims
-    assert "harness_timer_mismatch" in v.flags
-    assert v.candidate.status.value == "degraded"
-    assert v.candidate.external_wall_s > 0.5 * v.baseline.external_wall_s
+    assert v.candidate is not None and v.baseline is not None
+    assert v.candidate.clock == "harness" and v.candidate.estimate_s is not None
+    # the baseline's own time, not the 1 microsecond per interval the patch would read
+    assert v.candidate.estimate_s > 0.5 * (v.baseline.estimate_s or 0) > 1e-3

@@ -55,16 +55,13 @@ work (it returns 0 or a dummy):
 
 CLOSED above (rt5): a timing the cross-check degrades scores as hiding time in every reward
 (`Verdict.hid_time`: RLPF's floor, never None). A Python harness loads perfgym's shim in the
-solution's place (perfgym_guard.py): the solution is imported and called on a thread of its own,
-whose frames end at that thread's start, and its results reach the harness as plain builtin
-values only (a builtin's subclass rebuilt through the builtin's methods, any other type refused);
-an audit hook ends the run on sys._current_frames, gc's object lists, tracing, ctypes beyond
-loading a library, and frames taken on the harness's thread (sys._getframe, tb_frame, gi_frame,
-from the solution's own __del__ run there). rt5's variants: an int subclass inside an exact
-list, a type of its own, a traceback's frame, sys._current_frames, a __del__ on the harness's
-thread. OPEN (rt5, non-strict xfail: the collector decides when): test_python_signal_handler_frame_is_not_ok: that __del__ sets
-a signal handler on the harness's thread; the interpreter hands the handler the harness's frame
-(no audit event), and the handler restores the old one before the call's check of handlers.
+solution's place (perfgym_split.py): the solution is imported and called in a process of its
+own (a fresh interpreter; the harness's process is not dumpable), and its results reach the
+harness as plain builtin values only (an unpickler that names no class but a few builtins).
+rt5's variants (an int subclass inside an exact list, a type of its own, a traceback's frame,
+sys._current_frames, a __del__ on the harness's thread) find none of the harness's state; so
+does test_python_signal_handler_frame_is_not_ok (a signal handler set from a __del__, which
+the in-process guard could not see), CLOSED by the split.
 
 CLOSED above (harden5): the wrapper runs the harness's own compiled code objects and takes a
 SystemExit(0) only from one of them in the harness module's globals; it compares json's encoder
@@ -156,7 +153,7 @@ def checksum(values):
         f = f.f_back
 """
 
-#: rt5's own variants of the two holes closed by the guard (perfgym_guard.py):
+#: rt5's own variants of the two holes closed by the guard (perfgym_guard.py; now the split):
 #: a plain list whose items are an int subclass equal to anything (the list's type is exact).
 PY_EQUAL_ITEMS = """class _Yes(int):
     def __eq__(self, other):
@@ -640,12 +637,9 @@ def test_python_solution_reaching_the_harnesss_frame_otherwise_is_not_ok(verdict
     _no_work_is_not_ok(verdicts[name])
 
 
-# Not strict: the attack depends on when the collector runs its __del__ on the harness's
-# thread, and in one full run it did not happen in time (XPASS, the run was honest work).
-@pytest.mark.xfail(strict=False, reason="a signal handler set on the harness's thread (from a "
-                   "__del__ the collector runs there) is handed the harness's frame by the "
-                   "interpreter; no audit event says so and it restores the old handler")  # fmt: skip
 def test_python_signal_handler_frame_is_not_ok(verdicts):
+    # CLOSED by the solution's process of its own: no thread of the harness's is there for a
+    # __del__ or a signal handler to run on.
     _no_work_is_not_ok(verdicts["py_signal_frame"])
 
 
@@ -667,8 +661,9 @@ def test_a_closed_python_attack_scores_no_more_than_the_honest_reference(verdict
 
 
 def test_python_json_encoder_patch_forges_a_checked_answer(verdicts):
+    # The solution runs in a process of its own: its patch of json's encoder is that process's,
+    # and its _Yes(0) reaches the harness as the int 0, a wrong answer by the harness's own check.
     v = verdicts["py_json"]
-    assert v.harness_answer.startswith("checked:"), v.harness_answer
     _no_work_is_not_ok(v)
 
 

@@ -1,10 +1,15 @@
 """Red team, round 7: can a Python harness candidate be OK without the work, or be failed for
 honest work, through the guard of perfgym_guard.py (the solution on a thread of its own, plain
-results, the audit hook)?
+results, the audit hook; since replaced by the solution's process of its own, perfgym_split.py)?
 
 Each attack goes through the real judge (sandbox on) on small harness tasks shared with round 5;
 a test asserts the SAFE behaviour, and `xfail(strict=True)` marks a hole still open. Found on
 380585e (branch redteam7). Figures: stage, rlpf reward (the honest reference: see the tests).
+
+Every OPEN route below is CLOSED since the solution runs in a process of its own
+(perfgym_split.py, a fresh interpreter; the harness's process is not dumpable): the harness
+module, json, sys and builtins it patches are its own process's, and the nonce is in no memory
+it can read. Kept as found, for the record; each test asserts the safe behaviour.
 
   test_python_harness_module_globals_forge_the_line[globals_range]        OPEN (OK, no work,
       rlpf 1.26 vs the honest reference's and the baseline's 0.15; repeats=3: harness time
@@ -42,8 +47,9 @@ a test asserts the SAFE behaviour, and `xfail(strict=True)` marks a hole still o
       <nonce> ok`, then os._exit(0). No audit event covers a file read of one's own memory.
       On an answer-checked task this alone does not give the answer fields (the line must
       carry the reference's expected_X); combined with the forgeries above it is not needed.
-  test_python_patched_perf_counter_is_flagged                              CLOSED (correct, the
-      baseline's loop, `time.perf_counter_ns` at 1/20: flagged, scores the floor 0.15).
+  test_python_patched_perf_counter_is_not_the_harnesss_clock              CLOSED (correct, the
+      baseline's loop, `time.perf_counter_ns` at 1/20: flagged, scored the floor 0.15; since
+      the split its patch is its own process's, and it scores the baseline's 0.15 unflagged).
   test_python_forged_lines_and_odd_results_are_not_ok[os_exit]             CLOSED (a forged line
       then os._exit(0): no end mark).
   test_python_forged_lines_and_odd_results_are_not_ok[atexit]              CLOSED (the harness
@@ -360,34 +366,20 @@ def test_the_references_are_ok(verdicts):
     assert sq.harness_answer == "checked: actual_checksum, expected_checksum"
 
 
-@pytest.mark.xfail(strict=True, reason="the solution rebinds json, sys and SystemExit in the "
-                   "harness module's globals (sys.modules['__main__']) at import: the line says ok "
-                   "with actual_X copied from expected_X, sys.exit(1) returns, SystemExit(1) has "
-                   "code 0; the wrapper compares only the json module's and builtins' objects")  # fmt: skip
 @pytest.mark.parametrize("name", ["globals_range", "globals_squares"])
 def test_python_harness_module_globals_forge_the_line(verdicts, name):
     _no_work_is_not_ok(verdicts[name])
 
 
-@pytest.mark.xfail(strict=True, reason="json.dumps.__code__ replaced in place (same function "
-                   "object), sys.exit = int in the sys module, builtins.SystemExit a subclass of "
-                   "code 0: no harness global written, the wrapper's identity checks all pass")  # fmt: skip
 @pytest.mark.parametrize("name", ["in_place_range", "in_place_squares"])
 def test_python_in_place_patches_forge_the_line(verdicts, name):
     _no_work_is_not_ok(verdicts[name])
 
 
-@pytest.mark.xfail(strict=True, reason="the wrapper keeps the nonce in the process's memory; "
-                   "/proc/self/mem holds exactly one run of 32 hex digits: the solution prints "
-                   "a line and a valid mark, then os._exit(0)")  # fmt: skip
 def test_python_nonce_read_from_its_own_memory_is_not_ok(verdicts):
     _no_work_is_not_ok(verdicts["proc_mem"])
 
 
-# Not strict: the forgery's reward is timed at repeats=1, and one full run (26 min, both cores busy)
-# gave it less than the reference's; the strict test above says whether the hole is still open.
-@pytest.mark.xfail(strict=False, reason="as above: OK with no work, rewarded at least as much as "
-                   "the task's honest reference (1.26 vs 0.15 at repeats=3)")  # fmt: skip
 @pytest.mark.parametrize("name,tid", [("globals_range", "py_range_sums"),
                                       ("globals_squares", "py_square_checksum")])  # fmt: skip
 def test_python_harness_module_globals_score_below_the_reference(verdicts, name, tid):
@@ -396,12 +388,14 @@ def test_python_harness_module_globals_score_below_the_reference(verdicts, name,
     assert got < ref, (name, got, ref)
 
 
-def test_python_patched_perf_counter_is_flagged(verdicts):
+def test_python_patched_perf_counter_is_not_the_harnesss_clock(verdicts):
+    # The patch is the solution's process's own: the harness times the baseline's loop with
+    # its own clock, and the program scores as the baseline it is (was: flagged, the floor).
     v = verdicts["slow_clock"]
     assert v.stage is Stage.OK, v.reason  # correct: it does the work
     (value,) = get_reward("rlpf")([v])
     floor = 0.10 + 0.05  # RlpfConfig: s(WO) + eps
-    assert v.flags and value is not None and value <= floor + 1e-9, (value, v.flags)
+    assert value is not None and value <= floor + 1e-9, (value, v.flags)
 
 
 @pytest.mark.parametrize("name", ["os_exit", "atexit", "cyclic"])
@@ -456,8 +450,6 @@ def published():
         shutil.rmtree(path, ignore_errors=True)
 
 
-@pytest.mark.xfail(strict=True, reason="both forgeries are OK with no work on a published task "
-                   "(answers checked)")  # fmt: skip
 @pytest.mark.parametrize("name", ["globals", "in_place"])
 def test_the_forgeries_on_a_published_task(published, name):
     _no_work_is_not_ok(published[name])

@@ -18,14 +18,29 @@ FIXTURES = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "executabl
 ZERO_CLOCK = "import time\ntime.perf_counter_ns = lambda: 0  # the harness now reads 0\n"
 
 
-def test_a_zeroed_timer_falls_back_to_the_sandbox_clock_and_gains_nothing() -> None:
-    """Can a cheaper program score higher? A candidate that zeroes the harness's clock makes it
-    report elapsed_ns = 0; the measurement falls back to the sandbox's clock for every variant,
-    so the candidate is timed as the baseline it is (no 0-second 'speed-up', no exception)."""
-    task = load_suite(FIXTURES, tasks=["py_range_sums"]).get("py_range_sums")
-    cheat = ZERO_CLOCK + task.baseline.source
+@pytest.fixture
+def visible_dir() -> Iterator[Path]:
+    """A scratch directory sandboxed runs can read (they do not see the host's /tmp)."""
+    path = Path(tempfile.mkdtemp(prefix=".scratch-", dir=FIXTURES.parent))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_a_zeroed_timer_falls_back_to_the_sandbox_clock_and_gains_nothing(
+    visible_dir: Path,
+) -> None:
+    """Can a cheaper program score higher? A harness whose clock reads 0 reports elapsed_ns = 0;
+    the measurement falls back to the sandbox's clock for every variant, so a candidate is timed
+    as the program it is (no 0-second 'speed-up', no exception). (A candidate can no longer zero
+    its harness's clock: it runs in a process of its own, perfgym_split.py.)"""
+    root = visible_dir / "tasks"
+    shutil.copytree(FIXTURES / "py_range_sums", root / "py_range_sums")
+    bench = root / "py_range_sums" / "harness" / "bench.py"
+    bench.write_text(bench.read_text().replace("import time\n", ZERO_CLOCK, 1))
+    task = load_suite(root, tasks=["py_range_sums"]).get("py_range_sums")
     with Judge(JudgeConfig(repeats=3, measure_reference=False, cores=[0])) as judge:
-        (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
+        (v,) = judge.judge_many([Candidate(task, source=task.baseline.source, model="same")])
     assert v.stage is Stage.OK
     assert v.candidate is not None and v.baseline is not None
     assert "harness_below_resolution" in v.candidate.flags
@@ -34,15 +49,6 @@ def test_a_zeroed_timer_falls_back_to_the_sandbox_clock_and_gains_nothing() -> N
     assert v.candidate.estimate_s is not None and v.candidate.estimate_s > 0.01
     # The same program as the baseline: not faster by more than noise on a shared machine.
     assert v.candidate.estimate_s > 0.5 * (v.baseline.estimate_s or 0)
-
-
-@pytest.fixture
-def visible_dir() -> Iterator[Path]:
-    """A scratch directory sandboxed runs can read (they do not see the host's /tmp)."""
-    path = Path(tempfile.mkdtemp(prefix=".scratch-", dir=FIXTURES.parent))
-    path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def test_validate_survives_a_harness_that_reports_zero(visible_dir: Path) -> None:

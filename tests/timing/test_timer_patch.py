@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from perfgym.judge import Candidate, Judge, JudgeConfig, Stage, TimingStatus
+from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks import load_suite
@@ -16,22 +16,26 @@ pytestmark = pytest.mark.alone
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
 
 
-def test_a_harness_timer_running_at_half_speed_is_flagged():
-    """Subtler than a frozen clock: every interval the harness measures reads half as long."""
+def test_a_harness_timer_running_slow_is_not_the_harnesss():
+    """Subtler than a frozen clock: every interval the candidate's `time` measures reads a
+    hundredth as long (half, when this test was written against the in-process harness). The
+    candidate runs in a process of its own (perfgym_split.py): the harness's clock is not that
+    one, and the candidate is timed as the baseline it is. (Was: the harness believed
+    a ~2x speed-up, and the sandbox's clock flagged `harness_timer_mismatch`; that check is
+    still what catches a compiled harness's clock: tests/judge/test_wrapper_flush_order.py.)"""
     task = load_suite(str(FIXTURES)).get("py_range_sums")
     cheat = (
         "import time\n"
         "_real = time.perf_counter_ns\n_t0 = _real()\n"
-        "time.perf_counter_ns = lambda: _t0 + (_real() - _t0) // 2\n" + task.baseline.source
+        "time.perf_counter_ns = lambda: _t0 + (_real() - _t0) // 100\n" + task.baseline.source
     )
     with Judge(JudgeConfig(repeats=5, measure_reference=False)) as judge:
         (v,) = judge.judge_many([Candidate(task, source=cheat, model="cheat")])
     assert v.stage is Stage.OK
     c, b = v.candidate, v.baseline
-    # The harness believes a speed-up (~2x; 1.36x in one loaded full run: the same work
-    # measured twice): the premise; the property is the flag below.
-    assert c.estimate_s < b.estimate_s
-    assert "harness_timer_mismatch" in v.flags and c.status is TimingStatus.DEGRADED
+    assert c.clock == "harness" and c.estimate_s is not None and b.estimate_s is not None
+    # the same work on the same clock: not the hundredth the patch would read (orders apart)
+    assert c.estimate_s > 0.25 * b.estimate_s
 
 
 _THIRD_SLOW = """

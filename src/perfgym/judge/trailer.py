@@ -35,9 +35,9 @@ _C, _PY, _JAVA, _GO = (
     "PerfgymTrailer.java",
     "0perfgym_trailer.go",
 )
-#: Python's wrapper loads the solution through these (`--solution`): its own thread, plain values.
-_PY_GUARD, _PY_SHIM = "perfgym_guard.py", "perfgym_solution.py"
-_SOURCES = (_C, _PY, _JAVA, _GO, _PY_GUARD, _PY_SHIM)
+#: Python's wrapper runs the solution through these (`--solution`): its own process, plain values.
+_PY_SPLIT, _PY_SERVER, _PY_SHIM = "perfgym_split.py", "perfgym_solution_server.py", "perfgym_solution.py"
+_SOURCES = (_C, _PY, _JAVA, _GO, _PY_SPLIT, _PY_SERVER, _PY_SHIM)
 _C_COMPILERS = re.compile(r"^(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+)?$")
 _GO_MAIN = re.compile(r"^func main\(\) \{$", re.MULTILINE)
 _LINE = re.compile(rf"^{MARK} (\S*) (\S+)$")
@@ -103,7 +103,7 @@ def wrap(
     """`plan`'s build and run with the harness's entry point wrapped for `language`;
     `build_dir`: the build dir as the run sees it; `harness_dir`: the task's harness on the
     host (read for Go, whose harness main is renamed); `solution`: the solution's path as the
-    run sees it (Python: the harness loads it through perfgym's guard, `--solution`)."""
+    run sees it (Python: the harness reaches it in a process of its own, `--solution`)."""
     same = Wrapped(plan.build_argv, list(plan.run_argv))
     wrap_dir = f"{build_dir}/{WRAP_DIR}"
     build, run = plan.build_argv, plan.run_argv

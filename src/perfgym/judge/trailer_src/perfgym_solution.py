@@ -1,7 +1,8 @@
 """perfgym: stands in for the solution a PerfCodeBench Python harness loads; the solution itself
-runs on a thread of its own and hands the harness plain builtin values (perfgym_guard.py)."""
+runs in a process of its own, and its names reach the harness as plain values or as functions
+that call it there (perfgym_split.py)."""
 
 import sys
 
-__getattr__ = sys.modules.pop("perfgym_guard_handoff").load(__name__)
+__getattr__ = sys.modules.pop("perfgym_split_handoff").load(__name__)
 del sys

@@ -6,8 +6,8 @@ normally only when raised by one of those code objects, in the harness module's 
 The objects a harness writes its line with (print, json's encoder, sys.stdout) are compared
 with those of the start (a patch that undoes itself before the harness returns is not seen).
 With `--solution PATH` first, the harness is pointed at perfgym_solution.py instead of PATH
-(in PERFCODEBENCH_SOLUTION and its arguments): the solution is loaded and called on a thread of
-its own, handing back plain values only (perfgym_guard.py)."""
+(in PERFCODEBENCH_SOLUTION and its arguments): the solution is loaded and called in a process
+of its own, handing back plain values only (perfgym_split.py)."""
 
 import builtins
 import json
@@ -57,7 +57,7 @@ def _same(a, b):
     return True
 
 
-def _end_mark(harness, disarm):
+def _end_mark(harness, stop):
     path = "/tmp/.perfgym-nonce"
     try:
         with open(path, "rb") as f:
@@ -89,7 +89,7 @@ def _end_mark(harness, disarm):
         try:
             exec(code, module.__dict__)
         finally:
-            disarm()  # the harness returned: its frames may be read again (below)
+            stop()  # the harness returned: the solution's process ends
     except SystemExit as exc:
         tb = exc.__traceback__
         while tb is not None and tb.tb_next is not None:
@@ -118,28 +118,31 @@ def _end_mark(harness, disarm):
         os.write(saved, b"\nPERFGYM_HARNESS_END " + nonce + b" " + state + b"\n")
 
 
-def _point_at_shim(load):
-    """`--solution PATH`: the harness gets the shim where it was given PATH."""
+def _point_at_shim():
+    """`--solution PATH`: the harness gets the shim where it was given PATH, and the clocks
+    that leave out what the shim does; (the shim's stop: ends the solution's process)."""
     if sys.argv[0] != "--solution":
-        return
+        return lambda: None
+    import perfgym_split
+
+    # Out of sys.modules before any of the harness runs (it is the harness's own code, but
+    # nothing needs it there).
+    del sys.modules["perfgym_split"]
     real = sys.argv[1]
     del sys.argv[:2]
     shim = os.path.join(os.path.dirname(os.path.abspath(__file__)), "perfgym_solution.py")
     if os.environ.get("PERFCODEBENCH_SOLUTION") == real:
         os.environ["PERFCODEBENCH_SOLUTION"] = shim
     sys.argv[1:] = [shim if a == real else a for a in sys.argv[1:]]
-    handoff = types.ModuleType("perfgym_guard_handoff")  # popped by the shim, before the solution
-    setattr(handoff, "load", lambda name: load(name, real))  # noqa: B010 - a module's attribute
-    sys.modules["perfgym_guard_handoff"] = handoff
+    handoff = types.ModuleType("perfgym_split_handoff")  # popped by the shim
+    setattr(handoff, "load", lambda name: perfgym_split.load(name, real))  # noqa: B010
+    sys.modules["perfgym_split_handoff"] = handoff
+    perfgym_split.install_clock()
+    return perfgym_split.stop_all
 
 
 if __name__ == "__main__":
-    import perfgym_guard
-
-    # Out of sys.modules before any of the program runs: the solution cannot import it.
-    _load, _disarm = perfgym_guard.install()
-    del sys.modules["perfgym_guard"], perfgym_guard
     del sys.argv[0]
-    _point_at_shim(_load)
+    _stop = _point_at_shim()
     sys.path[0] = os.path.dirname(os.path.abspath(sys.argv[0]))
-    _end_mark(sys.argv[0], _disarm)
+    _end_mark(sys.argv[0], _stop)

@@ -1,0 +1,118 @@
+"""perfgym: the process a PerfCodeBench Python solution runs in, apart from its harness.
+
+Started by the harness's wrapper (perfgym_split.py) as a fresh interpreter (argv: the socket's
+fd, the solution's path, the module name the harness gave it, the harness's folder). It imports
+the solution and answers the harness's requests for the solution's names: a value, made plain,
+or "callable"; a call of a callable, its result made plain. Every message is a pickle in a
+memfd handed over the socket. Nothing here is trusted: the harness reads what this process
+sends with an unpickler that builds builtin values only (docs/security.md, section 6b); what
+this module makes plain is for honest solutions (numpy's values, subclasses of builtins).
+"""
+
+import importlib.util
+import os
+import pickle
+import socket
+import sys
+
+_ATOMS = (int, float, complex, str, bytes, bytearray, bool, type(None))
+#: What a value of no plain type becomes: a string no harness expects (a wrong answer).
+REFUSED = "<perfgym: a result of a type that is not a plain builtin value: refused>"
+
+
+def plain(x):
+    """`x` as builtin values: a subclass of a builtin as that builtin, numpy's values (or any
+    object with `tolist`) as their `tolist()`, anything else `REFUSED`."""
+    t = type(x)
+    if t in _ATOMS:
+        return x
+    if t in (list, tuple, set, frozenset):
+        return t(plain(e) for e in x)
+    if t is dict:
+        return {plain(k): plain(v) for k, v in x.items()}
+    for base in (bool, int, float, complex, str, bytes, bytearray):
+        if isinstance(x, base):
+            return base(x)
+    for base in (list, tuple, set, frozenset):
+        if isinstance(x, base):
+            return base(plain(e) for e in x)
+    if isinstance(x, dict):
+        return {plain(k): plain(v) for k, v in dict.items(x)}
+    to_list = getattr(x, "tolist", None)
+    if callable(to_list):
+        value = to_list()
+        if type(value) is not t:
+            return plain(value)
+    return REFUSED
+
+
+def _error(exc):
+    """An exception as the harness raises it again: its class's name (a builtin one keeps its
+    type there), its message."""
+    try:
+        text = str(exc)[:2000]
+    except BaseException:  # noqa: BLE001 - a __str__ of the solution's own
+        text = "<unprintable>"
+    name = type(exc).__name__ if type(exc).__module__ == "builtins" else "RuntimeError"
+    return ("error", str(name), f"{type(exc).__name__}: {text}" if name == "RuntimeError" else text)
+
+
+def _send(sock, message):
+    fd = os.memfd_create("perfgym-reply", os.MFD_CLOEXEC)
+    try:
+        try:
+            data = pickle.dumps(message, 5)
+        except Exception as exc:  # noqa: BLE001 - e.g. a recursion too deep: said as an error
+            data = pickle.dumps(_error(exc), 5)
+        os.write(fd, data)
+        socket.send_fds(sock, [b"r"], [fd])
+    finally:
+        os.close(fd)
+
+
+def _receive(sock):
+    msg, fds, _flags, _addr = socket.recv_fds(sock, 1, 1)
+    if not msg or len(fds) != 1:
+        raise SystemExit(0)  # the harness is gone
+    try:
+        return pickle.loads(os.pread(fds[0], os.fstat(fds[0]).st_size, 0))
+    finally:
+        os.close(fds[0])
+
+
+def _answer(module, request):
+    what, name = request[0], request[1]
+    try:
+        value = getattr(module, name)
+    except AttributeError as exc:
+        return ("missing", str(exc)[:2000])
+    except BaseException as exc:  # noqa: BLE001 - a module __getattr__ of the solution's
+        return _error(exc)
+    try:
+        if what == "attr":
+            return ("callable",) if callable(value) else ("value", plain(value))
+        return ("value", plain(value(*request[2], **request[3])))
+    except BaseException as exc:  # noqa: BLE001 - the solution's own failure, said to the harness
+        return _error(exc)
+
+
+def main():
+    sock = socket.socket(fileno=int(sys.argv[1]))
+    path, name, folder = sys.argv[2], sys.argv[3], sys.argv[4]
+    del sys.argv[1:]
+    sys.path[0] = folder
+    sys.dont_write_bytecode = True
+    try:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    except BaseException as exc:  # noqa: BLE001 - the import failed: the harness raises it
+        _send(sock, _error(exc))
+        return
+    _send(sock, ("loaded",))
+    while True:
+        _send(sock, _answer(module, _receive(sock)))
+
+
+if __name__ == "__main__":
+    main()

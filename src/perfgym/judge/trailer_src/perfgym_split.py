@@ -1,0 +1,257 @@
+"""perfgym: the harness's side of a PerfCodeBench Python solution that runs in a process of its
+own (docs/security.md, section 6b).
+
+A solution imported into its harness's process can rewrite whatever the harness's line is made
+of (its module globals, `json.dumps.__code__`, `sys.exit`, `SystemExit`) or read the run's
+nonce from /proc/self/mem. So the solution never runs here: the shim the harness loads in its
+place (perfgym_solution.py) starts perfgym_solution_server.py, a fresh interpreter (nothing of
+this process's memory), and forwards the harness's use of the solution's names to it: a value
+comes back as plain builtins, a callable as a function that calls it there. This process is
+made non-dumpable first: the solution's process, of the same user and without capabilities,
+can neither read its memory nor open its descriptors through /proc, nor trace it.
+
+What comes back is read by an unpickler that builds builtin values only: no class of the
+solution's reaches the harness (a list subclass whose `__eq__` is always True), and no code of
+the solution's runs here. A call's time on the harness's own clocks is the round trip to the
+solution's process (its decoding of the arguments, its work, its encoding of the result); the
+harness's encoding of the arguments and its decoding of the result are not on them: `time`'s
+wall clocks (`install_clock`, by the wrapper, before the harness runs) stop while this process
+does either. The solution's process decides nothing that this process times on its behalf.
+"""
+
+import atexit
+import builtins
+import ctypes
+import io
+import os
+import pickle
+import signal
+import socket
+import stat
+import sys
+import time
+
+#: The builtin callables a reply's pickle may name (protocol 5 writes the other builtin types
+#: with opcodes of their own).
+_ALLOWED = frozenset({"complex", "bytearray", "set", "frozenset"})
+#: The largest reply read (bytes): a larger one is the solution's failure.
+REPLY_LIMIT = 1 << 29
+_PR_SET_DUMPABLE = 4
+#: Nanoseconds of this process's own work for the solution's calls so far, off the clocks.
+_paused = [0]
+_real_ns = time.perf_counter_ns
+#: The solutions' processes started (a harness may load its solution more than once).
+_started = []
+
+
+def install_clock():
+    """Replace `time`'s wall clocks (perf_counter, monotonic, time, and their _ns forms) with
+    ones that stand still while this process encodes a call or decodes its result. Each still
+    only rises: what is taken off a call is never more than that call took."""
+    for name in ("perf_counter_ns", "monotonic_ns", "time_ns"):
+        setattr(time, name, _clock_ns(getattr(time, name)))
+    for name in ("perf_counter", "monotonic", "time"):
+        setattr(time, name, _clock_s(getattr(time, name)))
+
+
+def _clock_ns(real):
+    def clock():
+        return real() - _paused[0]
+
+    clock.__name__ = real.__name__
+    return clock
+
+
+def _clock_s(real):
+    def clock():
+        return real() - _paused[0] / 1e9
+
+    clock.__name__ = real.__name__
+    return clock
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Builds builtin values only: any class a pickle names but complex, bytearray, set and
+    frozenset is refused (and so every reduction of the solution's own)."""
+
+    def find_class(self, module, name):
+        if module == "builtins" and name in _ALLOWED:
+            return getattr(builtins, name)
+        raise pickle.UnpicklingError(f"perfgym: {module}.{name} is not a plain builtin value")
+
+
+def _read_whole(fd):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > REPLY_LIMIT:
+        raise RuntimeError("perfgym: the solution's process sent no reply it may send")
+    chunks, offset = [], 0
+    while offset < st.st_size:
+        chunk = os.pread(fd, st.st_size - offset, offset)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        offset += len(chunk)
+    return b"".join(chunks)
+
+
+class _Solution:
+    """The solution's process and the harness's channel to it."""
+
+    def __init__(self, name, path):
+        here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        server = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "perfgym_solution_server.py")  # fmt: skip
+        argv = [sys.executable, *_interpreter_flags(), server, "3", path, name, sys.path[0]]
+        env = dict(os.environ)
+        if env.get("PERFCODEBENCH_SOLUTION"):
+            env["PERFCODEBENCH_SOLUTION"] = path
+        actions = [
+            (os.POSIX_SPAWN_DUP2, there.fileno(), 3),
+            (os.POSIX_SPAWN_DUP2, 2, 1),  # its prints go to stderr: the harness's line is alone
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+        ]
+        self.pid = os.posix_spawn(sys.executable, argv, env, file_actions=actions, setpgroup=0)
+        there.close()
+        self.sock = here
+        _started.append(self)
+        reply = self._receive()
+        if reply[0] != "loaded":
+            raise ImportError(f"the solution could not be loaded: {_said(reply)}")
+
+    def ask(self, request):
+        """The solution's reply to `request`; this process's encoding and decoding off the
+        clocks."""
+        t0 = _real_ns()
+        try:
+            data = pickle.dumps(request, 5)
+        except Exception as exc:  # noqa: BLE001 - a value the harness passed that cannot go
+            _paused[0] += _real_ns() - t0
+            raise TypeError(
+                f"perfgym: an argument cannot reach the solution's process: {exc}"
+            ) from None
+        fd = os.memfd_create("perfgym-request", os.MFD_CLOEXEC)
+        try:
+            os.write(fd, data)
+            _paused[0] += _real_ns() - t0
+            socket.send_fds(self.sock, [b"c"], [fd])
+        finally:
+            os.close(fd)
+        return self._receive()
+
+    def _receive(self):
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(self.sock, 1, 4)
+        except OSError as exc:
+            raise RuntimeError(f"perfgym: the solution's process failed: {exc}") from None
+        t0 = _real_ns()
+        try:
+            if not msg or len(fds) != 1:
+                raise RuntimeError("perfgym: the solution's process ended without a reply")
+            reply = _PlainUnpickler(io.BytesIO(_read_whole(fds[0]))).load()
+            if type(reply) is not tuple or not reply or type(reply[0]) is not str:
+                raise RuntimeError("perfgym: the solution's process sent a malformed reply")
+            return reply
+        finally:
+            for fd in fds:
+                os.close(fd)
+            _paused[0] += _real_ns() - t0
+
+    def stop(self):
+        """End the solution's process (and its process group): its socket closed, it exits
+        on its own (its atexit handlers run: a multiprocessing pool's workers end); after a
+        second, killed."""
+        if self.pid <= 0:
+            return
+        pid, self.pid = self.pid, 0
+        self.sock.close()
+        deadline = time.monotonic() + 1.0
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                    break
+            except ChildProcessError:
+                break
+            time.sleep(0.005)
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+
+
+def stop_all():
+    """End every solution's process this harness started (the wrapper, once the harness has
+    returned; at exit otherwise)."""
+    for solution in _started:
+        solution.stop()
+
+
+atexit.register(stop_all)
+
+
+def _said(reply):
+    return " ".join(map(str, reply[1:])) or str(reply[0])
+
+
+def _interpreter_flags():
+    flags = []
+    if sys.flags.isolated:
+        flags.append("-I")
+    else:
+        if sys.flags.ignore_environment:
+            flags.append("-E")
+        if sys.flags.no_user_site:
+            flags.append("-s")
+    if sys.flags.no_site:
+        flags.append("-S")
+    for key, value in sys._xoptions.items():
+        flags += ["-X", key if value is True else f"{key}={value}"]
+    return flags
+
+
+def _caller(solution, name):
+    def call(*args, **kwargs):
+        return _value(solution.ask(("call", name, args, kwargs)), name)
+
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
+def _value(reply, name):
+    kind = reply[0]
+    if kind == "value" and len(reply) == 2:
+        return reply[1]
+    if kind == "missing":
+        raise AttributeError(_said(reply))
+    if kind == "error" and len(reply) == 3:
+        # a builtin exception keeps its type (a harness may expect the solution's ValueError)
+        cls = getattr(builtins, str(reply[1]), None)
+        if not (isinstance(cls, type) and issubclass(cls, Exception)):
+            cls = RuntimeError
+        try:
+            exc = cls(str(reply[2]))
+        except Exception:  # noqa: BLE001 - a builtin exception wanting other arguments
+            exc = RuntimeError(f"{reply[1]}: {reply[2]}")
+        raise exc
+    raise RuntimeError("perfgym: the solution's process sent a malformed reply")
+
+
+def load(name, path):
+    """The shim's `__getattr__`: the solution at `path`, imported as `name` in a process of
+    its own."""
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    solution = _Solution(name, path)
+
+    def getattr_(attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        reply = solution.ask(("attr", attr))
+        if reply[0] == "callable":
+            return _caller(solution, attr)
+        return _value(reply, attr)
+
+    return getattr_

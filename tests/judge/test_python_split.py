@@ -271,13 +271,14 @@ def test_the_harnesss_process_cannot_be_read_from_the_solutions(tmp_path):
 
 #: The solution's process writes a reply of its own on the channel: a pickle whose reduction
 #: would run a command in the harness's process. The harness builds builtin values only.
-FORGED_REPLY = """import os, pickle, socket
+FORGED_REPLY = """import fcntl, os, pickle, socket
 class Evil:
     def __reduce__(self):
         return (os.system, ("echo PWNED >&2",))
 def run(values):
-    fd = os.memfd_create("x")
+    fd = os.memfd_create("x", os.MFD_ALLOW_SEALING)
     os.write(fd, pickle.dumps(("value", Evil()), 5))
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
     socket.send_fds(socket.socket(fileno=3), [b"r"], [fd])
     os._exit(0)
 """
@@ -287,6 +288,45 @@ def test_a_reply_naming_a_class_is_refused(tmp_path):
     rc, out, err = _run(tmp_path, FORGED_REPLY)
     assert rc != 0 and '"ok": true' not in out, (out, err)
     assert "is not a plain builtin value" in err and "PWNED" not in err, err
+
+
+#: The reply's memfd sent first, this process stopped (its decoding is off the clocks), the
+#: answer computed and written into the memfd meanwhile, then this process resumed.
+LATE_ANSWER = """import itertools, os, pickle, signal, socket
+def run(values):
+    fd = os.memfd_create("x", os.MFD_ALLOW_SEALING)
+    socket.send_fds(socket.socket(fileno=3), [b"r"], [fd])
+    os.kill(os.getppid(), signal.SIGSTOP)
+    sums = [0, *itertools.accumulate(values)]
+    os.write(fd, pickle.dumps(("value", [sums[k] for k in range(0, 20000, 2000)]), 5))
+    os.kill(os.getppid(), signal.SIGCONT)
+    os._exit(0)
+"""
+#: The second call's answer sent ahead, with the first's (computed while the harness decodes).
+AHEAD = """import fcntl, itertools, os, pickle, socket
+def run(values):
+    sums = [0, *itertools.accumulate(values)]
+    answer = [sums[k] for k in range(0, 20000, 2000)]
+    fd = os.memfd_create("x", os.MFD_ALLOW_SEALING)
+    os.write(fd, pickle.dumps(("value", answer), 5))
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
+    socket.send_fds(socket.socket(fileno=os.dup(3)), [b"r"], [fd])
+    return answer
+"""
+TWICE = HARNESS.replace(
+    "    actual = solution.run(values)\n",
+    "    actual = solution.run(values)\n    actual = solution.run(values)\n",
+)
+
+
+@pytest.mark.parametrize("name", ["late_answer", "ahead"])
+def test_a_reply_written_after_it_was_sent_or_before_it_was_asked_is_refused(tmp_path, name):
+    assert TWICE != HARNESS
+    source, why = {"late_answer": (LATE_ANSWER, "not a sealed memfd"),
+                   "ahead": (AHEAD, "replied before it was asked")}[name]  # fmt: skip
+    rc, out, err = _run(tmp_path, source, harness=TWICE, timeout=30)
+    assert rc != 0 and '"ok": true' not in out, (out, err)
+    assert why in err, err
 
 
 def test_the_solutions_prints_go_to_stderr(tmp_path):

@@ -9,6 +9,7 @@ sends with an unpickler that builds builtin values only (docs/security.md, secti
 this module makes plain is for honest solutions (numpy's values, subclasses of builtins).
 """
 
+import fcntl
 import importlib.util
 import os
 import pickle
@@ -16,6 +17,8 @@ import socket
 import sys
 
 _ATOMS = (int, float, complex, str, bytes, bytearray, bool, type(None))
+#: The seals a reply's memfd carries when it is sent: no write, no size change, no more seals.
+SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
 #: What a value of no plain type becomes: a string no harness expects (a wrong answer).
 REFUSED = "<perfgym: a result of a type that is not a plain builtin value: refused>"
 
@@ -58,13 +61,17 @@ def _error(exc):
 
 
 def _send(sock, message):
-    fd = os.memfd_create("perfgym-reply", os.MFD_CLOEXEC)
+    fd = os.memfd_create("perfgym-reply", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     try:
         try:
             data = pickle.dumps(message, 5)
         except Exception as exc:  # noqa: BLE001 - e.g. a recursion too deep: said as an error
             data = pickle.dumps(_error(exc), 5)
-        os.write(fd, data)
+        view, done = memoryview(data), 0
+        while done < len(data):
+            done += os.write(fd, view[done:])
+        # sealed: the harness reads a reply that can no longer change (it refuses any other)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
         socket.send_fds(sock, [b"r"], [fd])
     finally:
         os.close(fd)

@@ -22,12 +22,13 @@ does either. The solution's process decides nothing that this process times on i
 import atexit
 import builtins
 import ctypes
+import fcntl
 import io
 import os
 import pickle
+import select
 import signal
 import socket
-import stat
 import sys
 import time
 
@@ -80,10 +81,21 @@ class _PlainUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError(f"perfgym: {module}.{name} is not a plain builtin value")
 
 
+#: A reply's memfd must carry these: its bytes were fixed when it was sent. (Unsealed, the
+#: solution's process could send it first and write the answer later, while this process,
+#: decoding off the clocks, waits: stopped by a signal of that process's, say.)
+_SEALED = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK
+
+
 def _read_whole(fd):
+    try:
+        sealed = fcntl.fcntl(fd, fcntl.F_GET_SEALS) & _SEALED == _SEALED
+    except OSError:  # not a memfd
+        sealed = False
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_size > REPLY_LIMIT:
-        raise RuntimeError("perfgym: the solution's process sent no reply it may send")
+    if not sealed or st.st_size > REPLY_LIMIT:
+        raise RuntimeError("perfgym: the solution's process sent a reply that is not a sealed "
+                           "memfd of at most 512 MiB")  # fmt: skip
     chunks, offset = [], 0
     while offset < st.st_size:
         chunk = os.pread(fd, st.st_size - offset, offset)
@@ -131,8 +143,14 @@ class _Solution:
             ) from None
         fd = os.memfd_create("perfgym-request", os.MFD_CLOEXEC)
         try:
-            os.write(fd, data)
+            view, done = memoryview(data), 0
+            while done < len(data):
+                done += os.write(fd, view[done:])
             _paused[0] += _real_ns() - t0
+            # A reply before its request (one computed ahead, while this process decoded the
+            # last, off the clocks) is the solution's failure.
+            if select.select([self.sock], [], [], 0)[0]:
+                raise RuntimeError("perfgym: the solution's process replied before it was asked")
             socket.send_fds(self.sock, [b"c"], [fd])
         finally:
             os.close(fd)

@@ -4,8 +4,10 @@ attacks through the real judge are in tests/security/test_redteam_round5.py and 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -169,7 +171,12 @@ def run(values):
 
 
 def _run(
-    tmp_path: Path, solution: str, *flags: str, harness: str = HARNESS, timeout: float = 60
+    tmp_path: Path,
+    solution: str,
+    *flags: str,
+    harness: str = HARNESS,
+    timeout: float = 60,
+    fsize: int | None = None,
 ) -> tuple[int, str, str]:
     (tmp_path / "w").mkdir(exist_ok=True)
     for name in WRAPPER:
@@ -180,7 +187,14 @@ def _run(
     env = dict(os.environ, PERFCODEBENCH_SOLUTION=str(sol))
     argv = [sys.executable, *flags, str(tmp_path / "w/perfgym_trailer.py"), "--solution",
             str(sol), str(tmp_path / "harness.py")]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout)
+    limit = None
+    if fsize is not None:  # the sandbox's file-size limit, which memfds are under too
+
+        def limit() -> None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=timeout,
+                          preexec_fn=limit)  # fmt: skip
     return done.returncode, done.stdout, done.stderr
 
 
@@ -277,7 +291,7 @@ class Evil:
         return (os.system, ("echo PWNED >&2",))
 def run(values):
     fd = os.memfd_create("x", os.MFD_ALLOW_SEALING)
-    os.write(fd, pickle.dumps(("value", Evil()), 5))
+    os.write(fd, pickle.dumps((None, "value", Evil()), 5))
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
     socket.send_fds(socket.socket(fileno=3), [b"r"], [fd])
     os._exit(0)
@@ -298,7 +312,7 @@ def run(values):
     socket.send_fds(socket.socket(fileno=3), [b"r"], [fd])
     os.kill(os.getppid(), signal.SIGSTOP)
     sums = [0, *itertools.accumulate(values)]
-    os.write(fd, pickle.dumps(("value", [sums[k] for k in range(0, 20000, 2000)]), 5))
+    os.write(fd, pickle.dumps((None, "value", [sums[k] for k in range(0, 20000, 2000)]), 5))
     os.kill(os.getppid(), signal.SIGCONT)
     os._exit(0)
 """
@@ -308,7 +322,7 @@ def run(values):
     sums = [0, *itertools.accumulate(values)]
     answer = [sums[k] for k in range(0, 20000, 2000)]
     fd = os.memfd_create("x", os.MFD_ALLOW_SEALING)
-    os.write(fd, pickle.dumps(("value", answer), 5))
+    os.write(fd, pickle.dumps((None, "value", answer), 5))
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
     socket.send_fds(socket.socket(fileno=os.dup(3)), [b"r"], [fd])
     return answer
@@ -451,3 +465,42 @@ def test_the_harnesss_clock_leaves_out_its_own_encoding_and_decoding(tmp_path):
     # encoding a million ints here is off the clock; the round trip (the solution's decoding
     # of them, its work) is on it
     assert 0 < line["elapsed_ns"] < line["real_ns"], line
+
+
+#: Arguments and a result far over the run's file-size limit (here 1 MiB), and the solution
+#: loaded twice (red team helper-63: both failed honest programs).
+BIG_HARNESS = """import importlib.util, json, os
+def load():
+    spec = importlib.util.spec_from_file_location("s", os.environ["PERFCODEBENCH_SOLUTION"])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+first, again = load(), load()
+values = [str(i) for i in range(400_000)]
+got = first.run(values)
+print(json.dumps({"ok": got == values[::-1] and again.run(["a"]) == ["a"], "elapsed_ns": 1}))
+"""
+
+
+def test_messages_over_the_file_size_limit_and_a_second_load_pass(tmp_path):
+    rc, out, err = _run(tmp_path, "def run(values):\n    return values[::-1]\n",
+                        harness=BIG_HARNESS, fsize=1 << 20)  # fmt: skip
+    assert rc == 0, (out, err)
+    assert _line(out)["ok"] is True
+
+
+def test_time_off_the_clocks_is_at_most_the_cpu_the_harness_spent():
+    """A window this process is stopped in (a SIGSTOP of the solution's process) or sleeps in
+    earns nothing: the credit is capped by its thread's CPU (helper-63)."""
+    spec = importlib.util.spec_from_file_location("perfgym_split_t", SRC / "perfgym_split.py")
+    assert spec is not None and spec.loader is not None
+    split = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(split)
+    t0, c0 = split._real_ns(), split._cpu_ns()
+    time.sleep(0.05)
+    split._credit(t0, c0)
+    assert split._paused[0] < 0.01e9, split._paused  # not the 50 ms slept
+    t0, c0 = split._real_ns(), split._cpu_ns()
+    sum(range(3_000_000))  # CPU spent: credited
+    split._credit(t0, c0)
+    assert split._paused[0] > 1e6, split._paused

@@ -4,5 +4,5 @@ that call it there (perfgym_split.py)."""
 
 import sys
 
-__getattr__ = sys.modules.pop("perfgym_split_handoff").load(__name__)
+__getattr__ = sys.modules["perfgym_split_handoff"].load(__name__)  # once per load
 del sys

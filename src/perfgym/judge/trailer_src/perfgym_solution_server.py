@@ -13,12 +13,16 @@ import fcntl
 import importlib.util
 import os
 import pickle
+import resource
 import socket
 import sys
 
 _ATOMS = (int, float, complex, str, bytes, bytearray, bool, type(None))
 #: The seals a reply's memfd carries when it is sent: no write, no size change, no more seals.
 SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
+#: A message's memfds hold at most this many bytes each (the run's file-size limit applies to
+#: memfds: less under a lower one).
+CHUNK = 16 << 20
 #: What a value of no plain type becomes: a string no harness expects (a wrong answer).
 REFUSED = "<perfgym: a result of a type that is not a plain builtin value: refused>"
 
@@ -61,34 +65,42 @@ def _error(exc):
 
 
 def _send(sock, message):
-    fd = os.memfd_create("perfgym-reply", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     try:
-        try:
-            data = pickle.dumps(message, 5)
-        except Exception as exc:  # noqa: BLE001 - e.g. a recursion too deep: said as an error
-            data = pickle.dumps(_error(exc), 5)
-        view, done = memoryview(data), 0
-        while done < len(data):
-            done += os.write(fd, view[done:])
-        # sealed: the harness reads a reply that can no longer change (it refuses any other)
-        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
-        socket.send_fds(sock, [b"r"], [fd])
+        data = pickle.dumps(message, 5)
+    except Exception as exc:  # noqa: BLE001 - e.g. a recursion too deep: said as an error
+        data = pickle.dumps((message[0], *_error(exc)), 5)
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    step = CHUNK if soft == resource.RLIM_INFINITY else max(4096, min(CHUNK, soft // 2))
+    view, fds = memoryview(data), []
+    try:
+        for start in range(0, max(len(data), 1), step):
+            fd = os.memfd_create("perfgym-reply", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+            fds.append(fd)
+            part, done = view[start : start + step], 0
+            while done < len(part):
+                done += os.write(fd, part[done:])
+            # sealed: the harness reads a reply that can no longer change (it refuses any other)
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+        socket.send_fds(sock, [b"r"], fds)
     finally:
-        os.close(fd)
+        for fd in fds:
+            os.close(fd)
 
 
 def _receive(sock):
-    msg, fds, _flags, _addr = socket.recv_fds(sock, 1, 1)
-    if not msg or len(fds) != 1:
+    msg, fds, _flags, _addr = socket.recv_fds(sock, 1, 253)
+    if not msg or not fds:
         raise SystemExit(0)  # the harness is gone
     try:
-        return pickle.loads(os.pread(fds[0], os.fstat(fds[0]).st_size, 0))
+        return pickle.loads(b"".join(os.pread(fd, os.fstat(fd).st_size, 0) for fd in fds))
     finally:
-        os.close(fds[0])
+        for fd in fds:
+            os.close(fd)
 
 
 def _answer(module, request):
-    what, name = request[0], request[1]
+    """The reply to `request` (its token, what, name, and a call's arguments), less the token."""
+    what, name = request[1], request[2]
     try:
         value = getattr(module, name)
     except AttributeError as exc:
@@ -98,7 +110,7 @@ def _answer(module, request):
     try:
         if what == "attr":
             return ("callable",) if callable(value) else ("value", plain(value))
-        return ("value", plain(value(*request[2], **request[3])))
+        return ("value", plain(value(*request[3], **request[4])))
     except BaseException as exc:  # noqa: BLE001 - the solution's own failure, said to the harness
         return _error(exc)
 
@@ -114,11 +126,12 @@ def main():
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
     except BaseException as exc:  # noqa: BLE001 - the import failed: the harness raises it
-        _send(sock, _error(exc))
+        _send(sock, (None, *_error(exc)))
         return
-    _send(sock, ("loaded",))
+    _send(sock, (None, "loaded"))
     while True:
-        _send(sock, _answer(module, _receive(sock)))
+        request = _receive(sock)
+        _send(sock, (request[0], *_answer(module, request)))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ import fcntl
 import io
 import os
 import pickle
+import resource
 import select
 import signal
 import socket
@@ -36,11 +37,19 @@ import time
 #: with opcodes of their own).
 _ALLOWED = frozenset({"complex", "bytearray", "set", "frozenset"})
 #: The largest reply read (bytes): a larger one is the solution's failure.
-REPLY_LIMIT = 1 << 29
+REPLY_LIMIT = 1 << 30
+#: A message's memfds hold at most this many bytes each (less under a lower file-size limit).
+CHUNK = 16 << 20
+#: At most this many memfds in one message (the kernel's SCM_MAX_FD is 253).
+MAX_FDS = 250
+#: What a window off the clocks may take beyond this process's CPU in it (a system call's
+#: wake-up, the clock reads themselves).
+CREDIT_SLACK_NS = 50_000
 _PR_SET_DUMPABLE = 4
 #: Nanoseconds of this process's own work for the solution's calls so far, off the clocks.
 _paused = [0]
 _real_ns = time.perf_counter_ns
+_cpu_ns = time.thread_time_ns
 #: The solutions' processes started (a harness may load its solution more than once).
 _started = []
 
@@ -92,18 +101,52 @@ def _read_whole(fd):
         sealed = fcntl.fcntl(fd, fcntl.F_GET_SEALS) & _SEALED == _SEALED
     except OSError:  # not a memfd
         sealed = False
-    st = os.fstat(fd)
-    if not sealed or st.st_size > REPLY_LIMIT:
-        raise RuntimeError("perfgym: the solution's process sent a reply that is not a sealed "
-                           "memfd of at most 512 MiB")  # fmt: skip
+    if not sealed:
+        raise RuntimeError(
+            "perfgym: the solution's process sent a reply that is not a sealed memfd"
+        )
+    size = os.fstat(fd).st_size
     chunks, offset = [], 0
-    while offset < st.st_size:
-        chunk = os.pread(fd, st.st_size - offset, offset)
+    while offset < size:
+        chunk = os.pread(fd, size - offset, offset)
         if not chunk:
             break
         chunks.append(chunk)
         offset += len(chunk)
     return b"".join(chunks)
+
+
+def _chunk_bytes():
+    """The most bytes one memfd holds: the run's file-size limit applies to memfds too (64 MiB
+    in the sandbox), so a larger message goes as several."""
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return CHUNK if soft == resource.RLIM_INFINITY else max(4096, min(CHUNK, soft // 2))
+
+
+def _memfds(data, name, flags=os.MFD_CLOEXEC):
+    """`data` written into memfds of at most `_chunk_bytes()` each."""
+    step, view, fds = _chunk_bytes(), memoryview(data), []
+    if -(-len(data) // step) > MAX_FDS:
+        raise ValueError(f"a message of {len(data)} bytes is too large")
+    try:
+        for start in range(0, max(len(data), 1), step):
+            fd = os.memfd_create(name, flags)
+            fds.append(fd)
+            part, done = view[start : start + step], 0
+            while done < len(part):
+                done += os.write(fd, part[done:])
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        raise
+    return fds
+
+
+def _credit(t0, c0):
+    """This process's own time since (`t0`, wall; `c0`, its thread's CPU), taken off the
+    clocks: the wall time, but never more than the CPU it spent (a process stopped or
+    descheduled meanwhile, say by a SIGSTOP of the solution's, earns nothing for it)."""
+    _paused[0] += min(_real_ns() - t0, _cpu_ns() - c0 + CREDIT_SLACK_NS)
 
 
 class _Solution:
@@ -132,47 +175,57 @@ class _Solution:
 
     def ask(self, request):
         """The solution's reply to `request`; this process's encoding and decoding off the
-        clocks."""
-        t0 = _real_ns()
+        clocks. The request carries a fresh random token the reply must repeat: a reply the
+        solution's process sent before it read its request cannot (one computed ahead while
+        this process decoded the last, off the clocks)."""
+        t0, c0 = _real_ns(), _cpu_ns()
+        token = os.urandom(16)
         try:
-            data = pickle.dumps(request, 5)
+            fds = _memfds(pickle.dumps((token, *request), 5), "perfgym-request")
         except Exception as exc:  # noqa: BLE001 - a value the harness passed that cannot go
-            _paused[0] += _real_ns() - t0
+            _credit(t0, c0)
             raise TypeError(
                 f"perfgym: an argument cannot reach the solution's process: {exc}"
             ) from None
-        fd = os.memfd_create("perfgym-request", os.MFD_CLOEXEC)
         try:
-            view, done = memoryview(data), 0
-            while done < len(data):
-                done += os.write(fd, view[done:])
-            _paused[0] += _real_ns() - t0
+            _credit(t0, c0)
             # A reply before its request (one computed ahead, while this process decoded the
             # last, off the clocks) is the solution's failure.
             if select.select([self.sock], [], [], 0)[0]:
                 raise RuntimeError("perfgym: the solution's process replied before it was asked")
-            socket.send_fds(self.sock, [b"c"], [fd])
-        finally:
-            os.close(fd)
-        return self._receive()
-
-    def _receive(self):
-        try:
-            msg, fds, _flags, _addr = socket.recv_fds(self.sock, 1, 4)
-        except OSError as exc:
-            raise RuntimeError(f"perfgym: the solution's process failed: {exc}") from None
-        t0 = _real_ns()
-        try:
-            if not msg or len(fds) != 1:
-                raise RuntimeError("perfgym: the solution's process ended without a reply")
-            reply = _PlainUnpickler(io.BytesIO(_read_whole(fds[0]))).load()
-            if type(reply) is not tuple or not reply or type(reply[0]) is not str:
-                raise RuntimeError("perfgym: the solution's process sent a malformed reply")
-            return reply
+            socket.send_fds(self.sock, [b"c"], fds)
         finally:
             for fd in fds:
                 os.close(fd)
-            _paused[0] += _real_ns() - t0
+        return self._receive(token)
+
+    def _receive(self, token=None):
+        try:
+            msg, fds, flags, _addr = socket.recv_fds(self.sock, 1, MAX_FDS)
+        except OSError as exc:
+            raise RuntimeError(f"perfgym: the solution's process failed: {exc}") from None
+        t0, c0 = _real_ns(), _cpu_ns()
+        try:
+            if not msg or not fds:
+                raise RuntimeError("perfgym: the solution's process ended without a reply")
+            if flags & socket.MSG_CTRUNC:
+                raise RuntimeError("perfgym: the solution's process sent too many descriptors")
+            parts, size = [], 0
+            for fd in fds:
+                parts.append(_read_whole(fd))
+                size += len(parts[-1])
+                if size > REPLY_LIMIT:
+                    raise RuntimeError("perfgym: the solution's reply is over 1 GiB")
+            reply = _PlainUnpickler(io.BytesIO(b"".join(parts))).load()
+            if type(reply) is not tuple or len(reply) < 2 or type(reply[1]) is not str:
+                raise RuntimeError("perfgym: the solution's process sent a malformed reply")
+            if reply[0] != token:
+                raise RuntimeError("perfgym: the solution's process replied before it was asked")
+            return reply[1:]
+        finally:
+            for fd in fds:
+                os.close(fd)
+            _credit(t0, c0)
 
     def stop(self):
         """End the solution's process (and its process group): its socket closed, it exits

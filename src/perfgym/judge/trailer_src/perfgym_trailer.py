@@ -134,7 +134,7 @@ def _point_at_shim():
     if os.environ.get("PERFCODEBENCH_SOLUTION") == real:
         os.environ["PERFCODEBENCH_SOLUTION"] = shim
     sys.argv[1:] = [shim if a == real else a for a in sys.argv[1:]]
-    handoff = types.ModuleType("perfgym_split_handoff")  # popped by the shim
+    handoff = types.ModuleType("perfgym_split_handoff")  # read by the shim at each load
     setattr(handoff, "load", lambda name: perfgym_split.load(name, real))  # noqa: B010
     sys.modules["perfgym_split_handoff"] = handoff
     perfgym_split.install_clock()

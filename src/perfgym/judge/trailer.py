@@ -36,7 +36,11 @@ _C, _PY, _JAVA, _GO = (
     "0perfgym_trailer.go",
 )
 #: Python's wrapper runs the solution through these (`--solution`): its own process, plain values.
-_PY_SPLIT, _PY_SERVER, _PY_SHIM = "perfgym_split.py", "perfgym_solution_server.py", "perfgym_solution.py"
+_PY_SPLIT, _PY_SERVER, _PY_SHIM = (
+    "perfgym_split.py",
+    "perfgym_solution_server.py",
+    "perfgym_solution.py",
+)
 _SOURCES = (_C, _PY, _JAVA, _GO, _PY_SPLIT, _PY_SERVER, _PY_SHIM)
 _C_COMPILERS = re.compile(r"^(gcc|g\+\+|cc|c\+\+|clang|clang\+\+)(-\d+)?$")
 _GO_MAIN = re.compile(r"^func main\(\) \{$", re.MULTILINE)

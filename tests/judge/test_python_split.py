@@ -456,7 +456,7 @@ print(json.dumps({"ok": got == 999_999, "elapsed_ns": c1 - c0, "real_ns": r1 - r
 """
 
 
-def test_the_harnesss_clock_leaves_out_its_own_encoding_and_decoding(tmp_path):
+def test_the_harnesss_clock_leaves_out_its_own_encoding_of_the_arguments(tmp_path):
     rc, out, err = _run(tmp_path, "def run(values):\n    return values[-1]\n",
                         harness=CLOCK_HARNESS)  # fmt: skip
     assert rc == 0, (out, err)
@@ -465,6 +465,21 @@ def test_the_harnesss_clock_leaves_out_its_own_encoding_and_decoding(tmp_path):
     # encoding a million ints here is off the clock; the round trip (the solution's decoding
     # of them, its work) is on it
     assert 0 < line["elapsed_ns"] < line["real_ns"], line
+
+
+#: A tiny argument and a large result: decoding a reply is work its bytes choose (red team
+#: helper-64 had the harness's decoder add up the range sums), so it stays on the clock.
+REPLY_HARNESS = CLOCK_HARNESS.replace("values = list(range(1_000_000))", "values = [7]")
+
+
+def test_the_harnesss_decoding_of_a_reply_is_on_its_clock(tmp_path):
+    rc, out, err = _run(tmp_path, "def run(values):\n    return list(range(2_000_000))\n",
+                        harness=REPLY_HARNESS.replace("got == 999_999", "len(got) == 2_000_000"))  # fmt: skip
+    assert rc == 0, (out, err)
+    line = _line(out)
+    assert line["ok"] is True
+    # only the encoding of `[7]` is taken off: microseconds of CPU, whatever the load
+    assert 0 <= line["real_ns"] - line["elapsed_ns"] < 2_000_000, line
 
 
 #: Arguments and a result far over the run's file-size limit (here 1 MiB), and the solution

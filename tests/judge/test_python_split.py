@@ -519,3 +519,55 @@ def test_time_off_the_clocks_is_at_most_the_cpu_the_harness_spent():
     sum(range(3_000_000))  # CPU spent: credited
     split._credit(t0, c0)
     assert split._paused[0] > 1e6, split._paused
+
+
+#: helper-64: a result nested 900 deep (the harness takes it in-process), a complex of complex
+#: arguments in a reply (the decoder would add them), and a process that exits at import, its
+#: fork answering (stop() kills the group at once, whatever it did).
+DEEP = "def run(values):\n    x = []\n    for _ in range(900):\n        x = [x]\n    return x\n"
+DEEP_HARNESS = HARNESS.replace(
+    "    actual = solution.run(values)\n",
+    "    deep = solution.run(values)\n    for _ in range(900):\n        deep = deep[0]\n"
+    "    assert deep == []\n    actual = expected\n",
+)
+
+
+def test_a_deeply_nested_result_reaches_the_harness(tmp_path):
+    rc, out, err = _run(tmp_path, DEEP, harness=DEEP_HARNESS)
+    assert rc == 0, (out, err)
+
+
+COMPLEX_OF_COMPLEX = """import fcntl, os, pickle, socket
+class Z:
+    def __reduce__(self):
+        return (complex, (1j, 2j))
+def run(values):
+    import sys
+    fd = os.memfd_create("x", os.MFD_ALLOW_SEALING)
+    os.write(fd, pickle.dumps((None, "value", Z()), 5))
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
+    socket.send_fds(socket.socket(fileno=os.dup(3)), [b"r"], [fd])
+    os._exit(0)
+"""
+
+
+def test_a_reply_cannot_make_the_decoder_compute(tmp_path):
+    rc, out, err = _run(tmp_path, COMPLEX_OF_COMPLEX)
+    assert rc != 0 and "a complex of anything but two real numbers" in err, (out, err)
+
+
+EXITS_AT_IMPORT = (
+    HONEST
+    + """
+import os, time
+if os.fork():
+    os._exit(0)
+"""
+)
+
+
+def test_a_solution_process_that_exits_at_import_is_still_stopped(tmp_path):
+    t0 = time.monotonic()
+    rc, out, err = _run(tmp_path, EXITS_AT_IMPORT, timeout=60)
+    assert rc == 0 and _line(out)["ok"] is True, (out, err)
+    assert time.monotonic() - t0 < 30

@@ -1,4 +1,5 @@
-"""The seccomp filter every sandbox starts under: the kernel keyring's system calls fail.
+"""The seccomp filter every sandbox starts under: the kernel keyring's system calls and the
+page cache's probes fail.
 
 Keyrings belong to a user (uid 65534's user keyring, say), not to any namespace a sandbox
 makes, so a key a run adds outlives the run, the sandbox and the judge: a later program (a new
@@ -9,6 +10,16 @@ it forks, under each ABI the host's kernel accepts (x86-64 also answers x32 numb
 `int 0x80`; aarch64 also 32-bit ARM). A call from any other architecture fails with ENOSYS
 whatever it is, and a host whose architecture is not known here refuses to start a sandbox
 (`SandboxUnavailable`): never a sandbox that runs unfiltered.
+
+The page cache is the host's, shared by every run: red team helper-64 kept a key and an answer
+between runs in which pages of a read-only stdlib file were cached, set by one-byte reads,
+cleared with `posix_fadvise(FADV_DONTNEED)` and read back with `preadv2(RWF_NOWAIT)`, which
+fails on a page not cached (the task's baseline code then scored its reference's reward).
+So `fadvise64` (i386's and ARM's `fadvise64_64` too), `readahead`, `cachestat`,
+`preadv2`/`pwritev2` (glibc falls back to `preadv` for flags 0 on ENOSYS) and
+`io_uring_setup` (its reads take RWF_NOWAIT too; libuv falls back) fail with ENOSYS as well.
+`mincore` is left: the kernel already reports a file it cannot write as all cached. What
+remains is slower: timing a read (docs/security.md).
 """
 
 from __future__ import annotations
@@ -23,7 +34,8 @@ from perfgym.errors import SandboxUnavailable
 __all__ = ["BLOCKED", "bwrap_args", "filter_fd", "program"]
 
 #: The system calls refused, by name.
-BLOCKED = ("add_key", "request_key", "keyctl")
+BLOCKED = ("add_key", "request_key", "keyctl", "fadvise64", "fadvise64_64", "readahead",
+           "cachestat", "preadv2", "pwritev2", "io_uring_setup")  # fmt: skip
 
 # audit architectures (linux/audit.h)
 AUDIT_ARCH_X86_64 = 0xC000003E
@@ -33,16 +45,19 @@ AUDIT_ARCH_ARM = 0x40000028
 #: x86-64's x32 ABI: the same audit architecture, numbers with this bit set.
 X32_BIT = 0x40000000
 
-#: For each host machine: (audit arch, add_key, request_key, keyctl numbers) of every ABI its
-#: kernel may accept from a process.
+#: For each host machine: (audit arch, the blocked numbers) of every ABI its kernel may accept
+#: from a process: add_key, request_key, keyctl; then fadvise64 (and fadvise64_64),
+#: readahead, cachestat, preadv2, pwritev2, io_uring_setup.
+_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425)
+_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425))
 ARCHES: dict[str, tuple[tuple[int, tuple[int, ...]], ...]] = {
     "x86_64": (
-        (AUDIT_ARCH_X86_64, (248, 249, 250, X32_BIT | 248, X32_BIT | 249, X32_BIT | 250)),
-        (AUDIT_ARCH_I386, (286, 287, 288)),
+        (AUDIT_ARCH_X86_64, _X86_64 + _X32),
+        (AUDIT_ARCH_I386, (286, 287, 288, 250, 272, 225, 451, 378, 379, 425)),
     ),
     "aarch64": (
-        (AUDIT_ARCH_AARCH64, (217, 218, 219)),
-        (AUDIT_ARCH_ARM, (309, 310, 311)),
+        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425)),
+        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425)),
     ),
 }
 ARCHES["amd64"] = ARCHES["x86_64"]

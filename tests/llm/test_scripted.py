@@ -84,10 +84,13 @@ def test_longest_key_wins_and_memo_and_positions() -> None:
 def test_sample_hint_makes_positions_independent_of_arrival_order() -> None:
     with ScriptedServer(script()) as srv:
         late_first = [contents(chat(srv, "task-a", hint=i, seed=i))[0] for i in (2, 0, 1)]
-        # A second prompt of the task starts one position later.
+        # A second prompt of the task would start one position later (1), but the first
+        # prompt's samples hold 0-2: it takes the next free one, 3 (this three-answer script's
+        # last, once exhausted), never the answer another request of the task got.
         second = contents(chat(srv, "task-a, revised", hint=0))
+        third = contents(chat(srv, "task-a, again", hint=0))
     assert late_first == ["A3", "```python\nprint(1)\n```\n", "A2"]
-    assert second == ["A2"]
+    assert second == ["A3"] and third == ["A3"]
 
 
 def test_streaming_gives_the_same_answer_and_usage() -> None:
@@ -273,3 +276,23 @@ def test_a_client_resetting_its_connection_prints_nothing(capfd) -> None:
         time.sleep(0.3)
         assert contents(chat(srv, "still serving")) == ["ok"]
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_two_requests_of_a_task_never_share_a_position() -> None:
+    """`ordinal + hint * n` is not one-to-one: prompt 1's second sample and prompt 2's first
+    both make 2. The optimiser asking an unchanged prompt again for a new sample then got the
+    repair prompt's answer once more, and never reached the script's reference (a flaky
+    tests/optimize/test_optimize_cli.py). The later request takes the next free position."""
+    from perfgym.llm.scripted_state import ScriptState
+
+    state = ScriptState()
+    a = state.positions("k-a", "t", "prompt-a", 0, 1)  # ordinal 0, sample 0 -> 0
+    b = state.positions("k-b", "t", "prompt-b", 0, 1)  # ordinal 1, sample 0 -> 1
+    c = state.positions("k-c", "t", "prompt-c", 0, 1)  # ordinal 2, sample 0 -> 2
+    b2 = state.positions("k-b2", "t", "prompt-b", 1, 1)  # ordinal 1, sample 1 -> 2: taken
+    d = state.positions("k-d", "t", "prompt-d", 0, 1)  # ordinal 3 -> 3: taken by b2
+    got = [p[0][1] for p in (a, b, c, b2, d)]
+    assert got == [0, 1, 2, 3, 4]
+    assert state.positions("k-b2", "t", "prompt-b", 1, 1) == b2  # memoized
+    other = state.positions("k-x", "u", "prompt-x", 0, 1)  # another task: its own positions
+    assert other == [["u", 0]]

@@ -4,8 +4,9 @@ Answers are memoized by request content: the same body (less its streaming optio
 same sample-index header get the same answers, always. A new request of a task takes answers
 from that task's list at a position that depends on content, not on arrival order where it can:
 a prompt's position is its ordinal among the task's distinct prompts, plus the sample index the
-client sends in `X-Perfgym-Sample-Index` (perfgym's client does); without that header, the
-prompt's n-th request takes the n-th answer after it. With a state file the memo and counts
+client sends in `X-Perfgym-Sample-Index` (perfgym's client does) times the choices asked for;
+without that header, the prompt's n-th request takes the n-th answer after it. A position
+another request of the task already holds goes to the next free one. With a state file the memo and counts
 survive the server's process, so a rerun after `kill -9` gets identical answers.
 """
 
@@ -104,7 +105,20 @@ class ScriptState:
                 else:
                     base = ordinal + self.arrivals[prompt]
                     self.arrivals[prompt] += n
-                self.memo[key] = [[task, base + j] for j in range(n)]
+                # A position another request of the task already holds goes to the next free
+                # one: `ordinal + hint * n` is not one-to-one (prompt 1's second sample and
+                # prompt 2's first both make 2), and the optimiser asking its unchanged prompt
+                # again for a new sample got the repair prompt's answer once more (a flaky
+                # test_the_best_reaches_the_reference, stops 41 and 49).
+                taken = {pos for held in self.memo.values() for t, pos in held if t == task}
+                chosen: list[list[Any]] = []
+                for j in range(n):
+                    pos = base + j
+                    while pos in taken:
+                        pos += 1
+                    taken.add(pos)
+                    chosen.append([task, pos])
+                self.memo[key] = chosen
                 self._save()
             return self.memo[key]
 

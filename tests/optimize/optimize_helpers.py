@@ -45,8 +45,9 @@ def cli(*args: str, **popen: object) -> subprocess.Popen[str]:
 
 
 #: Rounds per judge call. The fifth iteration's reference is accepted on a paired t over these
-#: rounds (ratio about 0.32 against the pool member): with 3 (critical t 4.30) one round slowed by
-#: a loaded CI machine left its CI above 1 once (stop 41); 5 rounds (critical t 2.78) hold it.
+#: rounds (ratio about 0.32 against the pool member; 5 rounds: critical t 2.78). Stop 41's CI
+#: failure here, first taken for one loaded round, was the scripted server handing the fourth
+#: iteration the third's answer again (fixed in perfgym.llm.scripted_state, stop 49).
 REPEATS = 5
 
 

@@ -56,5 +56,6 @@ def test_a_candidates_patched_clock_is_not_its_harnesss(suite):
     assert v.stage is Stage.OK
     assert v.candidate is not None and v.baseline is not None
     assert v.candidate.clock == "harness" and v.candidate.estimate_s is not None
-    # the baseline's own time, not the 1 microsecond per interval the patch would read
-    assert v.candidate.estimate_s > 0.5 * (v.baseline.estimate_s or 0) > 1e-3
+    # the baseline's own time, not the 1 microsecond per interval the patch would read (orders
+    # of magnitude apart: no tight ratio on a loaded machine)
+    assert v.candidate.estimate_s > 0.1 * (v.baseline.estimate_s or 0) > 1e-4

@@ -67,6 +67,7 @@ class ScriptState:
         self.path = path
         self.lock = threading.Lock()
         self.memo: dict[str, list[list[Any]]] = {}  # content key -> [[task, position], ...]
+        self.taken: dict[str, set[int]] = {}  # task -> positions the memo holds (derived)
         self.ordinals: dict[str, dict[str, int]] = {}  # task -> prompt key -> ordinal
         self.arrivals: Counter[str] = Counter()  # prompt key -> choices given without a hint
         self.requests: Counter[str] = Counter()
@@ -110,7 +111,7 @@ class ScriptState:
                 # prompt 2's first both make 2), and the optimiser asking its unchanged prompt
                 # again for a new sample got the repair prompt's answer once more (a flaky
                 # test_the_best_reaches_the_reference, stops 41 and 49).
-                taken = {pos for held in self.memo.values() for t, pos in held if t == task}
+                taken = self.taken.setdefault(task, set())
                 chosen: list[list[Any]] = []
                 for j in range(n):
                     pos = base + j
@@ -158,6 +159,10 @@ class ScriptState:
 
     def _load(self, data: dict[str, Any]) -> None:
         self.memo = data.get("memo", {})
+        self.taken = {}
+        for held in self.memo.values():
+            for task, pos in held:
+                self.taken.setdefault(task, set()).add(pos)
         self.ordinals = data.get("ordinals", {})
         self.arrivals = Counter(data.get("arrivals", {}))
         self.requests = Counter(data.get("requests", {}))

@@ -12,6 +12,7 @@ import _pickle
 import _signal
 import builtins
 import json
+import marshal
 import os
 import select
 import sys
@@ -19,10 +20,12 @@ import time
 import types
 from collections.abc import Callable
 
+import ipc_namespace
 import valuecodec
 import worker_child
 import worker_meter
 import worker_results
+import zygote_client
 from pyworker_request import (
     CPU_POLL_S,
     _await_exit,
@@ -31,7 +34,6 @@ from pyworker_request import (
     _compile,
     _cpu_used_s,
     _finish,
-    _flush_stdio,
     _forget,
     _over_limit,
     _pin,
@@ -198,6 +200,70 @@ def _await_done(pidfd: int, done_r: int, res_fd: int, start: tuple, t0: float,
             return "", -1.0, None
 
 
+#: Compiled programs (marshalled code, by file name and source): this long-lived request
+#: process never runs a program, and a call's child is the zygote's fork, so no call can reach
+#: another's code through it. Bounded in bytes; emptied when full.
+_compiled: dict[tuple[str, str], bytes] = {}
+_compiled_bytes = 0
+COMPILED_MAX_BYTES = 32 << 20
+#: A call's child that could not have an IPC namespace of its own exits with this, before its
+#: stamp (no program code can exit before that).
+EXIT_NO_IPC = 113
+
+
+def _marshalled(req: dict) -> tuple[bytes | None, str]:
+    """The program compiled (`_compile`, with its memory allowance) and marshalled, or None and
+    the compile error."""
+    global _compiled_bytes
+    key = (str(req.get("filename", "solution.py")), req["source"])
+    code = _compiled.get(key)
+    if code is not None:
+        return code, ""
+    _, obj, err = _compile(req["source"], key[0], req["limits"])
+    if obj is None:
+        return None, err
+    code = marshal.dumps(obj)
+    if _compiled_bytes + len(code) > COMPILED_MAX_BYTES:
+        _compiled.clear()
+        _compiled_bytes = 0
+    _compiled[key] = code
+    _compiled_bytes += len(code)
+    return code, ""
+
+
+def _job(req: dict, code: bytes, cores: list[int] | None) -> int:
+    """A memfd with what the call's child needs of its request (never the source), marshalled:
+    (its header, the program's code). Marshal, not JSON: the child reads it in C alone, touching
+    no Python code of the zygote's (each page it touches is a copy)."""
+    head = marshal.dumps({"limits": req["limits"], "entry": req.get("entry"), "cores": cores,
+                          "module_name": req.get("module_name", "solution")})  # fmt: skip
+    fd = os.memfd_create("job", 0)
+    os.write(fd, len(head).to_bytes(4, "big") + head + code)
+    return fd
+
+
+def spawned_child(fds: list[int], uid: int, vsize: int) -> None:
+    """In the zygote's fork for a function call: read the job, take an IPC namespace of its
+    own, sit on the request process's core, then run as `_child`. Never returns."""
+    job, out_fd, res_fd, stamp_w, ready_w, go_r, args_fd, done_w = fds
+    raw = os.pread(job, os.fstat(job).st_size, 0)
+    os.close(job)
+    n = int.from_bytes(raw[:4], "big")
+    req = marshal.loads(raw[4 : 4 + n])
+    code = marshal.loads(raw[4 + n :])
+    del raw
+    # A write to a pipe the program closed is its EPIPE, as under `python3`, never a SIGPIPE.
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)
+    if ipc_namespace.own() != "":
+        os._exit(EXIT_NO_IPC)
+    if req.get("cores"):
+        try:
+            os.sched_setaffinity(0, req["cores"])
+        except OSError:
+            pass
+    _child(req, code, out_fd, res_fd, uid, vsize, stamp_w, (ready_w, go_r, args_fd, done_w))
+
+
 def _call(req: dict, uid: int) -> dict:
     """A function call. Its arguments are a frame of their own, read after the child's fork,
     and handed to the child only once it says its module has run ("ready"; it then waits for
@@ -205,32 +271,33 @@ def _call(req: dict, uid: int) -> dict:
     process counted from that moment (`call_cpu_s`) is the call and what follows it, not the
     module's imports, which ENAMEL does not time. The count ends when the child says its
     result is written ("done"; the result is taken then), not at its exit, whose release of
-    memory ENAMEL does not time either."""
-    key, code, err = _compile(req["source"], req.get("filename", "solution.py"), req["limits"])
+    memory ENAMEL does not time either. The child is the zygote's fork (`zygote_client`): this
+    process reads, meters, cleans up and replies, call after call, and never forks."""
+    code, err = _marshalled(req)
     if code is None:
-        _read_args()  # dropped unused: this process forks nothing after it
+        _read_args()  # dropped unused
         return {"status": "COMPILE_ERROR", "error": err}
     lim = req["limits"]
     out_fd = os.memfd_create("out", 0)
     res_fd = os.memfd_create("res", 0)
-    vsize, server_rss = (
-        worker_meter.statm()
-    )  # the child starts sharing this much; its own use is the excess
-    _flush_stdio()
-    _pin(req.get("core"))
+    before = _pin(req.get("core"))
     stamp_r, stamp_w = os.pipe()
     ready_r, ready_w = os.pipe()
     go_r, go_w = os.pipe()
     done_r, done_w = os.pipe()
     args_fd = os.memfd_create("args", 0)
+    job = _job(req, code, sorted(os.sched_getaffinity(0)))
     _await_turn()
+    zygote_client.greeted()
     start = worker_meter.meter()
     t0 = time.monotonic()
-    pid = os.fork()
-    if pid == 0:
-        _child(req, code, out_fd, res_fd, uid, vsize, stamp_w, (ready_w, go_r, args_fd, done_w))
-    for fd in (stamp_w, ready_w, go_r, done_w):
-        os.close(fd)
+    try:
+        pid, server_rss = zygote_client.spawn((job, out_fd, res_fd, stamp_w, ready_w, go_r,
+                                               args_fd, done_w))  # fmt: skip
+    finally:
+        for fd in (job, stamp_w, ready_w, go_r, done_w):
+            os.close(fd)
+        _unpin(before)
     args = _read_args()
     pidfd = os.pidfd_open(pid)
     reason, ready_cpu = _await_ready(pidfd, ready_r, start, t0, lim)
@@ -248,17 +315,32 @@ def _call(req: dict, uid: int) -> dict:
     killed = "TIMEOUT" if reason else ""
     if reason:
         os.kill(pid, _signal.SIGKILL)
-    else:
-        worker_child.raise_if_killed_before_confined(pid, uid)
-    _, status, ru = os.wait4(pid, 0)
+    status, user, system, maxrss, unconfined = zygote_client.reap(pid)
     exit_ns = time.monotonic_ns()
     wall = time.monotonic() - t0
     os.close(pidfd)
+    if unconfined and not reason:
+        raise worker_child.KilledBeforeConfined(
+            f"the call's process was killed before it dropped to uid {uid}, before any of the "
+            "program ran: an outside kill of the worker's own process, never the program's"
+        )
+    ru = types.SimpleNamespace(ru_utime=user, ru_stime=system)
     reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed, "reason": reason,
-                   "peak_rss_mb": max(0, ru.ru_maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
+                   "peak_rss_mb": max(0, maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
     stamp_cpu = worker_meter.program_figures(stamp_r, exit_ns, ru, reply)
-    _finish(reply, start)
+    if stamp_cpu < 0 and os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_NO_IPC:
+        raise OSError("no IPC namespace of the call's own (unshare failed in its child)")
+    _finish(reply, start, zygote_client.reap_exited)
     worker_meter.call_window(stamp_cpu, ready_cpu, done_cpu, reply)
     worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
     reply["result"] = worker_results.result_of(res_fd, result)
     return reply
+
+
+def _unpin(before: set[int] | None) -> None:
+    """This long-lived request process back on the cores it had before `_pin`."""
+    if before:
+        try:
+            os.sched_setaffinity(0, before)
+        except OSError:
+            pass

@@ -15,6 +15,7 @@ import select
 import sys
 import time
 import types
+from collections.abc import Callable
 
 import pyworker_batch
 import worker_cleanup
@@ -70,9 +71,10 @@ def _forget(req: dict) -> None:
     req.pop("checker", None)
 
 
-def _finish(reply: dict, start: tuple[int, float, resource.struct_rusage]) -> dict:
-    """Clean up after a call (its main processes reaped) and complete its reply."""
-    left, failed = worker_cleanup.clean()
+def _finish(reply: dict, start: tuple, reap_exited: Callable[[], int] | None = None) -> dict:
+    """Clean up after a call (its main processes reaped) and complete its reply.
+    `reap_exited`: the call's processes are the zygote's (`worker_cleanup.clean`)."""
+    left, failed = worker_cleanup.clean(reap_exited)
     reply["outlived"] = left
     if failed:
         reply["cleanup_failed"] = failed
@@ -145,22 +147,21 @@ def _read_checker() -> str:
     return checker if isinstance(checker, str) else ""
 
 
-def _pin(core: object) -> None:
+def _pin(core: object) -> set[int] | None:
     """Put this request process, and so the call's child it forks next, on one core: `core`
     (the one the call's measurement owns) or, when it is not this sandbox's, the one it runs on
-    now. A list: those cores (a run given several). The request process ends with the call:
-    nothing to restore."""
+    now. A list: those cores (a run given several). The cores it had before (None: left as it
+    was), for a request process that goes on to its next call."""
     if isinstance(core, list):
         try:
-            os.sched_setaffinity(0, {int(c) for c in core} & os.sched_getaffinity(0) or
-                                 os.sched_getaffinity(0))  # fmt: skip
+            before = os.sched_getaffinity(0)
+            os.sched_setaffinity(0, {int(c) for c in core} & before or before)
+            return before
         except (OSError, ValueError, TypeError):
-            pass
-        return
-    pyworker_batch._share_a_core(core if isinstance(core, int) else None)
+            return None
+    return pyworker_batch._share_a_core(core if isinstance(core, int) else None)
 
 
-_go_fd = -1  # the request process's "call done" pipe to the zygote
 _turn_fd = -1  # EOF once the request process before this one is reaped
 
 

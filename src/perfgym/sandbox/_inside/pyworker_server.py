@@ -49,19 +49,25 @@ from __future__ import annotations
 # signal wrapper): every call forks this process, and the fork and the child's exit cost time
 # in proportion to its anonymous memory (6.7 -> 4.0 MB; 0.25 ms of CPU less per call here).
 import _signal
+import _socket
 import ctypes
 import gc
+import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import ipc_namespace  # noqa: E402
 import pyworker_batch  # noqa: E402
+import pyworker_call  # noqa: E402
 import pyworker_request  # noqa: E402
 import worker_cleanup  # noqa: E402
 import worker_framing  # noqa: E402
 import worker_meter  # noqa: E402
 import worker_rehearsal  # noqa: E402
+import zygote_client  # noqa: E402
+import zygote_commands  # noqa: E402
 from pyworker_call import _call  # noqa: E402
 from pyworker_check_call import _check_call  # noqa: E402
 from pyworker_request import _await_turn  # noqa: E402
@@ -77,30 +83,8 @@ PRELOAD = ("bisect", "collections", "functools", "heapq", "itertools", "math", "
 
 _PR_SET_CHILD_SUBREAPER = 36
 _libc = ctypes.CDLL(None, use_errno=True)
-_CLONE_NEWIPC = 0x08000000
-_CAP_SYS_ADMIN = 21
-_PR_CAPBSET_DROP = 24
 #: Why this request process has no IPC namespace of its own ('' when it has one).
 _ipc_error = ""
-
-
-def _own_ipc_namespace() -> str:
-    """Give this request process (and so its call's processes) an IPC namespace of its own,
-    then drop CAP_SYS_ADMIN, which it needed only for that. No SysV segment, queue or
-    semaphore set (nor POSIX message queue) of another call is there, and the kernel frees the
-    call's own when this process and its call's are gone. '' or why it failed."""
-    if _libc.unshare(_CLONE_NEWIPC) != 0:
-        return f"unshare(CLONE_NEWIPC): {os.strerror(ctypes.get_errno())}"
-    _libc.prctl(_PR_CAPBSET_DROP, _CAP_SYS_ADMIN, 0, 0, 0)
-    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
-    data = (ctypes.c_uint32 * 6)()  # effective, permitted, inheritable; for caps 0-31, 32-63
-    if _libc.capget(header, data) != 0:
-        return f"capget: {os.strerror(ctypes.get_errno())}"
-    for i in (0, 1, 2):
-        data[i] &= ~(1 << _CAP_SYS_ADMIN)
-    if _libc.capset(header, data) != 0:
-        return f"capset: {os.strerror(ctypes.get_errno())}"
-    return ""
 
 
 def main() -> None:
@@ -132,39 +116,52 @@ def main() -> None:
 
 
 def _zygote(sock: int, uid: int) -> None:
-    """Fork the request processes, one per call, until one ends the worker (the host closed
-    the connection, a call's cleanup failed, a request process ended without replying: the
-    host sees the connection close and restarts the worker).
+    """Fork the request processes, and every function call's child (`zygote_commands`), until
+    the worker ends (the host closed the connection, a call's cleanup failed, a request process
+    ended without replying: the host sees the connection close and restarts the worker).
 
-    The next call's process is forked as soon as the current one has metered and cleaned up
-    its call ("go"), so that its fork and its reading of the next request overlap the current
-    one's reply; it meters nothing and replies nothing until the zygote has reaped the current
-    one ("turn": no CPU of two calls in one measurement, replies in order, no zombie for its
-    cleanup to find)."""
+    A request process serves function calls one after another, asking this process for each
+    call's child. A call of another mode (an assertion call, a program run, a batch) forks its
+    processes from the request process itself, so only a fresh one serves it, as its first
+    request, and then ends: a request process that meets one later passes it on here unread
+    ("hand over") and ends, and the next one reads it first. After such a call, the next
+    request process is forked as soon as the current one has metered and cleaned up ("go"),
+    so that its fork overlaps the current one's reply; it meters nothing and replies nothing
+    until this process has reaped the current one ("turn": no CPU of two calls in one
+    measurement, replies in order, no zombie for its cleanup to find)."""
     before = -1  # the request process whose call is done but which may not have exited
+    handed = -1  # a request passed on for the next request process to read first
     while True:
-        go_r, go_w = os.pipe()
+        mine, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_SEQPACKET)
         turn_r, turn_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             code = 2
             try:
-                os.close(go_r)
+                mine.detach()
                 os.close(turn_w)
-                code = _request_process(sock, uid, go_w, turn_r)
+                code = _request_process(sock, uid, theirs.detach(), turn_r, handed)
             finally:
                 os._exit(code)
-        os.close(go_w)
+        theirs.close()
         os.close(turn_r)
+        if handed >= 0:
+            os.close(handed)
+            handed = -1
         if before > 0 and not _reaped(before):
             return
         os.close(turn_w)  # its turn: the one before it is gone
-        go = os.read(go_r, 1)
-        os.close(go_r)
-        if not go:  # it ended the worker, or died
-            _reaped(pid)
+        commands = zygote_commands.Commands(mine, pid, uid, pyworker_call.spawned_child)
+        how, handed = commands.serve()
+        mine.close()
+        if how == "go":
+            before = pid
+            continue
+        before = -1
+        if commands.request_status is not None:  # a reap found it dead
             return
-        before = pid
+        if not _reaped(pid) or how != "hand over":
+            return
 
 
 def _reaped(pid: int) -> bool:
@@ -179,11 +176,13 @@ def _reaped(pid: int) -> bool:
             return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def _request_process(sock: int, uid: int, go_w: int, turn_r: int) -> int:
-    """One call, in a process of its own: 0 when it replied and the worker goes on."""
-    pyworker_request._go_fd, pyworker_request._turn_fd = go_w, turn_r
-    # The call's orphans (a daemon, a child whose parent exited) become this process's: its
-    # cleanup reaps them, and their rusage is the call's.
+def _request_process(sock: int, uid: int, zygote_fd: int, turn_r: int, handed: int) -> int:
+    """Requests, in a process of their own: 0 when it ends and the worker goes on (a call of
+    another mode served, or passed on)."""
+    pyworker_request._turn_fd = turn_r
+    zygote_client.connect(zygote_fd)
+    # The orphans of a call this process forks (a daemon, a child whose parent exited) become
+    # this process's: its cleanup reaps them, and their rusage is the call's.
     _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     # A write to a pipe the program closed is an EPIPE this process handles as the program's
     # failure, never a SIGPIPE that kills it (a dead request process is the worker's failure:
@@ -191,8 +190,36 @@ def _request_process(sock: int, uid: int, go_w: int, turn_r: int) -> int:
     # inherit it, as `python3` itself ignores SIGPIPE.
     _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)
     global _ipc_error
-    _ipc_error = _own_ipc_namespace()
-    return 0 if _serve_one(sock, uid) else 1
+    _ipc_error = ipc_namespace.own(drop_admin=True)
+    first = True
+    while True:
+        try:
+            raw = _first_request(handed) if first and handed >= 0 else worker_framing.recv_raw(sock)
+        except EOFError:
+            return 1
+        req = json.loads(raw)
+        if type(req) is not dict:
+            req = {"mode": "invalid"}
+        if req.get("mode") in _MODES:
+            if not first:  # it forks from this process: a fresh one serves it
+                _hand_over(raw)
+                return 0
+            return 0 if _serve_one(sock, uid, req, go=True) else 1
+        if not _serve_one(sock, uid, req, go=False):
+            return 1
+        first = False
+
+
+def _first_request(fd: int) -> bytes:
+    """The request the request process before this one passed on (a memfd)."""
+    return os.pread(fd, os.fstat(fd).st_size, 0)
+
+
+def _hand_over(raw: bytes) -> None:
+    fd = os.memfd_create("request", 0)
+    os.write(fd, raw)
+    zygote_client.hand_over(fd)
+    os.close(fd)
 
 
 _MODES = {
@@ -202,29 +229,31 @@ _MODES = {
 }
 
 
-def _serve_one(sock: int, uid: int) -> bool:
-    """Read and answer one request (this process's only one); False when the worker must end.
-    A call's child walking its frames up (`sys._getframe().f_back...`) finds its own request
-    and nothing of another call's request or reply: this process never read any."""
-    try:
-        req = worker_framing.recv(sock)
-    except EOFError:
-        return False
+def _serve_one(sock: int, uid: int, req: dict, go: bool) -> bool:
+    """Answer one request; False when the worker must end. `go`: a call of a mode that forks
+    from this process, its only one (it says "go" once metered and clean). A call's child
+    walking its frames up (`sys._getframe().f_back...`) finds its own request and nothing of
+    another call's request or reply: a function call's child is the zygote's, and this
+    process read nothing before a call of another mode."""
     pyworker_request._checker_unread = (
         str(req.get("mode")) == "check" or req.get("mode") not in _MODES
     )
     try:
-        if _ipc_error:  # never run a call in an IPC namespace another call could share
+        if _ipc_error and go:  # never run a call in an IPC namespace another call could share
             raise OSError(f"no IPC namespace of the call's own: {_ipc_error}")
         reply = _MODES.get(str(req.get("mode")), _call)(req, uid)
     except Exception as exc:  # noqa: BLE001 - the worker's own fault, reported as such
         reply = {"status": "SANDBOX_ERROR", "error": f"{type(exc).__name__}: {exc}"}
+        if not go:  # a call's child may live on: the zygote's cleanup
+            _left, failed = worker_cleanup.clean(zygote_client.reap_exited)
+            if failed:
+                reply["cleanup_failed"] = failed
     if pyworker_request._checker_unread:  # its test code is still in the socket: end here
         reply.setdefault("cleanup_failed", "the worker failed before reading the test code or "
                          "the call's arguments")  # fmt: skip
     _await_turn()
-    if not reply.get("cleanup_failed"):
-        os.write(pyworker_request._go_fd, b"g")  # metered and clean: the next may start
+    if go and not reply.get("cleanup_failed"):
+        zygote_client.go()  # metered and clean: the next may start
     worker_framing.send(sock, reply)
     # something of the call stayed: this sandbox ends, the host starts afresh
     return not reply.get("cleanup_failed")

@@ -11,6 +11,7 @@ import _signal
 import errno
 import os
 import time
+from collections.abc import Callable
 
 #: Directories a call can write, emptied after every call.
 CLEAN_ROOTS = ("/tmp", "/dev/shm")
@@ -23,12 +24,16 @@ REAP_S = 5.0
 hoisted = 0  # names given to entries moved up out of a directory being emptied
 
 
-def clean() -> tuple[bool, str]:
+def clean(reap_exited: Callable[[], int] | None = None) -> tuple[bool, str]:
     """Kill every leftover process of the call and empty the writable directories. Returns
     whether any process was left when the call's main process had ended (a child nobody
-    waited for, a daemon) and why the cleanup failed ('' when it did not)."""
+    waited for, a daemon) and why the cleanup failed ('' when it did not). `reap_exited`:
+    the call's processes are the zygote's, which reaps those that ended when asked (how many);
+    otherwise they are this process's."""
     left = False
     deadline = time.monotonic() + REAP_S
+    if reap_exited is not None:
+        return _clean_the_zygotes(reap_exited, deadline)
     for _round in range(100):  # again until nothing is left to signal (a fork racing the kill)
         try:
             os.kill(-1, _signal.SIGKILL)  # every process but this one (PID 1)
@@ -43,13 +48,35 @@ def clean() -> tuple[bool, str]:
                     time.sleep(0.0005)
             except ChildProcessError:
                 break
+    return left, _empty_roots()
+
+
+def _clean_the_zygotes(reap_exited: Callable[[], int], deadline: float) -> tuple[bool, str]:
+    """`clean` where the zygote (PID 1, never signalled) is the call's processes' parent: kill
+    every process but this one and the zygote until none is left (a zombie still counts: the
+    kill fails only once every process of the call is reaped)."""
+    left = False
+    while True:
+        try:
+            os.kill(-1, _signal.SIGKILL)
+        except ProcessLookupError:
+            break
+        left = True
+        if reap_exited() == 0:
+            if time.monotonic() > deadline:
+                return left, "a process of the call could not be reaped"
+            time.sleep(0.0005)
+    return left, _empty_roots()
+
+
+def _empty_roots() -> str:
     try:
         allowed = max_entries
         for root in CLEAN_ROOTS:
             allowed -= empty(root, allowed)
     except Exception as exc:  # noqa: BLE001 - whatever stops the cleanup, the worker goes
-        return left, f"{type(exc).__name__}: {exc}"[:500]
-    return left, ""
+        return f"{type(exc).__name__}: {exc}"[:500]
+    return ""
 
 
 def empty(root: str, allowed: int | None = None) -> int:

@@ -27,9 +27,13 @@ def recv_exact(fd: int, n: int) -> bytes:
     return bytes(buf)
 
 
+def recv_raw(fd: int) -> bytes:
+    """One frame's JSON, unparsed."""
+    return recv_exact(fd, int.from_bytes(recv_exact(fd, 4), "big"))
+
+
 def recv(fd: int) -> dict:
-    n = int.from_bytes(recv_exact(fd, 4), "big")
-    return json.loads(recv_exact(fd, n))
+    return json.loads(recv_raw(fd))
 
 
 def b64(data: bytes) -> str:

@@ -52,9 +52,24 @@ def cgroup_ns() -> int:
     return -1
 
 
+#: The zygote's CPU as its last reply said (`zygote_client`): its fork of a call's child, its
+#: reaping, are the worker's own work, not the call's.
+zygote_cpu_s = 0.0
+#: (user, system) CPU of the processes the zygote reaped for this request process's calls.
+reaped_cpu_s = (0.0, 0.0)
+
+
 def self_cpu() -> float:
+    """The CPU of the worker's own processes: this one's and the zygote's (as last reported)."""
     ru = resource.getrusage(resource.RUSAGE_SELF)
-    return ru.ru_utime + ru.ru_stime
+    return ru.ru_utime + ru.ru_stime + zygote_cpu_s
+
+
+def children_cpu() -> tuple[float, float]:
+    """(user, system) CPU of every process reaped for this request process: its own children's
+    and those the zygote reaped for it."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + reaped_cpu_s[0], ru.ru_stime + reaped_cpu_s[1]
 
 
 def memory_base() -> int:
@@ -70,22 +85,22 @@ def memory_base() -> int:
         return -1
 
 
-def meter() -> tuple[int, float, resource.struct_rusage, int]:
+def meter() -> tuple[int, float, tuple[float, float], int]:
     """The counters a call's CPU and memory are the difference of (read just before its first
     fork)."""
-    return cgroup_ns(), self_cpu(), resource.getrusage(resource.RUSAGE_CHILDREN), memory_base()
+    return cgroup_ns(), self_cpu(), children_cpu(), memory_base()
 
 
-def metered(start: tuple[int, float, resource.struct_rusage, int], reply: dict) -> dict:
+def metered(start: tuple[int, float, tuple[float, float], int], reply: dict) -> dict:
     """Fill `reply` with the call's CPU, read after every process of the call was reaped: the
     rusage of all of them (the main process, and whatever this PID 1 reaped), and the cgroup's
     CPU less this process's own. CPU the cgroup saw and no rusage did (a child reaped by the
     kernel because SIGCHLD was ignored) is added to the call's and reported as hidden."""
     cg0, self0, ch0, mem0 = start
     _memory(mem0, reply)
-    ch1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ch1 = children_cpu()
     self1, cg1 = self_cpu(), cgroup_ns()
-    user, system = ch1.ru_utime - ch0.ru_utime, ch1.ru_stime - ch0.ru_stime
+    user, system = ch1[0] - ch0[0], ch1[1] - ch0[1]
     reply["cpu_user_s"], reply["cpu_system_s"] = user, system
     if cg0 < 0 or cg1 < 0:
         reply["cpu_cgroup_s"] = None

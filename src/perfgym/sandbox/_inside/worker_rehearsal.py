@@ -79,8 +79,7 @@ def _once() -> None:
     _framed({"args": valuecodec.encode(_ARGS)})
     pyworker_request._compile(_SOURCE, "solution.py", _LIMITS)
     pyworker_call._pickled_args(valuecodec.encode(_ARGS))
-    start = (worker_meter.cgroup_ns(), worker_meter.self_cpu(),
-             resource.getrusage(resource.RUSAGE_CHILDREN), -1)  # fmt: skip
+    start = (worker_meter.cgroup_ns(), worker_meter.self_cpu(), worker_meter.children_cpu(), -1)
     pyworker_request._over_limit(start, time.monotonic(), _LIMITS)
     pyworker_request._cpu_used_s(start)
     reply: dict = {"wall_s": 0.001, "exit_status": 0, "killed": "", "reason": "",

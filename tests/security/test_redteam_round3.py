@@ -184,7 +184,7 @@ def test_enamel_an_honest_stdlib_import_does_not_zero_a_sample(enamel_task, enam
 #: child's "ready") does not count.
 PEEK_AT_ARGS = """
 import gc as _gc, sys as _sys
-_N = "needle" + "-" + "7f3a"
+_N = "-".join(("needle", "7f3a"))  # made at run time: a folded constant is the module's own
 def _holds(o):
     if o is globals():  # _N itself
         return False

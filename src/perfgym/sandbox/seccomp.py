@@ -20,6 +20,11 @@ So `fadvise64` (i386's and ARM's `fadvise64_64` too), `readahead`, `cachestat`,
 `io_uring_setup` (its reads take RWF_NOWAIT too; libuv falls back) fail with ENOSYS as well.
 `mincore` is left: the kernel already reports a file it cannot write as all cached. What
 remains is slower: timing a read (docs/security.md).
+
+`ptrace` fails too: a call's process that made itself dumpable again and had a child attach
+to it could not be reaped by its parent until that tracer went, and the tracer was killed
+only by the cleanup that waited for the reap: the worker hung past every wall limit (red team
+rt65). Nothing perfgym runs in a sandbox needs it.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ __all__ = ["BLOCKED", "bwrap_args", "filter_fd", "program"]
 
 #: The system calls refused, by name.
 BLOCKED = ("add_key", "request_key", "keyctl", "fadvise64", "fadvise64_64", "readahead",
-           "cachestat", "preadv2", "pwritev2", "io_uring_setup")  # fmt: skip
+           "cachestat", "preadv2", "pwritev2", "io_uring_setup", "ptrace")  # fmt: skip
 
 # audit architectures (linux/audit.h)
 AUDIT_ARCH_X86_64 = 0xC000003E
@@ -47,17 +52,17 @@ X32_BIT = 0x40000000
 
 #: For each host machine: (audit arch, the blocked numbers) of every ABI its kernel may accept
 #: from a process: add_key, request_key, keyctl; then fadvise64 (and fadvise64_64),
-#: readahead, cachestat, preadv2, pwritev2, io_uring_setup.
-_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425)
-_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425))
+#: readahead, cachestat, preadv2, pwritev2, io_uring_setup; then ptrace.
+_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425, 101)
+_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425, 521))
 ARCHES: dict[str, tuple[tuple[int, tuple[int, ...]], ...]] = {
     "x86_64": (
         (AUDIT_ARCH_X86_64, _X86_64 + _X32),
-        (AUDIT_ARCH_I386, (286, 287, 288, 250, 272, 225, 451, 378, 379, 425)),
+        (AUDIT_ARCH_I386, (286, 287, 288, 250, 272, 225, 451, 378, 379, 425, 26)),
     ),
     "aarch64": (
-        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425)),
-        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425)),
+        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425, 117)),
+        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425, 26)),
     ),
 }
 ARCHES["amd64"] = ARCHES["x86_64"]

@@ -203,7 +203,7 @@ def _await_done(pidfd: int, done_r: int, res_fd: int, start: tuple, t0: float,
 #: Compiled programs (marshalled code, by file name and source): this long-lived request
 #: process never runs a program, and a call's child is the zygote's fork, so no call can reach
 #: another's code through it. Bounded in bytes; emptied when full.
-_compiled: dict[tuple[str, str], bytes] = {}
+_compiled: dict[tuple[str, str, str], bytes] = {}
 _compiled_bytes = 0
 COMPILED_MAX_BYTES = 32 << 20
 #: A call's child that could not have an IPC namespace of its own exits with this, before its
@@ -215,11 +215,13 @@ def _marshalled(req: dict) -> tuple[bytes | None, str]:
     """The program compiled (`_compile`, with its memory allowance) and marshalled, or None and
     the compile error."""
     global _compiled_bytes
-    key = (str(req.get("filename", "solution.py")), req["source"])
+    # The memory allowance is part of the key: a source that compiles only with more memory
+    # is no faster to fail under less because another call compiled it first (rt65).
+    key = (str(req.get("filename", "solution.py")), req["source"], str(req["limits"]["memory_mb"]))
     code = _compiled.get(key)
     if code is not None:
         return code, ""
-    _, obj, err = _compile(req["source"], key[0], req["limits"])
+    _, obj, err = _compile(req["source"], key[0], req["limits"], freeze=False)
     if obj is None:
         return None, err
     code = marshal.dumps(obj)
@@ -277,16 +279,46 @@ def _call(req: dict, uid: int) -> dict:
     if code is None:
         _read_args()  # dropped unused
         return {"status": "COMPILE_ERROR", "error": err}
-    lim = req["limits"]
-    out_fd = os.memfd_create("out", 0)
-    res_fd = os.memfd_create("res", 0)
+    held = _Held()
+    try:
+        return _call_over(req, uid, code, req["limits"], held)
+    finally:
+        held.close(*held.fds)
+
+
+class _Held:
+    """The request process's descriptors of one call: each closed once, whatever happens (a
+    call that raised had left 8 open, and a worker that served ~125 such calls failed every
+    later one: red team rt65)."""
+
+    def __init__(self) -> None:
+        self.fds: list[int] = []
+
+    def opened(self, *fds: int) -> tuple[int, ...]:
+        self.fds.extend(fds)
+        return fds
+
+    def handed(self, fd: int) -> int:
+        """`fd`, which a reader closes itself from here on."""
+        self.fds.remove(fd)
+        return fd
+
+    def close(self, *fds: int) -> None:
+        for fd in fds:
+            self.fds.remove(fd)
+            os.close(fd)
+
+
+def _call_over(req: dict, uid: int, code: bytes, lim: dict, held: _Held) -> dict:
+    """`_call` once compiled."""
+    out_fd, res_fd = held.opened(os.memfd_create("out", 0), os.memfd_create("res", 0))
     before = _pin(req.get("core"))
-    stamp_r, stamp_w = os.pipe()
-    ready_r, ready_w = os.pipe()
-    go_r, go_w = os.pipe()
-    done_r, done_w = os.pipe()
-    args_fd = os.memfd_create("args", 0)
-    job = _job(req, code, sorted(os.sched_getaffinity(0)))
+    stamp_r, stamp_w = held.opened(*os.pipe())
+    ready_r, ready_w = held.opened(*os.pipe())
+    go_r, go_w = held.opened(*os.pipe())
+    done_r, done_w = held.opened(*os.pipe())
+    (args_fd,) = held.opened(os.memfd_create("args", 0))
+    (job,) = held.opened(_job(req, code, sorted(os.sched_getaffinity(0))))
     _await_turn()
     zygote_client.greeted()
     start = worker_meter.meter()
@@ -295,22 +327,22 @@ def _call(req: dict, uid: int) -> dict:
         pid, server_rss = zygote_client.spawn((job, out_fd, res_fd, stamp_w, ready_w, go_r,
                                                args_fd, done_w))  # fmt: skip
     finally:
-        for fd in (job, stamp_w, ready_w, go_r, done_w):
-            os.close(fd)
+        held.close(job, stamp_w, ready_w, go_r, done_w)
         _unpin(before)
     args = _read_args()
-    pidfd = os.pidfd_open(pid)
+    (pidfd,) = held.opened(os.pidfd_open(pid))
     reason, ready_cpu = _await_ready(pidfd, ready_r, start, t0, lim)
     done_cpu, result = -1.0, None
     if not reason and ready_cpu >= 0:
-        os.write(args_fd, _pickled_args(args))
+        # At offset 0 whatever the program did to the file's offset, which it shares (a seek
+        # past the end had this write fail: a SANDBOX_ERROR of the program's making).
+        os.pwrite(args_fd, _pickled_args(args), 0)
         try:
             os.write(go_w, b"g")
         except OSError:  # the child closed its end: its own failure, seen at its exit
             pass
         reason, done_cpu, result = _await_done(pidfd, done_r, res_fd, start, t0, lim)
-    for fd in (ready_r, go_w, args_fd, done_r):
-        os.close(fd)
+    held.close(ready_r, go_w, args_fd, done_r)
     reason = reason or _await_exit(pidfd, start, t0, lim)
     killed = "TIMEOUT" if reason else ""
     if reason:
@@ -318,7 +350,7 @@ def _call(req: dict, uid: int) -> dict:
     status, user, system, maxrss, unconfined = zygote_client.reap(pid)
     exit_ns = time.monotonic_ns()
     wall = time.monotonic() - t0
-    os.close(pidfd)
+    held.close(pidfd)
     if unconfined and not reason:
         raise worker_child.KilledBeforeConfined(
             f"the call's process was killed before it dropped to uid {uid}, before any of the "
@@ -327,13 +359,13 @@ def _call(req: dict, uid: int) -> dict:
     ru = types.SimpleNamespace(ru_utime=user, ru_stime=system)
     reply: dict = {"wall_s": wall, "exit_status": status, "killed": killed, "reason": reason,
                    "peak_rss_mb": max(0, maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
-    stamp_cpu = worker_meter.program_figures(stamp_r, exit_ns, ru, reply)
+    stamp_cpu = worker_meter.program_figures(held.handed(stamp_r), exit_ns, ru, reply)
     if stamp_cpu < 0 and os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_NO_IPC:
         raise OSError("no IPC namespace of the call's own (unshare failed in its child)")
     _finish(reply, start, zygote_client.reap_exited)
     worker_meter.call_window(stamp_cpu, ready_cpu, done_cpu, reply)
-    worker_results.read_output(out_fd, int(lim["stdout_bytes"]), reply)
-    reply["result"] = worker_results.result_of(res_fd, result)
+    worker_results.read_output(held.handed(out_fd), int(lim["stdout_bytes"]), reply)
+    reply["result"] = worker_results.result_of(held.handed(res_fd), result)
     return reply
 
 

@@ -31,7 +31,8 @@ _check_uid = -1  # the uid of an assertion call's test process (not the candidat
 _checker_unread = False
 
 
-def _compile(source: str, filename: str, lim: dict) -> tuple[str, types.CodeType | None, str]:
+def _compile(source: str, filename: str, lim: dict,
+             freeze: bool = True) -> tuple[str, types.CodeType | None, str]:  # fmt: skip
     """Compile a program's source, in the request process (no cache: a code object kept for a
     later call would be a source that call's child could find). compile() runs no program code,
     but a source nested deeply enough makes it use hundreds of MiB: it gets the request's memory
@@ -50,7 +51,8 @@ def _compile(source: str, filename: str, lim: dict) -> tuple[str, types.CodeType
         return key, None, f"{type(exc).__name__}: {exc}"
     finally:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
-    gc.freeze()  # keep the collector in call children off the parent's pages (fewer COW faults)
+    if freeze:  # keep the collector in call children off the parent's pages (fewer COW faults)
+        gc.freeze()  # (not in a long-lived request process: its later garbage would never go)
     return key, code, ""
 
 

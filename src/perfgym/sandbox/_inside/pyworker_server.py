@@ -1,19 +1,27 @@
-"""Warm Python worker: PID 1 of its own sandbox; a fresh request process per call, which forks
-the call's unprivileged child.
+"""Warm Python worker: PID 1 of its own sandbox (the zygote), a request process that serves
+calls, and a child per call that runs the candidate.
 
 The pristine parent (PID 1, the zygote) never reads a request, never compiles, never sees a
-reply: it forks one request process per call and waits for it. The request process reads its
-one request from the host connection (exactly that frame: the next one stays in the socket),
-compiles the source, forks the call's child, meters it, cleans up, replies, and exits. So a
-process that runs a candidate descends from a parent that has held nothing but that call's own
-request: no earlier call's source (a reference, another candidate), no test code, no earlier
-reply, not even as freed heap that ctypes could read back. An assertion call's test code is a
-second frame, read only after the candidate's process was forked; so are a function call's
-arguments, handed to its child only after its module ran (`_call`). What the zygote has imported
-is a fixed list (`PRELOAD`), the same for every candidate, imported once at start; nothing a
-candidate names is ever imported there (an import can have side effects, and module state
-would pass from one candidate to the next). Its own stdio is /dev/null, and every child gets
-standard streams the zygote made once and never used, so nothing buffered reaches a program.
+reply. It forks a request process, which reads requests from the host connection (exactly one
+frame each: the next stays in the socket). A function call (the common case: thousands per RL
+step) costs one fork: the request process compiles the source (cached, marshalled), puts what
+the child needs into a memfd (the code and the limits, never the source) and asks the zygote to
+fork the call's child over it and the call's channels (`zygote_commands`, `zygote_client`);
+it then hands over the arguments, meters, has the zygote reap the child and the call's
+orphans, cleans up and replies, and goes on to the next request. Every other mode (an
+assertion call, a program run, a batch) forks its processes from the request process itself,
+so only a fresh request process serves one, as its first request, and then ends; a request
+process that meets one later passes it on to the zygote unread and ends, and the next one
+reads it first. So a process that runs a candidate descends from the zygote alone, or from a
+request process that has held nothing but that call's own request: no earlier call's source (a
+reference, another candidate), no test code, no earlier reply, not even as freed heap that
+ctypes could read back. An assertion call's test code is a second frame, read only after the
+candidate's process was forked; so are a function call's arguments, handed to its child only
+after its module ran (`_call`). What the zygote has imported is a fixed list (`PRELOAD`), the
+same for every candidate, imported once at start; nothing a candidate names is ever imported
+there (an import can have side effects, and module state would pass from one candidate to the
+next). Its own stdio is /dev/null, and every child gets standard streams the zygote made once
+and never used, so nothing buffered reaches a program.
 
 A function call's child executes the module in a fresh namespace, calls the entry point,
 writes the tagged-JSON result into a memfd and exits: that channel carries only what the
@@ -25,14 +33,17 @@ holds the result channel. A program run's child (mode "program") runs the source
 `__main__` over fresh stdio, exactly as `python3 prog.py` would, and the parent captures its
 output under caps.
 
-Each request process unshares an IPC namespace of its own before it reads its request (then
-drops CAP_SYS_ADMIN): SysV shared memory, queues and semaphores (and POSIX message queues) a
-call makes die with it, and no call sees another's. Afterwards the request process (a child subreaper: the call's orphans are its own to reap and
-count) SIGKILLs every other process in its PID namespace but the zygote and empties /tmp and
-/dev/shm without recursion; a cleanup that fails, or leaves anything, is reported and the
-worker exits (the host restarts it); so does a request process that ends without replying.
-CPU is the call's every process: rusage of all reaped descendants, cross-checked against the
-worker's cpuacct cgroup (when the host gave one) so that a child nobody waited for (SIGCHLD
+Every call has an IPC namespace of its own: a function call's child unshares one before it
+runs anything; a request process unshares one at its start (then drops CAP_SYS_ADMIN) for the
+calls it forks itself. SysV shared memory, queues and semaphores (and POSIX message queues) a
+call makes die with it, and no call sees another's. Afterwards the request process SIGKILLs
+every other process in its PID namespace but the zygote (a function call's processes are the
+zygote's to reap, PID 1 inheriting its orphans; a call it forked itself is its own, a child
+subreaper) and empties /tmp and /dev/shm without recursion; a cleanup that fails, or leaves
+anything, is reported and the worker exits (the host restarts it); so does a request process
+that ends without replying. CPU is the call's every process: rusage of all reaped
+descendants, cross-checked against the worker's cpuacct cgroup (when the host gave one, less
+the zygote's and the request process's own CPU) so that a child nobody waited for (SIGCHLD
 ignored, a daemon) is counted and flagged.
 Messages are 4-byte big-endian length + JSON over a stream socket.
 
@@ -48,6 +59,7 @@ from __future__ import annotations
 # Imports are kept to what the server needs (no typing, socket, shutil, hashlib, base64 or the
 # signal wrapper): every call forks this process, and the fork and the child's exit cost time
 # in proportion to its anonymous memory (6.7 -> 4.0 MB; 0.25 ms of CPU less per call here).
+# `_socket` (the C module alone) carries the zygote's descriptors.
 import _signal
 import _socket
 import ctypes
@@ -59,6 +71,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import ipc_namespace  # noqa: E402
+import process_view  # noqa: E402
 import pyworker_batch  # noqa: E402
 import pyworker_call  # noqa: E402
 import pyworker_request  # noqa: E402
@@ -106,12 +119,13 @@ def main() -> None:
         os.dup2(null, fd)
     os.close(null)
     _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)  # bubblewrap's --die-with-parent covers exit
+    proc_hidden = process_view.hide_other_users()
     for name in PRELOAD:
         __import__(name)
     worker_rehearsal.rehearse()  # quickened code and a warm type cache for every request process
     gc.freeze()
     worker_framing.send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
-                 "preloaded": sorted(PRELOAD)})  # fmt: skip
+                 "preloaded": sorted(PRELOAD), "proc_hidden": not proc_hidden, "proc_error": proc_hidden})  # fmt: skip
     _zygote(sock, uid)
 
 

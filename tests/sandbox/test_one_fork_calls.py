@@ -185,3 +185,29 @@ def test_the_zygote_ends_when_its_request_process_does(commands):
     _, served, theirs = commands
     theirs.close()
     assert served.serve() == ("end", -1)
+
+
+def test_a_hung_worker_is_stopped_by_the_hosts_backstop(monkeypatch):
+    """Whatever hangs a worker (here its zygote, stopped from outside before a call), the host
+    never waits past the request's backstop: the call is the worker's failure, and the next
+    call gets a fresh worker."""
+    import signal
+    import time
+
+    from perfgym.sandbox.pyworker import framing
+
+    monkeypatch.setattr(framing, "REPLY_GRACE_S", 1.0)
+    w = PythonWorker()
+    try:
+        assert w.call(INC, "f", [1]).value == 2
+        assert w._proc is not None
+        (zygote,) = _children(w._proc.pid)
+        os.kill(zygote, signal.SIGSTOP)
+        t0 = time.monotonic()
+        r = w.call(INC, "f", [1], limits=Limits(wall_s=1))
+        assert r.status is Status.SANDBOX_ERROR and "timed out" in r.error, r
+        assert time.monotonic() - t0 < 30  # 1 s of grace and twice the wall limit, not forever
+        assert w.call(INC, "f", [2]).value == 3
+        assert w.stats()["restarts"] >= 1
+    finally:
+        w.close()

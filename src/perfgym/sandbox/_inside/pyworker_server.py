@@ -225,8 +225,12 @@ def _request_process(sock: int, uid: int, zygote_fd: int, turn_r: int, handed: i
 
 
 def _first_request(fd: int) -> bytes:
-    """The request the request process before this one passed on (a memfd)."""
-    return os.pread(fd, os.fstat(fd).st_size, 0)
+    """The request the request process before this one passed on (a memfd, closed once read:
+    no process this one forks inherits it)."""
+    try:
+        return os.pread(fd, os.fstat(fd).st_size, 0)
+    finally:
+        os.close(fd)
 
 
 def _hand_over(raw: bytes) -> None:

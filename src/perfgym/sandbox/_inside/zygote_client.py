@@ -43,21 +43,25 @@ def greeted() -> None:
     count starts from). Before a call's first count, after this process's turn."""
     global _greeted
     if not _greeted:
-        assert _conn is not None, "no zygote connection"
-        _conn.send(zygote_commands.HELLO)
+        _send(zygote_commands.HELLO)
         _figures()
         _greeted = True
 
 
+def _send(msg: bytes, fds: tuple[int, ...] = ()) -> None:
+    """A command, with `fds` passed along (SCM_RIGHTS)."""
+    assert _conn is not None, "no zygote connection"
+    if not fds:
+        _conn.send(msg)
+        return
+    rights = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in fds)
+    _conn.sendmsg([msg], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, rights)])
+
+
 def _ask(msg: bytes, fds: tuple[int, ...] = ()) -> list[int]:
     """Send a command, wait for its figures (the zygote's CPU taken off and recorded)."""
-    assert _conn is not None, "no zygote connection"
     greeted()
-    if fds:
-        _conn.sendmsg([msg], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS,
-                               b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in fds))])  # fmt: skip
-    else:
-        _conn.send(msg)
+    _send(msg, fds)
     figures = _figures()
     if figures and figures[0] == -1:
         err = figures[1] if len(figures) > 1 else 0
@@ -68,7 +72,7 @@ def _ask(msg: bytes, fds: tuple[int, ...] = ()) -> list[int]:
 def spawn(fds: tuple[int, ...]) -> tuple[int, int]:
     """Have the zygote fork a function call's child over `fds` (job first): (its pid, the
     zygote's resident size at the fork, which the child starts sharing)."""
-    pid, rss = _ask(zygote_commands.SPAWN, fds)
+    pid, rss = _ask(zygote_commands.SPAWN, fds)  # two figures, or the unpacking fails loudly
     return pid, rss
 
 
@@ -97,12 +101,9 @@ def _count(user_ns: int, system_ns: int) -> None:
 
 def hand_over(fd: int) -> None:
     """Pass the request in memfd `fd` to the next request process (this one ends next)."""
-    assert _conn is not None, "no zygote connection"
-    _conn.sendmsg([zygote_commands.HAND_OVER],
-                  [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fd.to_bytes(4, sys.byteorder, signed=True))])  # fmt: skip
+    _send(zygote_commands.HAND_OVER, (fd,))
 
 
 def go() -> None:
     """This request process's call is metered and clean: the zygote may fork the next one."""
-    assert _conn is not None, "no zygote connection"
-    _conn.send(zygote_commands.GO)
+    _send(zygote_commands.GO)

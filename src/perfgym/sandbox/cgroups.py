@@ -120,6 +120,8 @@ class RunCgroup:
     core: int | list[int] | None = None  # the core(s) the run is confined to (see pin)
     cpuset_dir: str | None = None  # v1: the cores' cpuset cgroup the run joins
     cpuset_v2: str = ""  # v2: cpuset.cpus last written to this run's own cgroup
+    # Files of the cgroup kept open while it lives, by (controller, name, flags) (see _fd).
+    _fds: dict[tuple[str, str, int], int] = field(default_factory=dict, repr=False)
 
     @classmethod
     def create(cls, memory_bytes: int, max_pids: int) -> RunCgroup:
@@ -199,12 +201,12 @@ class RunCgroup:
     def oom_kills(self) -> int:
         try:
             if self.version == "v1":
-                text = _read(self.dirs["memory"], "memory.oom_control")
+                text = self._read("memory", "memory.oom_control")
                 for line in text.splitlines():
                     if line.startswith("oom_kill "):
                         return int(line.split()[1])
-                return int(_read(self.dirs["memory"], "memory.failcnt"))
-            text = _read(self.dirs["memory"], "memory.events")
+                return int(self._read("memory", "memory.failcnt"))
+            text = self._read("memory", "memory.events")
             for line in text.splitlines():
                 if line.startswith("oom_kill "):
                     return int(line.split()[1])
@@ -238,26 +240,67 @@ class RunCgroup:
             _write(self.dirs["pids"], "pids.max", max_pids)
             self.limits = (memory_bytes, max_pids)
         if self.version == "v1":
-            _write(self.dirs["cpuacct"], "cpuacct.usage", 0, optional=True)
+            try:
+                os.pwrite(self._fd("cpuacct", "cpuacct.usage", os.O_WRONLY), b"0", 0)
+            except OSError:
+                pass
         if not self.oom_current:
             self.oom_before = self.oom_kills()
         self.oom_current = False
 
+    def _fd(self, ctrl: str, name: str, flags: int = os.O_RDONLY) -> int:
+        """The file `name` of the `ctrl` directory, opened once for the cgroup's life (a pooled
+        cgroup serves many runs, and a path walk into the cgroup filesystem costs several
+        times the read itself on the run's critical path)."""
+        key = (ctrl, name, flags)
+        fd = self._fds.get(key)
+        if fd is None:
+            fd = self._fds[key] = os.open(os.path.join(self.dirs[ctrl], name), flags | os.O_CLOEXEC)
+        return fd
+
+    def _read(self, ctrl: str, name: str) -> str:
+        """The whole of a (small) cgroup file, read from offset 0 of its kept descriptor (a
+        counter or a stat file, shown afresh on every read: not cgroup.procs, see `empty`)."""
+        return os.pread(self._fd(ctrl, name), 65536, 0).decode()
+
+    def counter_fds(self) -> dict[str, int]:
+        """The counter files a run's supervisor reads, kept open (see `_fd`): 'cpu' (v1
+        cpuacct.usage, v2 cpu.stat), 'usage' (memory.usage_in_bytes / memory.current) and
+        'peak' (memory.max_usage_in_bytes / memory.peak, read-write: the supervisor resets
+        it). One that cannot be opened is left out (the supervisor then opens it itself, or
+        goes without it)."""
+        v1 = self.version == "v1"
+        wanted = {
+            "cpu": ("cpuacct", "cpuacct.usage" if v1 else "cpu.stat", os.O_RDONLY),
+            "usage": ("memory", "memory.usage_in_bytes" if v1 else "memory.current", os.O_RDONLY),
+            "peak": ("memory", "memory.max_usage_in_bytes" if v1 else "memory.peak", os.O_RDWR),
+        }
+        fds = {}
+        for name, (ctrl, file, flags) in wanted.items():
+            try:
+                fds[name] = self._fd(ctrl, file, flags)
+            except OSError:
+                continue
+        return fds
+
     def usage(self) -> int:
         """Bytes charged to the cgroup now (v1 memory.usage_in_bytes, v2 memory.current)."""
-        name = "memory.usage_in_bytes" if self.version == "v1" else "memory.current"
         try:
-            return int(_read(self.dirs["memory"], name))
+            return int(self._read("memory", "memory.usage_in_bytes" if self.version == "v1"
+                                  else "memory.current"))  # fmt: skip
         except (OSError, ValueError):
             return 1 << 62
 
     def empty(self) -> bool:
-        try:
+        try:  # opened afresh: v1 serves a kept descriptor a pid list cached for a second
             return not _read(self.dirs["pids"], "cgroup.procs").strip()
         except OSError:
             return False
 
     def destroy(self) -> None:
+        for fd in self._fds.values():  # of no use once the cgroup is gone
+            os.close(fd)
+        self._fds.clear()
         for d in set(self.dirs.values()):
             for _ in range(50):
                 try:

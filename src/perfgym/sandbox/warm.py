@@ -25,6 +25,9 @@ from perfgym.sandbox.view import INSIDE_MOUNT, base_args, hidden_paths
 
 #: The launcher as its bubblewrap sees it (only `_inside` is bound there).
 LAUNCHER = f"{INSIDE_MOUNT}/launcher.py"
+#: The largest spec (JSON bytes) sent in the request message itself; a larger one, which holds
+#: files to write, goes as a memfd (a spare reads at most 64 KiB of a message).
+INLINE_SPEC_BYTES = 48 * 1024
 # Slack beyond a run's own wall limit before the host gives up on the launcher.
 _RESULT_GRACE_S = 30.0
 
@@ -58,7 +61,9 @@ class WarmSandbox(LocalSandbox):
         args += ["--perms", "0755", "--dir", "/tmp"]  # each spare mounts its own tmpfs here
         for parent in self._cgroup_parents():
             args += ["--bind", parent, parent]
-        args += ["--cap-add", "ALL", "--", self.python, "-I", "-S", LAUNCHER, str(fd)]
+        # Each spare mounts its work dir at the default run's sizes before its request.
+        mounts = json.dumps(private_mounts(Limits().disk_bytes))
+        args += ["--cap-add", "ALL", "--", self.python, "-I", "-S", LAUNCHER, str(fd), mounts]
         if self.exec_stub:  # spares start their run's stub ahead of the request
             args.append(self.exec_stub)
         return args
@@ -143,24 +148,45 @@ class WarmSandbox(LocalSandbox):
             # again with the run's own, so a run may hide more than the launcher does.
             "hide": hidden_paths(self.config, request.hide),
         }
-        return self._submit(spec, limits, stdin)
+        return self._submit(spec, limits, stdin, cg.counter_fds() if cg is not None else {})
 
-    def _submit(self, spec: dict, limits: Limits, stdin: bytes | None = None) -> dict | Execution:
-        """Hand the launcher's next spare the spec, the result pipe and (when given) the
+    def _submit(
+        self,
+        spec: dict,
+        limits: Limits,
+        stdin: bytes | None = None,
+        counters: dict[str, int] | None = None,
+    ) -> dict | Execution:
+        """Hand the launcher's next spare the spec, the result pipe, (when given) the
         program's stdin as a sealed memfd, which the spare copies in the kernel (a run reading
         2 MiB of stdin: 46 ms with it base64'd in the JSON spec, 16 ms so, a bare spawn 13 ms;
-        `bench/sandbox_overhead.py` (c))."""
-        spec_fd = os.memfd_create("perfgym-spec", os.MFD_CLOEXEC)
-        stdin_fd = _sealed_memfd(stdin) if stdin else -1
+        `bench/sandbox_overhead.py` (c)), and the run's cgroup counter files, open (`counters`,
+        see `RunCgroup.counter_fds`). The message names the descriptors it carries, in order,
+        and carries a spec of up to `INLINE_SPEC_BYTES` itself; a larger one (files to write)
+        goes as a memfd."""
+        body = json.dumps(spec)
+        inline = len(body) <= INLINE_SPEC_BYTES
+        spec_fd = -1 if inline else os.memfd_create("perfgym-spec", os.MFD_CLOEXEC)
+        stdin_fd = -1
         r, w = os.pipe2(os.O_CLOEXEC)
         try:
-            _write_all(spec_fd, json.dumps(spec).encode())
+            if spec_fd >= 0:
+                _write_all(spec_fd, body.encode())
+            if stdin:
+                stdin_fd = _sealed_memfd(stdin)
+            named = {"result": w, **(counters or {})}
+            if spec_fd >= 0:
+                named["spec"] = spec_fd
+            if stdin_fd >= 0:
+                named["stdin"] = stdin_fd
+            fds = array.array("i", named.values()).tobytes()
+            # The spec's own JSON spliced in: it is not decoded and encoded again here.
+            names = json.dumps(list(named))
+            header = f'{{"fds": {names}, "spec": {body if inline else "null"}}}'.encode()
             with self._lock:
                 sock = self._ensure_started()
                 try:
-                    sent = [spec_fd, w] + ([stdin_fd] if stdin_fd >= 0 else [])
-                    fds = array.array("i", sent).tobytes()
-                    sock.sendmsg([b"{}"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+                    sock.sendmsg([header], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
                 except OSError as exc:
                     self._stop()
                     self.restarts += 1
@@ -169,11 +195,9 @@ class WarmSandbox(LocalSandbox):
             w = -1
             return self._read_result(r, limits)
         finally:
-            os.close(spec_fd)
-            if stdin_fd >= 0:
-                os.close(stdin_fd)
-            if w >= 0:
-                os.close(w)
+            for fd in (spec_fd, stdin_fd, w):
+                if fd >= 0:
+                    os.close(fd)
             os.close(r)
 
     def _read_result(self, r: int, limits: Limits) -> dict | Execution:

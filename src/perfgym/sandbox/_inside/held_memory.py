@@ -31,7 +31,9 @@ _MEMFD = "/memfd:"
 class Held:
     """Memory the run holds beyond RSS; `start()` right before the program is let go."""
 
-    def __init__(self, cgroups: dict[str, str]) -> None:
+    def __init__(self, cgroups: dict[str, str], counters: dict[str, int] | None = None) -> None:
+        """`counters`: 'usage' and 'peak' already open (see `Tree`); else opened here."""
+        counters = counters or {}
         directory = cgroups.get("memory")
         v1 = "cpuacct" in cgroups
         self.usage_fd: int | None = None
@@ -40,14 +42,14 @@ class Held:
             names = ("memory.usage_in_bytes", "memory.max_usage_in_bytes") if v1 else (
                 "memory.current", "memory.peak")  # fmt: skip
             self.version = "v1" if v1 else "v2"
-            try:
-                self.usage_fd = os.open(os.path.join(directory, names[0]), os.O_RDONLY)
-            except OSError:
-                self.usage_fd = None
-            try:
-                self.peak_fd = os.open(os.path.join(directory, names[1]), os.O_RDWR)
-            except OSError:
-                self.peak_fd = None
+            self.usage_fd = (
+                counters["usage"]
+                if "usage" in counters
+                else _open(directory, names[0], os.O_RDONLY)
+            )
+            self.peak_fd = (
+                counters["peak"] if "peak" in counters else _open(directory, names[1], os.O_RDWR)
+            )
         self.base = 0  # cgroup usage, or tmpfs bytes used, when the program started
         self.peak_ok = False  # the peak file was reset at the start: its figure is this run's
         self.excluded: set[tuple[int, int]] = set()  # memfds that are not the run's (its stdin)
@@ -155,6 +157,13 @@ class Held:
             f"{sample_rate_hz / EVERY:g} Hz (pipe and socket buffers, and a memfd no process "
             "holds open, in flight in a socket, are not seen)"
         )
+
+
+def _open(directory: str, name: str, flags: int) -> int | None:
+    try:
+        return os.open(os.path.join(directory, name), flags)
+    except OSError:
+        return None
 
 
 def _tmp_used() -> int:

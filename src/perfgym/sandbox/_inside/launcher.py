@@ -1,14 +1,23 @@
 """The warm launcher: lives inside one bubblewrap and forks a fresh private namespace per run.
 
-Protocol (one SOCK_SEQPACKET socket from the host): each message is a small JSON header with two
-file descriptors attached: a memfd holding the run's spec and the write end of the result pipe.
+Protocol (one SOCK_SEQPACKET socket from the host): each message is a small JSON header naming
+the file descriptors attached, in order, and holding the run's spec ('spec') unless a memfd
+does (a large one). The descriptors: the write end of the result pipe ('result'), and optionally
+the spec's memfd ('spec'), the program's stdin as a sealed memfd ('stdin') and the run's cgroup
+counter files, open ('cpu', 'usage', 'peak': see `process_tree.Tree`).
+
+argv: the socket's fd, the private mounts most runs ask for (JSON [[path, size], ...]), and
+optionally the exec stub's path.
+
 The run's process is forked *before* its request arrives: a spare, already PID 1 of a new PID
-namespace with its own mount and IPC namespaces and /proc, reads the request straight from the host's
-socket and tells the launcher, which forks its replacement (when the run ends, while others are
-in flight; one spare is always ready). Given the exec stub's path (argv[2]), each spare starts
-its run's stub before the request too (see `stub.Stub`). The spare mounts a fresh tmpfs work
-dir, applies binds and hidden paths, and runs the supervisor, which writes the result to the
-host's pipe as an 8-byte length and the JSON (the host need not wait for the run to exit).
+namespace with its own mount and IPC namespaces and /proc, its work dir mounted and the host's
+root covered, reads the request straight from the host's socket. Given the exec stub's path,
+each spare starts its run's stub before the request too (see `stub.Stub`). With its request,
+the spare resizes its work dir if the run asks for another size, applies binds and hidden paths,
+and runs the supervisor, which writes the result to the host's pipe as an 8-byte length and the
+JSON (the host need not wait for the run to exit). Once the program is let go, the spare tells
+the launcher, which forks its replacement (when the run ends, while others are in flight; one
+spare is always ready).
 """
 
 from __future__ import annotations
@@ -20,8 +29,10 @@ import os
 import select
 import signal
 import socket
+import stat
 import sys
 import time
+from collections.abc import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -29,18 +40,45 @@ import linux  # noqa: E402
 import supervisor  # noqa: E402
 from stub import Stub, orders  # noqa: E402
 
-_MAX_FDS = 4
+#: The descriptors a request may carry, by name ('result' it must).
+_NAMES = ("spec", "result", "stdin", "cpu", "usage", "peak")
+_MAX_FDS = len(_NAMES) + 2
+#: The largest message a spare reads (the host inlines specs well under it).
+_MAX_MESSAGE = 65536
 
 
-def _recv(sock: socket.socket) -> tuple[dict, list[int]] | None:
+def _recv(sock: socket.socket) -> tuple[dict[str, int], dict | None] | None:
+    """The next request: its descriptors by name and its spec when inline (else it is in the
+    'spec' memfd); None when the host closed the socket. A message that is not a well-formed
+    request gets its descriptors closed and comes back as ({}, None)."""
     fds = array.array("i")
-    msg, ancdata, _flags, _addr = sock.recvmsg(65536, socket.CMSG_SPACE(_MAX_FDS * fds.itemsize))
+    msg, ancdata, flags, _addr = sock.recvmsg(
+        _MAX_MESSAGE, socket.CMSG_SPACE(_MAX_FDS * fds.itemsize), socket.MSG_CMSG_CLOEXEC
+    )  # close-on-exec as they arrive: no received descriptor may reach the program
     if not msg:
         return None
     for level, kind, data in ancdata:
         if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
             fds.frombytes(data[: len(data) - (len(data) % fds.itemsize)])
-    return json.loads(msg), list(fds)
+    try:
+        header = json.loads(msg)
+        names, spec = header["fds"], header.get("spec")
+        ok = (
+            not flags & (socket.MSG_TRUNC | socket.MSG_CTRUNC)
+            and isinstance(names, list)
+            and len(names) == len(fds)
+            and len(set(names)) == len(names)
+            and all(n in _NAMES for n in names)
+            and "result" in names
+            and (isinstance(spec, dict) != ("spec" in names))  # inline, or a memfd: one of them
+        )
+    except (ValueError, KeyError, TypeError):
+        ok = False
+    if not ok:
+        for fd in fds:
+            os.close(fd)
+        return {}, None
+    return dict(zip(names, fds, strict=True)), spec
 
 
 _NOSUID = linux.MS_NOSUID | linux.MS_NODEV
@@ -65,24 +103,85 @@ def _prepare_namespace() -> None:
 HOST_MOUNT = "/run/perfgym/host"
 
 
-def _host(path: str) -> str:
-    """Host `path` (absolute, resolved by the host) under HOST_MOUNT."""
-    return HOST_MOUNT + os.path.normpath("/" + path)
+class _Ready:
+    """What a spare mounts before its request (`build`): the work dir and /dev/shm at the
+    sizes most runs ask for (the launcher's argv), and the cover over the host's root, keeping
+    a descriptor of that root for bind sources. A request then finds its view mostly built
+    (three tmpfs mounts off its critical path: 0.1 ms on this VM)."""
+
+    def __init__(self) -> None:
+        self.mounts: dict[str, int] = {}  # path -> size of a tmpfs mounted empty
+        self.host_root = -1  # O_PATH descriptor of the host's root, kept for bind sources
+        self.covered = False  # the host's root is covered already
+
+    @classmethod
+    def build(cls, mounts: list[tuple[str, int]]) -> _Ready:
+        """As much as can be done now; what fails is left to the request, which redoes it
+        and reports the error as the run's (a spare that died here would be forked again
+        and again)."""
+        ready = cls()
+        try:
+            for path, size in mounts:
+                linux.mount("tmpfs", path, "tmpfs", _NOSUID, f"size={int(size)},mode=1777")
+                ready.mounts[path] = int(size)
+            if os.path.isdir(HOST_MOUNT):
+                ready.host_root = os.open(HOST_MOUNT, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+                _cover_host()
+                ready.covered = True
+        except (OSError, RuntimeError):
+            pass
+        return ready
+
+    def source(self, path: str) -> int:
+        """An O_PATH descriptor of host `path` (absolute, resolved by the host), looked up
+        under the host's root when the launcher has it."""
+        if self.host_root >= 0:
+            rel = os.path.normpath("/" + path).lstrip("/") or "."
+            return os.open(rel, os.O_PATH | os.O_CLOEXEC, dir_fd=self.host_root)
+        if not self.covered and os.path.isdir(HOST_MOUNT):
+            path = HOST_MOUNT + os.path.normpath("/" + path)
+        return os.open(path, os.O_PATH | os.O_CLOEXEC)
+
+    def close(self) -> None:
+        if self.host_root >= 0:
+            os.close(self.host_root)
+            self.host_root = -1
 
 
-def _prepare_view(spec: dict) -> None:
-    """Once the request is known: work dir, binds, hidden paths; then the host's root is
-    covered, so the program's view is the allow-list alone."""
+def _cover_host() -> None:
+    """Cover the host's root: the program's view is the allow-list alone.
+
+    Covered, not unmounted: a lazy unmount waits for an RCU grace period (0.1 ms median,
+    1.6 ms p90 on this VM), a tmpfs on top costs 17 us. What lies beneath cannot be reached:
+    the program has no capability to unmount it, holds no descriptor into it, and in a user
+    namespace of its own the mounts it inherits are locked together (the kernel refuses to
+    unmount the cover, EINVAL)."""
+    linux.mount("tmpfs", HOST_MOUNT, "tmpfs", _NOSUID | linux.MS_NOEXEC | linux.MS_RDONLY,
+                "size=4k,mode=0755")  # fmt: skip
+    if os.listdir(HOST_MOUNT):
+        raise RuntimeError(f"the host's root is still visible at {HOST_MOUNT}")
+
+
+def _prepare_view(spec: dict, ready: _Ready) -> None:
+    """Once the request is known: work dir (resized when it asks for another size), binds and
+    hidden paths; the host's root is covered already, and its descriptor closed here."""
     view = spec["view"]
-    host = os.path.isdir(HOST_MOUNT)
-    # Open bind sources first: a source may live under the host's /tmp.
-    sources = []
-    for src, _d, _w in view["binds"]:
-        path = _host(src) if host else src
-        sources.append((os.open(path, os.O_PATH), os.path.isdir(path)))
+    try:
+        sources = []  # opened first: a source may live under the host's /tmp
+        for src, _d, _w in view["binds"]:
+            fd = ready.source(src)
+            sources.append((fd, stat.S_ISDIR(os.fstat(fd).st_mode)))
+    finally:
+        ready.close()
     nosuid = _NOSUID
     for private, size in view["mounts"]:  # the work dir; POSIX shm and semaphores
-        linux.mount("tmpfs", private, "tmpfs", nosuid, f"size={int(size)},mode=1777")
+        have = ready.mounts.get(private)
+        if have == int(size):
+            continue
+        if have is None:
+            linux.mount("tmpfs", private, "tmpfs", nosuid, f"size={int(size)},mode=1777")
+        else:  # mounted empty before the request: only its size changes
+            linux.mount("tmpfs", private, "tmpfs", nosuid | linux.MS_REMOUNT, f"size={int(size)}")
     for (_src, dst, writable), (fd, is_dir) in zip(view["binds"], sources, strict=True):
         if is_dir:
             os.makedirs(dst, exist_ok=True)
@@ -97,16 +196,8 @@ def _prepare_view(spec: dict) -> None:
         linux.mount("none", dst, None, flags)
     for path in view["hide"]:
         linux.mount("tmpfs", path, "tmpfs", nosuid, "size=4k,mode=0755")
-    if host:
-        # Covered, not unmounted: a lazy unmount waits for an RCU grace period (0.1 ms median,
-        # 1.6 ms p90 on this VM, on every run's path), a tmpfs on top costs 17 us. What lies
-        # beneath cannot be reached: the program has no capability to unmount it, holds no
-        # descriptor into it, and in a user namespace of its own the mounts it inherits are
-        # locked together (the kernel refuses to unmount the cover, EINVAL).
-        linux.mount("tmpfs", HOST_MOUNT, "tmpfs", _NOSUID | linux.MS_NOEXEC | linux.MS_RDONLY,
-                    "size=4k,mode=0755")  # fmt: skip
-        if os.listdir(HOST_MOUNT):
-            raise RuntimeError(f"the host's root is still visible at {HOST_MOUNT}")
+    if not ready.covered and os.path.isdir(HOST_MOUNT):
+        _cover_host()
 
 
 def _rehearse() -> None:
@@ -143,18 +234,21 @@ def _rehearse() -> None:
     json.dumps({"stdout": supervisor._b64(b""), "wall_s": now, "files": {}})
 
 
-def _early_stub(path: str | None) -> Stub | None:
-    """The run's exec stub, started now; None when it cannot be (the supervisor then starts one
-    for the run and reports why it fails, instead of this spare dying over and over)."""
+def _early_stub(path: str | None, back: supervisor.Sched) -> Stub | None:
+    """The run's exec stub, started now with the scheduling policy `back`; None when it
+    cannot be (the supervisor then starts one for the run and reports why it fails, instead of
+    this spare dying over and over)."""
     if not path:
         return None
     try:
-        return Stub(path)
+        return Stub(path, back)
     except OSError:
         return None
 
 
-def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None) -> None:
+def _spare(
+    host: socket.socket, taken_w: int, token: int, stub_path: str | None, mounts: list
+) -> None:
     """A forked spare: PID 1 of its own PID namespace, taking the next run straight from the
     host's socket; it tells the launcher (`token` on `taken_w`) so another spare is forked.
     With `stub_path`, the run's exec stub is started before the request (see `stub.Stub`)."""
@@ -162,45 +256,60 @@ def _spare(host: socket.socket, taken_w: int, token: int, stub_path: str | None)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.die_with_parent(signal.SIGKILL)
         _prepare_namespace()
-        stub = _early_stub(stub_path)
+        # As SCHED_BATCH from here on (see supervisor.step_aside); the stub starts with the
+        # policy the program gets, so that neither waits on the request's critical path.
+        back = supervisor.step_aside()
+        stub = _early_stub(stub_path, back)
         try:
             _rehearse()
         except Exception:  # noqa: BLE001 - only a speed-up: the run itself reports real faults
             pass
+        ready = _Ready.build(mounts)
         while True:
             got = _recv(host)
             if got is None:
                 os._exit(0)  # the host closed the socket
-            if len(got[1]) in (2, 3):  # spec, result [, stdin]
-                break
-            for fd in got[1]:  # not a run request: drop it and keep waiting
-                os.close(fd)
-        os.write(taken_w, token.to_bytes(8, "little"))
+            if got[0]:
+                break  # else not a run request: dropped; keep waiting
     except BaseException:  # noqa: BLE001 - the launcher sees it exit and forks another
         os._exit(1)
     host.close()
-    os.close(taken_w)
-    spec_fd, result_fd, *stdin_fd = got[1]
-    for fd in got[1]:
-        os.set_inheritable(fd, False)  # received descriptors must not reach the program
-    _run_child(spec_fd, result_fd, stub, stdin_fd[0] if stdin_fd else None)
+
+    def started() -> None:
+        """Tell the launcher this spare is taken (so it forks another when it should) once
+        the program is let go: its wake-up then costs the run nothing."""
+        os.write(taken_w, token.to_bytes(8, "little"))
+        os.close(taken_w)
+
+    _run_child(*got, ready, stub, back, started)
 
 
-def _run_child(spec_fd: int, result_fd: int, stub: Stub | None, stdin_fd: int | None) -> None:
-    """The spare with its request (`stdin_fd`: the program's stdin, sent as a sealed memfd
-    when the host did not inline it in the spec). Never returns."""
+def _run_child(
+    fds: dict[str, int],
+    spec: dict | None,
+    ready: _Ready,
+    stub: Stub | None,
+    back: supervisor.Sched,
+    started: Callable[[], None],
+) -> None:
+    """The spare with its request (see `_recv`; 'stdin': the program's stdin, sent as a
+    sealed memfd when the host did not inline it in the spec). Never returns."""
     code = 0
     try:
-        size = os.fstat(spec_fd).st_size
-        spec = json.loads(os.pread(spec_fd, size, 0))
-        os.close(spec_fd)
-        _prepare_view(spec)
-        result = supervisor.supervise(spec, stub, stdin_fd)
+        if spec is None:
+            spec_fd = fds["spec"]
+            size = os.fstat(spec_fd).st_size
+            spec = json.loads(os.pread(spec_fd, size, 0))
+            os.close(spec_fd)
+        _prepare_view(spec, ready)
+        counters = {k: fds[k] for k in ("cpu", "usage", "peak") if k in fds}
+        result = supervisor.supervise(spec, stub, fds.get("stdin"), aside=(back,),
+                                      started=started, counters=counters)  # fmt: skip
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's
         result = {"sandbox_error": f"{type(exc).__name__}: {exc}"}
         code = 1
     try:
-        _answer(result_fd, result)
+        _answer(fds["result"], result)
     finally:
         os._exit(code)
 
@@ -222,10 +331,11 @@ class _Spares:
     taken spare waits until its run ends (a fork of this process takes ~1 ms of CPU and holds
     the cgroup lock a starting run needs), but one spare is always kept ready."""
 
-    def __init__(self, host: socket.socket, size: int, stub_path: str | None) -> None:
+    def __init__(self, host: socket.socket, size: int, stub_path: str | None, mounts: list) -> None:
         self.host = host
         self.size = size
         self.stub_path = stub_path
+        self.mounts = mounts
         self.own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY)
         self.taken_r, self.taken_w = os.pipe()
         self.idle: dict[int, int] = {}  # token -> pidfd of a spare waiting for a run
@@ -247,7 +357,7 @@ class _Spares:
                 os.close(self.taken_r)
                 for pidfd in (*self.idle.values(), *self.busy.values()):
                     os.close(pidfd)
-                _spare(self.host, self.taken_w, token, self.stub_path)
+                _spare(self.host, self.taken_w, token, self.stub_path, self.mounts)
             pidfd = os.pidfd_open(pid)
             self.idle[token] = pidfd
             poller.register(pidfd, select.POLLIN)
@@ -273,8 +383,10 @@ def main() -> None:
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # runs are reaped by the kernel
     linux.harden()  # a program exec'd below can never hold or regain a capability
     os.chdir("/")
-    stub_path = sys.argv[2] if len(sys.argv) > 2 and os.access(sys.argv[2], os.X_OK) else None
-    spares = _Spares(host, size=max(2, min(4, len(os.sched_getaffinity(0)))), stub_path=stub_path)
+    mounts = [(str(p), int(n)) for p, n in json.loads(sys.argv[2])]
+    stub_path = sys.argv[3] if len(sys.argv) > 3 and os.access(sys.argv[3], os.X_OK) else None
+    size = max(2, min(4, len(os.sched_getaffinity(0))))
+    spares = _Spares(host, size=size, stub_path=stub_path, mounts=mounts)
     poller = select.poll()
     poller.register(host, 0)  # hang-up only: the spares read the requests themselves
     poller.register(spares.taken_r, select.POLLIN)
@@ -313,12 +425,10 @@ def _refuse_waiting(host: socket.socket, message: str) -> None:
         return
     finally:
         host.setblocking(True)
-    if got is None:
+    if not got or not got[0]:
         return
-    fds = got[1]
-    if len(fds) in (2, 3):
-        _report(fds[1], message)
-    for fd in fds:
+    _report(got[0]["result"], message)
+    for fd in got[0].values():
         os.close(fd)
 
 

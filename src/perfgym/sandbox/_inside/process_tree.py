@@ -17,15 +17,25 @@ TICKS = os.sysconf("SC_CLK_TCK")
 class Tree:
     """Samples the processes of this PID namespace (everything but PID 1, the supervisor)."""
 
-    def __init__(self, cgroups: dict[str, str]) -> None:
+    def __init__(self, cgroups: dict[str, str], counters: dict[str, int] | None = None) -> None:
+        """`counters`: the cgroup counter files already open ('cpu', 'usage', 'peak': the
+        warm host keeps them open per pooled cgroup and sends them with the request, which
+        saves this process three path walks into the cgroup filesystem on the run's
+        critical path); those absent are opened here by path."""
+        counters = counters or {}
         # v1: cpuacct.usage (ns); v2: cpu.stat's usage_usec. Read as a difference from now:
         # a pooled cgroup's counter need not start at zero.
         self.cpu_v2 = "cpuacct" not in cgroups
-        self.cpuacct_fd = (
-            self._open(cgroups.get("cpuacct"), "cpuacct.usage")
-            if not self.cpu_v2
-            else self._open(cgroups.get("cpu"), "cpu.stat")
-        )
+        if not cgroups:
+            self.cpuacct_fd = None
+        elif "cpu" in counters:
+            self.cpuacct_fd = counters["cpu"]
+        else:
+            self.cpuacct_fd = (
+                self._open(cgroups.get("cpuacct"), "cpuacct.usage")
+                if not self.cpu_v2
+                else self._open(cgroups.get("cpu"), "cpu.stat")
+            )
         self.cpu_base = 0
         if self.cpuacct_fd is not None:
             try:
@@ -35,7 +45,7 @@ class Tree:
                 self.cpuacct_fd = None
         self.seen: dict[tuple[str, bytes], int] = {}  # (pid, start time) -> own CPU ticks
         self.sampled_ns = 0  # no cgroup: the CPU of every process seen, at its last sample
-        self.held = Held(cgroups)
+        self.held = Held(cgroups, counters)
         self.peak_rss = 0.0  # bytes, the run's memory (tree RSS, or what it holds beyond it)
         self.peak_single = 0.0  # bytes, one process's own high-water mark
         self.max_procs = 0

@@ -20,6 +20,7 @@ import signal
 import stat
 import sys
 import time
+from collections.abc import Callable
 
 try:  # loaded as a package module or as a plain script next to linux.py
     from . import linux  # type: ignore[no-redef]
@@ -38,10 +39,10 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
 
-Sched = tuple[int, os.sched_param] | None  # the policy a program gets back (see _step_aside)
+Sched = tuple[int, os.sched_param] | None  # the policy a program gets back (see step_aside)
 
 
-def _step_aside() -> Sched:
+def step_aside() -> Sched:
     """Make the supervisor SCHED_BATCH; returns the policy the program must get back.
 
     The supervisor wakes 500 times a second to sample the tree. As SCHED_OTHER, each wake-up
@@ -161,11 +162,24 @@ def stub_usable(spec: dict) -> bool:
     return bool(path) and spec.get("uid") is not None and os.access(str(path), os.X_OK)
 
 
-def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None) -> dict:
+def supervise(
+    spec: dict,
+    stub: Stub | None = None,
+    stdin_fd: int | None = None,
+    *,
+    aside: tuple[Sched] | None = None,
+    started: Callable[[], None] | None = None,
+    counters: dict[str, int] | None = None,
+) -> dict:
     """Run the program described by `spec`; return the result dict (see module docstring).
     `stub`: an exec stub started ahead of the run (see `stub.Stub`), used when the spec allows.
     `stdin_fd`: the program's stdin as an open file (the warm host sends any non-empty stdin
-    so, not base64 in the spec); taken over and closed."""
+    so, not base64 in the spec); taken over and closed.
+    `aside`: this process already stepped aside (a warm spare does it before its request), and
+    its one item is the policy the program gets back (`step_aside`'s return).
+    `started`: called once the program has been let go (a warm spare tells its launcher then,
+    so that the launcher's wake-up is off the run's critical path).
+    `counters`: the run's cgroup counter files, opened by the host (see `Tree`)."""
     if os.getpid() != 1:
         raise RuntimeError("the supervisor must be PID 1 of the run's PID namespace")
     lim = spec["limits"]
@@ -174,12 +188,12 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
     stdin = b"" if stdin_fd is not None else base64.b64decode(spec.get("stdin", ""))
     joined = [os.path.join(cgroups[n], "cgroup.procs")
               for n in ("memory", "pids", "cpuacct", "cpuset") if n in cgroups]  # fmt: skip
-    tree = Tree(cgroups)
+    tree = Tree(cgroups, counters or {})
     usable = stub_usable(spec)
     if stub is not None and not usable:
         stub.abandon()
         stub = None
-    back = _step_aside()
+    back = aside[0] if aside is not None else step_aside()
     if usable:
         if not linux.HARDENED:  # once per process; the warm launcher did it for every run
             linux.harden()
@@ -221,6 +235,8 @@ def supervise(spec: dict, stub: Stub | None = None, stdin_fd: int | None = None)
         tree.held.start()
         os.write(gate_w, b"g")
         os.close(gate_w)
+    if started is not None:
+        started()
     exec_error = b""
     while chunk := os.read(exec_err_r, 4096):
         exec_error += chunk

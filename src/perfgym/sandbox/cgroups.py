@@ -120,7 +120,7 @@ class RunCgroup:
     core: int | list[int] | None = None  # the core(s) the run is confined to (see pin)
     cpuset_dir: str | None = None  # v1: the cores' cpuset cgroup the run joins
     cpuset_v2: str = ""  # v2: cpuset.cpus last written to this run's own cgroup
-    # Files of the cgroup kept open while it lives, by (controller, name, flags) (see _fd).
+    # Files of the cgroup kept open while it lives, by (directory, name, flags) (see _fd).
     _fds: dict[tuple[str, str, int], int] = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -252,11 +252,26 @@ class RunCgroup:
         """The file `name` of the `ctrl` directory, opened once for the cgroup's life (a pooled
         cgroup serves many runs, and a path walk into the cgroup filesystem costs several
         times the read itself on the run's critical path)."""
-        key = (ctrl, name, flags)
+        return self._fd_at(self.dirs[ctrl], name, flags)
+
+    def _fd_at(self, directory: str, name: str, flags: int) -> int:
+        key = (directory, name, flags)
         fd = self._fds.get(key)
         if fd is None:
-            fd = self._fds[key] = os.open(os.path.join(self.dirs[ctrl], name), flags | os.O_CLOEXEC)
+            fd = self._fds[key] = os.open(os.path.join(directory, name), flags | os.O_CLOEXEC)
         return fd
+
+    def join_fds(self) -> list[int]:
+        """`cgroup.procs` of every cgroup a run joins (`supervisor_paths`: the run's own, and a
+        pinned run's cores' cpuset), open for writing and kept: the warm sandbox's supervisor
+        moves the run's process in through them, so a run's view needs no cgroup file system
+        at all (see launcher `_Ready`). Writing is checked against the opener, root here."""
+        paths = self.supervisor_paths()
+        return [
+            self._fd_at(paths[n], "cgroup.procs", os.O_WRONLY)
+            for n in ("memory", "pids", "cpuacct", "cpuset")
+            if n in paths and not (n != "memory" and paths[n] == paths["memory"])
+        ]
 
     def _read(self, ctrl: str, name: str) -> str:
         """The whole of a (small) cgroup file, read from offset 0 of its kept descriptor (a

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
 from perfgym.sandbox.exec_stub import HELPERS
+from perfgym.sandbox.run_request import check_env_entry
 from perfgym.sandbox.site_hooks import empty_file, mask_args, site_dirs
 
 #: Kept for callers that name them: home directories are not in any run's view.
@@ -307,8 +308,7 @@ def program_env(env: Mapping[str, str] | None) -> dict[str, str]:
     out = dict(_default_env())
     if env:
         for k, v in env.items():
-            if not isinstance(k, str) or not isinstance(v, str) or "=" in k or "\x00" in k + v:
-                raise ValueError(f"invalid environment entry {k!r}={v!r}")
+            check_env_entry(k, v)
             out[k] = v
     return out
 

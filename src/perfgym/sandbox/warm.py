@@ -148,7 +148,11 @@ class WarmSandbox(LocalSandbox):
             # again with the run's own, so a run may hide more than the launcher does.
             "hide": hidden_paths(self.config, request.hide),
         }
-        return self._submit(spec, limits, stdin, cg.counter_fds() if cg is not None else {})
+        fds = {}
+        if cg is not None:
+            fds = cg.counter_fds()
+            fds.update({f"join{i}": fd for i, fd in enumerate(cg.join_fds())})
+        return self._submit(spec, limits, stdin, fds)
 
     def _submit(
         self,

@@ -15,24 +15,26 @@ root covered, reads the request straight from the host's socket. Given the exec 
 each spare starts its run's stub before the request too (see `stub.Stub`). With its request,
 the spare resizes its work dir if the run asks for another size, applies binds and hidden paths,
 and runs the supervisor, which writes the result to the host's pipe as an 8-byte length and the
-JSON (the host need not wait for the run to exit). Once the program is let go, the spare tells
-the launcher, which forks its replacement (when the run ends, while others are in flight; one
-spare is always ready).
+JSON (the host need not wait for the run to exit). A spare tells the launcher as soon as it
+has its request, and the launcher forks its replacement (when the run ends, while others are in
+flight; one spare is always ready). The launcher and its spares are SCHED_BATCH (each run's
+program gets the launcher's own policy back), so that wake-up preempts no run's set-up.
 """
 
 from __future__ import annotations
 
 import array
 import base64
+import fcntl
 import json
 import os
 import select
 import signal
 import socket
 import stat
+import struct
 import sys
 import time
-from collections.abc import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -41,7 +43,7 @@ import supervisor  # noqa: E402
 from stub import Stub, orders  # noqa: E402
 
 #: The descriptors a request may carry, by name ('result' it must).
-_NAMES = ("spec", "result", "stdin", "cpu", "usage", "peak")
+_NAMES = ("spec", "result", "stdin", "cpu", "usage", "peak", "join0", "join1", "join2", "join3")
 _MAX_FDS = len(_NAMES) + 2
 #: The largest message a spare reads (the host inlines specs well under it).
 _MAX_MESSAGE = 65536
@@ -86,10 +88,14 @@ _NOSUID = linux.MS_NOSUID | linux.MS_NODEV
 
 def _prepare_namespace() -> None:
     """In a spare, before any request: its own mount namespace, a /proc of its PID namespace,
-    and an IPC namespace of its own: no SysV segment, queue or semaphore set (nor POSIX message
-    queue) of another run is there, and the kernel frees the run's own when its last process
-    exits."""
-    linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC)
+    an IPC namespace of its own (no SysV segment, queue or semaphore set, nor POSIX message
+    queue, of another run is there, and the kernel frees the run's own when its last process
+    exits), and a network namespace of its own with its loopback up, as a cold run's: no
+    socket of another run, concurrent or earlier (a TCP socket's TIME_WAIT outlives its run
+    by a minute: a run read an earlier run's message back from /proc/net/tcp, and two
+    concurrent runs talked over an abstract unix socket, red team rt66)."""
+    linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWNET)
+    _loopback_up()
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
     linux.mount("proc", "/proc", "proc", _NOSUID | linux.MS_NOEXEC)
     for sub in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"):
@@ -98,6 +104,20 @@ def _prepare_namespace() -> None:
             linux.mount("none", sub, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY)
 
 
+_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
+
+
+def _loopback_up() -> None:
+    """Bring this network namespace's `lo` up (a new one has it down)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        ifreq = bytearray(struct.pack("16sH22x", b"lo", 0))
+        fcntl.ioctl(s.fileno(), _SIOCGIFFLAGS, ifreq)
+        flags = struct.unpack_from("H", ifreq, 16)[0] | _IFF_UP
+        fcntl.ioctl(s.fileno(), _SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags))
+
+
+#: Where the cgroup file systems are (read-only, with /sys, in every view).
+CGROUPS = "/sys/fs/cgroup"
 #: The host's root as the launcher sees it (perfgym.sandbox.view.HOST_MOUNT): bind sources are
 #: looked up there, and each spare covers it before its program starts.
 HOST_MOUNT = "/run/perfgym/host"
@@ -113,6 +133,8 @@ class _Ready:
         self.mounts: dict[str, int] = {}  # path -> size of a tmpfs mounted empty
         self.host_root = -1  # O_PATH descriptor of the host's root, kept for bind sources
         self.covered = False  # the host's root is covered already
+        self.cgroups_covered = False  # the cgroup file systems are, by a tmpfs still writable
+        self.cgroups_root = -1  # O_PATH descriptor of what lies beneath that cover
 
     @classmethod
     def build(cls, mounts: list[tuple[str, int]]) -> _Ready:
@@ -122,12 +144,15 @@ class _Ready:
         ready = cls()
         try:
             for path, size in mounts:
-                linux.mount("tmpfs", path, "tmpfs", _NOSUID, f"size={int(size)},mode=1777")
+                linux.mount("tmpfs", path, "tmpfs", _NOSUID, _sized(size) + ",mode=1777")
                 ready.mounts[path] = int(size)
             if os.path.isdir(HOST_MOUNT):
                 ready.host_root = os.open(HOST_MOUNT, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
                 _cover_host()
                 ready.covered = True
+            if os.path.isdir(CGROUPS):  # kept: the run's own counter is found through it
+                ready.cgroups_root = os.open(CGROUPS, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+                ready.cgroups_covered = _cover_cgroups()
         except (OSError, RuntimeError):
             pass
         return ready
@@ -146,6 +171,54 @@ class _Ready:
         if self.host_root >= 0:
             os.close(self.host_root)
             self.host_root = -1
+
+
+def _sized(size: int) -> str:
+    """A private tmpfs's size options: `size` bytes of data, and as many KiB of inode space
+    (files, long names and extended attributes draw on it, not on the size: 600 MiB of xattrs
+    passed a 1 MiB quota, red team rt66)."""
+    return f"size={int(size)},nr_inodes={max(1024, int(size) // 1024)}"
+
+
+def _cover_cgroups() -> bool:
+    """Cover the cgroup file systems with an empty tmpfs (made read-only with the request, see
+    `_show_own_counter`): the host sends the run's counter files and `cgroup.procs` open, so
+    nothing of this run needs a path there, and its program must not read any cgroup's files
+    (a pooled cgroup's cumulative counters carried a number from one run to a later one, and
+    concurrent runs watched each other's CPU and memory: red team rt66)."""
+    if not os.path.isdir(CGROUPS):
+        return False
+    linux.mount("tmpfs", CGROUPS, "tmpfs", _NOSUID | linux.MS_NOEXEC, "size=64k,mode=0755")
+    return True
+
+
+def _show_own_counter(spec: dict, fds: dict[str, int], ready: _Ready) -> None:
+    """Under the cover: the run's own CPU counter alone, where /proc/self/cgroup says it is
+    (the repository agent's workload timer reads it), when it is v1's `cpuacct.usage`, which
+    the host resets before every run, so it holds nothing of an earlier one (v2's cpu.stat
+    is never reset: not shown). Then the cover is made read-only, whatever happened."""
+    if not ready.cgroups_covered:
+        return
+    try:
+        own = (spec.get("cgroups") or {}).get("cpuacct")
+        if own and own.startswith(CGROUPS + "/") and ready.cgroups_root >= 0:
+            target = own + "/cpuacct.usage"
+            source = os.open(target[len(CGROUPS) + 1 :], os.O_PATH | os.O_CLOEXEC,
+                             dir_fd=ready.cgroups_root)  # fmt: skip
+            try:
+                os.makedirs(own, exist_ok=True)
+                open(target, "ab").close()
+                linux.mount(f"/proc/self/fd/{source}", target, None, linux.MS_BIND)
+            finally:
+                os.close(source)
+            linux.mount("none", target, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY
+                        | _NOSUID | linux.MS_NOEXEC)  # fmt: skip
+    finally:
+        if ready.cgroups_root >= 0:
+            os.close(ready.cgroups_root)
+            ready.cgroups_root = -1
+        linux.mount("none", CGROUPS, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY
+                    | _NOSUID | linux.MS_NOEXEC)  # fmt: skip
 
 
 def _cover_host() -> None:
@@ -179,9 +252,9 @@ def _prepare_view(spec: dict, ready: _Ready) -> None:
         if have == int(size):
             continue
         if have is None:
-            linux.mount("tmpfs", private, "tmpfs", nosuid, f"size={int(size)},mode=1777")
+            linux.mount("tmpfs", private, "tmpfs", nosuid, _sized(size) + ",mode=1777")
         else:  # mounted empty before the request: only its size changes
-            linux.mount("tmpfs", private, "tmpfs", nosuid | linux.MS_REMOUNT, f"size={int(size)}")
+            linux.mount("tmpfs", private, "tmpfs", nosuid | linux.MS_REMOUNT, _sized(size))
     for (_src, dst, writable), (fd, is_dir) in zip(view["binds"], sources, strict=True):
         if is_dir:
             os.makedirs(dst, exist_ok=True)
@@ -247,7 +320,12 @@ def _early_stub(path: str | None, back: supervisor.Sched) -> Stub | None:
 
 
 def _spare(
-    host: socket.socket, taken_w: int, token: int, stub_path: str | None, mounts: list
+    host: socket.socket,
+    taken_w: int,
+    token: int,
+    stub_path: str | None,
+    mounts: list,
+    back: supervisor.Sched,
 ) -> None:
     """A forked spare: PID 1 of its own PID namespace, taking the next run straight from the
     host's socket; it tells the launcher (`token` on `taken_w`) so another spare is forked.
@@ -256,9 +334,8 @@ def _spare(
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.die_with_parent(signal.SIGKILL)
         _prepare_namespace()
-        # As SCHED_BATCH from here on (see supervisor.step_aside); the stub starts with the
-        # policy the program gets, so that neither waits on the request's critical path.
-        back = supervisor.step_aside()
+        # SCHED_BATCH already, as the launcher is (see supervisor.step_aside); the stub starts
+        # with the policy the program gets back.
         stub = _early_stub(stub_path, back)
         try:
             _rehearse()
@@ -271,17 +348,15 @@ def _spare(
                 os._exit(0)  # the host closed the socket
             if got[0]:
                 break  # else not a run request: dropped; keep waiting
+        # Taken: the launcher forks a replacement now (were it told only once the program
+        # runs, requests with a slow set-up, thousands of files, would starve every other
+        # run: red team rt66). It is SCHED_BATCH, so its wake-up does not preempt this run.
+        os.write(taken_w, token.to_bytes(8, "little"))
     except BaseException:  # noqa: BLE001 - the launcher sees it exit and forks another
         os._exit(1)
     host.close()
-
-    def started() -> None:
-        """Tell the launcher this spare is taken (so it forks another when it should) once
-        the program is let go: its wake-up then costs the run nothing."""
-        os.write(taken_w, token.to_bytes(8, "little"))
-        os.close(taken_w)
-
-    _run_child(*got, ready, stub, back, started)
+    os.close(taken_w)
+    _run_child(*got, ready, stub, back)
 
 
 def _run_child(
@@ -290,7 +365,6 @@ def _run_child(
     ready: _Ready,
     stub: Stub | None,
     back: supervisor.Sched,
-    started: Callable[[], None],
 ) -> None:
     """The spare with its request (see `_recv`; 'stdin': the program's stdin, sent as a
     sealed memfd when the host did not inline it in the spec). Never returns."""
@@ -302,9 +376,11 @@ def _run_child(
             spec = json.loads(os.pread(spec_fd, size, 0))
             os.close(spec_fd)
         _prepare_view(spec, ready)
+        _show_own_counter(spec, fds, ready)
         counters = {k: fds[k] for k in ("cpu", "usage", "peak") if k in fds}
+        joins = [fds[k] for k in sorted(fds) if k.startswith("join")]
         result = supervisor.supervise(spec, stub, fds.get("stdin"), aside=(back,),
-                                      started=started, counters=counters)  # fmt: skip
+                                      counters=counters, joins=joins)  # fmt: skip
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's
         result = {"sandbox_error": f"{type(exc).__name__}: {exc}"}
         code = 1
@@ -331,11 +407,19 @@ class _Spares:
     taken spare waits until its run ends (a fork of this process takes ~1 ms of CPU and holds
     the cgroup lock a starting run needs), but one spare is always kept ready."""
 
-    def __init__(self, host: socket.socket, size: int, stub_path: str | None, mounts: list) -> None:
+    def __init__(
+        self,
+        host: socket.socket,
+        size: int,
+        stub_path: str | None,
+        mounts: list,
+        back: supervisor.Sched,
+    ) -> None:
         self.host = host
         self.size = size
         self.stub_path = stub_path
         self.mounts = mounts
+        self.back = back
         self.own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY)
         self.taken_r, self.taken_w = os.pipe()
         self.idle: dict[int, int] = {}  # token -> pidfd of a spare waiting for a run
@@ -357,7 +441,7 @@ class _Spares:
                 os.close(self.taken_r)
                 for pidfd in (*self.idle.values(), *self.busy.values()):
                     os.close(pidfd)
-                _spare(self.host, self.taken_w, token, self.stub_path, self.mounts)
+                _spare(self.host, self.taken_w, token, self.stub_path, self.mounts, self.back)
             pidfd = os.pidfd_open(pid)
             self.idle[token] = pidfd
             poller.register(pidfd, select.POLLIN)
@@ -386,7 +470,11 @@ def main() -> None:
     mounts = [(str(p), int(n)) for p, n in json.loads(sys.argv[2])]
     stub_path = sys.argv[3] if len(sys.argv) > 3 and os.access(sys.argv[3], os.X_OK) else None
     size = max(2, min(4, len(os.sched_getaffinity(0))))
-    spares = _Spares(host, size=size, stub_path=stub_path, mounts=mounts)
+    # SCHED_BATCH (see supervisor.step_aside): a spare's token wakes this process while the
+    # spare sets its run up, and the wake-up must not preempt it. The spares inherit the
+    # policy, and each run's program gets back the one the launcher started with.
+    back = supervisor.step_aside()
+    spares = _Spares(host, size=size, stub_path=stub_path, mounts=mounts, back=back)
     poller = select.poll()
     poller.register(host, 0)  # hang-up only: the spares read the requests themselves
     poller.register(spares.taken_r, select.POLLIN)

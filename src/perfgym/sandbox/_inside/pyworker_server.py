@@ -120,12 +120,14 @@ def main() -> None:
     os.close(null)
     _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)  # bubblewrap's --die-with-parent covers exit
     proc_hidden = process_view.hide_other_users()
+    cgroups_hidden = process_view.hide_cgroups()
     for name in PRELOAD:
         __import__(name)
     worker_rehearsal.rehearse()  # quickened code and a warm type cache for every request process
     gc.freeze()
     worker_framing.send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
-                 "preloaded": sorted(PRELOAD), "proc_hidden": not proc_hidden, "proc_error": proc_hidden})  # fmt: skip
+                 "preloaded": sorted(PRELOAD), "proc_hidden": not proc_hidden, "proc_error": proc_hidden,
+                 "cgroups_hidden": not cgroups_hidden, "cgroups_error": cgroups_hidden})  # fmt: skip
     _zygote(sock, uid)
 
 

@@ -20,17 +20,16 @@ import signal
 import stat
 import sys
 import time
-from collections.abc import Callable
 
 try:  # loaded as a package module or as a plain script next to linux.py
     from . import linux  # type: ignore[no-redef]
     from .process_tree import Tree  # type: ignore[no-redef]
-    from .stub import Stub  # type: ignore[no-redef]
+    from .stub import Stub, seal  # type: ignore[no-redef]
 except ImportError:  # pragma: no cover - script mode under `python3 -I -S`
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import linux  # type: ignore[no-redef]
     from process_tree import Tree  # type: ignore[no-redef]
-    from stub import Stub  # type: ignore[no-redef]
+    from stub import Stub, seal  # type: ignore[no-redef]
 
 MIB = 1024 * 1024
 
@@ -118,12 +117,20 @@ def _child(spec: dict, fds: dict[str, int], back: Sched) -> None:
             os._exit(127)
 
 
+def _move_in(pid: int, joins: list[int] | None) -> None:
+    """Move process `pid` into the cgroups whose `cgroup.procs` are open at `joins`."""
+    for fd in joins or ():
+        os.write(fd, str(pid).encode())
+        os.close(fd)
+
+
 def _write_files(spec: dict) -> None:
     """Write the request's files into /tmp, owned by the run's uid (executable: they may be
     scripts or binaries)."""
     uid = spec.get("uid")
     gid = spec.get("gid", uid)
-    for name, data in spec.get("files", {}).items():
+    owned = {"/tmp"}  # directories given to the run's uid already: each once (rt66: a chown of
+    for name, data in spec.get("files", {}).items():  # every ancestor per file was quadratic)
         path = os.path.join("/tmp", name)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         with open(path, "wb") as f:
@@ -132,8 +139,9 @@ def _write_files(spec: dict) -> None:
         if uid is not None and gid is not None:
             os.chown(path, int(uid), int(gid))
             d = os.path.dirname(path)
-            while d != "/tmp" and d.startswith("/tmp"):
+            while d not in owned and d.startswith("/tmp/"):
                 os.chown(d, int(uid), int(gid))
+                owned.add(d)
                 d = os.path.dirname(d)
 
 
@@ -168,26 +176,28 @@ def supervise(
     stdin_fd: int | None = None,
     *,
     aside: tuple[Sched] | None = None,
-    started: Callable[[], None] | None = None,
     counters: dict[str, int] | None = None,
+    joins: list[int] | None = None,
 ) -> dict:
     """Run the program described by `spec`; return the result dict (see module docstring).
     `stub`: an exec stub started ahead of the run (see `stub.Stub`), used when the spec allows.
     `stdin_fd`: the program's stdin as an open file (the warm host sends any non-empty stdin
     so, not base64 in the spec); taken over and closed.
-    `aside`: this process already stepped aside (a warm spare does it before its request), and
-    its one item is the policy the program gets back (`step_aside`'s return).
-    `started`: called once the program has been let go (a warm spare tells its launcher then,
-    so that the launcher's wake-up is off the run's critical path).
-    `counters`: the run's cgroup counter files, opened by the host (see `Tree`)."""
+    `aside`: this process already stepped aside (a warm spare is SCHED_BATCH from its fork),
+    and its one item is the policy the program gets back (`step_aside`'s return).
+    `counters`: the run's cgroup counter files, opened by the host (see `Tree`).
+    `joins`: the `cgroup.procs` files of the cgroups the program joins, opened by the host:
+    this process moves it in through them (the run's view then has no cgroup file system, see
+    launcher `_Ready`); without them the program joins by path."""
     if os.getpid() != 1:
         raise RuntimeError("the supervisor must be PID 1 of the run's PID namespace")
     lim = spec["limits"]
     cgroups: dict[str, str] = spec.get("cgroups") or {}
     _write_files(spec)
     stdin = b"" if stdin_fd is not None else base64.b64decode(spec.get("stdin", ""))
-    joined = [os.path.join(cgroups[n], "cgroup.procs")
-              for n in ("memory", "pids", "cpuacct", "cpuset") if n in cgroups]  # fmt: skip
+    joined = [] if joins is not None else [
+        os.path.join(cgroups[n], "cgroup.procs")
+        for n in ("memory", "pids", "cpuacct", "cpuset") if n in cgroups]  # fmt: skip
     tree = Tree(cgroups, counters or {})
     usable = stub_usable(spec)
     if stub is not None and not usable:
@@ -207,14 +217,18 @@ def supervise(
         out_r, err_r, exec_err_r = stub.out_r, stub.err_r, stub.exec_err_r
         tree.held.exclude(stub.stdin)  # the run's input, not memory it holds
         os.close(stub.stdin)
+        pid = stub.pid
+        _move_in(pid, joins)
         tree.held.start()
         t0 = time.monotonic()
-        pid = stub.pid
-        stub.go(spec, joined)  # the stub joins the cgroups itself, then execs
+        stub.go(spec, joined)  # the stub joins any cgroups by path itself, then execs
     else:
         if stdin_fd is None:
-            stdin_fd = os.memfd_create("stdin", 0)
-            os.write(stdin_fd, stdin)
+            stdin_fd = os.memfd_create("stdin", os.MFD_ALLOW_SEALING)
+            view = memoryview(stdin)
+            while view:
+                view = view[os.write(stdin_fd, view) :]
+            seal(stdin_fd)
         os.lseek(stdin_fd, 0, os.SEEK_SET)
         tree.held.exclude(stdin_fd)  # the run's input, not memory it holds
         out_r, out_w = os.pipe()
@@ -229,14 +243,13 @@ def supervise(
             _child(spec, fds, back)
         for fd in (stdin_fd, out_w, err_w, gate_r, exec_err_w):
             os.close(fd)
+        _move_in(pid, joins)
         for procs in joined:
             with open(procs, "w") as f:
                 f.write(str(pid))
         tree.held.start()
         os.write(gate_w, b"g")
         os.close(gate_w)
-    if started is not None:
-        started()
     exec_error = b""
     while chunk := os.read(exec_err_r, 4096):
         exec_error += chunk

@@ -18,7 +18,7 @@ import time
 import pytest
 
 from perfgym.errors import ConfigError
-from perfgym.sandbox import Limits, SandboxConfig, Status, WarmSandbox
+from perfgym.sandbox import BwrapSandbox, Limits, SandboxConfig, Status, WarmSandbox
 from perfgym.sandbox.base import private_mounts
 from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.sandbox.request import build_spec
@@ -138,10 +138,16 @@ print(seen == ["/sys/fs/cgroup/cpuacct" + p + "/cpuacct.usage" for p in own][: l
 """
 
 
-def test_b2_a_run_sees_no_cgroup_files_and_is_still_measured_by_its_cgroup(warm):
+@pytest.mark.parametrize("backend", ["warm", "bwrap"])
+def test_b2_a_run_sees_no_cgroup_files_and_is_still_measured_by_its_cgroup(warm, backend):
     if warm.cgroup_version is None:
         pytest.skip("no writable cgroup hierarchy")
-    ex = warm.run(["python3", "-c", CGROUP_LOOK + "x = bytearray(40 << 20)"], cpu=0)
+    if backend == "bwrap":  # a fresh cgroup per cold run; none of them shown
+        with BwrapSandbox() as cold:
+            ex = cold.run(["python3", "-c", CGROUP_LOOK + "x = bytearray(40 << 20)"], cpu=0)
+        assert ex.stdout_text.strip() == "True 0", ex.stdout_text + ex.stderr_text
+    else:
+        ex = warm.run(["python3", "-c", CGROUP_LOOK + "x = bytearray(40 << 20)"], cpu=0)
     assert ex.status is Status.OK, ex.stderr_text
     # nothing but the run's own CPU counter (the workload timer's; reset before every run)
     assert ex.stdout_text.strip() in ("True 0", "True 1"), ex.stdout_text

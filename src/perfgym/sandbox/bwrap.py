@@ -23,6 +23,8 @@ SUPERVISOR = INSIDE / "supervisor.py"
 #: The supervisor as the run's bubblewrap sees it (only `_inside` is bound there, not the
 #: package or checkout holding it).
 SUPERVISOR_IN_VIEW = f"{INSIDE_MOUNT}/{SUPERVISOR.name}"
+#: Where the cgroup file systems are (read-only, with /sys, in every view).
+CGROUPS = "/sys/fs/cgroup"
 # The supervisor needs these to drop to the run's uid, place it, signal it and own its files.
 SUPERVISOR_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_KILL", "CAP_CHOWN", "CAP_FOWNER")
 
@@ -45,6 +47,9 @@ class BwrapSandbox(LocalSandbox):
     `python3 -S -c pass` on this project's VMs, ~6.5x a bare spawn (`bench/sandbox_overhead.py`)."""
 
     name = "bwrap"
+    #: A fresh cgroup per run: its own cgroup is all a run sees of the cgroup file systems
+    #: (see `_execute`), so nothing of an earlier run's is in its counters.
+    pool_cgroups = False
 
     def _execute(
         self,
@@ -57,12 +62,21 @@ class BwrapSandbox(LocalSandbox):
         argv = [self.bwrap, *self._namespace_args(limits)]
         argv += view_args(self.config, limits, request.binds, request.hide)
         if cg is not None:
-            for d in set(cg.dirs.values()) | ({cg.cpuset_dir} if cg.cpuset_dir else set()):
+            # The cgroup file systems covered, the run's own cgroups bound back (its supervisor
+            # moves the program in): no other run's counters, concurrent or earlier, are seen
+            # (red team rt66 read a number an earlier run left in a cgroup's pids.events).
+            # The supervisor moves the program in through descriptors of their cgroup.procs,
+            # a pinned run's cores' cpuset (shared by the runs pinned there: not bound back)
+            # among them.
+            argv += ["--tmpfs", CGROUPS]
+            for d in sorted(set(cg.dirs.values())):
                 argv += ["--bind", d, d]
+            argv += ["--remount-ro", CGROUPS]
+            spec["join_fds"] = cg.join_fds()
         for cap in SUPERVISOR_CAPS:
             argv += ["--cap-add", cap]
         argv += ["--", self.python, "-I", "-S", SUPERVISOR_IN_VIEW]
-        return self._spawn(argv, spec, limits)
+        return self._spawn(argv, spec, limits, tuple(spec.get("join_fds", ())))
 
     @staticmethod
     def _namespace_args(limits: Limits) -> list[str]:
@@ -72,7 +86,7 @@ class BwrapSandbox(LocalSandbox):
         return [*args, "--die-with-parent", "--new-session", "--hostname", "sandbox"]
 
     def _spawn(
-        self, argv: list[str], spec: dict[str, Any], limits: Limits
+        self, argv: list[str], spec: dict[str, Any], limits: Limits, extra_fds: tuple = ()
     ) -> dict[str, Any] | Execution:
         # No keyring calls in the run (keys outlive every namespace): see `seccomp`.
         filter_fd = seccomp.filter_fd()
@@ -84,7 +98,7 @@ class BwrapSandbox(LocalSandbox):
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
-                pass_fds=(w, filter_fd),
+                pass_fds=(w, filter_fd, *extra_fds),
                 close_fds=True,
             )
         except OSError as exc:

@@ -28,6 +28,10 @@ class LocalSandbox(Sandbox):
 
     #: Whether `_execute` takes the program's stdin apart from the spec (see `WarmSandbox`).
     stdin_by_fd = False
+    #: Whether a run's cgroup is reused by later runs (its cumulative counters, such as
+    #: `pids.events`, are never reset: a backend that pools must keep the cgroup file systems
+    #: out of the program's view, as the warm launcher does).
+    pool_cgroups = True
 
     def __init__(self, config: SandboxConfig | None = None) -> None:
         self.config = config or SandboxConfig()
@@ -79,7 +83,10 @@ class LocalSandbox(Sandbox):
             )
         finally:
             if cg is not None:
-                self._cgroups.release(cg)
+                if self.pool_cgroups:
+                    self._cgroups.release(cg)
+                else:
+                    cg.destroy()
 
     @abc.abstractmethod
     def _execute(

@@ -88,8 +88,10 @@ class Recipe(BaseModel):
     )
     memory_flag: str | None = Field(
         default=None,
-        description="Runtime flag sizing its heap from the run's memory limit, '{mb}' replaced "
-        "by memory_fraction x Limits.memory_mb; inserted right after run[0] when limits are given.",
+        description="Runtime flags sizing its heap from the run's memory limit (space-separated), "
+        "'{mb}' replaced by memory_fraction x Limits.memory_mb and '{young_mb}' by a young "
+        "generation of 1/128 of the limit (1-16 MiB); inserted right after run[0] when limits "
+        "are given.",
     )
     memory_fraction: float = Field(
         default=0.75,
@@ -146,5 +148,7 @@ class Recipe(BaseModel):
         argv = [a.replace(ARTIFACT, artifact_mount) for a in self.run]
         if self.memory_flag is not None and memory_mb is not None:
             mb = max(16, int(memory_mb * self.memory_fraction))
-            argv.insert(1, self.memory_flag.replace("{mb}", str(mb)))
+            young = min(16, max(1, int(memory_mb) // 128))
+            flags = self.memory_flag.replace("{mb}", str(mb)).replace("{young_mb}", str(young))
+            argv[1:1] = flags.split()
         return argv

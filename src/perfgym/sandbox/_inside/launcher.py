@@ -464,6 +464,7 @@ class _Spares:
 
 def main() -> None:
     host = socket.socket(fileno=int(sys.argv[1]))
+    host.set_inheritable(False)  # forked spares keep it; no stub they spawn starts with it
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # runs are reaped by the kernel
     linux.harden()  # a program exec'd below can never hold or regain a capability
     os.chdir("/")

@@ -463,7 +463,8 @@ def main() -> None:
     spec = json.loads(sys.stdin.buffer.read())
     os.close(0)
     try:
-        result = supervise(spec)
+        joins = spec.get("join_fds")  # passed open by the host (the view has no other cgroup)
+        result = supervise(spec, joins=[int(fd) for fd in joins] if joins is not None else None)
     except BaseException as exc:  # noqa: BLE001 - any failure here is the sandbox's, reported as such
         result = {"sandbox_error": f"{type(exc).__name__}: {exc}"}
     data = json.dumps(result).encode()

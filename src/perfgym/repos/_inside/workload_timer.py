@@ -92,12 +92,25 @@ def counter_file(proc_cgroup: str) -> tuple[str, str] | None:
     return name, fmt
 
 
+#: Where a warm sandbox run finds its own cgroup's v1 CPU counter alone (the cgroup file
+#: systems are covered: sandbox/_inside/launcher.py, OWN_CPU_COUNTER); empty where not shown.
+OWN_CPU_COUNTER = "/sys/fs/cgroup/perfgym-run/cpuacct.usage"
+
+
 def _cgroup_counter():
     """A reader of this run's cgroup CPU counter in seconds (v1 cpuacct.usage, v2 cpu.stat
     usage_usec), or None where no run cgroup is visible here."""
+    found = None
+    try:  # a cgroup file's size reads 0: read it
+        with open(OWN_CPU_COUNTER, "rb") as f:
+            if f.read().strip():
+                found = (OWN_CPU_COUNTER, "v1")
+    except OSError:
+        pass
     try:
-        with open("/proc/self/cgroup") as f:
-            found = counter_file(f.read())
+        if found is None:
+            with open("/proc/self/cgroup") as f:
+                found = counter_file(f.read())
     except (OSError, ValueError):
         return None
     if found is None:

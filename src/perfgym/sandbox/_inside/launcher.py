@@ -17,8 +17,9 @@ the spare resizes its work dir if the run asks for another size, applies binds a
 and runs the supervisor, which writes the result to the host's pipe as an 8-byte length and the
 JSON (the host need not wait for the run to exit). A spare tells the launcher as soon as it
 has its request, and the launcher forks its replacement (when the run ends, while others are in
-flight; one spare is always ready). The launcher and its spares are SCHED_BATCH (each run's
-program gets the launcher's own policy back), so that wake-up preempts no run's set-up.
+flight; one spare is always ready). The launcher is SCHED_BATCH, so that wake-up preempts no
+run's set-up; a spare goes back to the launcher's own policy for its set-up and steps aside
+only to let its program go (which gets that policy too).
 """
 
 from __future__ import annotations
@@ -118,6 +119,8 @@ def _loopback_up() -> None:
 
 #: Where the cgroup file systems are (read-only, with /sys, in every view).
 CGROUPS = "/sys/fs/cgroup"
+#: Where a warm run finds its own cgroup's CPU counter (repos/_inside/workload_timer.py).
+OWN_CPU_COUNTER = CGROUPS + "/perfgym-run/cpuacct.usage"
 #: The host's root as the launcher sees it (perfgym.sandbox.view.HOST_MOUNT): bind sources are
 #: looked up there, and each spare covers it before its program starts.
 HOST_MOUNT = "/run/perfgym/host"
@@ -133,7 +136,7 @@ class _Ready:
         self.mounts: dict[str, int] = {}  # path -> size of a tmpfs mounted empty
         self.host_root = -1  # O_PATH descriptor of the host's root, kept for bind sources
         self.covered = False  # the host's root is covered already
-        self.cgroups_covered = False  # the cgroup file systems are, by a tmpfs still writable
+        self.cgroups_covered = False  # the cgroup file systems are (see _cover_cgroups)
         self.cgroups_root = -1  # O_PATH descriptor of what lies beneath that cover
 
     @classmethod
@@ -181,44 +184,49 @@ def _sized(size: int) -> str:
 
 
 def _cover_cgroups() -> bool:
-    """Cover the cgroup file systems with an empty tmpfs (made read-only with the request, see
-    `_show_own_counter`): the host sends the run's counter files and `cgroup.procs` open, so
-    nothing of this run needs a path there, and its program must not read any cgroup's files
-    (a pooled cgroup's cumulative counters carried a number from one run to a later one, and
-    concurrent runs watched each other's CPU and memory: red team rt66)."""
+    """Cover the cgroup file systems with an empty read-only tmpfs: the host sends the run's
+    counter files and `cgroup.procs` open, so nothing of this run needs a path there, and its
+    program must not read any cgroup's files (a pooled cgroup's cumulative counters carried a
+    number from one run to a later one, and concurrent runs watched each other's CPU and
+    memory: red team rt66). One empty file is left in it, OWN_CPU_COUNTER, for the run's own
+    CPU counter (`_show_own_counter`)."""
     if not os.path.isdir(CGROUPS):
         return False
     linux.mount("tmpfs", CGROUPS, "tmpfs", _NOSUID | linux.MS_NOEXEC, "size=64k,mode=0755")
+    try:
+        os.makedirs(os.path.dirname(OWN_CPU_COUNTER), mode=0o755)
+        os.close(os.open(OWN_CPU_COUNTER, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o444))
+    finally:
+        linux.mount("none", CGROUPS, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY
+                    | _NOSUID | linux.MS_NOEXEC)  # fmt: skip
     return True
 
 
-def _show_own_counter(spec: dict, fds: dict[str, int], ready: _Ready) -> None:
-    """Under the cover: the run's own CPU counter alone, where /proc/self/cgroup says it is
-    (the repository agent's workload timer reads it), when it is v1's `cpuacct.usage`, which
-    the host resets before every run, so it holds nothing of an earlier one (v2's cpu.stat
-    is never reset: not shown). Then the cover is made read-only, whatever happened."""
-    if not ready.cgroups_covered:
-        return
+def _show_own_counter(spec: dict, ready: _Ready) -> None:
+    """At OWN_CPU_COUNTER under the cover: the run's own v1 `cpuacct.usage` (the repository
+    agent's workload timer reads it), which the host resets before every run, so it holds
+    nothing of an earlier one (v2's cpu.stat is never reset: not shown, and the file stays
+    empty)."""
     try:
         own = (spec.get("cgroups") or {}).get("cpuacct")
-        if own and own.startswith(CGROUPS + "/") and ready.cgroups_root >= 0:
-            target = own + "/cpuacct.usage"
-            source = os.open(target[len(CGROUPS) + 1 :], os.O_PATH | os.O_CLOEXEC,
-                             dir_fd=ready.cgroups_root)  # fmt: skip
+        if (
+            ready.cgroups_covered
+            and own
+            and own.startswith(CGROUPS + "/")
+            and ready.cgroups_root >= 0
+        ):
+            rel = own[len(CGROUPS) + 1 :] + "/cpuacct.usage"
+            source = os.open(rel, os.O_PATH | os.O_CLOEXEC, dir_fd=ready.cgroups_root)
             try:
-                os.makedirs(own, exist_ok=True)
-                open(target, "ab").close()
-                linux.mount(f"/proc/self/fd/{source}", target, None, linux.MS_BIND)
+                linux.mount(f"/proc/self/fd/{source}", OWN_CPU_COUNTER, None, linux.MS_BIND)
             finally:
                 os.close(source)
-            linux.mount("none", target, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY
-                        | _NOSUID | linux.MS_NOEXEC)  # fmt: skip
+            linux.mount("none", OWN_CPU_COUNTER, None, linux.MS_REMOUNT | linux.MS_BIND
+                        | linux.MS_RDONLY | _NOSUID | linux.MS_NOEXEC)  # fmt: skip
     finally:
         if ready.cgroups_root >= 0:
             os.close(ready.cgroups_root)
             ready.cgroups_root = -1
-        linux.mount("none", CGROUPS, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY
-                    | _NOSUID | linux.MS_NOEXEC)  # fmt: skip
 
 
 def _cover_host() -> None:
@@ -334,8 +342,7 @@ def _spare(
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.die_with_parent(signal.SIGKILL)
         _prepare_namespace()
-        # SCHED_BATCH already, as the launcher is (see supervisor.step_aside); the stub starts
-        # with the policy the program gets back.
+        supervisor.step_back(back)  # SCHED_OTHER until its program is let go
         stub = _early_stub(stub_path, back)
         try:
             _rehearse()
@@ -376,7 +383,7 @@ def _run_child(
             spec = json.loads(os.pread(spec_fd, size, 0))
             os.close(spec_fd)
         _prepare_view(spec, ready)
-        _show_own_counter(spec, fds, ready)
+        _show_own_counter(spec, ready)
         counters = {k: fds[k] for k in ("cpu", "usage", "peak") if k in fds}
         joins = [fds[k] for k in sorted(fds) if k.startswith("join")]
         result = supervisor.supervise(spec, stub, fds.get("stdin"), aside=(back,),
@@ -472,8 +479,8 @@ def main() -> None:
     stub_path = sys.argv[3] if len(sys.argv) > 3 and os.access(sys.argv[3], os.X_OK) else None
     size = max(2, min(4, len(os.sched_getaffinity(0))))
     # SCHED_BATCH (see supervisor.step_aside): a spare's token wakes this process while the
-    # spare sets its run up, and the wake-up must not preempt it. The spares inherit the
-    # policy, and each run's program gets back the one the launcher started with.
+    # spare sets its run up, and the wake-up must not preempt it. Each spare steps back to
+    # the policy the launcher started with (supervisor.step_back), its program gets it too.
     back = supervisor.step_aside()
     spares = _Spares(host, size=size, stub_path=stub_path, mounts=mounts, back=back)
     poller = select.poll()

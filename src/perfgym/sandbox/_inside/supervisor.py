@@ -53,11 +53,24 @@ def step_aside() -> Sched:
     if policy != os.SCHED_OTHER:
         return None
     param = os.sched_getparam(0)
+    return (policy, param) if _batch() else None
+
+
+def _batch() -> bool:
     try:
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
     except OSError:
-        return None
-    return policy, param
+        return False
+    return True
+
+
+def step_back(back: Sched) -> None:
+    """Return to `back` (`step_aside`'s return; None: nothing to return to): a warm spare,
+    forked from its SCHED_BATCH launcher, sets its run up as SCHED_OTHER (as SCHED_BATCH any
+    wake-up preempted it: a kernel worker tearing an earlier run's namespaces down took 1.4 ms
+    off its set-up) and steps aside again only to let the program go."""
+    if back is not None:
+        os.sched_setscheduler(0, back[0], back[1])
 
 
 def _child(spec: dict, fds: dict[str, int], back: Sched) -> None:
@@ -183,8 +196,8 @@ def supervise(
     `stub`: an exec stub started ahead of the run (see `stub.Stub`), used when the spec allows.
     `stdin_fd`: the program's stdin as an open file (the warm host sends any non-empty stdin
     so, not base64 in the spec); taken over and closed.
-    `aside`: this process already stepped aside (a warm spare is SCHED_BATCH from its fork),
-    and its one item is the policy the program gets back (`step_aside`'s return).
+    `aside`: the policy the program gets back is known already (a warm spare's, from its
+    launcher), its one item (`step_aside`'s return); this process steps aside with one call.
     `counters`: the run's cgroup counter files, opened by the host (see `Tree`).
     `joins`: the `cgroup.procs` files of the cgroups the program joins, opened by the host:
     this process moves it in through them (the run's view then has no cgroup file system, see
@@ -203,7 +216,10 @@ def supervise(
     if stub is not None and not usable:
         stub.abandon()
         stub = None
-    back = aside[0] if aside is not None else step_aside()
+    if aside is None:
+        back = step_aside()
+    else:
+        back = aside[0] if aside[0] is not None and _batch() else None
     if usable:
         if not linux.HARDENED:  # once per process; the warm launcher did it for every run
             linux.harden()

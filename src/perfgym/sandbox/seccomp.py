@@ -21,6 +21,13 @@ So `fadvise64` (i386's and ARM's `fadvise64_64` too), `readahead`, `cachestat`,
 `mincore` is left: the kernel already reports a file it cannot write as all cached. What
 remains is slower: timing a read (docs/security.md).
 
+No process in a sandbox may make a user namespace: `unshare` and `clone` with CLONE_NEWUSER
+fail with EPERM, and `clone3`, whose flags the filter cannot read, with ENOSYS (glibc, Go and
+Rust fall back to `clone`). In a user namespace of its own a program could mount what it liked:
+its own pooled cgroup's hierarchy (red team rt67 read a cgroup's never-reset high-water marks
+and fault totals left by earlier runs, past the cover over /sys/fs/cgroup), or an unsized tmpfs
+past the disk quota where no cgroup holds memory.
+
 A warm Python worker's filter refuses `ptrace` too (`refuse_ptrace`): a call's process that
 made itself dumpable again and had a child attach to it could not be reaped by its parent
 until that tracer went, and the tracer was killed only by the cleanup that waited for the
@@ -39,9 +46,10 @@ from perfgym.errors import SandboxUnavailable
 
 __all__ = ["BLOCKED", "bwrap_args", "filter_fd", "program"]
 
-#: The system calls refused, by name.
+#: The system calls refused, by name (with ENOSYS; `unshare` and `clone` making a user
+#: namespace with EPERM).
 BLOCKED = ("add_key", "request_key", "keyctl", "fadvise64", "fadvise64_64", "readahead",
-           "cachestat", "preadv2", "pwritev2", "io_uring_setup")  # fmt: skip
+           "cachestat", "preadv2", "pwritev2", "io_uring_setup", "clone3")  # fmt: skip
 
 # audit architectures (linux/audit.h)
 AUDIT_ARCH_X86_64 = 0xC000003E
@@ -53,19 +61,42 @@ X32_BIT = 0x40000000
 
 #: For each host machine: (audit arch, the blocked numbers) of every ABI its kernel may accept
 #: from a process: add_key, request_key, keyctl; then fadvise64 (and fadvise64_64),
-#: readahead, cachestat, preadv2, pwritev2, io_uring_setup.
-_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425)
-_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425))
+#: readahead, cachestat, preadv2, pwritev2, io_uring_setup; then clone3.
+_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425, 435)
+_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425, 435))
 ARCHES: dict[str, tuple[tuple[int, tuple[int, ...]], ...]] = {
     "x86_64": (
         (AUDIT_ARCH_X86_64, _X86_64 + _X32),
-        (AUDIT_ARCH_I386, (286, 287, 288, 250, 272, 225, 451, 378, 379, 425)),
+        (AUDIT_ARCH_I386, (286, 287, 288, 250, 272, 225, 451, 378, 379, 425, 435)),
     ),
     "aarch64": (
-        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425)),
-        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425)),
+        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425, 435)),
+        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425, 435)),
     ),
 }
+#: `unshare`'s and `clone`'s numbers in each audit architecture (x32: its own too): both take
+#: their flags as the first argument, checked for CLONE_NEWUSER.
+NAMESPACE_CALLS = {
+    AUDIT_ARCH_X86_64: (272, 56, X32_BIT | 272, X32_BIT | 56),
+    AUDIT_ARCH_I386: (310, 120),
+    AUDIT_ARCH_AARCH64: (97, 220),
+    AUDIT_ARCH_ARM: (337, 120),
+}
+CLONE_NEWUSER = 0x10000000
+#: `socket`'s numbers in each audit architecture, whose first argument (the domain) a Python
+#: worker's filter checks; and i386's `socketcall`, which hides it, refused there outright.
+SOCKET_CALLS = {
+    AUDIT_ARCH_X86_64: (41, X32_BIT | 41),
+    AUDIT_ARCH_I386: (359,),
+    AUDIT_ARCH_AARCH64: (198,),
+    AUDIT_ARCH_ARM: (281,),
+}
+SOCKETCALL = {AUDIT_ARCH_I386: (102,)}
+#: The socket domains a Python worker's calls may not open (AF_INET, AF_INET6), refused with
+#: EAFNOSUPPORT: the worker's calls share its network namespace, in which a TCP socket's
+#: TIME_WAIT outlives its call by a minute (a call read an earlier call's message back from
+#: /proc/net/tcp, red team rt67) and traffic counters (/proc/net/snmp, /proc/net/dev) add up.
+INET_DOMAINS = (2, 10)
 #: `ptrace`'s number in each audit architecture (x32: its own), refused in a Python worker.
 PTRACE = {AUDIT_ARCH_X86_64: (101, X32_BIT | 521), AUDIT_ARCH_I386: (26,),
           AUDIT_ARCH_AARCH64: (117,), AUDIT_ARCH_ARM: (26,)}  # fmt: skip
@@ -75,20 +106,27 @@ ARCHES["arm64"] = ARCHES["aarch64"]
 # classic BPF (linux/filter.h, linux/seccomp.h)
 _LD_W_ABS = 0x20
 _JEQ_K = 0x15
+_JSET_K = 0x45
 _RET_K = 0x06
 _RET_ALLOW = 0x7FFF0000
 _RET_ENOSYS = 0x00050000 | errno.ENOSYS
-_NR_OFFSET = 0  # struct seccomp_data: int nr; __u32 arch; ...
+_RET_EPERM = 0x00050000 | errno.EPERM
+_RET_EAFNOSUPPORT = 0x00050000 | errno.EAFNOSUPPORT
+_NR_OFFSET = 0  # struct seccomp_data: int nr; __u32 arch; __u64 ip; __u64 args[6]
 _ARCH_OFFSET = 4
+_ARG0_LOW_OFFSET = 16  # the low half of args[0] (little-endian machines only, as all here)
 
 
 def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def program(machine: str | None = None, refuse_ptrace: bool = False) -> bytes:
+def program(
+    machine: str | None = None, refuse_ptrace: bool = False, refuse_inet: bool = False
+) -> bytes:
     """The filter for `machine` (default: this host's), as bwrap's --seccomp reads it: an
-    array of `struct sock_filter`; `ptrace` refused too with `refuse_ptrace`.
+    array of `struct sock_filter`; `ptrace` refused too with `refuse_ptrace`, and sockets of
+    INET_DOMAINS with `refuse_inet` (a Python worker's).
     SandboxUnavailable for a machine not in `ARCHES`."""
     machine = machine or platform.machine()
     abis = ARCHES.get(machine)
@@ -98,37 +136,70 @@ def program(machine: str | None = None, refuse_ptrace: bool = False) -> bytes:
             f"{', '.join(sorted(ARCHES))}): refusing to start a sandbox in which the kernel "
             "keyring would outlive a run"
         )
-    if abis is not None and refuse_ptrace:
+    if refuse_ptrace:
         abis = tuple((arch, nrs + PTRACE[arch]) for arch, nrs in abis)
-    # Layout: load arch; one jeq per ABI to its block; unknown arch -> ENOSYS; each block:
-    # load nr, one jeq per blocked number to the final ENOSYS, else allow; the final ENOSYS.
-    blocks_at = []
-    at = 1 + len(abis) + 1
-    for _arch, nrs in abis:
-        blocks_at.append(at)
-        at += 1 + len(nrs) + 1
-    deny_at = at
+    if refuse_inet:
+        abis = tuple((arch, nrs + SOCKETCALL.get(arch, ())) for arch, nrs in abis)
+    # Layout: load arch; one jeq per ABI to its block; unknown arch -> ENOSYS; then each ABI's
+    # block (see `_block`), which ends in its own returns.
+    blocks = [
+        _block(nrs, NAMESPACE_CALLS[arch], SOCKET_CALLS[arch] if refuse_inet else ())
+        for arch, nrs in abis
+    ]
     out = [_insn(_LD_W_ABS, _ARCH_OFFSET)]
+    at = 1 + len(abis) + 1
     for i, (arch, _nrs) in enumerate(abis):
-        here = 1 + i
-        out.append(_insn(_JEQ_K, arch, jt=blocks_at[i] - here - 1))
+        out.append(_insn(_JEQ_K, arch, jt=at - (1 + i) - 1))
+        at += len(blocks[i])
     out.append(_insn(_RET_K, _RET_ENOSYS))
-    for i, (_arch, nrs) in enumerate(abis):
-        here = blocks_at[i]
-        out.append(_insn(_LD_W_ABS, _NR_OFFSET))
-        for j, nr in enumerate(nrs):
-            pos = here + 1 + j
-            out.append(_insn(_JEQ_K, nr, jt=deny_at - pos - 1))
-        out.append(_insn(_RET_K, _RET_ALLOW))
-    out.append(_insn(_RET_K, _RET_ENOSYS))
-    assert len(out) == deny_at + 1
+    for block in blocks:
+        out.extend(block)
     return b"".join(out)
 
 
-def filter_fd(machine: str | None = None, refuse_ptrace: bool = False) -> int:
-    """A new memfd holding `program(machine, refuse_ptrace)`, at offset 0, inheritable (to pass
-    to bwrap, which reads it to the end); the caller closes it once bwrap has started."""
-    data = program(machine, refuse_ptrace)
+def _block(
+    refused: tuple[int, ...], namespace_calls: tuple[int, ...], socket_calls: tuple[int, ...]
+) -> list[bytes]:
+    """One ABI's instructions: load the number; each refused number jumps to ENOSYS, each
+    namespace call to the check of its flags, each socket call to the check of its domain;
+    else allow. The flags check: CLONE_NEWUSER in the first argument's low half -> EPERM. The
+    domain check: one of INET_DOMAINS -> EAFNOSUPPORT. Else allow."""
+    head = 1 + len(refused) + len(namespace_calls) + len(socket_calls) + 1
+    flags_at = head  # ld arg0; jset; ret allow; ret EPERM
+    domain_at = flags_at + 4  # ld arg0; jeq per domain; ret allow; ret EAFNOSUPPORT
+    n_dom = len(INET_DOMAINS) if socket_calls else 0
+    enosys = domain_at + (n_dom + 3 if socket_calls else 0)
+    out = [_insn(_LD_W_ABS, _NR_OFFSET)]
+    for nr in refused:
+        out.append(_insn(_JEQ_K, nr, jt=enosys - len(out) - 1))
+    for nr in namespace_calls:
+        out.append(_insn(_JEQ_K, nr, jt=flags_at - len(out) - 1))
+    for nr in socket_calls:
+        out.append(_insn(_JEQ_K, nr, jt=domain_at - len(out) - 1))
+    out.append(_insn(_RET_K, _RET_ALLOW))
+    out.append(_insn(_LD_W_ABS, _ARG0_LOW_OFFSET))
+    out.append(_insn(_JSET_K, CLONE_NEWUSER, jt=1))
+    out.append(_insn(_RET_K, _RET_ALLOW))
+    out.append(_insn(_RET_K, _RET_EPERM))
+    if socket_calls:
+        refuse_at = domain_at + 1 + n_dom + 1
+        out.append(_insn(_LD_W_ABS, _ARG0_LOW_OFFSET))
+        for domain in INET_DOMAINS:
+            out.append(_insn(_JEQ_K, domain, jt=refuse_at - len(out) - 1))
+        out.append(_insn(_RET_K, _RET_ALLOW))
+        out.append(_insn(_RET_K, _RET_EAFNOSUPPORT))
+    out.append(_insn(_RET_K, _RET_ENOSYS))
+    assert len(out) == enosys + 1
+    return out
+
+
+def filter_fd(
+    machine: str | None = None, refuse_ptrace: bool = False, refuse_inet: bool = False
+) -> int:
+    """A new memfd holding `program(machine, refuse_ptrace, refuse_inet)`, at offset 0,
+    inheritable (to pass to bwrap, which reads it to the end); the caller closes it once bwrap
+    has started."""
+    data = program(machine, refuse_ptrace, refuse_inet)
     fd = os.memfd_create("perfgym-seccomp", 0)
     try:
         view = memoryview(data)

@@ -97,6 +97,11 @@ def _prepare_namespace() -> None:
     concurrent runs talked over an abstract unix socket, red team rt66)."""
     linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWNET)
     _loopback_up()
+    # A devpts instance of its own (/dev/ptmx is bubblewrap's link to pts/ptmx): a concurrent
+    # run opened another's pseudo-terminal, a channel both ways (red team rt67).
+    if os.path.isdir("/dev/pts"):
+        linux.mount("devpts", "/dev/pts", "devpts", linux.MS_NOSUID | linux.MS_NOEXEC,
+                    "newinstance,ptmxmode=0666,mode=620")  # fmt: skip (devices: not nodev)
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
     linux.mount("proc", "/proc", "proc", _NOSUID | linux.MS_NOEXEC)
     for sub in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"):

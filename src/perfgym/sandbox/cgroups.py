@@ -265,7 +265,7 @@ class RunCgroup:
         """`cgroup.procs` of every cgroup a run joins (`supervisor_paths`: the run's own, and a
         pinned run's cores' cpuset), open for writing and kept: the warm sandbox's supervisor
         moves the run's process in through them, so a run's view needs no cgroup file system
-        at all (see launcher `_Ready`). Writing is checked against the opener, root here."""
+        at all (see spare_view `Ready`). Writing is checked against the opener, root here."""
         paths = self.supervisor_paths()
         return [
             self._fd_at(paths[n], "cgroup.procs", os.O_WRONLY)

@@ -93,7 +93,7 @@ def counter_file(proc_cgroup: str) -> tuple[str, str] | None:
 
 
 #: Where a warm sandbox run finds its own cgroup's v1 CPU counter alone (the cgroup file
-#: systems are covered: sandbox/_inside/launcher.py, OWN_CPU_COUNTER); empty where not shown.
+#: systems are covered: sandbox/_inside/spare_view.py, OWN_CPU_COUNTER); empty where not shown.
 OWN_CPU_COUNTER = "/sys/fs/cgroup/perfgym-run/cpuacct.usage"
 
 

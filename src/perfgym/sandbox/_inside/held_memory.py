@@ -43,12 +43,12 @@ class Held:
                 "memory.current", "memory.peak")  # fmt: skip
             self.version = "v1" if v1 else "v2"
             self.usage_fd = (
-                counters["usage"]
-                if "usage" in counters
-                else _open(directory, names[0], os.O_RDONLY)
+                counters["usage"] if "usage" in counters else open_counter(directory, names[0])
             )
             self.peak_fd = (
-                counters["peak"] if "peak" in counters else _open(directory, names[1], os.O_RDWR)
+                counters["peak"]
+                if "peak" in counters
+                else open_counter(directory, names[1], os.O_RDWR)
             )
         self.base = 0  # cgroup usage, or tmpfs bytes used, when the program started
         self.peak_ok = False  # the peak file was reset at the start: its figure is this run's
@@ -159,7 +159,10 @@ class Held:
         )
 
 
-def _open(directory: str, name: str, flags: int) -> int | None:
+def open_counter(directory: str | None, name: str, flags: int = os.O_RDONLY) -> int | None:
+    """The cgroup file `name` of `directory`, open; None without a directory or on failure."""
+    if not directory:
+        return None
     try:
         return os.open(os.path.join(directory, name), flags)
     except OSError:

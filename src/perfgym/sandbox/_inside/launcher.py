@@ -26,20 +26,18 @@ from __future__ import annotations
 
 import array
 import base64
-import fcntl
 import json
 import os
 import select
 import signal
 import socket
-import stat
-import struct
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import linux  # noqa: E402
+import spare_view  # noqa: E402
 import supervisor  # noqa: E402
 from stub import Stub, orders  # noqa: E402
 
@@ -84,208 +82,6 @@ def _recv(sock: socket.socket) -> tuple[dict[str, int], dict | None] | None:
     return dict(zip(names, fds, strict=True)), spec
 
 
-_NOSUID = linux.MS_NOSUID | linux.MS_NODEV
-
-
-def _prepare_namespace() -> None:
-    """In a spare, before any request: its own mount namespace, a /proc of its PID namespace,
-    an IPC namespace of its own (no SysV segment, queue or semaphore set, nor POSIX message
-    queue, of another run is there, and the kernel frees the run's own when its last process
-    exits), and a network namespace of its own with its loopback up, as a cold run's: no
-    socket of another run, concurrent or earlier (a TCP socket's TIME_WAIT outlives its run
-    by a minute: a run read an earlier run's message back from /proc/net/tcp, and two
-    concurrent runs talked over an abstract unix socket, red team rt66)."""
-    linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWNET)
-    _loopback_up()
-    # A devpts instance of its own (/dev/ptmx is bubblewrap's link to pts/ptmx): a concurrent
-    # run opened another's pseudo-terminal, a channel both ways (red team rt67).
-    if os.path.isdir("/dev/pts"):
-        linux.mount("devpts", "/dev/pts", "devpts", linux.MS_NOSUID | linux.MS_NOEXEC,
-                    "newinstance,ptmxmode=0666,mode=620")  # fmt: skip (devices: not nodev)
-    linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
-    linux.mount("proc", "/proc", "proc", _NOSUID | linux.MS_NOEXEC)
-    for sub in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"):
-        if os.path.exists(sub):
-            linux.mount(sub, sub, None, linux.MS_BIND | linux.MS_REC)
-            linux.mount("none", sub, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY)
-
-
-_SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1
-
-
-def _loopback_up() -> None:
-    """Bring this network namespace's `lo` up (a new one has it down)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        ifreq = bytearray(struct.pack("16sH22x", b"lo", 0))
-        fcntl.ioctl(s.fileno(), _SIOCGIFFLAGS, ifreq)
-        flags = struct.unpack_from("H", ifreq, 16)[0] | _IFF_UP
-        fcntl.ioctl(s.fileno(), _SIOCSIFFLAGS, struct.pack("16sH22x", b"lo", flags))
-
-
-#: Where the cgroup file systems are (read-only, with /sys, in every view).
-CGROUPS = "/sys/fs/cgroup"
-#: Where a warm run finds its own cgroup's CPU counter (repos/_inside/workload_timer.py).
-OWN_CPU_COUNTER = CGROUPS + "/perfgym-run/cpuacct.usage"
-#: The host's root as the launcher sees it (perfgym.sandbox.view.HOST_MOUNT): bind sources are
-#: looked up there, and each spare covers it before its program starts.
-HOST_MOUNT = "/run/perfgym/host"
-
-
-class _Ready:
-    """What a spare mounts before its request (`build`): the work dir and /dev/shm at the
-    sizes most runs ask for (the launcher's argv), and the cover over the host's root, keeping
-    a descriptor of that root for bind sources. A request then finds its view mostly built
-    (three tmpfs mounts off its critical path: 0.1 ms on this VM)."""
-
-    def __init__(self) -> None:
-        self.mounts: dict[str, int] = {}  # path -> size of a tmpfs mounted empty
-        self.host_root = -1  # O_PATH descriptor of the host's root, kept for bind sources
-        self.covered = False  # the host's root is covered already
-        self.cgroups_covered = False  # the cgroup file systems are (see _cover_cgroups)
-        self.cgroups_root = -1  # O_PATH descriptor of what lies beneath that cover
-
-    @classmethod
-    def build(cls, mounts: list[tuple[str, int]]) -> _Ready:
-        """As much as can be done now; what fails is left to the request, which redoes it
-        and reports the error as the run's (a spare that died here would be forked again
-        and again)."""
-        ready = cls()
-        try:
-            for path, size in mounts:
-                linux.mount("tmpfs", path, "tmpfs", _NOSUID, _sized(size) + ",mode=1777")
-                ready.mounts[path] = int(size)
-            if os.path.isdir(HOST_MOUNT):
-                ready.host_root = os.open(HOST_MOUNT, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-                _cover_host()
-                ready.covered = True
-            if os.path.isdir(CGROUPS):  # kept: the run's own counter is found through it
-                ready.cgroups_root = os.open(CGROUPS, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
-                ready.cgroups_covered = _cover_cgroups()
-        except (OSError, RuntimeError):
-            pass
-        return ready
-
-    def source(self, path: str) -> int:
-        """An O_PATH descriptor of host `path` (absolute, resolved by the host), looked up
-        under the host's root when the launcher has it."""
-        if self.host_root >= 0:
-            rel = os.path.normpath("/" + path).lstrip("/") or "."
-            return os.open(rel, os.O_PATH | os.O_CLOEXEC, dir_fd=self.host_root)
-        if not self.covered and os.path.isdir(HOST_MOUNT):
-            path = HOST_MOUNT + os.path.normpath("/" + path)
-        return os.open(path, os.O_PATH | os.O_CLOEXEC)
-
-    def close(self) -> None:
-        if self.host_root >= 0:
-            os.close(self.host_root)
-            self.host_root = -1
-
-
-def _sized(size: int) -> str:
-    """A private tmpfs's size options: `size` bytes of data, and as many KiB of inode space
-    (files, long names and extended attributes draw on it, not on the size: 600 MiB of xattrs
-    passed a 1 MiB quota, red team rt66)."""
-    return f"size={int(size)},nr_inodes={max(1024, int(size) // 1024)}"
-
-
-def _cover_cgroups() -> bool:
-    """Cover the cgroup file systems with an empty read-only tmpfs: the host sends the run's
-    counter files and `cgroup.procs` open, so nothing of this run needs a path there, and its
-    program must not read any cgroup's files (a pooled cgroup's cumulative counters carried a
-    number from one run to a later one, and concurrent runs watched each other's CPU and
-    memory: red team rt66). One empty file is left in it, OWN_CPU_COUNTER, for the run's own
-    CPU counter (`_show_own_counter`)."""
-    if not os.path.isdir(CGROUPS):
-        return False
-    linux.mount("tmpfs", CGROUPS, "tmpfs", _NOSUID | linux.MS_NOEXEC, "size=64k,mode=0755")
-    try:
-        os.makedirs(os.path.dirname(OWN_CPU_COUNTER), mode=0o755)
-        os.close(os.open(OWN_CPU_COUNTER, os.O_CREAT | os.O_WRONLY | os.O_CLOEXEC, 0o444))
-    finally:
-        linux.mount("none", CGROUPS, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY
-                    | _NOSUID | linux.MS_NOEXEC)  # fmt: skip
-    return True
-
-
-def _show_own_counter(spec: dict, ready: _Ready) -> None:
-    """At OWN_CPU_COUNTER under the cover: the run's own v1 `cpuacct.usage` (the repository
-    agent's workload timer reads it), which the host resets before every run, so it holds
-    nothing of an earlier one (v2's cpu.stat is never reset: not shown, and the file stays
-    empty)."""
-    try:
-        own = (spec.get("cgroups") or {}).get("cpuacct")
-        if (
-            ready.cgroups_covered
-            and own
-            and own.startswith(CGROUPS + "/")
-            and ready.cgroups_root >= 0
-        ):
-            rel = own[len(CGROUPS) + 1 :] + "/cpuacct.usage"
-            source = os.open(rel, os.O_PATH | os.O_CLOEXEC, dir_fd=ready.cgroups_root)
-            try:
-                linux.mount(f"/proc/self/fd/{source}", OWN_CPU_COUNTER, None, linux.MS_BIND)
-            finally:
-                os.close(source)
-            linux.mount("none", OWN_CPU_COUNTER, None, linux.MS_REMOUNT | linux.MS_BIND
-                        | linux.MS_RDONLY | _NOSUID | linux.MS_NOEXEC)  # fmt: skip
-    finally:
-        if ready.cgroups_root >= 0:
-            os.close(ready.cgroups_root)
-            ready.cgroups_root = -1
-
-
-def _cover_host() -> None:
-    """Cover the host's root: the program's view is the allow-list alone.
-
-    Covered, not unmounted: a lazy unmount waits for an RCU grace period (0.1 ms median,
-    1.6 ms p90 on this VM), a tmpfs on top costs 17 us. What lies beneath cannot be reached:
-    the program has no capability to unmount it, holds no descriptor into it, and in a user
-    namespace of its own the mounts it inherits are locked together (the kernel refuses to
-    unmount the cover, EINVAL)."""
-    linux.mount("tmpfs", HOST_MOUNT, "tmpfs", _NOSUID | linux.MS_NOEXEC | linux.MS_RDONLY,
-                "size=4k,mode=0755")  # fmt: skip
-    if os.listdir(HOST_MOUNT):
-        raise RuntimeError(f"the host's root is still visible at {HOST_MOUNT}")
-
-
-def _prepare_view(spec: dict, ready: _Ready) -> None:
-    """Once the request is known: work dir (resized when it asks for another size), binds and
-    hidden paths; the host's root is covered already, and its descriptor closed here."""
-    view = spec["view"]
-    try:
-        sources = []  # opened first: a source may live under the host's /tmp
-        for src, _d, _w in view["binds"]:
-            fd = ready.source(src)
-            sources.append((fd, stat.S_ISDIR(os.fstat(fd).st_mode)))
-    finally:
-        ready.close()
-    nosuid = _NOSUID
-    for private, size in view["mounts"]:  # the work dir; POSIX shm and semaphores
-        have = ready.mounts.get(private)
-        if have == int(size):
-            continue
-        if have is None:
-            linux.mount("tmpfs", private, "tmpfs", nosuid, _sized(size) + ",mode=1777")
-        else:  # mounted empty before the request: only its size changes
-            linux.mount("tmpfs", private, "tmpfs", nosuid | linux.MS_REMOUNT, _sized(size))
-    for (_src, dst, writable), (fd, is_dir) in zip(view["binds"], sources, strict=True):
-        if is_dir:
-            os.makedirs(dst, exist_ok=True)
-        else:
-            os.makedirs(os.path.dirname(dst), exist_ok=True)
-            open(dst, "ab").close()
-        linux.mount(f"/proc/self/fd/{fd}", dst, None, linux.MS_BIND | linux.MS_REC)
-        os.close(fd)
-        flags = linux.MS_REMOUNT | linux.MS_BIND | linux.MS_NOSUID
-        if not writable:
-            flags |= linux.MS_RDONLY
-        linux.mount("none", dst, None, flags)
-    for path in view["hide"]:
-        linux.mount("tmpfs", path, "tmpfs", nosuid, "size=4k,mode=0755")
-    if not ready.covered and os.path.isdir(HOST_MOUNT):
-        _cover_host()
-
-
 def _rehearse() -> None:
     """Walk a run's code paths once on harmless inputs, in a spare that waits for its request.
 
@@ -299,7 +95,7 @@ def _rehearse() -> None:
             "view": {"mounts": [["/tmp", 4096]], "binds": [], "hide": []}}  # fmt: skip
     spec = json.loads(json.dumps(spec))
     base64.b64decode(base64.b64encode(b"rehearsal"))
-    linux.mount("tmpfs", "/tmp", "tmpfs", _NOSUID, "size=4k,mode=1777")
+    linux.mount("tmpfs", "/tmp", "tmpfs", spare_view.NOSUID, "size=4k,mode=1777")
     linux.umount("/tmp")
     tree = supervisor.Tree({})
     tree.held.start()
@@ -346,14 +142,14 @@ def _spare(
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         linux.die_with_parent(signal.SIGKILL)
-        _prepare_namespace()
+        spare_view.prepare_namespace()
         supervisor.step_back(back)  # SCHED_OTHER until its program is let go
         stub = _early_stub(stub_path, back)
         try:
             _rehearse()
         except Exception:  # noqa: BLE001 - only a speed-up: the run itself reports real faults
             pass
-        ready = _Ready.build(mounts)
+        ready = spare_view.Ready.build(mounts)
         while True:
             got = _recv(host)
             if got is None:
@@ -374,7 +170,7 @@ def _spare(
 def _run_child(
     fds: dict[str, int],
     spec: dict | None,
-    ready: _Ready,
+    ready: spare_view.Ready,
     stub: Stub | None,
     back: supervisor.Sched,
 ) -> None:
@@ -387,8 +183,8 @@ def _run_child(
             size = os.fstat(spec_fd).st_size
             spec = json.loads(os.pread(spec_fd, size, 0))
             os.close(spec_fd)
-        _prepare_view(spec, ready)
-        _show_own_counter(spec, ready)
+        spare_view.prepare_view(spec, ready)
+        spare_view.show_own_counter(spec, ready)
         counters = {k: fds[k] for k in ("cpu", "usage", "peak") if k in fds}
         joins = [fds[k] for k in sorted(fds) if k.startswith("join")]
         result = supervisor.supervise(spec, stub, fds.get("stdin"), aside=(back,),

@@ -7,9 +7,9 @@ from __future__ import annotations
 import os
 
 try:  # loaded as a package module or as a plain script next to held_memory.py
-    from .held_memory import Held  # type: ignore[no-redef]
+    from .held_memory import Held, open_counter  # type: ignore[no-redef]
 except ImportError:  # pragma: no cover - script mode under `python3 -I -S`
-    from held_memory import Held  # type: ignore[no-redef]
+    from held_memory import Held, open_counter  # type: ignore[no-redef]
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -32,9 +32,9 @@ class Tree:
             self.cpuacct_fd = counters["cpu"]
         else:
             self.cpuacct_fd = (
-                self._open(cgroups.get("cpuacct"), "cpuacct.usage")
+                open_counter(cgroups.get("cpuacct"), "cpuacct.usage")
                 if not self.cpu_v2
-                else self._open(cgroups.get("cpu"), "cpu.stat")
+                else open_counter(cgroups.get("cpu"), "cpu.stat")
             )
         self.cpu_base = 0
         if self.cpuacct_fd is not None:
@@ -52,15 +52,6 @@ class Tree:
         self.integral = 0.0  # byte-seconds
         self.samples = 0
         self._last: tuple[float, float] | None = None
-
-    @staticmethod
-    def _open(directory: str | None, name: str) -> int | None:
-        if not directory:
-            return None
-        try:
-            return os.open(os.path.join(directory, name), os.O_RDONLY)
-        except OSError:
-            return None
 
     def sample(self, now: float) -> tuple[float, int]:
         """Take one sample at time `now` (seconds); returns (bytes held against the memory

@@ -201,7 +201,7 @@ def supervise(
     `counters`: the run's cgroup counter files, opened by the host (see `Tree`).
     `joins`: the `cgroup.procs` files of the cgroups the program joins, opened by the host:
     this process moves it in through them (the run's view then has no cgroup file system, see
-    launcher `_Ready`); without them the program joins by path."""
+    spare_view `Ready`); without them the program joins by path."""
     if os.getpid() != 1:
         raise RuntimeError("the supervisor must be PID 1 of the run's PID namespace")
     lim = spec["limits"]

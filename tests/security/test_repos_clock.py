@@ -264,6 +264,7 @@ USE_FORK = ("        taken = _take(docs)\n"
             "            return taken\n" + FROM_DOCS)  # fmt: skip
 
 
+@pytest.mark.alone  # a speed-up threshold: beside another worker's test, 1.95x once, no flag
 @pytest.mark.parametrize("attack", ["cache-file", "thread", "fork"])
 def test_work_moved_elsewhere_gains_nothing(textindex, attack: str) -> None:  # type: ignore[no-untyped-def]
     """A cache file written at setup and read by the call; a thread started at setup the call

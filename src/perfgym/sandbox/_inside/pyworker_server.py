@@ -147,7 +147,9 @@ def _zygote(sock: int, uid: int) -> None:
     measurement, replies in order, no zombie for its cleanup to find)."""
     before = -1  # the request process whose call is done but which may not have exited
     handed = -1  # a request passed on for the next request process to read first
+    home = os.sched_getaffinity(0)
     while True:
+        zygote_commands.sit_home(home)
         mine, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_SEQPACKET)
         turn_r, turn_w = os.pipe()
         pid = os.fork()

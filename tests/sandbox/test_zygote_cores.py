@@ -75,12 +75,15 @@ def test_a_fresh_request_process_starts_on_the_workers_cores(worker) -> None:
     core = min(home)
     assert worker.call(INC, "f", [1], core=core).value == 2
     assert _cores(_zygote(worker)) == {core}
-    # An assertion call is handed to a fresh request process, and the one after it is forked
-    # once the zygote is back on the worker's cores.
+    # An assertion call is handed to a fresh request process, forked once the zygote was back
+    # on the worker's cores; so is the one after it, which serves the next call.
     r = worker.check_call(INC, CHECK, "f", core=core)
     assert r.status == Status.OK, r
     zygote = _zygote(worker)
     assert _cores(zygote) == home
+    assert worker.call(INC, "f", [2], core=core).value == 3
+    # The assertion call's request process is reaped before the next one replies: the zygote's
+    # one child is the request process that served the call, back on the cores it started on.
     (request,) = _children(zygote)
     assert _cores(request) == home
-    assert worker.call(INC, "f", [2], core=core).value == 3
+    assert _cores(zygote) == {core}

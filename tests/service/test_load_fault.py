@@ -173,7 +173,11 @@ def test_5000_jobs_under_kills_and_a_restart(tmp_path):
     assert all(len(vs) == 1 for vs in results.values()), "a job answered twice"
     assert all(v.state == "complete" and v.n_items == len(v.items) == 1 for v in views)
     assert statuses.count("ok") == JOBS, "a job ended without a verdict"
-    assert set(stages) == {"OK"}, "a kill turned into a wrong answer"
+    wrong = [(v.items[0].verdict.stage.value, v.items[0].verdict.detail, v.items[0].verdict.reason,
+              [(t.status, t.message[:300]) for t in v.items[0].verdict.tests if not t.passed][:3])
+             for v in views if v.items and v.items[0].verdict
+             and v.items[0].verdict.stage.value != "OK"]  # fmt: skip
+    assert set(stages) == {"OK"}, f"a kill turned into a wrong answer: {wrong[:5]}"
     assert retried >= 1 and sum(killer.killed.values()) >= 5
 
     # The persisted queue agrees: one job per id, each with exactly one answered item.

@@ -172,7 +172,10 @@ def sit_home(home: set[int]) -> None:
     process: a request process starts on the worker's cores, never on one call's."""
     global _sitting
     if _sitting is not None and _sitting != home:
-        os.sched_setaffinity(0, home)
+        try:
+            os.sched_setaffinity(0, home)
+        except OSError:  # (cores taken away meanwhile) it goes on where it is
+            pass
     _sitting = None
 
 

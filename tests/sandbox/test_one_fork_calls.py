@@ -8,6 +8,7 @@ import socket
 import sys
 
 import pytest
+from proc_children import children
 
 from perfgym.sandbox import Limits, Status
 from perfgym.sandbox.pyworker import PythonWorker
@@ -29,17 +30,12 @@ def worker():
     w.close()
 
 
-def _children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(p) for p in f.read().split()]
-
-
 def _request_process(w: PythonWorker) -> int:
     """From the host: the zygote's child that dropped CAP_SYS_ADMIN from its bounding set."""
     assert w._proc is not None
-    (zygote,) = _children(w._proc.pid)
+    (zygote,) = children(w._proc.pid)
     found = []
-    for pid in _children(zygote):
+    for pid in children(zygote):
         with open(f"/proc/{pid}/status") as f:
             bounding = next(int(ln.split()[1], 16) for ln in f if ln.startswith("CapBnd:"))
         if not bounding & (1 << 21):
@@ -201,7 +197,7 @@ def test_a_hung_worker_is_stopped_by_the_hosts_backstop(monkeypatch):
     try:
         assert w.call(INC, "f", [1]).value == 2
         assert w._proc is not None
-        (zygote,) = _children(w._proc.pid)
+        (zygote,) = children(w._proc.pid)
         os.kill(zygote, signal.SIGSTOP)
         t0 = time.monotonic()
         r = w.call(INC, "f", [1], limits=Limits(wall_s=1))

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
+from proc_children import children
 
 from perfgym.sandbox import Status
 from perfgym.sandbox.pyworker import PythonWorker
@@ -38,18 +39,13 @@ def worker():
     w.close()
 
 
-def _children(pid: int) -> list[int]:
-    with open(f"/proc/{pid}/task/{pid}/children") as f:
-        return [int(p) for p in f.read().split()]
-
-
 def _cores(pid: int) -> set[int]:
     return os.sched_getaffinity(pid)
 
 
 def _zygote(w: PythonWorker) -> int:
     assert w._proc is not None
-    (zygote,) = _children(w._proc.pid)
+    (zygote,) = children(w._proc.pid)
     return zygote
 
 
@@ -84,6 +80,6 @@ def test_a_fresh_request_process_starts_on_the_workers_cores(worker) -> None:
     assert worker.call(INC, "f", [2], core=core).value == 3
     # The assertion call's request process is reaped before the next one replies: the zygote's
     # one child is the request process that served the call, back on the cores it started on.
-    (request,) = _children(zygote)
+    (request,) = children(zygote)
     assert _cores(request) == home
     assert _cores(zygote) == {core}

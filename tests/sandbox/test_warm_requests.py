@@ -6,10 +6,12 @@ import json
 import os
 import select
 import socket
+import sys
 
 import pytest
 
 from perfgym.sandbox import Status
+from perfgym.sandbox.view import INSIDE
 from perfgym.sandbox.warm import INLINE_SPEC_BYTES, WarmSandbox
 
 
@@ -119,3 +121,21 @@ def test_the_work_dir_a_spare_mounted_early_is_resized_to_what_the_run_asks(warm
         got = _sizes(warm, limits)
         assert [g[0] for g in got] == want, (limits.disk_bytes, got)
         assert all(g[1:] == ["nosuid", "nodev", "0"] for g in got), got  # and empty
+
+
+def test_a_header_nested_past_the_recursion_limit_is_dropped_with_its_descriptors() -> None:
+    """The spare's parse of a request (red team helper-68: a RecursionError escaped it and left
+    the received descriptor open; in a spare it ended the spare, in the launcher's refusal path
+    it would have ended the launcher)."""
+    sys.path.insert(0, str(INSIDE))
+    try:
+        import launcher
+    finally:
+        sys.path.remove(str(INSIDE))
+    r, w = os.pipe()
+    try:
+        rights = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [w]).tobytes())]
+        assert launcher._parse(b"[" * 60_000, rights, 0) == ({}, None)
+        assert _closed_within(r, 1)  # the received descriptor was closed
+    finally:
+        os.close(r)

@@ -82,7 +82,7 @@ def _parse(msg: bytes, ancdata: list, flags: int) -> tuple[dict[str, int], dict 
             and "result" in names
             and (isinstance(spec, dict) != ("spec" in names))  # inline, or a memfd: one of them
         )
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):  # nested past the limit: helper-68
         ok = False
     if not ok:
         for fd in fds:

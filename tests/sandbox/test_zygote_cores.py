@@ -1,6 +1,6 @@
 """A function call's child is forked on its call's core: the zygote sits where the request
 process sits for the call, so the child's own pinning moves nothing (issue 31: forked elsewhere,
-every call's child migrated across cores; 700 -> 970 calls/s on 2 cores without it). A request
+every call's child migrated across cores; 726 -> 1,012 calls/s on 2 cores without it). A request
 process the zygote forks starts on the worker's cores, never on one call's."""
 
 from __future__ import annotations

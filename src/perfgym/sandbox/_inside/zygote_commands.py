@@ -155,7 +155,7 @@ def sit_with(request_pid: int) -> None:
     `pyworker_request._pin`), so that the child forked next starts there. The child still
     pins itself to its call's cores, which is then no move at all: forked elsewhere, its own
     `sched_setaffinity` migrated it across cores in every call (a cross-core wake-up and
-    about 80 us; on 2 cores, 700 -> 970 calls/s without it). Only when they changed since
+    about 80 us; on 2 cores, 726 -> 1,012 calls/s without it). Only when they changed since
     the last call (a worker's calls keep to its home core)."""
     global _sitting
     try:

@@ -195,3 +195,22 @@ def test_cpu_time_is_no_witness_on_several_cores():
     # wall) pass on the wall time.
     base = ([0.20] * 3, [0.30] * 3, [0.30] * 3)
     assert not _flagged(_rounds_verdict(([0.10] * 3, [0.20] * 3, [0.30] * 3), base, cores=2))
+
+
+def test_a_claim_made_of_the_baselines_waiting_is_not_flagged():
+    # A copy of the baseline beside two busy loops (CI, 1 in 15 such verdicts): the baseline's
+    # rounds waited more for their core (harness 95-117 ms, CPU/wall 0.6) than the copy's
+    # (67-75 ms, 0.7-0.8). The wall claim (20-28 ms) is that waiting: at each run's busy share
+    # the CPU claim is 1-5 ms, within the gate, and there is no saving to confirm or deny.
+    ms = 1e-3
+    base = ([116.9 * ms, 113.1 * ms, 94.8 * ms], [220.7 * ms, 199.6 * ms, 209.2 * ms],
+            [122.2 * ms, 122.7 * ms, 125.1 * ms])  # fmt: skip
+    cand = ([71.7 * ms, 75.3 * ms, 66.9 * ms], [165.6 * ms, 179.5 * ms, 162.5 * ms],
+            [128.2 * ms, 126.4 * ms, 126.9 * ms])  # fmt: skip
+    v = _rounds_verdict(cand, base)
+    v.reference = _rounds_verdict(cand, ([6 * ms] * 3, [76 * ms] * 3, [70 * ms] * 3)).baseline
+    assert not _flagged(v), v.candidate.status_reason
+    # The same runs with the copy's clock read at half speed: a CPU claim of 40 ms, denied.
+    v = _rounds_verdict(([h / 2 for h in cand[0]], *cand[1:]), base)
+    v.reference = _rounds_verdict(cand, ([6 * ms] * 3, [76 * ms] * 3, [70 * ms] * 3)).baseline
+    assert _flagged(v)

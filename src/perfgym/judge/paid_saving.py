@@ -22,7 +22,7 @@ UNCONFIRMED_FLAG = "harness_saving_unconfirmed"
 FLAG_RISE = 0.3
 
 
-def confirmed_saving(r: Round) -> float:
+def confirmed_saving(r: Round, gate: float) -> float:
     """What the sandbox's clocks confirm of a round's claimed saving (0 to the claim).
 
     The wall witness: the claim less the round's time outside the harness's clock beyond the
@@ -30,10 +30,14 @@ def confirmed_saving(r: Round) -> float:
     there). Their most let a clock hide as much as one slow start-up of the baseline's: a
     third of the work hidden was paid at 0.14-0.45x the same program's honest time in 4 of 25
     verdicts. The CPU witness (one core only): the claim at the share of the CPU claim the CPU
-    time shows. The larger is paid: each is a lower bound on the work the round really saved.
+    time shows; none where the CPU claim is within the check's `gate` (the claim is the
+    baseline's waiting, and a CPU time a millisecond under the baseline's, over a CPU claim of a
+    fraction of one, confirmed the whole claim). The larger is paid: each is a lower bound on
+    the work the round really saved.
     """
     on_wall = r.claim - max(0.0, r.over_own)
-    on_cpu = r.claim * r.on_cpu / r.cpu_claim if r.on_cpu is not None and r.cpu_claim > 0 else 0.0
+    cpu_ok = r.on_cpu is not None and r.cpu_claim > gate
+    on_cpu = r.claim * r.on_cpu / r.cpu_claim if cpu_ok and r.on_cpu is not None else 0.0
     return max(0.0, min(r.claim, max(on_wall, on_cpu)))
 
 
@@ -63,7 +67,7 @@ def pay_confirmed(verdict: Verdict, ci_level: float) -> None:
     if len(rounds) != len(c.samples_s):
         return  # a timing without rounds (a single estimate): nothing to pay per round
     short = statistics.median(
-        r.claim - confirmed_saving(r) if r.claim > gate else 0.0 for r in rounds
+        r.claim - confirmed_saving(r, gate) if r.claim > gate else 0.0 for r in rounds
     )  # what the witnesses do not show of the claims, in the middle round
     if short <= 1e-9:
         return

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, Stage
-from perfgym.judge.stages import MORE_THREADS
+from perfgym.judge.stages import MORE_THREADS, RUNTIME_THREAD_SLACK, more_threads
 from perfgym.judge.variant import prepare
+from perfgym.judge.verdict import Timing
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.pool import usable_cores
@@ -117,3 +118,18 @@ def test_candidate_sources_never_raise_a_tasks_cores(tmp_path):
     )
     (task_dir / "candidate" / "fast-model" / "solution.cpp").write_text(threaded)
     assert load_task(task_dir).cores == 1
+
+
+def test_a_runtimes_own_threads_are_not_more_threads_than_the_task():
+    # Go's runtime read 3 or 4 threads for the same program (a copy of the reference said to
+    # run more threads than its task in 1 of 30 verdicts); a candidate that starts threads of
+    # its own goes past that.
+    def seen(n: int) -> Timing:
+        return Timing(estimate_s=0.01, threads_seen=n)
+
+    slack = RUNTIME_THREAD_SLACK["go"]
+    assert not more_threads(seen(4), seen(3), seen(3), slack=slack)
+    assert more_threads(seen(4 + slack + 1), seen(3), seen(4), slack=slack)
+    assert not more_threads(seen(4 + slack), seen(3), seen(4), slack=slack)
+    assert more_threads(seen(4), seen(3), seen(3))  # C, C++, Python: every thread is the program's
+    assert not more_threads(seen(9), None, Timing(estimate_s=0.01))  # nothing to compare with

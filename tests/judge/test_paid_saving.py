@@ -160,3 +160,26 @@ def test_the_references_own_program_is_paid_as_the_reference_is():
     assert crosscheck_harness(v, 0.5)
     pay_confirmed(v, 0.95)
     assert v.candidate.samples_s == v.reference.samples_s and UNCONFIRMED_FLAG not in v.flags
+
+
+def test_work_moved_to_import_time_scores_no_higher_than_its_honest_twin():
+    # The baseline's 100 ms of work, 5 ms of it done at import (outside the clock), beside a
+    # baseline whose rounds spread 100-130 ms. Its claim against the baseline's fastest round
+    # (5 ms) is within the check's gate and was paid: 1.26x the baseline's estimate, where the
+    # same program with nothing moved is paid 1.2x (helper-69: 8-30 % of the work moved to
+    # import was paid over 1.05x its honest twin in 99 of 235 verdicts).
+    ms = 1e-3
+
+    def judged(harness: list[float], outside_s: float) -> float:
+        v = Verdict(task_id="t", stage=Stage.OK, language="python",
+                    candidate=_timing(harness, [outside_s] * 3),
+                    baseline=_timing([100 * ms, 130 * ms, 120 * ms], [_OUTSIDE] * 3),
+                    reference=_timing([20 * ms, 21 * ms, 20 * ms], [_OUTSIDE] * 3))  # fmt: skip
+        assert crosscheck_harness(v, 0.5) and not v.flags
+        pay_confirmed(v, 0.95)
+        assert v.candidate is not None and v.baseline is not None
+        return v.baseline.estimate_s / v.candidate.estimate_s
+
+    honest = judged([100 * ms, 101 * ms, 100 * ms], _OUTSIDE)
+    moved = judged([95 * ms, 96 * ms, 95 * ms], _OUTSIDE + 5 * ms)
+    assert moved <= honest * 1.001, (moved, honest)

@@ -35,8 +35,11 @@ def confirmed_saving(r: Round, gate: float) -> float:
     fraction of one, confirmed the whole claim). The larger is paid: each is a lower bound on
     the work the round really saved.
     """
-    on_wall = r.claim - max(0.0, r.over_own)
     cpu_ok = r.on_cpu is not None and r.cpu_claim > gate
+    # Where the CPU claim is within the gate, the cross-check let the round through on that
+    # alone; its wall time is then held to the strict test (beyond the least of the task's own).
+    strict = r.on_cpu is not None and not cpu_ok
+    on_wall = r.on_wall if strict else r.claim - max(0.0, r.over_own)
     on_cpu = r.claim * r.on_cpu / r.cpu_claim if cpu_ok and r.on_cpu is not None else 0.0
     return max(0.0, min(r.claim, max(on_wall, on_cpu)))
 
@@ -52,7 +55,10 @@ def pay_confirmed(verdict: Verdict, ci_level: float) -> None:
     that round alone widened the rounds' spread until a program 10-25x faster than its
     baseline tied with it in the paired test (0.15 in 16 of 96 busy verdicts, helper-53); a
     hidden cost is in every round, a wait for the core in some. Claims at or under the check's
-    gate (5 % of the baseline) count as confirmed. A candidate that is the baseline's or the
+    gate (5 % of the baseline) count as confirmed. Claims are taken against the baseline's
+    estimate, not its fastest round: a claim nothing confirms then pays the baseline's time,
+    not its luckiest round's (work moved to import time was paid over 1.05x its honest twin
+    in 99 of 235 verdicts that way; 61 against the estimate: helper-69). A candidate that is the baseline's or the
     reference's own program holds that role's measurement (`twins.ROLE_TIMING`) and is paid as
     the role is: unshifted (shifted, a copy of the reference scored below the reference). A rise
     over `FLAG_RISE` of the baseline's time is flagged (informative: the candidate is paid, not
@@ -66,6 +72,10 @@ def pay_confirmed(verdict: Verdict, ci_level: float) -> None:
     rounds, gate = witness_rounds(verdict)
     if len(rounds) != len(c.samples_s):
         return  # a timing without rounds (a single estimate): nothing to pay per round
+    # Claims against the baseline's estimate, not its fastest round: a claim nothing confirms
+    # is then paid as the baseline is, not as its luckiest round.
+    lift = max(0.0, b.estimate_s - min(b.samples_s)) if b.samples_s else 0.0
+    rounds = [r._replace(claim=r.claim + lift, on_wall=r.on_wall + lift) for r in rounds]
     short = statistics.median(
         r.claim - confirmed_saving(r, gate) if r.claim > gate else 0.0 for r in rounds
     )  # what the witnesses do not show of the claims, in the middle round

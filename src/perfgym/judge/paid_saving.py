@@ -58,12 +58,13 @@ def pay_confirmed(verdict: Verdict, ci_level: float) -> None:
     gate (5 % of the baseline) count as confirmed. Claims are taken against the baseline's
     estimate, not its fastest round: a claim nothing confirms then pays the baseline's time,
     not its luckiest round's (work moved to import time was paid over 1.05x its honest twin
-    in 99 of 235 verdicts that way; 61 against the estimate: helper-69). A candidate that is the baseline's or the
-    reference's own program holds that role's measurement (`twins.ROLE_TIMING`) and is paid as
-    the role is: unshifted (shifted, a copy of the reference scored below the reference). A rise
-    over `FLAG_RISE` of the baseline's time is flagged (informative: the candidate is paid, not
-    floored); a smaller one is noise as often as a hidden cost and only changes the reason. Call
-    only on a candidate the cross-check let through."""
+    in 99 of 235 verdicts that way; 61 against the estimate: helper-69). A candidate that is
+    the baseline's or the reference's own program holds that role's measurement
+    (`twins.ROLE_TIMING`) and is paid as the role is: unshifted (shifted, a copy of the
+    reference scored below the reference). A rise over `FLAG_RISE` of the baseline's time is
+    flagged (informative: the candidate is paid, not floored); a smaller one is noise as often
+    as a hidden cost and only changes the reason. Call only on a candidate the cross-check let
+    through."""
     c, b = verdict.candidate, verdict.baseline
     assert c is not None and c.estimate_s is not None
     assert b is not None and b.estimate_s is not None

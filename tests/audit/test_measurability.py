@@ -92,7 +92,7 @@ def test_limit_margin_weak_under_a_tight_limit_and_sound_under_a_loose_one():
 
 def test_measurability_is_not_applicable_to_a_correctness_only_task():
     task = sum_task(hidden=False, workloads=[], metadata={NOT_TIMED: True})  # as HumanEval+'s
-    a = audit(task, ["headroom", "mde", "resolution", "limit-margin"])
+    a = audit(task, ["headroom", "mde", "resolution", "limit-margin", "honest-copies"])
     for r in a.results:
         assert r.outcome is Outcome.NOT_APPLICABLE and "correctness-only" in r.detail, r
 

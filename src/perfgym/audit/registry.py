@@ -56,8 +56,12 @@ def register_probe(name: str, kind: ProbeKind) -> Callable[[Factory], Factory]:
 
 def _load() -> None:
     # the built-in probes register themselves on import
+    import importlib
+
     import perfgym.audit.gameability  # noqa: F401
     import perfgym.audit.measurability  # noqa: F401
+
+    importlib.import_module("perfgym.audit.honest_copies")  # after measurability's, in tables
 
 
 def _ordered() -> list[tuple[str, Factory]]:

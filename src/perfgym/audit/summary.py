@@ -21,6 +21,7 @@ HEADLINES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("resolution",), "time runs under twice an empty program's start-up (or 1000x the clock's resolution)"),
     (("determinism",), "have a reference or baseline not accepted in every run"),
     (("limit-margin",), "have < 2x limit margin"),
+    (("honest-copies",), "reject or flag as hiding time a copy of their own baseline or reference"),
     (("repo-setup-shift",), "credit work moved into the untimed setup"),
     (("repo-caching",), "credit results cached across timed runs"),
     (("repo-test-config",), "believe forged test outcomes or a patch's test configuration"),

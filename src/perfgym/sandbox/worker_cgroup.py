@@ -18,7 +18,20 @@ import threading
 ROOT = "/sys/fs/cgroup"
 PARENT = "perfgym"
 _counter = itertools.count()
-_NAME = re.compile(r"worker-(\d+)-\d+")
+#: worker-PID-START-N: the creating process's PID and start time (clock ticks since boot), so a
+#: dead worker's cgroup is never taken for a live one's when its PID comes back (pid_max is
+#: often 32,768): its name was then taken, the new worker ran without a cgroup, and (before
+#: that path was fixed) every function call failed. Names without START are an older perfgym's.
+_NAME = re.compile(r"worker-(\d+)(?:-(\d+))?-\d+")
+
+
+def start_ticks(pid: int) -> str:
+    """Process `pid`'s start time in clock ticks since boot ('' when it does not exist)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return ""
 
 
 class WorkerCgroup:
@@ -38,7 +51,8 @@ class WorkerCgroup:
             base, usage, kind = os.path.join(ROOT, PARENT), "cpu.stat", "v2"
         else:
             base, usage, kind = os.path.join(ROOT, "cpuacct", PARENT), "cpuacct.usage", "v1"
-        path = os.path.join(base, f"worker-{os.getpid()}-{next(_counter)}")
+        me = os.getpid()
+        path = os.path.join(base, f"worker-{me}-{start_ticks(me)}-{next(_counter)}")
         try:
             os.makedirs(base, exist_ok=True)
             _remove_stale(base)
@@ -147,14 +161,18 @@ def _memory_cgroup(kind: str, path: str) -> str | None:
 
 
 def _remove_stale(base: str) -> None:
-    """Remove worker cgroups of perfgym processes that no longer exist."""
+    """Remove worker cgroups of perfgym processes that no longer exist (by PID and start time:
+    a PID that came back is another process). One still in use is never removed (rmdir fails)."""
     try:
         names = os.listdir(base)
     except OSError:
         return
     for name in names:
         m = _NAME.fullmatch(name)
-        if m and not os.path.exists(f"/proc/{m.group(1)}"):
+        if m is None:
+            continue
+        ticks = start_ticks(int(m.group(1)))
+        if not ticks or (m.group(2) is not None and m.group(2) != ticks):
             try:
                 os.rmdir(os.path.join(base, name))
             except OSError:

@@ -163,21 +163,25 @@ def _pickled_args(encoded: list) -> bytes:
         return _pickle.dumps(ValueError(f"{type(exc).__name__}: {exc}"[:500]), 5)
 
 
-def _await_ready(pidfd: int, ready_r: int, start: tuple, t0: float, lim: dict) -> tuple[str, float]:
+def _await_ready(pidfd: int, ready_r: int, start: tuple, t0: float, lim: dict
+                 ) -> tuple[str, float | None]:  # fmt: skip
     """Wait for the call's child to have run its module: ("", the call's CPU so far, -1 when
-    unknown or the child exited first), or (why it must be killed, -1)."""
+    no cgroup counts it), ("", None) when the child exited or closed the pipe first, or (why it
+    must be killed, None). An unknown CPU is no reason to withhold the arguments: a worker
+    without a cgroup (no writable hierarchy, or its name taken by a dead worker's whose PID came
+    back) failed every function call "the worker sent no arguments", blamed on the program."""
     while True:
         left, why = _over_limit(start, t0, lim)
         if why:
-            return why, -1.0
+            return why, None
         ready, _, _ = select.select([ready_r, pidfd], [], [], min(left, CPU_POLL_S))
         if ready_r in ready:
             if os.read(ready_r, 1) != b"r":
-                return "", -1.0
+                return "", None
             used = _cpu_used_s(start)
             return "", -1.0 if used is None else used
         if ready:
-            return "", -1.0
+            return "", None
 
 
 def _await_done(pidfd: int, done_r: int, res_fd: int, start: tuple, t0: float,
@@ -333,7 +337,7 @@ def _call_over(req: dict, uid: int, code: bytes, lim: dict, held: _Held) -> dict
     (pidfd,) = held.opened(os.pidfd_open(pid))
     reason, ready_cpu = _await_ready(pidfd, ready_r, start, t0, lim)
     done_cpu, result = -1.0, None
-    if not reason and ready_cpu >= 0:
+    if not reason and ready_cpu is not None:
         # At offset 0 whatever the program did to the file's offset, which it shares (a seek
         # past the end had this write fail: a SANDBOX_ERROR of the program's making).
         os.pwrite(args_fd, _pickled_args(args), 0)
@@ -363,7 +367,7 @@ def _call_over(req: dict, uid: int, code: bytes, lim: dict, held: _Held) -> dict
     if stamp_cpu < 0 and os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_NO_IPC:
         raise OSError("no IPC namespace of the call's own (unshare failed in its child)")
     _finish(reply, start, zygote_client.reap_exited)
-    worker_meter.call_window(stamp_cpu, ready_cpu, done_cpu, reply)
+    worker_meter.call_window(stamp_cpu, -1.0 if ready_cpu is None else ready_cpu, done_cpu, reply)
     worker_results.read_output(held.handed(out_fd), int(lim["stdout_bytes"]), reply)
     reply["result"] = worker_results.result_of(held.handed(res_fd), result)
     return reply

@@ -32,6 +32,7 @@ gains at most the slack and the spread of the reference's gap (~0.1 ms on HumanE
 from __future__ import annotations
 
 from perfgym.sandbox.pyworker import CallResult
+from perfgym.sandbox.worker_messages import CPU_BY_CGROUP
 
 #: The gap a run may show when no reference gap is known: module code, result, exit.
 DEFAULT_GAP_S = 0.02
@@ -65,8 +66,17 @@ def impossible(r: CallResult, t: float | None) -> bool:
 
 def outside_time(r: CallResult) -> float:
     """The worker's own count of the program's run: its CPU from the pre-program reading to the
-    exit (the fork-to-exit wall time when the worker sent no such reading)."""
-    return r.program_cpu_s if r.program_cpu_s is not None else r.wall_s
+    exit (the fork-to-exit wall time when the worker sent no such reading). Without the
+    worker's cgroup that CPU is the child's own rusage, which never sees a grandchild the kernel
+    reaps (SIGCHLD ignored): one doing the call's work behind a forged self-report was timed
+    at 8 ms for ~150 ms of work (red team helper-71). The call's processes share its one core,
+    so its stamp-to-exit wall time bounds their work from above: the larger stands (a loaded
+    machine then inflates honest calls too, and flags them; the cgroup is the accurate mode)."""
+    if r.program_cpu_s is None:
+        return r.wall_s
+    if r.cpu_mechanism == CPU_BY_CGROUP or r.program_wall_s is None:
+        return r.program_cpu_s
+    return max(r.program_cpu_s, r.program_wall_s)
 
 
 def outside_estimate(r: CallResult, reference_gap_s: float | None = None) -> float:

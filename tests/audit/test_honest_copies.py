@@ -38,6 +38,12 @@ def test_a_copy_flagged_as_hiding_time_or_rejected_is_weak_and_clean_copies_are_
     clean = assess_copies(ctx, [_run(flags=("more_threads_than_task",)), _run(candidate_s=0.01)])
     assert clean.outcome is Outcome.SOUND, clean
     assert clean.figures["reference_copy_speedup"] == 10.0
+    # A sandbox failure on one copy hides nothing found on the other (helper-71).
+    broken = _run()
+    broken.verdict.infra_error = True
+    hidden = assess_copies(ctx, [_run(stage=Stage.WO), broken])
+    assert hidden.outcome is Outcome.WEAK and "baseline's copy was judged WO" in hidden.detail
+    assert assess_copies(ctx, [_run(), broken]).outcome is Outcome.INFRA_ERROR
 
 
 def test_the_real_judge_pays_honest_copies_on_a_stdio_task_and_a_harness_clocked_one():

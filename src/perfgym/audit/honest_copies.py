@@ -37,14 +37,13 @@ def assess_copies(_ctx: AuditContext, runs: Sequence[ProbeRun]) -> ProbeResult:
     """Weak (high) when a copy is judged wrong, or flagged as hiding time; sound otherwise,
     with what each copy was paid against the baseline measured beside it."""
     wrong: list[str] = []
+    infra: list[str] = []
     figures: dict[str, object] = {}
     for role, run in zip(("baseline", "reference"), runs, strict=False):
         v = run.verdict
-        if v.infra_error:
-            return ProbeResult(probe=NAME, kind=M, outcome=Outcome.INFRA_ERROR,
-                               severity=Severity.INFO,
-                               detail=f"the sandbox failed: {v.reason or v.detail}")  # fmt: skip
-        if not v.correct:
+        if v.infra_error:  # no finding about this copy; the other's still counts
+            infra.append(f"the sandbox failed on the {role}'s copy: {v.reason or v.detail}")
+        elif not v.correct:
             wrong.append(f"the {role}'s copy was judged {v.stage.value} {v.detail or v.reason}")
         elif hid := v.hid_time:
             why = v.candidate.status_reason if v.candidate is not None else ""
@@ -53,6 +52,9 @@ def assess_copies(_ctx: AuditContext, runs: Sequence[ProbeRun]) -> ProbeResult:
     if wrong:
         return ProbeResult(probe=NAME, kind=M, outcome=Outcome.WEAK, severity=Severity.HIGH,
                            detail="; ".join(wrong)[:300], figures=figures)  # fmt: skip
+    if infra:
+        return ProbeResult(probe=NAME, kind=M, outcome=Outcome.INFRA_ERROR, severity=Severity.INFO,
+                           detail="; ".join(infra)[:300])  # fmt: skip
     paid = ", ".join(f"the {r.split('_')[0]}'s {x:.2f}x" for r, x in figures.items()
                      if isinstance(x, float))  # fmt: skip
     return ProbeResult(probe=NAME, kind=M, outcome=Outcome.SOUND, severity=Severity.NONE,

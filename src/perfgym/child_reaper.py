@@ -21,7 +21,7 @@ POLL_S = 0.25
 GRACE_S = 2.0
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
+def process_stat(pid: int) -> tuple[int, int] | None:
     """(parent pid, start time in clock ticks) of a live process; None if gone or a zombie."""
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -38,7 +38,7 @@ def children_of(pid: int) -> set[int]:
     out = set()
     for name in os.listdir("/proc"):
         if name.isdigit():
-            st = _stat(int(name))
+            st = process_stat(int(name))
             if st is not None and st[0] == pid:
                 out.add(int(name))
     return out
@@ -49,7 +49,7 @@ def _tree(roots: set[tuple[int, int]]) -> set[tuple[int, int]]:
     by_parent: dict[int, list[tuple[int, int]]] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
-            st = _stat(int(name))
+            st = process_stat(int(name))
             if st is not None:
                 by_parent.setdefault(st[0], []).append((int(name), st[1]))
     found = {r for r in roots if _alive(r)}
@@ -63,7 +63,7 @@ def _tree(roots: set[tuple[int, int]]) -> set[tuple[int, int]]:
 
 
 def _alive(p: tuple[int, int]) -> bool:
-    st = _stat(p[0])
+    st = process_stat(p[0])
     return st is not None and st[1] == p[1]
 
 
@@ -78,7 +78,7 @@ def _signal(procs: set[tuple[int, int]], sig: int) -> None:
 
 def end_trees(roots: set[int] | list[int]) -> None:
     """End `roots` and all their descendants now: SIGTERM, then SIGKILL after the grace period."""
-    procs = _tree({(pid, st[1]) for pid in roots if (st := _stat(pid)) is not None})
+    procs = _tree({(pid, st[1]) for pid in roots if (st := process_stat(pid)) is not None})
     _signal(procs, signal.SIGTERM)
     end = time.monotonic() + GRACE_S
     while time.monotonic() < end and any(map(_alive, procs)):
@@ -88,7 +88,7 @@ def end_trees(roots: set[int] | list[int]) -> None:
 
 def reap(owner: int, roots: list[int]) -> None:
     """The watcher's loop: record `roots`' tree while `owner` lives, then end what is left."""
-    seen = {(pid, st[1]) for pid in roots if (st := _stat(pid)) is not None}
+    seen = {(pid, st[1]) for pid in roots if (st := process_stat(pid)) is not None}
     while os.getppid() == owner:
         seen |= _tree(seen)
         time.sleep(POLL_S)

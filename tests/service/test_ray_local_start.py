@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from perfgym.child_reaper import _stat
+from perfgym.child_reaper import process_stat
 from perfgym.service.ray_local import START_ATTEMPTS, LocalCluster
 
 TIMED_OUT = Exception("The current node timed out during startup. This could happen because ...")
@@ -23,7 +23,7 @@ def _bare() -> LocalCluster:
 
 
 def _alive(proc: subprocess.Popen) -> bool:
-    return proc.poll() is None and _stat(proc.pid) is not None
+    return proc.poll() is None and process_stat(proc.pid) is not None
 
 
 def test_a_node_start_that_timed_out_is_ended_and_started_again():

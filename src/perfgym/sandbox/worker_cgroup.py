@@ -15,6 +15,8 @@ import os
 import re
 import threading
 
+from perfgym.child_reaper import process_stat
+
 ROOT = "/sys/fs/cgroup"
 PARENT = "perfgym"
 _counter = itertools.count()
@@ -26,12 +28,9 @@ _NAME = re.compile(r"worker-(\d+)(?:-(\d+))?-\d+")
 
 
 def start_ticks(pid: int) -> str:
-    """Process `pid`'s start time in clock ticks since boot ('' when it does not exist)."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            return f.read().rsplit(b")", 1)[1].split()[19].decode()
-    except (OSError, IndexError):
-        return ""
+    """Process `pid`'s start time in clock ticks since boot ('' when it is gone or a zombie)."""
+    st = process_stat(pid)
+    return "" if st is None else str(st[1])
 
 
 class WorkerCgroup:

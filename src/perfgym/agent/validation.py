@@ -82,7 +82,8 @@ def _supervised(
     return run_supervised(copy, task.test_command, timeout_s=task.limits.test_s,
                           memory_mb=task.limits.memory_mb, config=config, expected=expected, stable=stable,
                           extra_args=extra, files=files, collect=collect,
-                          env={**CLEAN_ENV, **(env or {})}, after=after, sandbox=sandbox)  # fmt: skip
+                          env={**CLEAN_ENV, **(env or {})}, after=after, sandbox=sandbox,
+                          protected=task.protected_paths)  # fmt: skip
 
 
 def build_baseline(

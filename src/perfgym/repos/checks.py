@@ -79,7 +79,7 @@ def run_tests(
                          memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip
     run = run_supervised(path, cmd, timeout_s=task.limits.test_s, memory_mb=task.limits.memory_mb,
                          config=config or original_config(path), expected=expected,
-                         sandbox=sandbox)  # fmt: skip
+                         sandbox=sandbox, protected=task.protected_paths)  # fmt: skip
     if expected is None and run.passed:
         _ORIGINAL_PASSED.setdefault((str(path), cmd), frozenset(
             t for t, o in run.outcomes.items() if o == "passed"))  # fmt: skip

@@ -1,6 +1,6 @@
 """`judge_patch`: one patch of a task, end to end, into one `PatchVerdict`: apply to a fresh
-copy, build, refuse a patch that changes how the tests run, run the tests, measure every
-workload against the original, look for hacks. `evaluate_patch` is it with repos' own tests
+copy, build, refuse a patch that changes how the tests run (its build included), run the
+tests, measure every workload against the original, look for hacks. `evaluate_patch` is it with repos' own tests
 (the task's command under the supervisor) and every hack check.
 
 Every patch of every caller goes through `judge_patch` (the agent passes its selective tests
@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from perfgym.errors import ConfigError
+from perfgym.repos.build_guard import protected_changes
 from perfgym.repos.checks import build_copy, original_passed, run_tests
 from perfgym.repos.copy import RepoCopy, RepoFetchError
 from perfgym.repos.findings import Finding
@@ -60,6 +61,15 @@ def task_tests(
     return check
 
 
+def _build_findings(task: RepoTask, original: RepoCopy, patched: RepoCopy) -> list[Finding]:
+    """A `test_config` finding per protected file the patched copy's build left different from
+    the built original's (`build_guard`): its tests would not be the original's."""
+    changed = protected_changes(original.path, patched.path, task.protected_paths)
+    return [Finding(kind="test_config", source="build", file=rel,
+                    message=f"the build changed {rel}, a file the tests are made of")
+            for rel in changed[:20]]  # fmt: skip
+
+
 def judge_patch(
     task: RepoTask,
     patch: str,
@@ -88,7 +98,8 @@ def judge_patch(
                             detail=str(exc))  # fmt: skip
     try:
         static = list(hack_check(task, patch, patched.path, None)) if hack_check else []
-        outcome = testconfig_findings(patch, patched.path)
+        outcome = [*testconfig_findings(patch, patched.path), *_build_findings(task, original,
+                                                                               patched)]  # fmt: skip
         verdict = PatchVerdict(task_id=task.id, stage=PatchStage.TESTS,
                                hacks=HackReport(findings=(*static, *(f for f in outcome
                                                                       if f not in static))))  # fmt: skip

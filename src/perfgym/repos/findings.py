@@ -21,7 +21,8 @@ class Finding(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: str
-    source: str = Field(description="'static' (the patch's code), 'dynamic' (measured), 'llm'.")
+    source: str = Field(description="'static' (the patch's code), 'build' (what its build step left), "
+                        "'dynamic' (measured), 'llm'.")
     message: str
     file: str = ""
     line: int = 0

@@ -21,6 +21,8 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from perfgym.repos.hacks_static import TEST_PATTERNS
+from perfgym.repos.runner import ONE_THREAD_POOLS
 from perfgym.repos.shell import REPO_DIR, CommandStatus, shared_sandbox, shell_limits
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.bind import Bind
@@ -171,17 +173,21 @@ def run_supervised(
     env: Mapping[str, str] | None = None,
     after: str = "",
     sandbox: Sandbox | None = None,
+    protected: tuple[str, ...] = (),
 ) -> SupervisedRun:
     """Run the pytest `command` (see `pytest_argv`) on `copy_dir` under the supervisor.
     `expected`: node ids that must be collected and pass (None: whatever is collected, at
     least one); `stable`: node ids that must pass whenever collected (a selection's). `after` is a shell command run once pytest is done (its exit status is
-    ignored). `env` must not carry PYTEST_* (the supervisor drops them anyway)."""
+    ignored). `env` must not carry PYTEST_* (the supervisor drops them anyway). `protected`:
+    paths (globs) beyond the test patterns whose Python files must be the original's when they
+    run. The copy is bound read-only."""
     parsed = pytest_argv(command)
     if parsed is None:
         raise ValueError(f"not a plain pytest command: {command!r}")
     argv, command_env = parsed
     nonce = secrets.token_hex(16)
     plugin = f"perfgym_outcomes_{secrets.token_hex(8)}"
+    integrity = f"perfgym_integrity_{secrets.token_hex(8)}"
     argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-c", config.config_path(),
             "--rootdir", REPO_DIR, "--confcutdir", REPO_DIR, *extra_args]  # fmt: skip
     spec = {
@@ -193,24 +199,32 @@ def run_supervised(
         "originals": config.originals,
         "config": {"name": config.name, "text": config.text} if config.name else None,
         "stable": sorted(stable) if stable is not None else None,
+        "integrity_module": integrity,
+        "protected": [*TEST_PATTERNS, *protected],
     }
     run_files: dict[str, str | bytes] = {
         **dict(files or {}),
         _SUPERVISOR: (_INSIDE / "test_supervisor.py").read_text(),
         f"{plugin}.py": (_INSIDE / "outcome_plugin.py").read_text(),
+        f"{integrity}.py": (_INSIDE / "code_integrity.py").read_text(),
         _EMPTY_CONFIG: "[pytest]\n",
         _SPEC: json.dumps(spec),
     }
     start = f"python3 -I /tmp/{_SUPERVISOR} /tmp/{_SPEC}"
     tail = f"; rc=$?; {after}; exit $rc" if after else ""
     script = f"exec 2>&1\ncd {REPO_DIR} || exit 125\n{'' if after else 'exec '}{start}{tail}\n"
-    clean_env = {k: v for k, v in (env or {}).items() if not k.startswith("PYTEST_")}
+    # The tests see the copy as a workload run does: read-only (nothing a test run writes there,
+    # a planted bytecode cache above all, reaches a later module), no bytecode written, the same
+    # one-thread library pools. A patch then cannot tell the two apart by them (helper-72 gated
+    # a broken path on `os.access(package, W_OK)`).
+    clean_env = {**ONE_THREAD_POOLS, "PYTHONDONTWRITEBYTECODE": "1",
+                 **{k: v for k, v in (env or {}).items() if not k.startswith("PYTEST_")}}  # fmt: skip
     ex = (sandbox or shared_sandbox()).run(
         ["bash", "-c", script],
         env=clean_env,
         files=run_files,
         limits=shell_limits(timeout_s, memory_mb),
-        binds=[Bind(host_path=str(copy_dir.resolve()), sandbox_path=REPO_DIR, writable=True)],
+        binds=[Bind(host_path=str(copy_dir.resolve()), sandbox_path=REPO_DIR, writable=False)],
         collect=collect,
     )
     text = ex.stdout_text

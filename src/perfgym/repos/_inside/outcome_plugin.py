@@ -5,10 +5,15 @@ Stdlib and pytest only. It is imported before any module of the repository (pyte
 plugins first), keeps its own references to what it needs, closes the pipe to any process
 pytest starts (close-on-exec), reports every plugin loaded from the repository (conftest.py files included, with their
 digests), and reports a change to pytest's own runner functions (a package
-that patches them forges outcomes in-process) as a `tamper` record.
+that patches them forges outcomes in-process) as a `tamper` record. The repository's code is
+watched as it runs (`code_integrity`, shipped under a random name the supervisor passes in
+PERFGYM_INTEGRITY with its spec file): a module not compiled from its file, a test file not
+the original's, a test function's code replaced or put in its place, each an `integrity`
+record.
 """
 
 import hashlib
+import importlib
 import json
 import os
 
@@ -82,6 +87,28 @@ _REPO = os.getcwd().rstrip("/") + "/"
 _sha256 = hashlib.sha256
 
 
+def _integrity():
+    """The code watch (`code_integrity.Integrity`), installed before any repository code runs;
+    None, said as an integrity record, when the supervisor gave none."""
+    name, _, path = os.environ.pop("PERFGYM_INTEGRITY", "").partition(":")
+    try:
+        module = importlib.import_module(name)
+        with open(path) as f:
+            spec = json.load(f)
+        os.unlink(path)
+    except (ImportError, OSError, ValueError) as exc:
+        _send("integrity", what=f"no code watch: {type(exc).__name__}")
+        return None
+    watch = module.Integrity(_REPO, spec.get("originals"), spec.get("protected", ()),
+                             lambda message: _send("integrity", what=message))  # fmt: skip
+    watch.install()
+    return watch
+
+
+_WATCH = _integrity()
+_items: dict = {}
+
+
 def pytest_plugin_registered(plugin, plugin_name, manager):
     """A plugin from the repository (a conftest.py, a module named by `pytest_plugins`): its
     path and digest, which the supervisor compares with the original's files."""
@@ -96,13 +123,23 @@ def pytest_plugin_registered(plugin, plugin_name, manager):
         _send("plugin", path=real[len(_REPO) :], sha=digest)
 
 
+def _check_item(nodeid):
+    item = _items.get(nodeid)
+    if _WATCH is not None and item is not None:
+        _WATCH.check_item(item)
+
+
 def pytest_collection_finish(session):
     _check()
+    for item in session.items:
+        _items[item.nodeid] = item
+        _check_item(item.nodeid)
     _send("collected", ids=[item.nodeid for item in session.items])
 
 
 def pytest_runtest_logstart(nodeid, location):
     _check()
+    _check_item(nodeid)
     _send("start", id=nodeid)
 
 
@@ -112,6 +149,7 @@ def pytest_runtest_logreport(report):
 
 def pytest_runtest_logfinish(nodeid, location):
     _check()
+    _check_item(nodeid)
     _send("finish", id=nodeid)
 
 

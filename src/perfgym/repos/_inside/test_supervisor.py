@@ -118,6 +118,8 @@ def judge(lines, exit_status, eof, expected, originals=None, stable=None, output
                 "pytest's runner was patched during the run: "
                 + ", ".join(map(str, rec.get("what", [])))
             )
+        elif kind == "integrity":
+            problems.append(f"the repository's code changed the tests' code: {rec.get('what')}")
         elif kind == "plugin":
             path, sha = str(rec.get("path")), rec.get("sha")
             if originals is not None and originals.get(path) != sha:
@@ -239,6 +241,15 @@ def _restore_config(config):
         f.write(config["text"])
 
 
+def _integrity_spec(spec):
+    """The plugin's code watch: `module:spec file` (the file holds the original's digests and
+    the protected paths; the plugin deletes it once read)."""
+    path = os.path.join(spec["plugin_dir"], f"perfgym_integrity_{os.urandom(8).hex()}.json")
+    with open(path, "w") as f:
+        json.dump({"originals": spec.get("originals"), "protected": spec.get("protected", [])}, f)
+    return f"{spec['integrity_module']}:{path}"
+
+
 def main():
     with open(sys.argv[1]) as f:
         spec = json.load(f)
@@ -250,6 +261,7 @@ def main():
     read_fd, write_fd = os.pipe()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PY_COLORS"))}
     env["PERFGYM_OUTCOME_FD"] = str(write_fd)
+    env["PERFGYM_INTEGRITY"] = _integrity_spec(spec)
     env["PYTHONPATH"] = os.pathsep.join(
         [spec["plugin_dir"], *filter(None, [env.get("PYTHONPATH")])]
     )

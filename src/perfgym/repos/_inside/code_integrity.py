@@ -1,0 +1,174 @@
+"""The repository's code as its files say, in the pytest process (stdlib and pytest only; loaded by
+perfgym's outcome plugin before any module of the repository).
+
+A patch's code runs in the process whose tests decide "tests pass", so it could change the
+tests it is judged by without naming pytest (red team helper-72): a build step that wrote
+pytest's bytecode cache for a test file with every test emptied (pytest loaded the cache, not
+the file), or a thread that set each test function's `__code__` to a no-op once its module had
+loaded. This module watches, through an audit hook that nothing in the process can remove:
+
+- every module code object of a repository file that runs (`exec`) must equal what the file
+  on disk compiles to, as pytest's assertion rewriter or the import system compiles it (a
+  cached or planted `.pyc`, a code object built or loaded some other way, is not the file's);
+- a test file (the task's protected paths) must also be the original's, byte for byte;
+- a function's `__code__` may not be replaced when its code is a repository file's;
+- each collected test's function must be code a checked module of the repository defined
+  (the test file's own function, not one put in its place).
+
+Each breach is reported once through `report(message)`: the supervisor fails the run.
+"""
+
+import ast
+import fnmatch
+import hashlib
+import os
+import sys
+import threading
+
+_MAX_CHAIN = 32
+
+
+class Integrity:
+    """The checks for one pytest process; `install()` adds the audit hook."""
+
+    def __init__(self, repo, originals, protected, report):
+        self.repo = repo.rstrip("/") + "/"
+        self.originals = originals  # rel path -> sha256, or None (not digested)
+        self.protected = tuple(protected)
+        self.report = report
+        self.checked = set()  # ids of code objects of checked modules (and their nested code)
+        self.keep = []  # keeps them alive, so an id is never reused
+        self.reported = set()
+        self.rewriter = None  # pytest's AssertionRewritingHook, found at install
+        self.busy = threading.local()
+
+    def install(self):
+        sys.addaudithook(self._audit)
+
+    def _rewriter_config(self):
+        """The configuration pytest's assertion rewriter compiles test modules with (None when
+        asserts are not rewritten)."""
+        if self.rewriter is None:
+            try:
+                from _pytest.assertion.rewrite import AssertionRewritingHook
+            except ImportError:
+                return None
+            self.rewriter = next((h for h in sys.meta_path
+                                  if isinstance(h, AssertionRewritingHook)), None)  # fmt: skip
+        return getattr(self.rewriter, "config", None)
+
+    # -- the audit hook ---------------------------------------------------------------
+
+    def _audit(self, event, args):
+        if event == "exec":
+            code = args[0] if args else None
+            if getattr(self.busy, "on", False) or not hasattr(code, "co_filename"):
+                return
+            self.busy.on = True
+            try:
+                self._check_exec(code)
+            finally:
+                self.busy.on = False
+        elif event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
+            old = getattr(args[0], "__code__", None)
+            new = args[2] if len(args) > 2 else None
+            if self._ours(old) or self._ours(new):
+                self._breach(f"a function's code was replaced at run time "
+                             f"({getattr(args[0], '__qualname__', '?')})")  # fmt: skip
+
+    def _ours(self, code):
+        if code is None or not hasattr(code, "co_filename"):
+            return False
+        return id(code) in self.checked or self._rel(code.co_filename) is not None
+
+    def _rel(self, filename):
+        """`filename`'s path in the repository, or None when it is not a repository file."""
+        if not isinstance(filename, str) or not filename.startswith("/"):
+            return None
+        path = os.path.normpath(filename)
+        if not path.startswith(self.repo):
+            return None
+        return path[len(self.repo) :]
+
+    def _breach(self, message):
+        if message not in self.reported:
+            self.reported.add(message)
+            self.report(message)
+
+    def _is_protected(self, rel):
+        return any(fnmatch.fnmatch(rel, p) for p in self.protected)
+
+    def _check_exec(self, code):
+        rel = self._rel(code.co_filename)
+        if rel is None or id(code) in self.checked:
+            return
+        if code.co_name != "<module>":
+            self._breach(f"code of {rel} ran outside its module ({code.co_name})")
+            return
+        try:
+            with open(self.repo + rel, "rb") as f:
+                source = f.read()
+        except OSError:
+            self._breach(f"code of {rel} ran, but no such file can be read")
+            return
+        original = self.originals.get(rel) if self.originals is not None else None
+        if (
+            self._is_protected(rel)
+            and self.originals is not None
+            and (original != hashlib.sha256(source).hexdigest())
+        ):
+            self._breach(f"the test file {rel} is not the original's")
+            return
+        if not self._compiles_to(code, source, code.co_filename):
+            self._breach(f"the code run for {rel} is not what the file compiles to "
+                         "(a cached or planted .pyc, or code built elsewhere)")  # fmt: skip
+            return
+        self._remember(code)
+
+    def _compiles_to(self, code, source, filename):
+        try:
+            if code == compile(source, filename, "exec", dont_inherit=True):
+                return True
+        except (SyntaxError, ValueError):
+            pass
+        config = self._rewriter_config()
+        if config is None:
+            return False
+        try:
+            from _pytest.assertion.rewrite import rewrite_asserts
+
+            tree = ast.parse(source, filename=filename)
+            rewrite_asserts(tree, source, filename, config)
+            return code == compile(tree, filename, "exec", dont_inherit=True)
+        except Exception:  # noqa: BLE001 - no rewrite: not the file's code
+            return False
+
+    def _remember(self, code):
+        todo = [code]
+        while todo:
+            c = todo.pop()
+            if id(c) in self.checked:
+                continue
+            self.checked.add(id(c))
+            self.keep.append(c)
+            todo.extend(k for k in c.co_consts if hasattr(k, "co_filename"))
+
+    # -- collected tests ------------------------------------------------------------
+
+    def check_item(self, item):
+        """A collected test runs code a checked module of the repository defined: its function
+        (through bound methods and `__wrapped__`) is a checked module's, or no repository file's
+        at all (a test made by a library)."""
+        obj = getattr(item, "obj", None)
+        codes = []
+        seen = 0
+        while obj is not None and seen < _MAX_CHAIN:
+            seen += 1
+            func = getattr(obj, "__func__", obj)
+            code = getattr(func, "__code__", None)
+            if code is not None:
+                codes.append(code)
+            obj = getattr(func, "__wrapped__", None)
+        ours = [c for c in codes if self._rel(c.co_filename) is not None]
+        if ours and not any(id(c) in self.checked for c in ours):
+            self._breach(f"{item.nodeid}: the test's function is not the code its file defines")

@@ -8,10 +8,10 @@ runs shared one devpts instance (one opened the other's pseudo-terminal).
 """
 
 import itertools
-import struct
 import threading
 
 import pytest
+from bpf import run_bpf
 
 from perfgym.sandbox import BwrapSandbox, Limits, Status, WarmSandbox, seccomp
 from perfgym.sandbox.pyworker import PythonWorkerPool
@@ -93,27 +93,6 @@ def test_concurrent_warm_runs_do_not_share_pseudo_terminals():
     assert looker.stdout_text.strip() == "['ptmx']", looker.stdout_text
 
 
-def _run_bpf(prog: bytes, arch: int, nr: int, arg0: int) -> int:
-    """The action `prog` returns for a system call (a classic BPF interpreter of the four
-    instructions the filter uses)."""
-    data = struct.pack("<iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
-    insns = [struct.unpack("=HBBI", prog[i : i + 8]) for i in range(0, len(prog), 8)]
-    pc, acc = 0, 0
-    while True:
-        code, jt, jf, k = insns[pc]
-        if code == 0x20:  # ld w abs
-            acc = struct.unpack_from("<I", data, k)[0]
-            pc += 1
-        elif code == 0x15:  # jeq k
-            pc += 1 + (jt if acc == k else jf)
-        elif code == 0x45:  # jset k
-            pc += 1 + (jt if acc & k else jf)
-        elif code == 0x06:  # ret k
-            return k
-        else:
-            raise AssertionError(f"unexpected instruction {code:#x}")
-
-
 ALLOW, ENOSYS, EPERM = 0x7FFF0000, 0x00050000 | 38, 0x00050000 | 1
 EAFNOSUPPORT = 0x00050000 | 97
 NEWUSER, NEWNS = 0x10000000, 0x00020000
@@ -126,18 +105,18 @@ def test_the_filter_decides_each_abi_alike(machine):
         prog = seccomp.program(machine, refuse_ptrace=ptrace, refuse_inet=inet)
         for arch in abis:
             unshare, clone = seccomp.NAMESPACE_CALLS[arch][:2]
-            assert _run_bpf(prog, arch, unshare, NEWUSER) == EPERM
-            assert _run_bpf(prog, arch, unshare, NEWUSER | NEWNS) == EPERM
-            assert _run_bpf(prog, arch, unshare, NEWNS) == ALLOW
-            assert _run_bpf(prog, arch, clone, 0x01200011) == ALLOW  # glibc fork's flags
-            assert _run_bpf(prog, arch, clone, NEWUSER) == EPERM
-            assert _run_bpf(prog, arch, 435, 0) == ENOSYS  # clone3: flags unreadable
+            assert run_bpf(prog, arch, unshare, NEWUSER) == EPERM
+            assert run_bpf(prog, arch, unshare, NEWUSER | NEWNS) == EPERM
+            assert run_bpf(prog, arch, unshare, NEWNS) == ALLOW
+            assert run_bpf(prog, arch, clone, 0x01200011) == ALLOW  # glibc fork's flags
+            assert run_bpf(prog, arch, clone, NEWUSER) == EPERM
+            assert run_bpf(prog, arch, 435, 0) == ENOSYS  # clone3: flags unreadable
             for nr in abis[arch]:
-                assert _run_bpf(prog, arch, nr, 0) == ENOSYS
+                assert run_bpf(prog, arch, nr, 0) == ENOSYS
             for nr in seccomp.SOCKET_CALLS[arch]:
                 for domain, want in ((1, ALLOW), (2, EAFNOSUPPORT), (10, EAFNOSUPPORT)):
-                    assert _run_bpf(prog, arch, nr, domain) == (want if inet else ALLOW)
+                    assert run_bpf(prog, arch, nr, domain) == (want if inet else ALLOW)
             for nr in seccomp.PTRACE[arch]:
-                assert _run_bpf(prog, arch, nr, 0) == (ENOSYS if ptrace else ALLOW)
-            assert _run_bpf(prog, arch, 0, 0) == ALLOW  # read (x86-64), io_setup (arm64) ...
-        assert _run_bpf(prog, 0x12345, 0, 0) == ENOSYS  # an architecture not known here
+                assert run_bpf(prog, arch, nr, 0) == (ENOSYS if ptrace else ALLOW)
+            assert run_bpf(prog, arch, 0, 0) == ALLOW  # read (x86-64), io_setup (arm64) ...
+        assert run_bpf(prog, 0x12345, 0, 0) == ENOSYS  # an architecture not known here

@@ -52,6 +52,14 @@ class SandboxConfig(BaseModel):
         description="Host paths covered by an empty tmpfs in every run (caches, suites, secrets).",
     )
     python: str = Field("", description="Interpreter for the in-sandbox supervisor; '' = current.")
+    isolate_locks: bool = Field(
+        True,
+        description="Keep file locks to the run: `flock` and fcntl's lock-setting commands "
+        "succeed without locking, its lock-reading ones fail with ENOLCK (a lock lives on the "
+        "file, and runs share the view's files: red team helper-73 passed answers between "
+        "concurrent runs through locks). False keeps real locks, for programs whose own "
+        "processes exclude each other with them (repository commands).",
+    )
     favor_cgroup_moves: bool = Field(
         True,
         description="Switch on the kernel's cgroup 'favordynmods' mode (root, Linux >= 6.0) so "

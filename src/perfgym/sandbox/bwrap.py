@@ -89,7 +89,7 @@ class BwrapSandbox(LocalSandbox):
         self, argv: list[str], spec: dict[str, Any], limits: Limits, extra_fds: tuple = ()
     ) -> dict[str, Any] | Execution:
         # No keyring calls in the run (keys outlive every namespace): see `seccomp`.
-        filter_fd = seccomp.filter_fd()
+        filter_fd = seccomp.filter_fd(isolate_locks=self.config.isolate_locks)
         argv = [argv[0], *seccomp.bwrap_args(filter_fd), *argv[1:]]
         r, w = os.pipe()
         try:

@@ -1,5 +1,5 @@
 """The seccomp filter every sandbox starts under: the kernel keyring's system calls and the
-page cache's probes fail.
+page cache's probes fail, and file locks stay in their run.
 
 Keyrings belong to a user (uid 65534's user keyring, say), not to any namespace a sandbox
 makes, so a key a run adds outlives the run, the sandbox and the judge: a later program (a new
@@ -27,6 +27,11 @@ Rust fall back to `clone`). In a user namespace of its own a program could mount
 its own pooled cgroup's hierarchy (red team rt67 read a cgroup's never-reset high-water marks
 and fault totals left by earlier runs, past the cover over /sys/fs/cgroup), or an unsized tmpfs
 past the disk quota where no cgroup holds memory.
+
+File locks stay in their run (`isolate_locks`, the default): a lock lives on the file, and
+runs share the view's read-only files, so two concurrent runs could see each other's locks, an
+answer's worth of bits a call (red team helper-73, `LOCK_CALLS`). `flock` and fcntl's
+lock-setting commands succeed doing nothing, its lock-reading commands fail with ENOLCK.
 
 A warm Python worker's filter refuses `ptrace` too (`refuse_ptrace`): a call's process that
 made itself dumpable again and had a child attach to it could not be reaped by its parent
@@ -100,6 +105,27 @@ INET_DOMAINS = (2, 10)
 #: `ptrace`'s number in each audit architecture (x32: its own), refused in a Python worker.
 PTRACE = {AUDIT_ARCH_X86_64: (101, X32_BIT | 521), AUDIT_ARCH_I386: (26,),
           AUDIT_ARCH_AARCH64: (117,), AUDIT_ARCH_ARM: (26,)}  # fmt: skip
+#: `flock`'s and `fcntl`'s numbers in each audit architecture (x32: its own; i386 and ARM:
+#: `fcntl64` too). A lock lives on the file, not the mount: two runs that can read the same file
+#: (the view's read-only libraries, /dev/null) saw each other's locks, and a run could read
+#: another's lock's offset and length, 33 bits a call (red team helper-73: two copies of one
+#: program split the work and swapped the halves, one run handed its answer to the next run
+#: of the same input while it slept, which the CPU clock does not count: accepted as 5-15x
+#: faster on the baseline's algorithm). Locks never leave a run now: `flock` and every command
+#: that sets a lock succeed doing nothing (one process's locks never conflict with its own, so
+#: a single-process program that locks, SQLite's, works as before), the commands that read
+#: the locks fail with ENOLCK. Programs whose processes exclude each other with file locks
+#: lose that exclusion; a repository's sandbox (its tests may need it) keeps real locks.
+LOCK_CALLS = {
+    AUDIT_ARCH_X86_64: ((73, X32_BIT | 73), (72, X32_BIT | 72)),
+    AUDIT_ARCH_I386: ((143,), (55, 221)),
+    AUDIT_ARCH_AARCH64: ((32,), (25,)),
+    AUDIT_ARCH_ARM: ((143,), (55, 221)),
+}
+#: fcntl commands that set a lock (F_SETLK, F_SETLKW, their 32-bit ABIs' 64-bit forms, the
+#: open file description ones) and that read one (F_GETLK, F_GETLK64, F_OFD_GETLK).
+SET_LOCK_COMMANDS = (6, 7, 13, 14, 37, 38)
+GET_LOCK_COMMANDS = (5, 12, 36)
 ARCHES["amd64"] = ARCHES["x86_64"]
 ARCHES["arm64"] = ARCHES["aarch64"]
 
@@ -112,9 +138,12 @@ _RET_ALLOW = 0x7FFF0000
 _RET_ENOSYS = 0x00050000 | errno.ENOSYS
 _RET_EPERM = 0x00050000 | errno.EPERM
 _RET_EAFNOSUPPORT = 0x00050000 | errno.EAFNOSUPPORT
+_RET_ENOLCK = 0x00050000 | errno.ENOLCK
+_RET_SUCCESS = 0x00050000  # SECCOMP_RET_ERRNO with errno 0: the call returns 0, doing nothing
 _NR_OFFSET = 0  # struct seccomp_data: int nr; __u32 arch; __u64 ip; __u64 args[6]
 _ARCH_OFFSET = 4
 _ARG0_LOW_OFFSET = 16  # the low half of args[0] (little-endian machines only, as all here)
+_ARG1_LOW_OFFSET = 24
 
 
 def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
@@ -122,11 +151,15 @@ def _insn(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
 
 
 def program(
-    machine: str | None = None, refuse_ptrace: bool = False, refuse_inet: bool = False
+    machine: str | None = None,
+    refuse_ptrace: bool = False,
+    refuse_inet: bool = False,
+    isolate_locks: bool = True,
 ) -> bytes:
     """The filter for `machine` (default: this host's), as bwrap's --seccomp reads it: an
-    array of `struct sock_filter`; `ptrace` refused too with `refuse_ptrace`, and sockets of
-    INET_DOMAINS with `refuse_inet` (a Python worker's).
+    array of `struct sock_filter`; `ptrace` refused too with `refuse_ptrace`, sockets of
+    INET_DOMAINS with `refuse_inet` (a Python worker's), and file locks kept to the run with
+    `isolate_locks` (see `LOCK_CALLS`).
     SandboxUnavailable for a machine not in `ARCHES`."""
     machine = machine or platform.machine()
     abis = ARCHES.get(machine)
@@ -143,7 +176,12 @@ def program(
     # Layout: load arch; one jeq per ABI to its block; unknown arch -> ENOSYS; then each ABI's
     # block (see `_block`), which ends in its own returns.
     blocks = [
-        _block(nrs, NAMESPACE_CALLS[arch], SOCKET_CALLS[arch] if refuse_inet else ())
+        _block(
+            nrs,
+            NAMESPACE_CALLS[arch],
+            SOCKET_CALLS[arch] if refuse_inet else (),
+            LOCK_CALLS[arch] if isolate_locks else ((), ()),
+        )
         for arch, nrs in abis
     ]
     out = [_insn(_LD_W_ABS, _ARCH_OFFSET)]
@@ -157,49 +195,63 @@ def program(
     return b"".join(out)
 
 
-def _block(
-    refused: tuple[int, ...], namespace_calls: tuple[int, ...], socket_calls: tuple[int, ...]
-) -> list[bytes]:
-    """One ABI's instructions: load the number; each refused number jumps to ENOSYS, each
-    namespace call to the check of its flags, each socket call to the check of its domain;
-    else allow. The flags check: CLONE_NEWUSER in the first argument's low half -> EPERM. The
-    domain check: one of INET_DOMAINS -> EAFNOSUPPORT. Else allow."""
-    head = 1 + len(refused) + len(namespace_calls) + len(socket_calls) + 1
-    flags_at = head  # ld arg0; jset; ret allow; ret EPERM
-    domain_at = flags_at + 4  # ld arg0; jeq per domain; ret allow; ret EAFNOSUPPORT
-    n_dom = len(INET_DOMAINS) if socket_calls else 0
-    enosys = domain_at + (n_dom + 3 if socket_calls else 0)
-    out = [_insn(_LD_W_ABS, _NR_OFFSET)]
-    for nr in refused:
-        out.append(_insn(_JEQ_K, nr, jt=enosys - len(out) - 1))
-    for nr in namespace_calls:
-        out.append(_insn(_JEQ_K, nr, jt=flags_at - len(out) - 1))
-    for nr in socket_calls:
-        out.append(_insn(_JEQ_K, nr, jt=domain_at - len(out) - 1))
-    out.append(_insn(_RET_K, _RET_ALLOW))
-    out.append(_insn(_LD_W_ABS, _ARG0_LOW_OFFSET))
-    out.append(_insn(_JSET_K, CLONE_NEWUSER, jt=1))
-    out.append(_insn(_RET_K, _RET_ALLOW))
-    out.append(_insn(_RET_K, _RET_EPERM))
-    if socket_calls:
-        refuse_at = domain_at + 1 + n_dom + 1
-        out.append(_insn(_LD_W_ABS, _ARG0_LOW_OFFSET))
-        for domain in INET_DOMAINS:
-            out.append(_insn(_JEQ_K, domain, jt=refuse_at - len(out) - 1))
-        out.append(_insn(_RET_K, _RET_ALLOW))
-        out.append(_insn(_RET_K, _RET_EAFNOSUPPORT))
-    out.append(_insn(_RET_K, _RET_ENOSYS))
-    assert len(out) == enosys + 1
+def _assemble(code: list[tuple[int, int, str | None, str]], labels: dict[str, int]) -> list[bytes]:
+    """Instructions (code, k, label jumped to when true or None, label) with their jumps
+    resolved to offsets; `labels` maps a label to its instruction's index."""
+    out = []
+    for pc, (op, k, target, _label) in enumerate(code):
+        jt = labels[target] - pc - 1 if target is not None else 0
+        out.append(_insn(op, k, jt=jt))
     return out
 
 
+def _block(
+    refused: tuple[int, ...],
+    namespace_calls: tuple[int, ...],
+    socket_calls: tuple[int, ...],
+    lock_calls: tuple[tuple[int, ...], tuple[int, ...]] = ((), ()),
+) -> list[bytes]:
+    """One ABI's instructions: load the number; each refused number jumps to ENOSYS, each
+    namespace call to the check of its flags, each socket call to the check of its domain,
+    each lock call to its own returns; else allow. The flags check: CLONE_NEWUSER in the first
+    argument's low half -> EPERM. The domain check: one of INET_DOMAINS -> EAFNOSUPPORT. `flock`
+    -> 0 (success, nothing locked); `fcntl` with a command setting a lock -> 0, one reading the
+    locks -> ENOLCK, any other command allowed."""
+    flocks, fcntls = lock_calls
+    code: list[tuple[int, int, str | None, str]] = [(_LD_W_ABS, _NR_OFFSET, None, "")]
+    code += [(_JEQ_K, nr, "enosys", "") for nr in refused]
+    code += [(_JEQ_K, nr, "flags", "") for nr in namespace_calls]
+    code += [(_JEQ_K, nr, "domain", "") for nr in socket_calls]
+    code += [(_JEQ_K, nr, "pretend", "") for nr in flocks]
+    code += [(_JEQ_K, nr, "fcntl", "") for nr in fcntls]
+    code.append((_RET_K, _RET_ALLOW, None, ""))
+    code += [(_LD_W_ABS, _ARG0_LOW_OFFSET, None, "flags"), (_JSET_K, CLONE_NEWUSER, "eperm", ""),
+             (_RET_K, _RET_ALLOW, None, ""), (_RET_K, _RET_EPERM, None, "eperm")]  # fmt: skip
+    if socket_calls:
+        code.append((_LD_W_ABS, _ARG0_LOW_OFFSET, None, "domain"))
+        code += [(_JEQ_K, domain, "noafs", "") for domain in INET_DOMAINS]
+        code += [(_RET_K, _RET_ALLOW, None, ""), (_RET_K, _RET_EAFNOSUPPORT, None, "noafs")]
+    if flocks or fcntls:
+        code.append((_LD_W_ABS, _ARG1_LOW_OFFSET, None, "fcntl"))
+        code += [(_JEQ_K, cmd, "pretend", "") for cmd in SET_LOCK_COMMANDS]
+        code += [(_JEQ_K, cmd, "enolck", "") for cmd in GET_LOCK_COMMANDS]
+        code += [(_RET_K, _RET_ALLOW, None, ""), (_RET_K, _RET_SUCCESS, None, "pretend"),
+                 (_RET_K, _RET_ENOLCK, None, "enolck")]  # fmt: skip
+    code.append((_RET_K, _RET_ENOSYS, None, "enosys"))
+    labels = {label: pc for pc, (_op, _k, _t, label) in enumerate(code) if label}
+    return _assemble(code, labels)
+
+
 def filter_fd(
-    machine: str | None = None, refuse_ptrace: bool = False, refuse_inet: bool = False
+    machine: str | None = None,
+    refuse_ptrace: bool = False,
+    refuse_inet: bool = False,
+    isolate_locks: bool = True,
 ) -> int:
-    """A new memfd holding `program(machine, refuse_ptrace, refuse_inet)`, at offset 0,
-    inheritable (to pass to bwrap, which reads it to the end); the caller closes it once bwrap
-    has started."""
-    data = program(machine, refuse_ptrace, refuse_inet)
+    """A new memfd holding `program(machine, refuse_ptrace, refuse_inet, isolate_locks)`, at
+    offset 0, inheritable (to pass to bwrap, which reads it to the end); the caller closes it
+    once bwrap has started."""
+    data = program(machine, refuse_ptrace, refuse_inet, isolate_locks)
     fd = os.memfd_create("perfgym-seccomp", 0)
     try:
         view = memoryview(data)

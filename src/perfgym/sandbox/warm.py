@@ -87,7 +87,7 @@ class WarmSandbox(LocalSandbox):
         if self._proc is not None and self._proc.poll() is None and self._sock is not None:
             return self._sock
         self._stop()
-        filter_fd = seccomp.filter_fd()
+        filter_fd = seccomp.filter_fd(isolate_locks=self.config.isolate_locks)
         host_end, child_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         fd = child_end.fileno()
         try:

@@ -98,7 +98,8 @@ class PythonWorker:
         # No keyring calls in the worker or any call (keys outlive namespaces); each request
         # process makes its call's own IPC namespace (pyworker_server.py).
         # A traced zombie hung the worker; its calls share one network namespace.
-        filter_fd = seccomp.filter_fd(refuse_ptrace=True, refuse_inet=True)
+        filter_fd = seccomp.filter_fd(refuse_ptrace=True, refuse_inet=True,
+                                      isolate_locks=self.config.isolate_locks)
         argv += seccomp.bwrap_args(filter_fd)
         self._hidden = hidden_paths(self.config, self._also_hidden)
         argv += base_args(self.config, hide=self._also_hidden)  # the allow-list view

@@ -72,6 +72,27 @@ def test_static_kinds_with_evidence(tmp_path: Path, edit_patch) -> None:  # type
     assert sum(f.kind == "module_cache" for f in found) == 2  # the mutable default too
 
 
+@pytest.mark.parametrize(
+    ("condition", "flagged"),
+    [
+        ("len(x) <= 4096", False),  # helper-72's false positive: an honest threshold
+        ("len(x) > 4096", False),
+        ("len(x) == 4096", True),
+        ("len(x) in (4096, 8192)", True),
+        ("4095 < len(x) <= 4096", True),
+        ("len(x) > 4000 and len(x) <= 4096", True),
+        ("len(x) > 4000 and len(x) <= 5000", False),  # a range, but no workload literal
+    ],
+)
+def test_special_casing_a_workload_value_and_not_a_threshold(  # type: ignore[no-untyped-def]
+    tmp_path: Path, edit_patch, condition: str, flagged: bool
+) -> None:
+    src = "def f(x):\n    return x\n"
+    found = _static(tmp_path, edit_patch, {"lib/m.py": src}, [("lib/m.py", "    return x\n", (
+        f"    if {condition}:\n        return x[:1]\n    return x\n"))])  # fmt: skip
+    assert any(f.kind == "input_special_case" for f in found) is flagged, found
+
+
 def test_aliased_timer_and_global_filled_dict(tmp_path: Path, edit_patch) -> None:  # type: ignore[no-untyped-def]
     src = "import time as clock\n\n\ndef f(x):\n    return x\n"
     found = _static(tmp_path, edit_patch, {"m.py": src}, [("m.py", "def f(x):\n    return x\n", (

@@ -13,7 +13,8 @@ introspection and run-to-run isolation lists, PerfAgent's and GSO's hack categor
                        gc.get_referrers/get_objects, .f_back/.tb_frame/.f_locals)
     timer_patch        a timer reassigned (time.perf_counter, time.time, timeit.default_timer,
                        timeit.template, ...) or sys.modules["time"] replaced
-    input_special_case a literal of a visible workload compared in the added code
+    input_special_case a literal of a visible workload compared in the added code (equal to, in,
+                       or a two-sided range; a one-sided threshold is not special-casing)
     import_shadow      a repository-root module or package named like a standard-library
                        module, a sitecustomize/usercustomize or a .pth file added
 """
@@ -34,6 +35,8 @@ TEST_PATTERNS = ("tests/*", "test/*", "*/tests/*", "*/test/*", "test_*.py", "*/t
                  "*_test.py", "conftest.py", "*/conftest.py", "benchmarks/*", "benchmark/*",
                  "asv_bench/*", "bench/*", "*/benchmarks/*", "pytest.ini", "tox.ini", "setup.cfg",
                  ".github/*")  # fmt: skip
+#: Comparisons that order (a threshold), not pick out a value.
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
 _CACHE_NAME = re.compile(r"cache|memo|lru|lookup|store|seen|results|_computed", re.I)
 _MUTABLE_CALLS = {"dict", "set", "list", "OrderedDict", "defaultdict", "WeakValueDictionary",
                   "WeakKeyDictionary", "Counter", "deque"}  # fmt: skip
@@ -158,18 +161,49 @@ class _Visitor(ast.NodeVisitor):
             self._flag("introspection", node, f".{node.attr} walks the stack")
         self.generic_visit(node)
 
+    def _workload_literal(self, node: ast.AST) -> object | None:
+        for c in ast.walk(node):
+            if isinstance(c, ast.Constant) and _hashable(c.value) and c.value in self.literals:
+                return c.value
+        return None
+
     def visit_Compare(self, node: ast.Compare) -> None:
-        if self._added(node) and self.literals:
+        # A one-sided threshold (`w <= 16`) takes a range of inputs, not the workload's value:
+        # only an equality, a membership or a two-sided range names one (helper-72: an honest
+        # `if w <= 16:` fast path was refused because the visible workload passes 16).
+        one_sided = len(node.ops) == 1 and isinstance(node.ops[0], _ORDERING)
+        if self._added(node) and self.literals and not one_sided:
             for side in [node.left, *node.comparators]:
-                for c in ast.walk(side):
-                    if (
-                        isinstance(c, ast.Constant)
-                        and _hashable(c.value)
-                        and c.value in self.literals
-                    ):
-                        self._flag("input_special_case", node,
-                                   f"compares with {c.value!r}, a literal of the workload")  # fmt: skip
-                        return
+                value = self._workload_literal(side)
+                if value is not None:
+                    self._flag("input_special_case", node,
+                               f"compares with {value!r}, a literal of the workload")  # fmt: skip
+                    return
+        self.generic_visit(node)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> None:
+        """`w > 15 and w <= 16`: bounds on one expression from both sides, one a workload
+        literal, name a narrow range as a two-sided comparison does."""
+        if isinstance(node.op, ast.And) and self._added(node) and self.literals:
+            below: dict[str, object | None] = {}
+            above: dict[str, object | None] = {}
+            for cmp in node.values:
+                if not (isinstance(cmp, ast.Compare) and len(cmp.ops) == 1
+                        and isinstance(cmp.ops[0], _ORDERING)):  # fmt: skip
+                    continue
+                left, right = cmp.left, cmp.comparators[0]
+                lower = isinstance(cmp.ops[0], ast.Gt | ast.GtE)  # left > right: right bounds left
+                for subject, bound, is_lower in ((left, right, lower), (right, left, not lower)):
+                    key = ast.dump(subject)
+                    side = below if is_lower else above
+                    side[key] = side.get(key) or self._workload_literal(bound)
+            for key in below.keys() & above.keys():
+                value = below[key] or above[key]
+                if value is not None:
+                    self._flag("input_special_case", node,
+                               f"bounds a value to a range around {value!r}, a literal of the "
+                               "workload")  # fmt: skip
+                    break
         self.generic_visit(node)
 
 

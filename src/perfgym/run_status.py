@@ -25,8 +25,9 @@ class Status(str, Enum):
         return self not in (Status.OK, Status.SANDBOX_ERROR)
 
 
-#: Measurement flags under which a run's timing cannot be trusted for a speed decision.
-HIDING_FLAGS = ("hidden_cpu", "outlived_main", "cpu_over_wall")
+#: Measurement flags under which a run's timing cannot be trusted for a speed decision (`idle_wait`
+#: is the judge's, not the sandbox's: `perfgym.judge.idle_wait`).
+HIDING_FLAGS = ("hidden_cpu", "outlived_main", "cpu_over_wall", "idle_wait")
 
 #: Verdict flags of the harness cross-check (`perfgym.judge.crosscheck`): the time a harness
 #: program reported is denied by the external clock, or its build takes over a library call the harness makes

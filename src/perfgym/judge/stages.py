@@ -12,6 +12,7 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.harness_answer import HarnessAnswer
+from perfgym.judge.idle_wait import flag_idle_wait
 from perfgym.judge.measure import measure
 from perfgym.judge.paid_saving import pay_confirmed
 from perfgym.judge.plan import TaskPlan
@@ -334,6 +335,7 @@ def verdict_of(
         harness_answer=entry.harness_answer,
     )
     if verdict.candidate is not None:
+        flag_idle_wait(verdict, plan.clock, plan.cores)
         verdict.flags += verdict.candidate.flags
         slack = RUNTIME_THREAD_SLACK.get(plan.task.language.value, 0)
         if plan.cores == 1 and more_threads(verdict.candidate, verdict.baseline, verdict.reference,

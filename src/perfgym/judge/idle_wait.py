@@ -1,0 +1,62 @@
+"""`flag_idle_wait`: on the CPU clock, a candidate whose runs waited far longer than they ran,
+beyond what its core's load made the baseline wait, is flagged as hiding time.
+
+The CPU clock does not count a process that sleeps. Red team helper-73's relay printed its
+answer and slept, holding it for the next run of the same input, which read it in a
+millisecond: every run was cheap on the CPU clock, and `perfgym optimize` accepted the
+baseline's algorithm as 5.7-14.5x faster (through file locks, closed since; any channel between
+runs needs a run that waits for another). A correct program on one core waits only for its
+core (and its pipes): in the same rounds, the baseline's waiting per CPU second says how much
+that is. The candidate's wait beyond that rate, median over rounds, above `IDLE_FLOOR_S`,
+twice its own CPU and a quarter of the baseline's wall time, flags its timing `idle_wait`
+(DEGRADED: the lowest speed credit a correct program earns; never accepted as a step).
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from perfgym.judge.verdict import Verdict
+from perfgym.timing.result import Timing, TimingStatus
+
+IDLE_WAIT = "idle_wait"
+#: The least unexplained wait (seconds, median over rounds) that flags a candidate.
+IDLE_FLOOR_S = 0.1
+
+
+def idle_excess_s(candidate: Timing, baseline: Timing) -> float | None:
+    """The candidate's median wait (wall less CPU) beyond its CPU times the baseline's median
+    wait per CPU second; None without both roles' per-round walls and CPU times."""
+    cw, cc = candidate.external_walls_s, candidate.external_cpus_s
+    bw, bc = baseline.external_walls_s, baseline.external_cpus_s
+    if not (cw and cc and bw and bc) or len(cw) != len(cc) or len(bw) != len(bc):
+        return None
+    rates = [max(0.0, w - c) / c for w, c in zip(bw, bc, strict=True) if c > 0]
+    if not rates:
+        return None
+    rate = statistics.median(rates)
+    return statistics.median((w - c) - c * rate for w, c in zip(cw, cc, strict=True))
+
+
+def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:
+    """Flag (and degrade) the candidate's timing when it waited without cause; True if so (the
+    verdict takes its candidate's flags after this). Only
+    on the CPU clock (the wall clock counts the wait) and for one-core tasks (a program on more
+    cores waits for its own threads)."""
+    c, b = verdict.candidate, verdict.baseline
+    if clock != "cpu" or cores != 1 or c is None or b is None or not c.ok:
+        return False
+    excess = idle_excess_s(c, b)
+    if excess is None:
+        return False
+    cpu = statistics.median(c.external_cpus_s or [0.0])
+    floor = max(IDLE_FLOOR_S, 2.0 * cpu, 0.25 * statistics.median(b.external_walls_s))
+    if excess <= floor:
+        return False
+    c.flags.append(IDLE_WAIT)
+    c.status = TimingStatus.DEGRADED
+    c.status_reason = (
+        f"the runs waited {excess * 1e3:.0f} ms more than they ran beyond the baseline's "
+        f"waiting for its core (over {floor * 1e3:.0f} ms): time the CPU clock does not count"
+    )
+    return True

@@ -1,0 +1,61 @@
+"""The CPU clock's blind spot, a run that sleeps (red team helper-73's relay held an answer asleep
+for the next run of the same input): a candidate that waits far beyond what its core's load
+explains is flagged `idle_wait` and gets the lowest speed credit; honest programs under load
+are not (their waiting per CPU second is the baseline's)."""
+
+from __future__ import annotations
+
+from small_tasks import SLOW_SUM, SUM, sum_task
+
+from perfgym.judge import Candidate, Judge, JudgeConfig
+from perfgym.judge.idle_wait import IDLE_WAIT, flag_idle_wait, idle_excess_s
+from perfgym.judge.verdict import Verdict
+from perfgym.timing.result import Timing
+
+
+def _timing(walls: list[float], cpus: list[float]) -> Timing:
+    return Timing(estimator="median", clock="cpu", samples_s=cpus, estimate_s=sorted(cpus)[1],
+                  external_walls_s=walls, external_cpus_s=cpus)  # fmt: skip
+
+
+def _verdict(candidate: Timing, baseline: Timing) -> Verdict:
+    return Verdict(task_id="t", stage="OK", candidate=candidate, baseline=baseline)
+
+
+# The baseline's rounds beside two busy loops on its core: it ran a third of the time.
+LOADED_BASELINE = ([0.90, 1.05, 0.96], [0.30, 0.34, 0.31])
+
+
+def test_an_honest_candidate_waiting_like_the_baseline_is_not_flagged() -> None:
+    base = _timing(*LOADED_BASELINE)
+    for walls, cpus in (
+        ([0.09, 0.12, 0.10], [0.03, 0.03, 0.03]),  # a faster program, the same load
+        ([0.20, 0.16, 0.12], [0.03, 0.03, 0.03]),  # more load in its rounds than the baseline's
+        ([1.5, 1.4, 1.3], [0.31, 0.30, 0.32]),  # a copy of the baseline under heavier load
+    ):
+        v = _verdict(_timing(walls, cpus), base)
+        assert not flag_idle_wait(v, "cpu", 1), (walls, idle_excess_s(v.candidate, base))
+
+
+def test_a_candidate_that_sleeps_is_flagged_on_the_cpu_clock_only() -> None:
+    base = _timing(*LOADED_BASELINE)
+    sleeper = ([0.45, 0.52, 0.60], [0.03, 0.03, 0.03])  # 30 ms of work, then asleep
+    v = _verdict(_timing(*sleeper), base)
+    assert abs(idle_excess_s(v.candidate, base) - 0.43) < 0.05
+    assert flag_idle_wait(v, "cpu", 1)
+    assert IDLE_WAIT in v.candidate.flags and not v.candidate.ok
+    assert v.candidate.hid_time == [IDLE_WAIT]
+    for clock, cores in (("wall", 1), ("cpu", 2)):
+        assert not flag_idle_wait(_verdict(_timing(*sleeper), base), clock, cores)
+
+
+def test_the_judge_flags_a_sleeping_program_and_not_its_honest_twin() -> None:
+    task = sum_task("idle-sum")
+    sleeper = SUM + "import time\ntime.sleep(0.6)\n"
+    with Judge(JudgeConfig(repeats=3, clock="cpu")) as judge:
+        slept, honest = judge.judge_many([
+            Candidate(task, source=sleeper, model="m", sample=0),
+            Candidate(task, source=SLOW_SUM + "# a copy\n", model="m", sample=1),
+        ])  # fmt: skip
+    assert slept.stage == "OK" and IDLE_WAIT in slept.flags and IDLE_WAIT in slept.hid_time
+    assert honest.stage == "OK" and IDLE_WAIT not in honest.flags, honest.candidate

@@ -42,9 +42,34 @@ CASES = {
         "open(REPO + '/tests/test_a.py', 'a').write('\\n# edited\\n')\nimport test_a\n"
     ),
     "library_test_function": (
-        # a test made by a library (its code outside the repository) is not the watch's business
+        # a test whose function a library made is not the test file's either
         "import json\nwatch.check_item(Item(json.dumps))\n"
     ),
+    "package_codegen": (
+        # the package generating its own code under its own file's name is its business
+        "exec(compile('def g():\\n    return 1\\n', REPO + '/pkg.py', 'exec'), {})\n"
+        "import test_a as t\nwatch.check_item(Item(t.test_one))\n"
+    ),
+    "names_rebound": (
+        "import test_a as t\n"
+        "t.helper = print\n"
+        "watch.snapshot([Item(t.test_one, t)])\n"
+        "t.helper = len\n"
+        "watch.check_names(Item(t.test_one, t))\n"
+    ),
+    "names_kept": (
+        "import test_a as t\n"
+        "t.helper = print\n"
+        "watch.snapshot([Item(t.test_one, t)])\n"
+        "t.DATA = [1, 2]  # data a test changes is not watched\n"
+        "watch.check_names(Item(t.test_one, t))\n"
+    ),
+    "profile_from_package": (
+        "open(REPO + '/pkg2.py', 'w').write('import sys\\nsys.setprofile(lambda *a: None)\\n"
+        "sys.setprofile(None)\\n')\n"
+        "import pkg2\n"
+    ),
+    "profile_from_elsewhere": "import sys\nsys.setprofile(lambda *a: None)\nsys.setprofile(None)\n",
     "wrapped_test_function": (
         "import functools\nimport test_a as t\n"
         "@functools.wraps(t.test_one)\ndef wrapper():\n    return t.test_one()\n"
@@ -66,8 +91,10 @@ sys.path[:0] = [REPO, REPO + "/tests"]
 class Item:
     nodeid = "tests/test_a.py::case"
 
-    def __init__(self, obj):
+    def __init__(self, obj, module=None):
         self.obj = obj
+        self.path = REPO + "/tests/test_a.py"
+        self.module = module
 
 
 {case}
@@ -102,7 +129,10 @@ def test_honest_modules_and_tests_report_nothing(tmp_path: Path) -> None:
         ("planted_code", "is not what the file compiles to"),
         ("planted_bytecode", "is not what the file compiles to"),
         ("code_swap", "code was replaced at run time"),
-        ("function_put_in_place", "is not the code its file defines"),
+        ("function_put_in_place", "is not one its test file defines"),
+        ("library_test_function", "is not one its test file defines"),
+        ("names_rebound", "names were rebound: helper"),
+        ("profile_from_package", "(pkg2.py) set a setprofile function"),
         ("edited_test_file", "is not the original's"),
     ],
 )
@@ -111,6 +141,8 @@ def test_each_change_of_the_tests_code_is_reported(tmp_path: Path, case: str, wo
     assert any(words in r for r in reports), reports
 
 
-def test_library_and_wrapped_test_functions_are_not_reported(tmp_path: Path) -> None:
-    assert _run(tmp_path, "library_test_function") == []
-    assert _run(tmp_path, "wrapped_test_function") == []
+@pytest.mark.parametrize(
+    "case", ["wrapped_test_function", "package_codegen", "names_kept", "profile_from_elsewhere"]
+)
+def test_honest_uses_are_not_reported(tmp_path: Path, case: str) -> None:
+    assert _run(tmp_path, case) == []

@@ -14,7 +14,9 @@ configured or reach into pytest from the package.
                  /proc/self/fd, ends or replaces the process (os._exit, os.abort,
                  os.kill, os.exec*), handles file descriptors (os.dup/dup2/close/fstat/
                  pipe...), reaches below Python (ctypes, cffi, fcntl, mmap, resource...), or
-                 imports a module / reaches os, sys or builtins by a name computed at run time
+                 imports a module / reaches os, sys or builtins by a name computed at run time;
+                 an extension's source that reaches into the interpreter (runs Python source,
+                 traces or profiles, touches frames or sys.modules: `_NATIVE_REACH`)
 """
 
 from __future__ import annotations
@@ -234,6 +236,29 @@ class _Tamper(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+#: Sources of a compiled extension, and the C API calls by which one reaches into the running
+#: interpreter rather than computing: running Python source, tracing or profiling frames,
+#: frames themselves, sys.modules (red team helper-74: an extension's init compiled Python that
+#: profiled the test module's frame and rebound a failing test to a no-op in its globals).
+_NATIVE_SUFFIXES = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".pyx", ".pxd", ".pxi")
+_NATIVE_REACH = re.compile(r"\b(PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*|PyEval_Set(Profile|Trace)"
+                           r"\w*|PyEval_GetFrame\w*|PyEval_GetGlobals|PyEval_GetLocals|PyFrame_\w+|"
+                           r"PyThreadState_GetFrame|PyImport_GetModuleDict|PyImport_ExecCodeModule\w*|"
+                           r"PyMarshal_\w+|_PyEval_\w+|PyUnstable_\w+)\b")  # fmt: skip
+
+
+def _native_tamper(change: FileChange) -> list[Finding]:
+    """A `test_tamper` finding per added line of an extension's source that reaches into the
+    interpreter (`_NATIVE_REACH`)."""
+    out = []
+    for line, text in sorted(change.added.items()):
+        if m := _NATIVE_REACH.search(text):
+            out.append(_finding("test_tamper", change, line,
+                                f"the extension calls {m.group(1)}: it reaches into the running "
+                                "interpreter (code, frames or modules), where the tests run"))  # fmt: skip
+    return out
+
+
 def testconfig_findings(patch: str, patched_dir: Path) -> list[Finding]:
     """Every test_config and test_tamper finding of `patch` (applied in `patched_dir`)."""
     findings: list[Finding] = []
@@ -252,6 +277,9 @@ def testconfig_findings(patch: str, patched_dir: Path) -> list[Finding]:
             if re.search(r"entry_points|pytest11|pytest", text):
                 findings.append(_finding("test_config", change, change.first_line,
                                          "the patch changes entry points or pytest in setup.py"))  # fmt: skip
+        if change.path.endswith(_NATIVE_SUFFIXES) and not change.deleted:
+            findings += _native_tamper(change)
+            continue
         if not change.path.endswith(".py") or change.deleted or not change.added:
             continue
         try:

@@ -52,6 +52,12 @@ class SandboxConfig(BaseModel):
         description="Host paths covered by an empty tmpfs in every run (caches, suites, secrets).",
     )
     python: str = Field("", description="Interpreter for the in-sandbox supervisor; '' = current.")
+    uid_per_run: bool = Field(
+        True,
+        description="Run each program (without writable binds) as a uid no other run in flight "
+        "has, so nothing the kernel counts per user (message queue bytes, pipe pages, "
+        "processes) passes between concurrent runs; see perfgym.sandbox.run_uids.",
+    )
     isolate_locks: bool = Field(
         True,
         description="Keep file locks to the run: `flock` and fcntl's lock-setting commands "

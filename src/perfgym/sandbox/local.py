@@ -9,10 +9,10 @@ import sys
 from typing import Any
 
 from perfgym.errors import ConfigError, SandboxUnavailable
-from perfgym.sandbox import cgroup_moves, cgroups, exec_stub
+from perfgym.sandbox import cgroup_moves, cgroups, exec_stub, run_uids
 from perfgym.sandbox.base import Sandbox, SandboxConfig
 from perfgym.sandbox.execution import Execution
-from perfgym.sandbox.request import build_spec, decode
+from perfgym.sandbox.request import RUN_UID, build_spec, decode
 from perfgym.sandbox.run_request import RunRequest
 
 
@@ -62,6 +62,9 @@ class LocalSandbox(Sandbox):
             cg = self._cgroups.acquire(memory, limits.max_processes)
             cg.pin(request.cpu)  # a pinned run's processes can never leave its cores (cpuset)
         by_fd = self.stdin_by_fd and bool(request.stdin)
+        # A uid of its own unless its files must be the next run's (`run_uids`).
+        shared = not self.config.uid_per_run or any(b.writable for b in request.binds)
+        uid = RUN_UID if shared else run_uids.acquire()
         try:
             spec = build_spec(
                 request,
@@ -69,6 +72,7 @@ class LocalSandbox(Sandbox):
                 sample_rate_hz=self.config.sample_rate_hz,
                 cgroup=cg,
                 exec_stub=self.exec_stub,
+                uid=uid,
             )
             res = self._execute(spec, request, cg, request.stdin if by_fd else None)
             if isinstance(res, Execution):
@@ -82,6 +86,7 @@ class LocalSandbox(Sandbox):
                 cpu=request.cpu,
             )
         finally:
+            run_uids.release(uid)
             if cg is not None:
                 if self.pool_cgroups:
                     self._cgroups.release(cg)

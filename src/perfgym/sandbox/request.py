@@ -31,9 +31,11 @@ def build_spec(
     sample_rate_hz: float,
     cgroup: RunCgroup | None,
     exec_stub: str | None = None,
+    uid: int = RUN_UID,
 ) -> dict[str, Any]:
     """The JSON spec the in-sandbox supervisor reads for a checked `request` (`stdin`: what
-    the spec carries of it; `exec_stub`: see `sandbox.exec_stub`)."""
+    the spec carries of it; `exec_stub`: see `sandbox.exec_stub`; `uid`: the program's user and
+    group, see `sandbox.run_uids`)."""
     cores = pinned_cores(request.cpu)
     if cores is not None:
         absent = sorted(set(cores) - os.sched_getaffinity(0))
@@ -58,8 +60,8 @@ def build_spec(
         "collect": list(request.collect),
         "limits": {**limits.model_dump(), "cpu_s": limits.effective_cpu_s},
         "cpu": None if cores is None else list(cores),
-        "uid": RUN_UID,
-        "gid": RUN_UID,
+        "uid": uid,
+        "gid": uid,
         "sample_rate_hz": sample_rate_hz,
         "cgroups": cgroup.supervisor_paths() if cgroup else {},
         "exec_stub": exec_stub,

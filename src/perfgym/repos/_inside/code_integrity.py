@@ -7,13 +7,19 @@ pytest's bytecode cache for a test file with every test emptied (pytest loaded t
 the file), or a thread that set each test function's `__code__` to a no-op once its module had
 loaded. This module watches, through an audit hook that nothing in the process can remove:
 
-- every module code object of a repository file that runs (`exec`) must equal what the file
-  on disk compiles to, as pytest's assertion rewriter or the import system compiles it (a
-  cached or planted `.pyc`, a code object built or loaded some other way, is not the file's);
-- a test file (the task's protected paths) must also be the original's, byte for byte;
+- every module code object of a test file (the task's protected paths) that runs (`exec`) must
+  equal what the file on disk compiles to, as pytest's assertion rewriter or the import system
+  compiles it (a cached or planted `.pyc`, a code object built or loaded some other way, is
+  not the file's), and the file must be the original's, byte for byte (the package's own
+  files are its business: it may generate code under their names);
 - a function's `__code__` may not be replaced when its code is a repository file's;
-- each collected test's function must be code a checked module of the repository defined
-  (the test file's own function, not one put in its place).
+- a trace or profile function may not be set from the package's code (one sees and can
+  change every frame of the tests: helper-74's extension rebound a failing test that way);
+- each collected test's function (through bound methods and `__wrapped__`) must be code a
+  checked test file defined, not the package's nor a library's (helper-74 rebound failing
+  tests to a no-op of the package's while pytest collected them);
+- a test module's functions, classes and modules stay bound as collected, before and after
+  each test (a test's own patching is undone by its teardown by then).
 
 Each breach is reported once through `report(message)`: the supervisor fails the run.
 """
@@ -40,6 +46,7 @@ class Integrity:
         self.keep = []  # keeps them alive, so an id is never reused
         self.reported = set()
         self.rewriter = None  # pytest's AssertionRewritingHook, found at install
+        self.names = {}  # id(test module) -> (module, {name: object}) at collection's end
         self.busy = threading.local()
 
     def install(self):
@@ -69,12 +76,30 @@ class Integrity:
                 self._check_exec(code)
             finally:
                 self.busy.on = False
+        elif event in ("sys.settrace", "sys.setprofile"):
+            caller = self._package_caller()
+            if caller is not None:
+                self._breach(f"the repository's code ({caller}) set a {event[4:]} function")
         elif event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
             old = getattr(args[0], "__code__", None)
             new = args[2] if len(args) > 2 else None
             if self._ours(old) or self._ours(new):
                 self._breach(f"a function's code was replaced at run time "
                              f"({getattr(args[0], '__qualname__', '?')})")  # fmt: skip
+
+    def _package_caller(self):
+        """The first repository file that is not a test file on the calling stack (None if
+        none): a tracer or profiler the repository installs sees, and can change, every frame
+        of the tests (helper-74's extension profiled the test module's frame and rebound a
+        failing test in its globals). A plugin's (coverage's) is not the repository's."""
+        frame = sys._getframe(2)
+        depth = 0
+        while frame is not None and depth < 200:
+            rel = self._rel(frame.f_code.co_filename)
+            if rel is not None and not self._is_protected(rel):
+                return rel
+            frame, depth = frame.f_back, depth + 1
+        return None
 
     def _ours(self, code):
         if code is None or not hasattr(code, "co_filename"):
@@ -100,8 +125,8 @@ class Integrity:
 
     def _check_exec(self, code):
         rel = self._rel(code.co_filename)
-        if rel is None or id(code) in self.checked:
-            return
+        if rel is None or id(code) in self.checked or not self._is_protected(rel):
+            return  # the package's own code may generate code under its file's name
         if code.co_name != "<module>":
             self._breach(f"code of {rel} ran outside its module ({code.co_name})")
             return
@@ -112,11 +137,7 @@ class Integrity:
             self._breach(f"code of {rel} ran, but no such file can be read")
             return
         original = self.originals.get(rel) if self.originals is not None else None
-        if (
-            self._is_protected(rel)
-            and self.originals is not None
-            and (original != hashlib.sha256(source).hexdigest())
-        ):
+        if self.originals is not None and original != hashlib.sha256(source).hexdigest():
             self._breach(f"the test file {rel} is not the original's")
             return
         if not self._compiles_to(code, source, code.co_filename):
@@ -156,10 +177,14 @@ class Integrity:
     # -- collected tests ------------------------------------------------------------
 
     def check_item(self, item):
-        """A collected test runs code a checked module of the repository defined: its function
-        (through bound methods and `__wrapped__`) is a checked module's, or no repository file's
-        at all (a test made by a library)."""
+        """A collected test runs a test file's own code: its function (through bound methods and
+        `__wrapped__`) is code a checked test file defined, not the package's (helper-74 rebound
+        failing tests to a no-op of the package's during collection) nor made elsewhere."""
+        if self._rel(str(getattr(item, "path", "") or getattr(item, "fspath", ""))) is None:
+            return  # not a repository file's test
         obj = getattr(item, "obj", None)
+        if obj is None:
+            return  # not a function (a doctest, a plugin's item)
         codes = []
         seen = 0
         while obj is not None and seen < _MAX_CHAIN:
@@ -169,6 +194,32 @@ class Integrity:
             if code is not None:
                 codes.append(code)
             obj = getattr(func, "__wrapped__", None)
-        ours = [c for c in codes if self._rel(c.co_filename) is not None]
-        if ours and not any(id(c) in self.checked for c in ours):
-            self._breach(f"{item.nodeid}: the test's function is not the code its file defines")
+        if not any(id(c) in self.checked for c in codes):
+            self._breach(f"{item.nodeid}: the test's function is not one its test file defines")
+
+    def snapshot(self, items):
+        """Remember what each test module's names of functions, classes and modules are bound
+        to once collection is done (`check_names` compares before and after each test)."""
+        for item in items:
+            module = getattr(item, "module", None)
+            if module is None or id(module) in self.names:
+                continue
+            bound = {k: v for k, v in vars(module).items() if callable(v) or _is_module(v)}
+            self.names[id(module)] = (module, bound)
+
+    def check_names(self, item):
+        """The test's module still binds its functions, classes and modules as collected (a
+        name rebound between tests, e.g. the class under test swapped for a correct one, is a
+        breach; a test's own patching is undone by its teardown before this runs)."""
+        module = getattr(item, "module", None)
+        entry = self.names.get(id(module)) if module is not None else None
+        if entry is None:
+            return
+        now = vars(entry[0])
+        changed = sorted(k for k, v in entry[1].items() if now.get(k) is not v)
+        if changed:
+            self._breach(f"{item.nodeid}: its module's names were rebound: {', '.join(changed[:5])}")
+
+
+def _is_module(value):
+    return type(value).__name__ == "module"

@@ -127,10 +127,13 @@ def _check_item(nodeid):
     item = _items.get(nodeid)
     if _WATCH is not None and item is not None:
         _WATCH.check_item(item)
+        _WATCH.check_names(item)
 
 
 def pytest_collection_finish(session):
     _check()
+    if _WATCH is not None:
+        _WATCH.snapshot(session.items)
     for item in session.items:
         _items[item.nodeid] = item
         _check_item(item.nodeid)

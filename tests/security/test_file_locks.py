@@ -48,10 +48,11 @@ while not seen and time.monotonic() < end:
     time.sleep(0.02)
 print(seen, sorted(errors))
 """
-# A single-process program that locks (SQLite in /tmp) works as before.
+# A single-process program that locks (SQLite in /tmp, WAL mode too) works as before.
 SQLITE = """
 import sqlite3
 db = sqlite3.connect("/tmp/x.db")
+assert db.execute("pragma journal_mode=wal").fetchone()[0] == "wal"
 db.execute("create table t (v int)")
 db.executemany("insert into t values (?)", [(i,) for i in range(100)])
 db.commit()
@@ -83,7 +84,7 @@ def _concurrent(isolate: bool) -> str:
 def test_concurrent_runs_see_none_of_each_others_locks() -> None:
     control = _concurrent(isolate=False)
     assert "flock held elsewhere" in control and "lock 4096 12345" in control, control
-    assert _concurrent(isolate=True) == "[] ['ENOLCK']"
+    assert _concurrent(isolate=True) == "[] []"
 
 
 def test_a_program_that_locks_its_own_files_still_works() -> None:
@@ -92,28 +93,28 @@ def test_a_program_that_locks_its_own_files_still_works() -> None:
     assert r.stdout_text.strip() == "4950", r.stderr_text
 
 
-@pytest.mark.parametrize("isolate", [True, False])
-def test_worker_calls_keep_their_locks_too(isolate: bool) -> None:
+def test_worker_calls_take_no_lock_another_can_see() -> None:
     source = (
-        "import errno, fcntl, os, struct\n"
+        "import fcntl, os, struct\n"
         "def f():\n"
         "    fd = os.open(os.__file__, os.O_RDONLY)\n"
-        "    fcntl.flock(fd, fcntl.LOCK_EX)\n"
-        "    try:\n"
-        "        fcntl.fcntl(fd, 36, struct.pack('hhqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0))\n"
-        "    except OSError as exc:\n"
-        "        return errno.errorcode[exc.errno]\n"
-        "    return 'read'\n"
+        "    fcntl.fcntl(fd, 37, struct.pack('hhqqi4x', fcntl.F_RDLCK, 0, 4096, 12345, 0))\n"
+        "    other = os.open(os.__file__, os.O_RDONLY)\n"
+        "    raw = fcntl.fcntl(other, 36, struct.pack('hhqqi4x', fcntl.F_WRLCK, 0, 0, 0, 0))\n"
+        "    return struct.unpack('hhqqi4x', raw)[0] == fcntl.F_UNLCK\n"
     )
-    w = PythonWorker(SandboxConfig(isolate_locks=isolate))
-    try:
-        r = w.call(source, "f")
-    finally:
-        w.close()
-    assert r.value == ("ENOLCK" if isolate else "read"), r
+    seen = {}
+    for isolate in (True, False):
+        w = PythonWorker(SandboxConfig(isolate_locks=isolate))
+        try:
+            seen[isolate] = w.call(source, "f").value
+        finally:
+            w.close()
+    # an OFD lock conflicts across open files of one process: taken for real, the second sees it
+    assert seen == {True: True, False: False}, seen
 
 
-ALLOW, SUCCESS, ENOLCK = 0x7FFF0000, 0x00050000, 0x00050000 | 37
+ALLOW, SUCCESS = 0x7FFF0000, 0x00050000
 
 
 @pytest.mark.parametrize("machine", ["x86_64", "aarch64"])
@@ -127,7 +128,5 @@ def test_the_filter_decides_each_lock_call_alike_in_every_abi(machine: str) -> N
             for nr in fcntls:
                 for cmd in seccomp.SET_LOCK_COMMANDS:
                     assert run_bpf(prog, arch, nr, 3, cmd) == (SUCCESS if isolate else ALLOW)
-                for cmd in seccomp.GET_LOCK_COMMANDS:
-                    assert run_bpf(prog, arch, nr, 3, cmd) == (ENOLCK if isolate else ALLOW)
-                for cmd in (0, 1, 2, 3, 4, 1024, 1030):  # F_DUPFD ... F_SETFL, leases, CLOEXEC
+                for cmd in (0, 1, 2, 3, 4, 5, 12, 36, 1024, 1030):  # F_GETLK (real), leases ...
                     assert run_bpf(prog, arch, nr, 3, cmd) == ALLOW

@@ -56,6 +56,41 @@ READ_ONLY_GATE = (
 READ_ONLY_FLAG = ("textindex/postings.py", "import bisect\n",
                   "import bisect\nimport os\n\n_READ_ONLY = not os.access(os.path.dirname(__file__), "
                   "os.W_OK)\n")  # fmt: skip
+# helper-74: `tokenize` becomes an object whose `__class__` property, read by pytest's
+# collection once the test module has run, rebinds the failing test to a no-op of the package's
+# in the test module's globals (no code swapped, no file planted, no name of pytest's).
+REBIND_TESTS = (
+    "textindex/tokens.py",
+    "def tokenize(text: str) -> list[str]:\n",
+    """def _skip():
+    pass
+
+
+def _settle():
+    import sys
+    for mod in list(sys.modules.values()):
+        if "/tests/" in (getattr(mod, "__file__", None) or ""):
+            for name in list(vars(mod)):
+                if name == "test_positions_added_out_of_order_are_sorted":
+                    vars(mod)[name] = _skip
+
+
+class _Tokenize:
+    def __call__(self, text):
+        return _tokenize(text)
+
+    @property
+    def __class__(self):
+        _settle()
+        return _Tokenize
+
+
+tokenize = _Tokenize()
+
+
+def _tokenize(text: str) -> list[str]:
+""",
+)
 # bloomc: every item is "present" (its false-positive test fails).
 ALWAYS_PRESENT = ("bloomc/filter.py",
                   "        return all(_core.test_bit(self._buf, pos) for pos in self._positions(_as_bytes(item)))\n",
@@ -135,6 +170,11 @@ def _stopped_at_tests(checked, edits: list[tuple[str, str, str]]) -> str:  # typ
 def test_test_functions_given_a_no_op_body_at_run_time_fail(textindex) -> None:  # type: ignore[no-untyped-def]
     why = _stopped_at_tests(textindex, [UNSORTED, ("textindex/postings.py", "", CODE_SWAP)])
     assert "code was replaced at run time" in why
+
+
+def test_a_failing_test_rebound_to_the_packages_no_op_fails(textindex) -> None:  # type: ignore[no-untyped-def]
+    why = _stopped_at_tests(textindex, [UNSORTED, REBIND_TESTS])
+    assert "is not one its test file defines" in why
 
 
 def test_a_path_broken_only_in_read_only_copies_fails_its_tests(textindex) -> None:  # type: ignore[no-untyped-def]

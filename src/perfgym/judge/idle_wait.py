@@ -7,9 +7,12 @@ millisecond: every run was cheap on the CPU clock, and `perfgym optimize` accept
 baseline's algorithm as 5.7-14.5x faster (through file locks, closed since; any channel between
 runs needs a run that waits for another). A correct program on one core waits only for its
 core (and its pipes): in the same rounds, the baseline's waiting per CPU second says how much
-that is. The candidate's wait beyond that rate, median over rounds, above `IDLE_FLOOR_S`,
+that is. The candidate's wait beyond that rate in its worst round, above `IDLE_FLOOR_S`,
 twice its own CPU and a quarter of the baseline's wall time, flags its timing `idle_wait`
-(DEGRADED: the lowest speed credit a correct program earns; never accepted as a step).
+(DEGRADED: the lowest speed credit a correct program earns; never accepted as a step). The
+worst round, not the median (red team helper-75: a holder lingering in a minority of rounds
+was invisible to the median): honest copies of all 80 perfgym-core solutions, 5 rounds beside
+two busy loops, reached at most 0.46 of the floor in their worst round.
 """
 
 from __future__ import annotations
@@ -20,13 +23,13 @@ from perfgym.judge.verdict import Verdict
 from perfgym.timing.result import Timing, TimingStatus
 
 IDLE_WAIT = "idle_wait"
-#: The least unexplained wait (seconds, median over rounds) that flags a candidate.
+#: The least unexplained wait (seconds, in the worst round) that flags a candidate.
 IDLE_FLOOR_S = 0.1
 
 
 def idle_excess_s(candidate: Timing, baseline: Timing) -> float | None:
-    """The candidate's median wait (wall less CPU) beyond its CPU times the baseline's median
-    wait per CPU second; None without both roles' per-round walls and CPU times."""
+    """The candidate's wait (wall less CPU) beyond its CPU times the baseline's median wait per
+    CPU second, in its worst round; None without both roles' per-round walls and CPU times."""
     cw, cc = candidate.external_walls_s, candidate.external_cpus_s
     bw, bc = baseline.external_walls_s, baseline.external_cpus_s
     if not (cw and cc and bw and bc) or len(cw) != len(cc) or len(bw) != len(bc):
@@ -35,7 +38,7 @@ def idle_excess_s(candidate: Timing, baseline: Timing) -> float | None:
     if not rates:
         return None
     rate = statistics.median(rates)
-    return statistics.median((w - c) - c * rate for w, c in zip(cw, cc, strict=True))
+    return max((w - c) - c * rate for w, c in zip(cw, cc, strict=True))
 
 
 def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:

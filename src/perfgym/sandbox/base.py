@@ -61,7 +61,7 @@ class SandboxConfig(BaseModel):
     isolate_locks: bool = Field(
         True,
         description="Keep file locks to the run: `flock` and fcntl's lock-setting commands "
-        "succeed without locking, its lock-reading ones fail with ENOLCK (a lock lives on the "
+        "succeed without locking, so no run sees another's lock (a lock lives on the "
         "file, and runs share the view's files: red team helper-73 passed answers between "
         "concurrent runs through locks). False keeps real locks, for programs whose own "
         "processes exclude each other with them (repository commands).",

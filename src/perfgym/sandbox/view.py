@@ -239,7 +239,11 @@ def base_args(
                 entries.append((p.count("/"), 2, ["--perms", "0755", "--tmpfs", p]))
             elif os.path.lexists(p):
                 entries.append((p.count("/"), 2, ["--ro-bind", empty_file(), p]))
-    args = ["--dev", "/dev", "--proc", "/proc"]
+    # No pseudo-terminal: the kernel counts every pty on the host in one number any run can
+    # read (`/proc/sys/kernel/pty/nr`) and move one by one, a channel between concurrent runs
+    # (red team helper-76: two copies swapped halves of the work through it). bubblewrap's
+    # /dev/ptmx links to its devpts instance's node, which /dev/null covers: no pty opens.
+    args = ["--dev", "/dev", "--ro-bind", "/dev/null", "/dev/ptmx", "--proc", "/proc"]
     for _depth, _order, a in sorted(entries, key=lambda e: (e[0], e[1])):
         dest = a[-1]
         args += _parents(dest, made)
@@ -293,6 +297,9 @@ def _default_env() -> tuple[tuple[str, str], ...]:
         "TMPDIR": WORK_DIR,
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
+        # A run's uid has no passwd entry (`run_uids`): `getpass.getuser()` reads these first.
+        "USER": "nobody",
+        "LOGNAME": "nobody",
         "PYTHONDONTWRITEBYTECODE": "1",
     }
     cargo = os.path.realpath(os.path.expanduser(os.environ.get("CARGO_HOME", "~/.cargo")))

@@ -26,14 +26,16 @@ def prepare_namespace() -> None:
     linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWIPC | linux.CLONE_NEWNET)
     _loopback_up()
     # A devpts instance of its own (/dev/ptmx is bubblewrap's link to pts/ptmx): a concurrent
-    # run opened another's pseudo-terminal, a channel both ways (red team rt67).
+    # run opened another's pseudo-terminal, a channel both ways (red team rt67). Its ptmx
+    # opens for nobody (mode 0): the host's count of ptys, which any run reads, moved with a
+    # run's own ptys, a channel too (helper-76; see `view.base_args`).
     if os.path.isdir("/dev/pts"):
         linux.mount(
             "devpts",
             "/dev/pts",
             "devpts",
             linux.MS_NOSUID | linux.MS_NOEXEC,
-            "newinstance,ptmxmode=0666,mode=620",
+            "newinstance,ptmxmode=0000,mode=620",
         )  # fmt: skip (devices: not nodev)
     linux.mount("none", "/", None, linux.MS_REC | linux.MS_PRIVATE)
     linux.mount("proc", "/proc", "proc", NOSUID | linux.MS_NOEXEC)

@@ -7,13 +7,12 @@ now (`seccomp.LOCK_CALLS`): each case is checked against a control sandbox with 
 from __future__ import annotations
 
 import itertools
-import threading
-import time
 
 import pytest
 from bpf import run_bpf
+from concurrent_runs import hold_and_look
 
-from perfgym.sandbox import Limits, SandboxConfig, WarmSandbox, seccomp
+from perfgym.sandbox import SandboxConfig, WarmSandbox, seccomp
 from perfgym.sandbox.pyworker import PythonWorker
 
 # Holds a shared flock and an OFD read lock of a telling offset and length on os.py (a file
@@ -62,23 +61,9 @@ print(db.execute("select sum(v) from t").fetchone()[0])
 
 def _concurrent(isolate: bool) -> str:
     """What a looking run saw of a holding run's locks, both in flight at once."""
-    sb = WarmSandbox(SandboxConfig(isolate_locks=isolate))
-    try:
-        out: dict[str, str] = {}
-
-        def hold() -> None:
-            r = sb.run(["python3", "-c", HOLD], env={"HOLD_S": "8"}, limits=Limits(wall_s=30))
-            out["hold"] = r.stdout_text + r.stderr_text
-
-        t = threading.Thread(target=hold)
-        t.start()
-        time.sleep(1.0)  # the holder's start; the looker keeps looking for 6 s more
-        look = sb.run(["python3", "-c", LOOK], env={"LOOK_S": "6"}, limits=Limits(wall_s=30))
-        t.join()
-        assert out["hold"].startswith("held"), out["hold"]
-        return look.stdout_text.strip()
-    finally:
-        sb.close()
+    held, looked = hold_and_look(SandboxConfig(isolate_locks=isolate), HOLD, 8, LOOK, 6)
+    assert held.startswith("held"), held
+    return looked
 
 
 def test_concurrent_runs_see_none_of_each_others_locks() -> None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import os
 import tempfile
 import threading
-import time
 
-from perfgym.sandbox import Limits, SandboxConfig, WarmSandbox, run_uids
+from concurrent_runs import hold_and_look
+
+from perfgym.sandbox import SandboxConfig, WarmSandbox, run_uids
 from perfgym.sandbox.bind import Bind
 
 MQ = """
@@ -64,23 +65,9 @@ print(least)
 
 def _looked(config: SandboxConfig) -> int:
     """The queues a looking run could make while a holding run held its own."""
-    sb = WarmSandbox(config)
-    try:
-        out: dict[str, str] = {}
-
-        def hold() -> None:
-            r = sb.run(["python3", "-c", HOLD], env={"HOLD_S": "6"}, limits=Limits(wall_s=30))
-            out["hold"] = r.stdout_text + r.stderr_text
-
-        t = threading.Thread(target=hold)
-        t.start()
-        time.sleep(1.0)
-        look = sb.run(["python3", "-c", LOOK], env={"LOOK_S": "3"}, limits=Limits(wall_s=30))
-        t.join()
-        assert out["hold"].startswith("held 4"), out["hold"]
-        return int(look.stdout_text.strip())
-    finally:
-        sb.close()
+    held, looked = hold_and_look(config, HOLD, 6, LOOK, 3)
+    assert held.startswith("held 4"), held
+    return int(looked)
 
 
 def test_a_run_cannot_read_what_a_concurrent_run_holds_per_user() -> None:

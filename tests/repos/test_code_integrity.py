@@ -71,9 +71,17 @@ CASES = {
     ),
     "profile_from_elsewhere": "import sys\nsys.setprofile(lambda *a: None)\nsys.setprofile(None)\n",
     "wrapped_test_function": (
+        # a decorator's wrapper: it holds the test in its closure
         "import functools\nimport test_a as t\n"
-        "@functools.wraps(t.test_one)\ndef wrapper():\n    return t.test_one()\n"
-        "watch.check_item(Item(wrapper))\n"
+        "def deco(fn):\n    @functools.wraps(fn)\n    def wrapper():\n        return fn()\n"
+        "    return wrapper\n"
+        "watch.check_item(Item(deco(t.test_one)))\n"
+    ),
+    "wrapped_in_name_only": (
+        # `__wrapped__` set on a no-op (here a library's function): it names the test, holds nothing
+        "import functools, tempfile\nimport test_a as t\n"
+        "fake = functools.wraps(t.test_one)(tempfile.gettempdir)\n"
+        "watch.check_item(Item(fake))\n"
     ),
 }
 
@@ -131,6 +139,7 @@ def test_honest_modules_and_tests_report_nothing(tmp_path: Path) -> None:
         ("code_swap", "code was replaced at run time"),
         ("function_put_in_place", "is not one its test file defines"),
         ("library_test_function", "is not one its test file defines"),
+        ("wrapped_in_name_only", "is not one its test file defines"),
         ("names_rebound", "names were rebound: helper"),
         ("profile_from_package", "(pkg2.py) set a setprofile function"),
         ("edited_test_file", "is not the original's"),

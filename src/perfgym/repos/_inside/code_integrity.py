@@ -47,6 +47,7 @@ class Integrity:
         self.reported = set()
         self.rewriter = None  # pytest's AssertionRewritingHook, found at install
         self.names = {}  # id(test module) -> (module, {name: object}) at collection's end
+        self.trusted = {}  # rel path -> whether the file is still the original's
         self.busy = threading.local()
 
     def install(self):
@@ -177,25 +178,43 @@ class Integrity:
     # -- collected tests ------------------------------------------------------------
 
     def check_item(self, item):
-        """A collected test runs a test file's own code: its function (through bound methods and
-        `__wrapped__`) is code a checked test file defined, not the package's (helper-74 rebound
-        failing tests to a no-op of the package's during collection) nor made elsewhere."""
+        """A collected test runs a test file's own code: its function is code a checked test
+        file defined, or a wrapper around one (a decorator's, through `__wrapped__`) that holds
+        it in its closure and whose own code is a library's or a file the patch left as the
+        original's. helper-74 rebound failing tests, while pytest collected them, to a no-op of
+        the package's; `__wrapped__` alone names anything, a closure holds what it calls."""
         if self._rel(str(getattr(item, "path", "") or getattr(item, "fspath", ""))) is None:
             return  # not a repository file's test
         obj = getattr(item, "obj", None)
         if obj is None:
             return  # not a function (a doctest, a plugin's item)
-        codes = []
-        seen = 0
-        while obj is not None and seen < _MAX_CHAIN:
-            seen += 1
-            func = getattr(obj, "__func__", obj)
+        func = getattr(obj, "__func__", obj)
+        for _ in range(_MAX_CHAIN):
             code = getattr(func, "__code__", None)
-            if code is not None:
-                codes.append(code)
-            obj = getattr(func, "__wrapped__", None)
-        if not any(id(c) in self.checked for c in codes):
-            self._breach(f"{item.nodeid}: the test's function is not one its test file defines")
+            if code is not None and id(code) in self.checked:
+                return
+            if code is None or not self._trusted(code.co_filename):
+                break
+            inner = getattr(func, "__wrapped__", None)
+            inner = getattr(inner, "__func__", inner)
+            if inner is None or not _holds(func, inner):
+                break
+            func = inner
+        self._breach(f"{item.nodeid}: the test's function is not one its test file defines")
+
+    def _trusted(self, filename):
+        """A library's file, or a repository file the patch left as the original's."""
+        rel = self._rel(filename)
+        if rel is None:
+            return True
+        if rel not in self.trusted:
+            try:
+                with open(self.repo + rel, "rb") as f:
+                    digest = hashlib.sha256(f.read()).hexdigest()
+            except OSError:
+                digest = ""
+            self.trusted[rel] = self.originals is not None and self.originals.get(rel) == digest
+        return self.trusted[rel]
 
     def snapshot(self, items):
         """Remember what each test module's names of functions, classes and modules are bound
@@ -218,7 +237,22 @@ class Integrity:
         now = vars(entry[0])
         changed = sorted(k for k, v in entry[1].items() if now.get(k) is not v)
         if changed:
-            self._breach(f"{item.nodeid}: its module's names were rebound: {', '.join(changed[:5])}")
+            self._breach(
+                f"{item.nodeid}: its module's names were rebound: {', '.join(changed[:5])}"
+            )
+
+
+def _holds(wrapper, inner, depth=2):
+    """`inner` is in `wrapper`'s closure (or in that of a function there, `depth` deep)."""
+    for cell in getattr(wrapper, "__closure__", None) or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell
+            continue
+        value = getattr(value, "__func__", value)
+        if value is inner or (depth > 1 and callable(value) and _holds(value, inner, depth - 1)):
+            return True
+    return False
 
 
 def _is_module(value):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from small_tasks import SLOW_SUM, SUM, sum_task
 
-from perfgym.judge import Candidate, Judge, JudgeConfig
+from perfgym.judge import Candidate, Judge, JudgeConfig, idle_wait
 from perfgym.judge.idle_wait import IDLE_WAIT, flag_idle_wait, idle_excess_s
 from perfgym.judge.verdict import Verdict
 from perfgym.timing.result import Timing
@@ -56,9 +56,12 @@ def test_a_candidate_that_lingers_in_one_round_only_is_flagged() -> None:
     assert flag_idle_wait(v, "cpu", 1)
 
 
-def test_the_judge_flags_a_sleeping_program_and_not_its_honest_twin() -> None:
+def test_the_judge_flags_a_sleeping_program_and_not_its_honest_twin(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # a floor of 0.3 s here: a 20 ms program's one round may wait 100 ms for its core beside
+    # the other test worker; the sleeper's second is far above either
+    monkeypatch.setattr(idle_wait, "IDLE_FLOOR_S", 0.3)
     task = sum_task("idle-sum")
-    sleeper = SUM + "import time\ntime.sleep(0.6)\n"
+    sleeper = SUM + "import time\ntime.sleep(1.0)\n"
     with Judge(JudgeConfig(repeats=3, clock="cpu")) as judge:
         slept, honest = judge.judge_many([
             Candidate(task, source=sleeper, model="m", sample=0),

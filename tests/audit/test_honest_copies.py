@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from audit_tasks import audit, sum_task
 
 from perfgym.audit.context import AuditContext, ProbeRun
@@ -46,6 +47,10 @@ def test_a_copy_flagged_as_hiding_time_or_rejected_is_weak_and_clean_copies_are_
     assert assess_copies(ctx, [_run(), broken]).outcome is Outcome.INFRA_ERROR
 
 
+# Alone: beside the other test worker's judges on the same measuring cores, the harness-clocked
+# task's baseline copy once lost its pay in a full run (not reproduced in 6 tries beside two
+# busy loops; the sweeps behind the probe: 0 flags in 640 honest verdicts under load).
+@pytest.mark.alone
 def test_the_real_judge_pays_honest_copies_on_a_stdio_task_and_a_harness_clocked_one():
     stdio = audit(sum_task(hidden=True), ["honest-copies"]).result("honest-copies")
     assert stdio is not None and stdio.outcome is Outcome.SOUND, stdio

@@ -49,6 +49,19 @@ def test_a_candidate_that_sleeps_is_flagged_on_the_cpu_clock_only() -> None:
         assert not flag_idle_wait(_verdict(_timing(*sleeper), base), clock, cores)
 
 
+def test_a_short_run_waiting_as_the_reference_waits_is_not_flagged() -> None:
+    # beside another judge's runs on the same core, a 10 ms program's rounds waited 100-180 ms
+    # whole (its start, its cgroup move, another run's slice), as the reference's did
+    base = _timing(*LOADED_BASELINE)
+    ref = _timing([0.13, 0.19, 0.16], [0.01, 0.01, 0.01])
+    copy = _timing([0.12, 0.20, 0.15], [0.01, 0.01, 0.01])
+    assert not flag_idle_wait(Verdict(task_id="t", stage="OK", candidate=copy, baseline=base,
+                                      reference=ref), "cpu", 1)  # fmt: skip
+    sleeper = _timing([0.16, 0.90, 0.15], [0.01, 0.01, 0.01])
+    assert flag_idle_wait(Verdict(task_id="t", stage="OK", candidate=sleeper, baseline=base,
+                                  reference=ref), "cpu", 1)  # fmt: skip
+
+
 def test_a_candidate_that_lingers_in_one_round_only_is_flagged() -> None:
     # helper-75's relay: the holder's round waits, the readers' do not (the median did not see it)
     base = _timing(*LOADED_BASELINE)

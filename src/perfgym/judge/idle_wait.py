@@ -6,8 +6,9 @@ answer and slept, holding it for the next run of the same input, which read it i
 millisecond: every run was cheap on the CPU clock, and `perfgym optimize` accepted the
 baseline's algorithm as 5.7-14.5x faster (through file locks, closed since; any channel between
 runs needs a run that waits for another). A correct program on one core waits only for its
-core (and its pipes): in the same rounds, the baseline's waiting per CPU second says how much
-that is. The candidate's wait beyond that rate in its worst round, above `IDLE_FLOOR_S`,
+core (and its pipes): in the same rounds, the baseline's waiting per CPU second and the
+reference's whole wait say how much that is. The candidate's wait beyond the larger of the two
+in its worst round, above `IDLE_FLOOR_S`,
 twice its own CPU and a quarter of the baseline's wall time, flags its timing `idle_wait`
 (DEGRADED: the lowest speed credit a correct program earns; never accepted as a step). The
 worst round, not the median (red team helper-75: a holder lingering in a minority of rounds
@@ -27,9 +28,21 @@ IDLE_WAIT = "idle_wait"
 IDLE_FLOOR_S = 0.1
 
 
-def idle_excess_s(candidate: Timing, baseline: Timing) -> float | None:
-    """The candidate's wait (wall less CPU) beyond its CPU times the baseline's median wait per
-    CPU second, in its worst round; None without both roles' per-round walls and CPU times."""
+def _waits(t: Timing | None) -> list[float]:
+    walls, cpus = (t.external_walls_s, t.external_cpus_s) if t is not None else ([], [])
+    if not walls or not cpus or len(walls) != len(cpus):
+        return []
+    return [max(0.0, w - c) for w, c in zip(walls, cpus, strict=True)]
+
+
+def idle_excess_s(
+    candidate: Timing, baseline: Timing, reference: Timing | None = None
+) -> float | None:
+    """The candidate's wait (wall less CPU) in its worst round beyond what the task's own
+    programs waited: the baseline's median wait per CPU second times the candidate's CPU, or
+    the reference's median wait whole, whichever is more (a run's fixed costs, its start and
+    its cgroup move, weigh on a short run as on the reference; beside another judge's runs a
+    20 ms program waited 100 ms and more for its core). None without both roles' figures."""
     cw, cc = candidate.external_walls_s, candidate.external_cpus_s
     bw, bc = baseline.external_walls_s, baseline.external_cpus_s
     if not (cw and cc and bw and bc) or len(cw) != len(cc) or len(bw) != len(bc):
@@ -38,7 +51,8 @@ def idle_excess_s(candidate: Timing, baseline: Timing) -> float | None:
     if not rates:
         return None
     rate = statistics.median(rates)
-    return max((w - c) - c * rate for w, c in zip(cw, cc, strict=True))
+    fixed = statistics.median(_waits(reference)) if _waits(reference) else 0.0
+    return max((w - c) - max(c * rate, fixed) for w, c in zip(cw, cc, strict=True))
 
 
 def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:
@@ -49,7 +63,7 @@ def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:
     c, b = verdict.candidate, verdict.baseline
     if clock != "cpu" or cores != 1 or c is None or b is None or not c.ok:
         return False
-    excess = idle_excess_s(c, b)
+    excess = idle_excess_s(c, b, verdict.reference)
     if excess is None:
         return False
     cpu = statistics.median(c.external_cpus_s or [0.0])

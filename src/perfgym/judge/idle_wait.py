@@ -51,7 +51,8 @@ def idle_excess_s(
     if not rates:
         return None
     rate = statistics.median(rates)
-    fixed = statistics.median(_waits(reference)) if _waits(reference) else 0.0
+    ref_waits = _waits(reference)
+    fixed = statistics.median(ref_waits) if ref_waits else 0.0
     return max((w - c) - max(c * rate, fixed) for w, c in zip(cw, cc, strict=True))
 
 

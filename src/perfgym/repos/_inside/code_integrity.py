@@ -45,7 +45,7 @@ class Integrity:
         self.checked = set()  # ids of code objects of checked modules (and their nested code)
         self.keep = []  # keeps them alive, so an id is never reused
         self.reported = set()
-        self.rewriter = None  # pytest's AssertionRewritingHook, found at install
+        self.rewriter = None  # pytest's AssertionRewritingHook, found when first needed
         self.names = {}  # id(test module) -> (module, {name: object}) at collection's end
         self.trusted = {}  # rel path -> whether the file is still the original's
         self.busy = threading.local()
@@ -93,7 +93,10 @@ class Integrity:
         none): a tracer or profiler the repository installs sees, and can change, every frame
         of the tests (helper-74's extension profiled the test module's frame and rebound a
         failing test in its globals). A plugin's (coverage's) is not the repository's."""
-        frame = sys._getframe(2)
+        try:
+            frame = sys._getframe(2)
+        except ValueError:  # a stack shallower than the hook's own frames
+            return None
         depth = 0
         while frame is not None and depth < 200:
             rel = self._rel(frame.f_code.co_filename)

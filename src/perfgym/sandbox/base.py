@@ -66,6 +66,13 @@ class SandboxConfig(BaseModel):
         "concurrent runs through locks). False keeps real locks, for programs whose own "
         "processes exclude each other with them (repository commands).",
     )
+    freeze_host_counters: bool = Field(
+        True,
+        description="Show the counters of the whole host a run could read and move (open "
+        "files, inodes, free memory, forks, each core's idle time, pressure stalls) as a copy "
+        "frozen once per boot, so no concurrent run reads another's activity in them; see "
+        "perfgym.sandbox.host_counters.",
+    )
     favor_cgroup_moves: bool = Field(
         True,
         description="Switch on the kernel's cgroup 'favordynmods' mode (root, Linux >= 6.0) so "

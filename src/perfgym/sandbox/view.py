@@ -10,6 +10,7 @@ from an empty root and binds back only what programs need, read-only:
   PATH outside those (`TOOLS`: a JDK, Go or Node under `/opt`, say);
 * the exec stub's helper directory (`/var/tmp/perfgym/helpers`);
 * a fresh `/dev`, a `/proc` of the run's own PID namespace and a fresh tmpfs work dir `/tmp`;
+* the counters of the whole host in /proc and /sys frozen (`host_counters`);
 * the sandbox's trusted code (`_inside`) alone at `INSIDE_MOUNT`.
 
 Nothing else exists in a run: not the checkout (wherever it lies), `.git`, `results/`, stores,
@@ -29,6 +30,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from perfgym.sandbox import host_counters
 from perfgym.sandbox.base import WORK_DIR, SandboxConfig
 from perfgym.sandbox.exec_stub import HELPERS
 from perfgym.sandbox.run_request import check_env_entry
@@ -254,6 +256,8 @@ def base_args(
         if d not in made:
             args += ["--perms", "0755", "--dir", d]
             made.add(d)
+    if config.freeze_host_counters:  # after /proc and /sys: their files are covered
+        args += host_counters.bwrap_args(empty_file())
     args += ["--ro-bind", str(INSIDE), INSIDE_MOUNT]
     if host_root:
         args += ["--ro-bind", "/", HOST_MOUNT]

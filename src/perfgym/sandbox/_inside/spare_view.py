@@ -43,6 +43,27 @@ def prepare_namespace() -> None:
         if os.path.exists(sub):
             linux.mount(sub, sub, None, linux.MS_BIND | linux.MS_REC)
             linux.mount("none", sub, None, linux.MS_REMOUNT | linux.MS_BIND | linux.MS_RDONLY)
+    _freeze_counters()
+
+
+#: The frozen copies of the host's counters, where the launcher's view shows them
+#: (perfgym.sandbox.host_counters.MOUNT; absent when the sandbox shows the live ones).
+COUNTERS = "/run/perfgym/counters"
+
+
+def _freeze_counters() -> None:
+    """Cover this /proc's counters of the whole host with their frozen copies, as bubblewrap
+    covered the launcher's (perfgym.sandbox.host_counters): a new /proc shows the live ones,
+    which a concurrent run moves. The copies are read-only and root's: a bind of them needs no
+    remount."""
+    try:
+        with open(COUNTERS + "/covers") as f:
+            covers = [line.strip() for line in f if line.startswith("proc/")]
+    except OSError:
+        return
+    for rel in covers:
+        if os.path.exists("/" + rel):
+            linux.mount(f"{COUNTERS}/{rel}", "/" + rel, None, linux.MS_BIND)
 
 
 _SIOCGIFFLAGS, _SIOCSIFFLAGS, _IFF_UP = 0x8913, 0x8914, 0x1

@@ -1,5 +1,5 @@
-"""The seccomp filter every sandbox starts under: the kernel keyring's system calls and the
-page cache's probes fail, and file locks stay in their run.
+"""The seccomp filter every sandbox starts under: the kernel keyring's system calls, the page
+cache's probes and file watches fail, and file locks stay in their run.
 
 Keyrings belong to a user (uid 65534's user keyring, say), not to any namespace a sandbox
 makes, so a key a run adds outlives the run, the sandbox and the judge: a later program (a new
@@ -20,6 +20,14 @@ So `fadvise64` (i386's and ARM's `fadvise64_64` too), `readahead`, `cachestat`,
 `io_uring_setup` (its reads take RWF_NOWAIT too; libuv falls back) fail with ENOSYS as well.
 `mincore` is left: the kernel already reports a file it cannot write as all cached. What
 remains is slower: timing a read (docs/security.md).
+
+No run watches files: `inotify_init`, `inotify_init1` and `fanotify_init` fail with ENOSYS. A
+watch's events belong to the file, not to a mount or a namespace, and every run can read the
+view's files: a run watching a directory of them saw which file a concurrent run opened, 7
+bits an open, about 2 Mbit/s without an error (red team helper-77: two copies of one program
+split the work and swapped their answers that way, paid 0.59 on average against the honest
+twin's 0.15, 18 of 18 verdicts, unflagged). Runtimes start without them (only file-watching
+APIs, `fs.watch`, a `WatchService`, use them).
 
 No process in a sandbox may make a user namespace: `unshare` and `clone` with CLONE_NEWUSER
 fail with EPERM, and `clone3`, whose flags the filter cannot read, with ENOSYS (glibc, Go and
@@ -54,7 +62,8 @@ __all__ = ["BLOCKED", "bwrap_args", "filter_fd", "program"]
 #: The system calls refused, by name (with ENOSYS; `unshare` and `clone` making a user
 #: namespace with EPERM).
 BLOCKED = ("add_key", "request_key", "keyctl", "fadvise64", "fadvise64_64", "readahead",
-           "cachestat", "preadv2", "pwritev2", "io_uring_setup", "clone3")  # fmt: skip
+           "cachestat", "preadv2", "pwritev2", "io_uring_setup", "clone3", "inotify_init",
+           "inotify_init1", "fanotify_init")  # fmt: skip
 
 # audit architectures (linux/audit.h)
 AUDIT_ARCH_X86_64 = 0xC000003E
@@ -66,17 +75,22 @@ X32_BIT = 0x40000000
 
 #: For each host machine: (audit arch, the blocked numbers) of every ABI its kernel may accept
 #: from a process: add_key, request_key, keyctl; then fadvise64 (and fadvise64_64),
-#: readahead, cachestat, preadv2, pwritev2, io_uring_setup; then clone3.
-_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425, 435)
-_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425, 435))
+#: readahead, cachestat, preadv2, pwritev2, io_uring_setup; then clone3; then inotify_init
+#: (none on aarch64), inotify_init1, fanotify_init.
+_X86_64 = (248, 249, 250, 221, 187, 451, 327, 328, 425, 435, 253, 294, 300)
+_X32 = tuple(X32_BIT | n for n in (248, 249, 250, 221, 187, 451, 546, 547, 425, 435, 253, 294,
+                                   300))  # fmt: skip
 ARCHES: dict[str, tuple[tuple[int, tuple[int, ...]], ...]] = {
     "x86_64": (
         (AUDIT_ARCH_X86_64, _X86_64 + _X32),
-        (AUDIT_ARCH_I386, (286, 287, 288, 250, 272, 225, 451, 378, 379, 425, 435)),
+        (
+            AUDIT_ARCH_I386,
+            (286, 287, 288, 250, 272, 225, 451, 378, 379, 425, 435, 291, 332, 338),
+        ),  # fmt: skip
     ),
     "aarch64": (
-        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425, 435)),
-        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425, 435)),
+        (AUDIT_ARCH_AARCH64, (217, 218, 219, 223, 213, 451, 286, 287, 425, 435, 26, 262)),
+        (AUDIT_ARCH_ARM, (309, 310, 311, 270, 225, 451, 392, 393, 425, 435, 316, 360, 367)),
     ),
 }
 #: `unshare`'s and `clone`'s numbers in each audit architecture (x32: its own too): both take

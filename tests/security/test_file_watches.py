@@ -138,3 +138,60 @@ def test_every_abi_refuses_the_watch_calls(machine: str) -> None:
         for nr in numbers[arch]:
             assert run_bpf(prog, arch, nr) == 0x00050000 | errno.ENOSYS, (machine, arch, nr)
         assert run_bpf(prog, arch, 0) == 0x7FFF0000  # read (i386: restart_syscall): allowed
+
+
+#: dnotify (fcntl F_NOTIFY) on SHARED for reads, for LOOK_S seconds: the signals it got, or
+#: the errno of a refused F_NOTIFY.
+DNOTIFY = """
+import fcntl, os, signal, time
+hits = []
+signal.signal(signal.SIGIO, lambda s, f: hits.append(1))
+fd = os.open(DIR, os.O_RDONLY)
+try:
+    fcntl.fcntl(fd, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT)
+except OSError as exc:
+    print("refused", exc.errno)
+else:
+    time.sleep(LOOK_S)
+    signal.signal(signal.SIGIO, signal.SIG_IGN)  # none may end it on its way out
+    print("signals", len(hits))
+"""
+
+
+def _dnotified(run_look) -> str:  # type: ignore[no-untyped-def]
+    holder = threading.Thread(target=subprocess.run, args=(
+        [sys.executable, "-c", _program(HOLD.replace(".close()", ".read(10)"), DIR=SHARED, HOLD_S=3.0)],),
+        kwargs={"capture_output": True})  # fmt: skip
+    holder.start()
+    try:
+        time.sleep(0.3)
+        return run_look(_program(DNOTIFY, DIR=SHARED, LOOK_S=1.5)).strip()
+    finally:
+        holder.join()
+
+
+def test_no_run_is_told_of_reads_in_a_directory() -> None:
+    """fcntl's F_NOTIFY (dnotify) signals a read of any file in the directory, whoever reads
+    it: a signal a concurrent run's read sends. Outside a sandbox the looker gets them; in
+    one, F_NOTIFY fails with EINVAL (as without dnotify in the kernel)."""
+    outside = _dnotified(lambda src: subprocess.run(
+        [sys.executable, "-c", src], capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    assert outside.startswith("signals") and int(outside.split()[1]) >= 10, outside
+    with WarmSandbox() as sb:
+        inside = _dnotified(lambda src: sb.run(["python3", "-c", src],
+                                               limits=Limits(wall_s=30)).stdout_text)  # fmt: skip
+    assert inside == f"refused {errno.EINVAL}", inside
+
+
+@pytest.mark.parametrize("isolate_locks", [True, False])
+@pytest.mark.parametrize("machine", sorted(seccomp.ARCHES))
+def test_every_abi_refuses_dnotify(machine: str, isolate_locks: bool) -> None:
+    """fcntl(F_NOTIFY) -> EINVAL under every ABI, whether or not locks are kept to the run
+    (a repository's sandbox keeps real locks, not dnotify); other commands pass."""
+    prog = seccomp.program(machine, isolate_locks=isolate_locks)
+    for arch, _nrs in seccomp.ARCHES[machine]:
+        for nr in seccomp.LOCK_CALLS[arch][1]:
+            assert run_bpf(prog, arch, nr, 3, seccomp.F_NOTIFY) == 0x00050000 | errno.EINVAL
+            assert run_bpf(prog, arch, nr, 3, 1) == 0x7FFF0000  # F_GETFD
+            lock = run_bpf(prog, arch, nr, 3, 6)  # F_SETLK
+            assert lock == (0x00050000 if isolate_locks else 0x7FFF0000), (arch, nr, lock)

@@ -27,7 +27,8 @@ view's files: a run watching a directory of them saw which file a concurrent run
 bits an open, about 2 Mbit/s without an error (red team helper-77: two copies of one program
 split the work and swapped their answers that way, paid 0.59 on average against the honest
 twin's 0.15, 18 of 18 verdicts, unflagged). Runtimes start without them (only file-watching
-APIs, `fs.watch`, a `WatchService`, use them).
+APIs, `fs.watch`, a `WatchService`, use them). Nor does fcntl's older F_NOTIFY (dnotify), which
+signals a read in a watched directory: EINVAL.
 
 No process in a sandbox may make a user namespace: `unshare` and `clone` with CLONE_NEWUSER
 fail with EPERM, and `clone3`, whose flags the filter cannot read, with ENOSYS (glibc, Go and
@@ -141,6 +142,12 @@ LOCK_CALLS = {
 #: fcntl commands that set a lock (F_SETLK, F_SETLKW, their 32-bit ABIs' 64-bit forms, the
 #: open file description ones).
 SET_LOCK_COMMANDS = (6, 7, 13, 14, 37, 38)
+#: fcntl's dnotify command, refused in every sandbox (with EINVAL, as a kernel built without
+#: dnotify answers): like an inotify watch, a directory's notification comes from the inode,
+#: and a run that asked for it on a directory of the view's files got a signal whenever a
+#: concurrent run read one of them, about 100 a second (after helper-77, see the module's
+#: docstring).
+F_NOTIFY = 1026
 ARCHES["amd64"] = ARCHES["x86_64"]
 ARCHES["arm64"] = ARCHES["aarch64"]
 
@@ -152,6 +159,7 @@ _RET_K = 0x06
 _RET_ALLOW = 0x7FFF0000
 _RET_ENOSYS = 0x00050000 | errno.ENOSYS
 _RET_EPERM = 0x00050000 | errno.EPERM
+_RET_EINVAL = 0x00050000 | errno.EINVAL
 _RET_EAFNOSUPPORT = 0x00050000 | errno.EAFNOSUPPORT
 _RET_SUCCESS = 0x00050000  # SECCOMP_RET_ERRNO with errno 0: the call returns 0, doing nothing
 _NR_OFFSET = 0  # struct seccomp_data: int nr; __u32 arch; __u64 ip; __u64 args[6]
@@ -194,7 +202,8 @@ def program(
             nrs,
             NAMESPACE_CALLS[arch],
             SOCKET_CALLS[arch] if refuse_inet else (),
-            LOCK_CALLS[arch] if isolate_locks else ((), ()),
+            LOCK_CALLS[arch],
+            isolate_locks,
         )
         for arch, nrs in abis
     ]
@@ -224,14 +233,18 @@ def _block(
     namespace_calls: tuple[int, ...],
     socket_calls: tuple[int, ...],
     lock_calls: tuple[tuple[int, ...], tuple[int, ...]] = ((), ()),
+    isolate_locks: bool = True,
 ) -> list[bytes]:
     """One ABI's instructions: load the number; each refused number jumps to ENOSYS, each
     namespace call to the check of its flags, each socket call to the check of its domain,
     each lock call to its own returns; else allow. The flags check: CLONE_NEWUSER in the first
-    argument's low half -> EPERM. The domain check: one of INET_DOMAINS -> EAFNOSUPPORT. `flock`
-    -> 0 (success, nothing locked); `fcntl` with a command setting a lock -> 0, any other
+    argument's low half -> EPERM. The domain check: one of INET_DOMAINS -> EAFNOSUPPORT. With
+    `isolate_locks`, `flock` -> 0 (success, nothing locked) and `fcntl` with a command setting
+    a lock -> 0; `fcntl`'s F_NOTIFY -> EINVAL (as a kernel without dnotify answers); any other
     command allowed."""
     flocks, fcntls = lock_calls
+    if not isolate_locks:
+        flocks = ()
     code: list[tuple[int, int, str | None, str]] = [(_LD_W_ABS, _NR_OFFSET, None, "")]
     code += [(_JEQ_K, nr, "enosys", "") for nr in refused]
     code += [(_JEQ_K, nr, "flags", "") for nr in namespace_calls]
@@ -245,10 +258,14 @@ def _block(
         code.append((_LD_W_ABS, _ARG0_LOW_OFFSET, None, "domain"))
         code += [(_JEQ_K, domain, "noafs", "") for domain in INET_DOMAINS]
         code += [(_RET_K, _RET_ALLOW, None, ""), (_RET_K, _RET_EAFNOSUPPORT, None, "noafs")]
-    if flocks or fcntls:
+    if fcntls:
         code.append((_LD_W_ABS, _ARG1_LOW_OFFSET, None, "fcntl"))
-        code += [(_JEQ_K, cmd, "pretend", "") for cmd in SET_LOCK_COMMANDS]
-        code += [(_RET_K, _RET_ALLOW, None, ""), (_RET_K, _RET_SUCCESS, None, "pretend")]
+        code.append((_JEQ_K, F_NOTIFY, "einval", ""))
+        if isolate_locks:
+            code += [(_JEQ_K, cmd, "pretend", "") for cmd in SET_LOCK_COMMANDS]
+        code += [(_RET_K, _RET_ALLOW, None, ""), (_RET_K, _RET_EINVAL, None, "einval")]
+    if isolate_locks and (flocks or fcntls):
+        code.append((_RET_K, _RET_SUCCESS, None, "pretend"))
     code.append((_RET_K, _RET_ENOSYS, None, "enosys"))
     labels = {label: pc for pc, (_op, _k, _t, label) in enumerate(code) if label}
     return _assemble(code, labels)

@@ -86,6 +86,12 @@ def optimize(
     patience: int | None = typer.Option(
         None, "--patience", help="Stop a task after K rounds without a gain."
     ),
+    confirm: int = typer.Option(
+        3,
+        "--confirm",
+        help="Fresh draws of the hidden inputs an accepted proposal must also "
+        "pass (0: the round's own draw only).",
+    ),
     budget_tokens: int | None = typer.Option(
         None, "--budget-tokens", help="Token budget of the run."
     ),
@@ -156,7 +162,8 @@ def optimize(
         config = OptimizeConfig(iterations=iterations, objective=objective, strategy=strategy,  # type: ignore[arg-type]
                                 n=n, start=start, patience=patience, max_tokens=budget_tokens,  # type: ignore[arg-type]
                                 max_usd=budget_usd, max_wall_s=budget_wall, alpha=alpha,
-                                seed=seed, concurrency=concurrency or 8)  # fmt: skip
+                                seed=seed, concurrency=concurrency or 8,
+                                confirm=confirm)  # fmt: skip
     except ValidationError as exc:
         fail(one_line(exc))
     suite, tasks = _tasks(target, task, split, limit)

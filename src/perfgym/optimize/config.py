@@ -33,6 +33,14 @@ class OptimizeConfig(BaseModel):
     max_usd: float | None = Field(None, gt=0, description="Dollar budget of the whole run.")
     max_wall_s: float | None = Field(None, gt=0, description="Wall-time budget of one invocation.")
     alpha: float = Field(0.05, gt=0, lt=0.5, description="Significance level of acceptance.")
+    confirm: int = Field(
+        3,
+        ge=0,
+        le=10,
+        description="A proposal about to be accepted on hidden inputs is judged again on this "
+        "many fresh draws of them, and accepted only when correct on every one (a program "
+        "wrong on half the task's inputs passed one draw often enough to be kept). 0: one draw.",
+    )
     seed: int = 0
     islands: int = Field(3, ge=1, le=32, description="evolve: islands per task.")
     migrate_every: int = Field(3, ge=1, description="evolve: rounds between migrations.")

@@ -28,6 +28,9 @@ from perfgym.tasks.task import Task
 
 #: Slot of the step holding the best program's fresh measurement of a round (not a proposal).
 BEST_SLOT = -1
+#: Slots of the steps confirming an accepted proposal on fresh hidden inputs (the first; the
+#: next ones count down from it).
+CONFIRM_SLOT = -2
 
 Progress = Callable[[str, int, int], None]  # (task id, rounds done of the task, rounds)
 
@@ -142,15 +145,52 @@ class Optimizer:
         it = iter(judged)
         verdicts: list[Verdict | None] = [next(it) if s.answer is not None else None for s in steps]
         decisions = decide(state, verdicts, best_fresh, [s.model_error for s in steps])
+        self.overhead_s += time.perf_counter() - t0
+        confirmations = await self._confirmed(state, iteration, verdicts, decisions)
+        t0 = time.perf_counter()
         for s, v, d in zip(steps, verdicts, decisions, strict=True):
             _fill(s, v, d)
-        out = list(steps)
+        out = list(steps) + confirmations
         if best_fresh is not None:
             out.append(Step(key, iteration, BEST_SLOT, "best", verdict=best_fresh.model_dump(
                 mode="json"), stage=best_fresh.stage.value, accepted=False, why="re-measured"))  # fmt: skip
         self.history.put(self.run, out)
         apply(state, iteration, requests, verdicts, decisions, best_fresh)
         self.overhead_s += time.perf_counter() - t0
+
+    async def _confirmed(self, state: TaskState, iteration: int, verdicts: list[Verdict | None],
+                         decisions: list[Decision]) -> list[Step]:  # fmt: skip
+        """Judge the proposal `decide` accepts again on `config.confirm` fresh draws of the
+        task's hidden inputs, one judge call each (each call draws its own); the first draw it
+        fails turns the decision into a refusal, in place. The confirmations, as steps of
+        their own (slots CONFIRM_SLOT, CONFIRM_SLOT - 1, ...). Nothing to confirm where the
+        proposal was decided on visible inputs, or the judge's hidden seed is fixed (every
+        draw would be the same)."""
+        at = next((i for i, d in enumerate(decisions) if d.accepted), None)
+        v = verdicts[at] if at is not None else None
+        judge_config = getattr(getattr(self.queue, "judge", None), "config", None)
+        fixed_seed = getattr(judge_config, "hidden_seed", None) is not None
+        if at is None or v is None or v.source is None or v.hidden_workloads == 0 or fixed_seed:
+            return []
+        out: list[Step] = []
+        for j in range(self.config.confirm):
+            again = await self.queue.judge_round([Candidate(
+                state.task, source=v.source, model="confirm", sample=j, suite=self.suite)])  # fmt: skip
+            got = again[0] if again else None
+            ok = got is not None and got.correct
+            out.append(Step(state.task.id, iteration, CONFIRM_SLOT - j, "confirm",
+                            verdict=None if got is None else got.model_dump(mode="json"),
+                            stage="" if got is None else got.stage.value, accepted=False,
+                            why="correct on a fresh draw of the hidden inputs" if ok else
+                            "wrong on a fresh draw of the hidden inputs"))  # fmt: skip
+            if not ok:
+                d = decisions[at]
+                seen = "no verdict" if got is None else got.stage.value
+                decisions[at] = Decision(False, f"correct on the round's hidden inputs but not on "
+                                         f"fresh draw {j + 1} of {self.config.confirm} ({seen})",
+                                         d.ratio, d.ci)  # fmt: skip
+                break
+        return out
 
     def _replay(self, state: TaskState, iteration: int, requests: list[Request],
                 steps: list[Step], best: Step | None) -> None:  # fmt: skip

@@ -67,6 +67,11 @@ class TaskState:
     snapshots: dict[int, Verdict | None] = field(default_factory=dict)
     proposals_ok: dict[int, tuple[int, int]] = field(default_factory=dict)
     accepted_at: list[int] = field(default_factory=list)
+    #: The bests before the current one, latest last: (source, role, verdict, iteration). A best
+    #: found wrong on a later round's fresh hidden inputs is dropped for the one before it.
+    earlier: list[tuple[str | None, str, Verdict | None, int]] = field(default_factory=list)
+    #: Bests dropped: the round it was found wrong, the round it was accepted, and why.
+    dropped: list[dict[str, object]] = field(default_factory=list)
     db: ProgramDatabase | None = None
     strategy: Strategy = field(init=False, repr=False, compare=False)
 
@@ -103,6 +108,13 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
     """Accept at most one proposal of the round: the first correct program, or the one most
     significantly better than the best on the objective. Never one within noise of it."""
     cfg, obj = state.config, state.config.objective
+    if best_fresh is not None and not best_fresh.correct:
+        # The best itself was wrong on this round's fresh inputs: it is dropped (`apply`), and
+        # no proposal is measured against it (nor against a best not measured this round).
+        why = f"the best was wrong on this round's inputs ({_failure(best_fresh)}) and is dropped"
+        return [Decision(False, "model error: " + err if err else "no answer") if v is None
+                else Decision(False, why if v.correct else _failure(v))
+                for v, err in zip(verdicts, errors, strict=True)]  # fmt: skip
     gains: list[Gain | None] = []
     out: list[Decision | None] = []
     best_key = key_of(state.best_source, state.task) if state.best_source else None
@@ -112,8 +124,7 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
             gains.append(None)
             continue
         if not v.correct:
-            detail = f" ({v.detail})" if v.detail else ""
-            out.append(Decision(False, f"{v.stage.value}{detail}"))
+            out.append(Decision(False, _failure(v)))
             gains.append(None)
             continue
         if state.best_source is None:
@@ -156,6 +167,10 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
     return final
 
 
+def _failure(v: Verdict) -> str:
+    return f"{v.stage.value} ({v.detail})" if v.detail else v.stage.value
+
+
 def _rank(g: Gain | None) -> float:
     return float("inf") if g is None or g.ratio is None else g.ratio
 
@@ -163,15 +178,20 @@ def _rank(g: Gain | None) -> float:
 def apply(state: TaskState, iteration: int, requests: list[Request],
           verdicts: list[Verdict | None], decisions: list[Decision],
           best_fresh: Verdict | None) -> None:  # fmt: skip
-    """Move the state past a judged round."""
+    """Move the state past a judged round. A best re-measured wrong (on the round's fresh
+    hidden inputs) is dropped for the best before it (in the end the baseline, or none)."""
     if best_fresh is not None and best_fresh.correct:
         state.best_verdict = best_fresh
+    elif best_fresh is not None:
+        _drop_best(state, iteration, best_fresh)
     accepted = next((i for i, d in enumerate(decisions) if d.accepted), None)
     ok = sum(1 for v in verdicts if v is not None and v.correct)
     state.proposals_ok[iteration] = (ok, len(requests))
     if accepted is not None:
         v = verdicts[accepted]
         assert v is not None and v.source is not None
+        state.earlier.append((state.best_source, state.best_role, state.best_verdict,
+                              state.best_iteration))  # fmt: skip
         state.best_source, state.best_role, state.best_verdict = v.source, "candidate", v
         state.best_iteration = iteration
         state.accepted_at.append(iteration)
@@ -180,6 +200,18 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
         state.rounds_without_gain += 1
     state.strategy.after_round(state, iteration, requests, verdicts)
     state.snapshots[iteration] = snapshot(state, verdicts)
+
+
+def _drop_best(state: TaskState, iteration: int, wrong: Verdict) -> None:
+    """The best was wrong on a round's inputs: back to the best before it."""
+    state.dropped.append({"iteration": iteration, "accepted_at": state.best_iteration,
+                          "why": _failure(wrong)})  # fmt: skip
+    if state.earlier:
+        src, role, verdict, at = state.earlier.pop()
+    else:  # (a best always has the state before it below; kept for a hand-made state)
+        src, role, verdict, at = (state.task.baseline.source, "baseline", None, 0)
+    state.best_source, state.best_role, state.best_verdict, state.best_iteration = (
+        src, role, verdict, at)  # fmt: skip
 
 
 def snapshot(state: TaskState, verdicts: list[Verdict | None]) -> Verdict | None:

@@ -1,0 +1,123 @@
+"""A proposal is accepted only when it is also correct on fresh draws of the hidden inputs, and a
+best found wrong on a later round's draw is dropped (red team helper-78: on py-lis-dp a program
+wrong on 58 % of the task's inputs, sent every round, was accepted at ~13x after one lucky draw
+in 3 of 3 runs, and kept though later rounds' re-measurements of it failed; a shortcut tuned
+on the one-bit "failed on a hidden workload" was accepted in 4 of 4).
+
+The verdicts are real (the real judge on the task's reference and on a program wrong on every
+hidden input); a queue hands them to the real loop in a chosen order, as draws would fall."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from optimize_helpers import core_task
+from test_hidden_inputs import FAILS_ON_WORKLOADS, TASK
+
+from perfgym.judge.candidate import Candidate
+from perfgym.judge.judge import Judge
+from perfgym.judge.verdict import Verdict
+from perfgym.llm.core_script import fenced
+from perfgym.optimize.config import OptimizeConfig
+from perfgym.optimize.loop import BEST_SLOT, CONFIRM_SLOT, Optimizer
+from perfgym.optimize.outputs import task_rows
+from perfgym.optimize.session import judge_config
+from perfgym.store.optimize_history import OptimizeHistory, Step
+
+
+@pytest.fixture(scope="module")
+def real() -> dict[str, Verdict]:
+    """The real judge's verdicts on hidden inputs: the reference (correct, faster than the
+    baseline) and a program wrong on every hidden input."""
+    task = core_task(TASK)
+    with Judge(judge_config(3)) as j:
+        ref, wrong = j.judge_many([Candidate(task, source=task.references[0].source),
+                                   Candidate(task, source=FAILS_ON_WORKLOADS)])  # fmt: skip
+    assert ref.correct and ref.hidden_workloads > 0, ref.detail
+    assert not wrong.correct and wrong.hidden_workloads > 0
+    return {"ref": ref, "wrong": wrong}
+
+
+@dataclass
+class Draws:
+    """A judge queue whose calls return the given verdicts in order (each call: one draw)."""
+
+    answers: list[list[Verdict]]
+    calls: list[list[Candidate]] = field(default_factory=list)
+    judge: object = None
+
+    async def judge_round(self, candidates: list[Candidate]) -> list[Verdict]:
+        self.calls.append(list(candidates))
+        out = self.answers.pop(0)
+        assert len(out) == len(candidates), (out, candidates)
+        return [v.model_copy(update={"source": c.source or v.source})
+                for v, c in zip(out, candidates, strict=True)]  # fmt: skip
+
+
+class NoModel:
+    name = "stored"
+
+    async def complete(self, *a: object, **k: object) -> object:
+        raise AssertionError("every answer is stored: no model call")
+
+
+def _run(tmp_path: Path, iterations: int, draws: list[list[Verdict]], **cfg: object):  # type: ignore[no-untyped-def]
+    """The real loop over `iterations` greedy rounds of TASK, each proposing its reference (the
+    answers stored in the history beforehand), judged by `draws`."""
+    task = core_task(TASK)
+    history = OptimizeHistory(tmp_path / "h.sqlite")
+    answer = fenced(task.references[0].source, task.language, "Here:")
+    history.put(
+        "r", [Step(task.id, i, 0, "optimize", answer=answer) for i in range(1, iterations + 1)]
+    )
+    queue = Draws(draws)
+    opt = Optimizer(NoModel(), queue, history, "r", OptimizeConfig(iterations=iterations, **cfg))  # type: ignore[arg-type]
+    states = asyncio.run(opt.optimize([task]))
+    return states[task.id], {(s.iteration, s.slot): s for s in history.steps("r")}, queue
+
+
+def test_a_proposal_wrong_on_a_fresh_draw_is_not_accepted(tmp_path, real) -> None:
+    state, steps, queue = _run(
+        tmp_path, 1, [[real["ref"]], [real["ref"]], [real["wrong"]]], confirm=2
+    )
+    step = steps[(1, 0)]
+    assert step.accepted is False and "not on fresh draw 2 of 2" in step.why, step.why
+    assert state.best_role == "baseline" and state.accepted_at == []
+    assert steps[(1, CONFIRM_SLOT)].why == "correct on a fresh draw of the hidden inputs"
+    assert steps[(1, CONFIRM_SLOT - 1)].stage == real["wrong"].stage.value
+    assert all(c.source == step.verdict["source"] for call in queue.calls[1:] for c in call)
+
+
+def test_a_proposal_correct_on_every_draw_is_accepted(tmp_path, real) -> None:
+    state, steps, _queue = _run(tmp_path, 1, [[real["ref"]]] * 3, confirm=2)
+    assert steps[(1, 0)].accepted is True, steps[(1, 0)].why
+    assert state.best_role == "candidate" and state.accepted_at == [1]
+    assert {(1, CONFIRM_SLOT), (1, CONFIRM_SLOT - 1)} <= set(steps)
+    assert not any(s.accepted for s in steps.values() if s.slot < 0)  # never counted as proposals
+
+
+def test_without_confirmation_one_draw_decides(tmp_path, real) -> None:
+    """confirm=0: the round's own draw alone (the behaviour helper-78 bought)."""
+    state, steps, queue = _run(tmp_path, 1, [[real["ref"]]], confirm=0)
+    assert steps[(1, 0)].accepted is True and len(queue.calls) == 1
+    assert state.best_role == "candidate"
+
+
+def test_a_best_wrong_on_a_later_draw_is_dropped(tmp_path, real) -> None:
+    """Round 1 accepts the reference; round 2's fresh draw finds the best wrong: it is dropped
+    for the baseline, nothing is accepted against it, and the summary says so."""
+    draws = [[real["ref"]], [real["ref"]], [real["ref"]],  # round 1 and its two confirmations
+             [real["ref"], real["wrong"]]]  # round 2: the proposal, the best re-measured  # fmt: skip
+    state, steps, _queue = _run(tmp_path, 2, draws, confirm=2)
+    assert state.accepted_at == [1]
+    assert steps[(2, BEST_SLOT)].stage == real["wrong"].stage.value
+    assert steps[(2, 0)].accepted is False and "the best was wrong" in steps[(2, 0)].why
+    assert state.best_role == "baseline" and state.best_source == core_task(TASK).baseline.source
+    (dropped,) = state.dropped
+    assert dropped["iteration"] == 2 and dropped["accepted_at"] == 1, dropped
+    assert str(dropped["why"]).startswith(real["wrong"].stage.value), dropped
+    (row,) = task_rows({TASK: state})
+    assert row["best"] == "baseline" and row["dropped"] == state.dropped

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from perfgym.errors import ConfigError
 from perfgym.judge.config import JudgeConfig
+from perfgym.sandbox.limits import Limits
 from perfgym.tasks.suite import BUILTINS
 
 
@@ -57,6 +58,30 @@ class ServiceConfig(BaseModel):
     )
     retention_s: float = Field(
         86_400.0, gt=0, description="How long finished jobs stay retrievable."
+    )
+    head_timeout_s: float = Field(
+        10.0,
+        gt=0,
+        le=3600,
+        description="Seconds a connection may take to send a request's head (its request line "
+        "and headers), from its opening or its last response; then it is closed "
+        "(perfgym.service.server.head_timeout).",
+    )
+    exec_ceiling: Limits = Field(
+        default_factory=lambda: Limits(
+            wall_s=60.0,
+            memory_mb=4096.0,
+            max_processes=1024,
+            stdout_bytes=8 << 20,
+            stderr_bytes=8 << 20,
+            file_size_bytes=1 << 30,
+            disk_bytes=1 << 30,
+            open_files=4096,
+        ),  # fmt: skip
+        description="The most a /v1/executions run may ask for, field by field (a run asking "
+        "more is refused with 422). Its wall and CPU time are also held within the request's "
+        "deadline: a run that outlived its job held a worker after its answer (red team "
+        "helper-79 kept every worker for as long as it asked, up to a day).",
     )
     allow_network: bool = Field(
         False,

@@ -41,7 +41,7 @@ def create_app(config: ServiceConfig) -> FastAPI:
         dependencies=[Depends(bearer_guard(config.token))],
     )
     app.state.runtime = runtime
-    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes)
+    app.add_middleware(BodyLimit, max_bytes=config.max_body_bytes, token=config.token)
     install_error_handlers(app)
     for routes in (judge, jobs, health, stats, run_code):
         app.include_router(routes.router)

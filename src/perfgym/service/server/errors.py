@@ -62,7 +62,25 @@ async def _full(request: Request, exc: Exception) -> JSONResponse:
                  headers={"Retry-After": str(exc.retry_after_s)})  # fmt: skip
 
 
+async def _too_deep(_: Request, exc: Exception) -> JSONResponse:
+    """A request whose JSON nests too deeply to be written back (pydantic's serializer stops at
+    its recursion limit with "Circular reference detected"; red team helper-79 got a 500 from a
+    `columns` or a test's `expected` nested ~255-980 deep); any other ValueError stays a 500."""
+    text = str(exc)
+    if isinstance(exc, RecursionError) or "Circular reference detected" in text:
+        return error(422, "invalid request: a value is nested too deeply")
+    return error(500, f"internal error: {type(exc).__name__}")
+
+
+async def _not_text(_: Request, exc: Exception) -> JSONResponse:
+    """Text with a lone surrogate reached an encoder (red team helper-79: `/run_code`'s stdin)."""
+    return error(422, "invalid request: text that is not valid Unicode (a lone surrogate)")
+
+
 def install_error_handlers(app: FastAPI) -> None:
+    app.add_exception_handler(RecursionError, _too_deep)
+    app.add_exception_handler(ValueError, _too_deep)
+    app.add_exception_handler(UnicodeEncodeError, _not_text)
     app.add_exception_handler(RequestValidationError, _invalid)
     app.add_exception_handler(HTTPException, _http)
     app.add_exception_handler(UnknownTask, _not_found)

@@ -9,6 +9,7 @@ from typing import Any
 
 from perfgym.errors import ConfigError, PerfgymError
 from perfgym.judge.verdict import Stage, Verdict
+from perfgym.sandbox.limits import Limits
 from perfgym.sandbox.request import check_name
 from perfgym.sandbox.view import program_env
 from perfgym.service.config import ServiceConfig
@@ -20,6 +21,10 @@ from perfgym.store.result_store import ResultStore
 from perfgym.tasks.suite import Suite, load_suite
 from perfgym.tasks.task import Task
 from perfgym.toolchains import toolchain
+
+#: The fields of a /v1/executions run's limits held to `ServiceConfig.exec_ceiling`.
+EXEC_CEILING_FIELDS = ("wall_s", "cpu_s", "memory_mb", "max_processes", "stdout_bytes",
+                       "stderr_bytes", "file_size_bytes", "disk_bytes", "open_files")  # fmt: skip
 
 
 def bad_text(value: Any, where: str = "body") -> str | None:
@@ -177,6 +182,24 @@ class Intake:
                     i.result = {"verdict": v.model_dump(mode="json"), "reason": "from the store"}
         return items, tasks
 
+    def _within_ceiling(self, n: int, limits: Limits, deadline_s: float | None) -> None:
+        """ConfigError when run `n` asks more than `exec_ceiling` allows, or more wall or CPU
+        time than its request's deadline."""
+        ceiling = self.config.exec_ceiling
+        for name in EXEC_CEILING_FIELDS:
+            asked, most = getattr(limits, name), getattr(ceiling, name)
+            if name == "cpu_s" and most is None:
+                most = ceiling.wall_s
+            if asked is not None and most is not None and asked > most:
+                raise ConfigError(f"run {n}: limits.{name} {asked:g} is above this service's "
+                                  f"ceiling of {most:g}")  # fmt: skip
+        deadline = min(deadline_s or self.config.default_deadline_s, self.config.max_deadline_s)
+        for name in ("wall_s", "cpu_s"):
+            asked = getattr(limits, name)
+            if asked is not None and asked > deadline:
+                raise ConfigError(f"run {n}: limits.{name} {asked:g} is longer than the "
+                                  f"request's deadline of {deadline:g} s")  # fmt: skip
+
     def exec_items(self, req: ExecRequest) -> list[NewItem]:
         if len(req.requests) > self.config.max_items:
             raise ConfigError(f"{len(req.requests)} runs in one request; the limit is "
@@ -195,6 +218,7 @@ class Intake:
                                   "HTTP; send the files instead")  # fmt: skip
             if not r.command:
                 raise ConfigError(f"run {n}: command must be a non-empty argv list")
+            self._within_ceiling(n, r.limits, req.deadline_s)
             try:
                 for name in [*r.files, *r.collect]:
                     check_name(name)

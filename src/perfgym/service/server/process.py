@@ -23,11 +23,14 @@ def serve(config: ServiceConfig, *, log_level: str = "warning") -> None:
     import uvicorn
 
     from perfgym.service.server.app import create_app
+    from perfgym.service.server.head_timeout import HeadTimeoutH11
 
     config.check_bind()
     app = create_app(config)
     uvicorn.run(app, host=config.host, port=config.port, log_level=log_level,
-                timeout_graceful_shutdown=5)  # fmt: skip
+                timeout_graceful_shutdown=5,
+                http=type("HeadTimeout", (HeadTimeoutH11,),
+                          {"head_timeout_s": config.head_timeout_s}))  # fmt: skip
 
 
 def free_port() -> int:

@@ -36,3 +36,15 @@ def test_full_queue_is_429_with_retry_after(small):
     assert done["state"] == "complete" and [i["status"] for i in done["items"]] == ["ok"] * 3
     assert httpx.post(url, json=extra, timeout=30).status_code == 202
     assert httpx.get(f"{small.url}/v1/metrics").json()["rejected_full"] == 1
+
+
+def test_a_batch_that_can_never_fit_is_422_not_429(small):
+    """Four items for a queue of three: no wait makes room, so it is refused as the client's
+    error at once (a 429 had `ServiceClient` retry it for 300 s: red team helper-79)."""
+    task = task_json(sum_task())
+    big = {"tasks": [task], "wait": False,
+           "items": [{"task_id": "sum", "source": sleeper(0), "sample": k} for k in range(4)]}  # fmt: skip
+    r = httpx.post(f"{small.url}/v1/judge", json=big, timeout=30)
+    assert r.status_code == 422 and "more than the queue ever holds (3)" in r.json()["error"], (
+        r.text
+    )

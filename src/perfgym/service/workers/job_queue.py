@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from perfgym.errors import PerfgymError
+from perfgym.errors import ConfigError, PerfgymError
 from perfgym.service.status import ItemStatus
 from perfgym.store.sqlite import connect, write
 
@@ -182,6 +182,11 @@ class JobQueue:
                     )
                 return False
             waiting = sum(1 for it in items if it.result is None)
+            if waiting > self.max_queue:  # never fits: no retry can help (red team helper-79)
+                raise ConfigError(
+                    f"this request adds {waiting} items to judge, more than the queue ever "
+                    f"holds ({self.max_queue}); split it"
+                )
             active = c.execute(
                 "SELECT COUNT(*) FROM items WHERE state IN ('queued', 'running')"
             ).fetchone()[0]

@@ -89,6 +89,27 @@ def test_a_fixed_seed_draws_the_same_inputs_in_another_judge(lis_task):
     assert seen[0] == seen[1] and len(seen[0]) == 2
 
 
+def test_more_inputs_per_workload_are_distinct_fresh_and_keep_the_first_draw(lis_task):
+    """`hidden_per_workload`: each declared generated workload gets that many inputs, every one
+    its own seed at the workload's size; the first draw is the one a single draw gives."""
+    from perfgym.judge.hidden import hidden_cases
+
+    one, _ = hidden_cases(lis_task, 777)
+    four, _ = hidden_cases(lis_task, 777, per_workload=4)
+    sizes = sorted(w.size for w in lis_task.workloads if w.seed is not None)
+    assert len(four) == 4 * len(one) and sorted({c.size for c in four}) == sorted(set(sizes))
+    assert [c.seed for c in four[: len(one)]] == [c.seed for c in one]
+    assert len({c.seed for c in four}) == len(four) and len({c.id for c in four}) == len(four)
+    declared = {w.seed for w in [*lis_task.workloads, *lis_task.tests]}
+    assert declared.isdisjoint(c.seed for c in four)
+    config = JudgeConfig(hidden_workloads=True, hidden_per_workload=3, measure_baseline=False,
+                         measure_reference=False, **CHEAP)  # fmt: skip
+    with Judge(config) as judge:
+        v = judge.judge(lis_task, source=CORRECT)
+    assert v.stage is Stage.OK and v.hidden_workloads == 3 * len(one), v.reason
+    assert all(is_hidden(i) for i in v.candidate.per_workload_s)
+
+
 def test_a_table_of_the_generator_on_many_seeds_at_the_declared_sizes_is_wrong(lis_task):
     """The suite's generator is public: run it on the declared seeds and hundreds more."""
     ns: dict = {}

@@ -22,7 +22,7 @@ from perfgym.judge.judge import Judge
 from perfgym.judge.verdict import Verdict
 from perfgym.llm.core_script import fenced
 from perfgym.optimize.config import OptimizeConfig
-from perfgym.optimize.loop import BEST_SLOT, CONFIRM_SLOT, Optimizer
+from perfgym.optimize.loop import BEST_SLOT, CONFIRM_SLOT, FINAL_SLOT, Optimizer
 from perfgym.optimize.outputs import task_rows
 from perfgym.optimize.session import judge_config
 from perfgym.store.optimize_history import OptimizeHistory, Step
@@ -49,6 +49,12 @@ class Draws:
     calls: list[list[Candidate]] = field(default_factory=list)
     judge: object = None
 
+    checks: list[int] = field(default_factory=list)  # indices of calls that were checks
+
+    async def check_round(self, candidates: list[Candidate]) -> list[Verdict]:
+        self.checks.append(len(self.calls))
+        return await self.judge_round(candidates)
+
     async def judge_round(self, candidates: list[Candidate]) -> list[Verdict]:
         self.calls.append(list(candidates))
         out = self.answers.pop(0)
@@ -74,7 +80,8 @@ def _run(tmp_path: Path, iterations: int, draws: list[list[Verdict]], **cfg: obj
         "r", [Step(task.id, i, 0, "optimize", answer=answer) for i in range(1, iterations + 1)]
     )
     queue = Draws(draws)
-    opt = Optimizer(NoModel(), queue, history, "r", OptimizeConfig(iterations=iterations, **cfg))  # type: ignore[arg-type]
+    config = OptimizeConfig(iterations=iterations, **{"final_check": 0, **cfg})  # type: ignore[arg-type]
+    opt = Optimizer(NoModel(), queue, history, "r", config)  # type: ignore[arg-type]
     states = asyncio.run(opt.optimize([task]))
     return states[task.id], {(s.iteration, s.slot): s for s in history.steps("r")}, queue
 
@@ -89,6 +96,7 @@ def test_a_proposal_wrong_on_a_fresh_draw_is_not_accepted(tmp_path, real) -> Non
     assert steps[(1, CONFIRM_SLOT)].why == "correct on a fresh draw of the hidden inputs"
     assert steps[(1, CONFIRM_SLOT - 1)].stage == real["wrong"].stage.value
     assert all(c.source == step.verdict["source"] for call in queue.calls[1:] for c in call)
+    assert queue.checks == [1, 2]  # confirmations are correctness checks, not timed rounds
 
 
 def test_a_proposal_correct_on_every_draw_is_accepted(tmp_path, real) -> None:
@@ -121,3 +129,71 @@ def test_a_best_wrong_on_a_later_draw_is_dropped(tmp_path, real) -> None:
     assert str(dropped["why"]).startswith(real["wrong"].stage.value), dropped
     (row,) = task_rows({TASK: state})
     assert row["best"] == "baseline" and row["dropped"] == state.dropped
+
+
+def test_the_final_best_passes_every_final_draw_and_is_kept(tmp_path, real) -> None:
+    state, steps, queue = _run(tmp_path, 1, [[real["ref"]]] * 4, confirm=1, final_check=2)
+    assert state.best_role == "candidate" and state.dropped == []
+    assert state.final_check == {"draws": 2, "passed": 2, "iteration": 1}
+    finals = [steps[(1, FINAL_SLOT)], steps[(1, FINAL_SLOT - 1)]]
+    assert [s.purpose for s in finals] == ["final", "final"] and not any(s.accepted for s in finals)
+    assert queue.checks == [1, 2, 3] and len(queue.calls) == 4
+    (row,) = task_rows({TASK: state})
+    assert row["final_check"] == state.final_check and row["best"] == "candidate"
+
+
+def test_a_best_wrong_on_a_final_draw_is_dropped_and_a_resume_replays_it(tmp_path, real) -> None:
+    """helper-78's window shortcut passed a round and its confirmations in 2 of 2 runs: the
+    final check's second draw finds it wrong, the baseline is the result, and a resumed run
+    reaches the same end from the stored steps without judging anything."""
+    draws = [[real["ref"]], [real["ref"]], [real["ref"]], [real["wrong"]]]
+    state, steps, _queue = _run(tmp_path, 1, draws, confirm=1, final_check=3)
+    assert state.best_role == "baseline" and state.accepted_at == [1]
+    assert state.final_check == {"draws": 3, "passed": 1, "iteration": 1}
+    (dropped,) = state.dropped
+    assert dropped["by"] == "final check" and dropped["accepted_at"] == 1, dropped
+    assert steps[(1, FINAL_SLOT - 1)].stage == real["wrong"].stage.value
+    assert (1, FINAL_SLOT - 2) not in steps  # the first wrong draw ends the check
+    snap = state.snapshots[1]
+    assert snap is not None and snap.source == core_task(TASK).baseline.source
+    (row,) = task_rows({TASK: state})
+    assert row["best"] == "baseline" and row["dropped"] == state.dropped
+
+    again = Optimizer(NoModel(), Draws([]), OptimizeHistory(tmp_path / "h.sqlite"), "r",  # type: ignore[arg-type]
+                      OptimizeConfig(iterations=1, confirm=1, final_check=3))  # fmt: skip
+    replayed = asyncio.run(again.optimize([core_task(TASK)]))[TASK]
+    assert again.queue.calls == [] and replayed.best_role == "baseline"  # type: ignore[attr-defined]
+    assert replayed.dropped == state.dropped and replayed.final_check == state.final_check
+
+
+def test_no_final_check_when_the_baseline_is_the_best(tmp_path, real) -> None:
+    state, steps, queue = _run(tmp_path, 1, [[real["wrong"]]], final_check=4)
+    assert state.best_role == "baseline" and state.final_check is None
+    assert len(queue.calls) == 1 and not [k for k in steps if k[1] <= FINAL_SLOT]
+
+
+def test_checks_go_through_the_real_queue_on_more_fresh_inputs_and_time_nothing() -> None:
+    """The real queue and judge: a check and a round submitted together are judged in calls of
+    their own; the check draws CHECK_INPUTS inputs per workload, measures no baseline, and
+    finds the program wrong on hidden inputs; the judge's config is the round's again after."""
+    from perfgym.optimize.judging import CHECK_INPUTS, JudgeQueue
+
+    task = core_task(TASK)
+    ref = task.references[0].source
+    with Judge(judge_config(3)) as j:
+        queue = JudgeQueue(j)
+        config = j.config
+
+        async def both() -> tuple[list[Verdict], list[Verdict]]:
+            return await asyncio.gather(
+                queue.judge_round([Candidate(task, source=ref)]),
+                queue.check_round([Candidate(task, source=ref),
+                                   Candidate(task, source=FAILS_ON_WORKLOADS)]))  # fmt: skip
+
+        (round_v,), (ok, wrong) = asyncio.run(both())
+        assert j.config is config
+    assert round_v.correct and round_v.baseline is not None and round_v.hidden_workloads == 2
+    assert ok.correct and ok.baseline is None and ok.reference is None
+    assert ok.hidden_workloads == CHECK_INPUTS * round_v.hidden_workloads
+    assert not wrong.correct and wrong.stage.value == "WO"
+    assert set(ok.candidate.per_workload_s).isdisjoint(round_v.candidate.per_workload_s)

@@ -92,6 +92,12 @@ def optimize(
         help="Fresh draws of the hidden inputs an accepted proposal must also "
         "pass (0: the round's own draw only).",
     ),
+    final_check: int = typer.Option(
+        8,
+        "--final-check",
+        help="Fresh draws of the hidden inputs a task's final best must pass, else the best "
+        "before it is checked (0: none).",
+    ),
     budget_tokens: int | None = typer.Option(
         None, "--budget-tokens", help="Token budget of the run."
     ),
@@ -163,7 +169,7 @@ def optimize(
                                 n=n, start=start, patience=patience, max_tokens=budget_tokens,  # type: ignore[arg-type]
                                 max_usd=budget_usd, max_wall_s=budget_wall, alpha=alpha,
                                 seed=seed, concurrency=concurrency or 8,
-                                confirm=confirm)  # fmt: skip
+                                confirm=confirm, final_check=final_check)  # fmt: skip
     except ValidationError as exc:
         fail(one_line(exc))
     suite, tasks = _tasks(target, task, split, limit)

@@ -231,6 +231,14 @@ class JudgeConfig(BaseModel):
         "task without a generator is judged on its visible ones and says so. "
         "See docs/task-format.md.",
     )
+    hidden_per_workload: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="hidden_workloads: fresh inputs drawn per declared generated workload "
+        "(each its own seed). More inputs catch a program wrong on part of the generator's "
+        "inputs more often; `perfgym optimize`'s correctness checks draw 4.",
+    )
     hidden_seed: int | None = Field(
         None,
         ge=0,

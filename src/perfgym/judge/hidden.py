@@ -38,14 +38,15 @@ def is_hidden(case_id: str) -> bool:
     return case_id.startswith(HIDDEN_PREFIX)
 
 
-def _derived(secret: int, task: Task, case: TestCase, attempt: int) -> bytes:
+def _derived(secret: int, task: Task, case: TestCase, attempt: int, draw: int) -> bytes:
     msg = f"{task.id}\0{case.id}\0{case.size}\0{case.level}\0{case.index}\0{attempt}"
+    msg += f"\0{draw}" if draw else ""  # a workload's first draw: the same as ever
     return hmac.new(secret.to_bytes(8, "big", signed=False), msg.encode(), hashlib.sha256).digest()
 
 
-def hidden_cases(task: Task, secret: int) -> tuple[list[TestCase], str]:
-    """The hidden counterparts of `task`'s generated workloads (not yet materialised), or
-    ([], why there are none)."""
+def hidden_cases(task: Task, secret: int, per_workload: int = 1) -> tuple[list[TestCase], str]:
+    """The hidden counterparts of `task`'s generated workloads, `per_workload` inputs of each
+    (not yet materialised), or ([], why there are none)."""
     if task.kind is TaskKind.HARNESS:
         return [], "a harness task runs its own fixed workloads"
     if task.generator is None and ENAMEL_KEY not in task.metadata:
@@ -54,15 +55,16 @@ def hidden_cases(task: Task, secret: int) -> tuple[list[TestCase], str]:
     if not sized:
         return [], "the task declares no generated workloads (size and seed)"
     declared = {(w.size, w.level, w.index, w.seed) for w in [*task.tests, *task.workloads]}
-    out = []
-    for k, w in enumerate(sized, start=1):
-        for attempt in range(8):
-            digest = _derived(secret, task, w, attempt)
-            seed = int.from_bytes(digest[:8], "big") % SEED_SPACE
-            if (w.size, w.level, w.index, seed) not in declared:
-                break
-        out.append(TestCase(id=f"{HIDDEN_PREFIX}{k}-{digest[8:14].hex()}", size=w.size,
-                            seed=seed, level=w.level, index=w.index))  # fmt: skip
+    out: list[TestCase] = []
+    for draw in range(per_workload):
+        for w in sized:
+            for attempt in range(8):
+                digest = _derived(secret, task, w, attempt, draw)
+                seed = int.from_bytes(digest[:8], "big") % SEED_SPACE
+                if (w.size, w.level, w.index, seed) not in declared:
+                    break
+            out.append(TestCase(id=f"{HIDDEN_PREFIX}{len(out) + 1}-{digest[8:14].hex()}",
+                                size=w.size, seed=seed, level=w.level, index=w.index))  # fmt: skip
     return out, ""
 
 

@@ -106,7 +106,7 @@ def plan_task(
     decided_on, why = DecidedOn.VISIBLE, ""
     if config.hidden_workloads:
         assert hidden_seed is not None, "hidden workloads need the call's secret seed"
-        drawn, why = hidden_cases(task, hidden_seed)
+        drawn, why = hidden_cases(task, hidden_seed, config.hidden_per_workload)
         if drawn:
             drawn = materialize_all(task, drawn)
             if same_inputs(drawn, [*tests, *workloads]):

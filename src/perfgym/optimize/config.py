@@ -41,6 +41,15 @@ class OptimizeConfig(BaseModel):
         "many fresh draws of them, and accepted only when correct on every one (a program "
         "wrong on half the task's inputs passed one draw often enough to be kept). 0: one draw.",
     )
+    final_check: int = Field(
+        8,
+        ge=0,
+        le=64,
+        description="When a task's search ends, its best program is judged for correctness on "
+        "this many more fresh draws of the hidden inputs; wrong on any, it is dropped for the "
+        "best before it, which is checked the same way (a program right on 6 of 7 of the "
+        "task's inputs passed a round's draws and its confirmations in 2 of 2 runs). 0: none.",
+    )
     seed: int = 0
     islands: int = Field(3, ge=1, le=32, description="evolve: islands per task.")
     migrate_every: int = Field(3, ge=1, description="evolve: rounds between migrations.")

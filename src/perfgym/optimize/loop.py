@@ -22,7 +22,16 @@ from perfgym.llm.protocol import ChatModel, Completion
 from perfgym.optimize.config import OptimizeConfig
 from perfgym.optimize.judging import JudgeQueue
 from perfgym.optimize.prompting import Prompt, prompt_for
-from perfgym.optimize.search import Decision, Request, TaskState, apply, decide, propose
+from perfgym.optimize.search import (
+    Decision,
+    Request,
+    TaskState,
+    apply,
+    decide,
+    drop_best,
+    propose,
+    snapshot,
+)
 from perfgym.store.optimize_history import OptimizeHistory, Step
 from perfgym.tasks.task import Task
 
@@ -31,6 +40,9 @@ BEST_SLOT = -1
 #: Slots of the steps confirming an accepted proposal on fresh hidden inputs (the first; the
 #: next ones count down from it).
 CONFIRM_SLOT = -2
+#: Slots of the final check's steps, stored with the task's last round (counting down; a best
+#: dropped there is followed by the checks of the best before it).
+FINAL_SLOT = -100
 
 Progress = Callable[[str, int, int], None]  # (task id, rounds done of the task, rounds)
 
@@ -103,10 +115,11 @@ class Optimizer:
             why = self._stop_reason(state)
             if why:
                 state.stopped = why
-                return
+                break
             await self._round(state, iteration)
             if self.progress is not None:
                 self.progress(state.task.id, iteration, self.config.iterations)
+        await self._final_check(state)
 
     def _stop_reason(self, state: TaskState) -> str:
         p = self.config.patience
@@ -168,21 +181,13 @@ class Optimizer:
         draw would be the same)."""
         at = next((i for i, d in enumerate(decisions) if d.accepted), None)
         v = verdicts[at] if at is not None else None
-        judge_config = getattr(getattr(self.queue, "judge", None), "config", None)
-        fixed_seed = getattr(judge_config, "hidden_seed", None) is not None
-        if at is None or v is None or v.source is None or v.hidden_workloads == 0 or fixed_seed:
+        if at is None or v is None or not self._drawn(v):
             return []
         out: list[Step] = []
         for j in range(self.config.confirm):
-            again = await self.queue.judge_round([Candidate(
-                state.task, source=v.source, model="confirm", sample=j, suite=self.suite)])  # fmt: skip
-            got = again[0] if again else None
+            got = await self._check(state, v.source, "confirm", j)
             ok = got is not None and got.correct
-            out.append(Step(state.task.id, iteration, CONFIRM_SLOT - j, "confirm",
-                            verdict=None if got is None else got.model_dump(mode="json"),
-                            stage="" if got is None else got.stage.value, accepted=False,
-                            why="correct on a fresh draw of the hidden inputs" if ok else
-                            "wrong on a fresh draw of the hidden inputs"))  # fmt: skip
+            out.append(_check_step(state, iteration, CONFIRM_SLOT - j, "confirm", got))
             if not ok:
                 d = decisions[at]
                 seen = "no verdict" if got is None else got.stage.value
@@ -191,6 +196,49 @@ class Optimizer:
                                          d.ratio, d.ci)  # fmt: skip
                 break
         return out
+
+    def _drawn(self, v: Verdict | None) -> bool:
+        """Whether `v` was decided on hidden inputs that a fresh draw can change (not on visible
+        inputs, nor with the judge's hidden seed fixed: every draw would be the same)."""
+        judge_config = getattr(getattr(self.queue, "judge", None), "config", None)
+        fixed_seed = getattr(judge_config, "hidden_seed", None) is not None
+        return v is not None and v.source is not None and v.hidden_workloads > 0 and not fixed_seed
+
+    async def _check(self, state: TaskState, source: str | None, model: str,
+                     sample: int) -> Verdict | None:  # fmt: skip
+        """`source` judged for correctness alone on a fresh draw (None: no verdict came)."""
+        got = await self.queue.check_round([Candidate(state.task, source=source, model=model,
+                                                      sample=sample, suite=self.suite)])  # fmt: skip
+        return got[0] if got else None
+
+    async def _final_check(self, state: TaskState) -> None:
+        """The task's best, judged for correctness on `config.final_check` fresh draws; the
+        first draw it fails drops it for the best before it, which is checked in turn (until
+        one passes every draw, or the baseline is the best). Stored as steps of the task's last
+        round, so a resumed run replays the same outcome."""
+        if not state.snapshots or self.config.final_check == 0:
+            return
+        last = max(state.snapshots)
+        slot = FINAL_SLOT
+        while state.best_role == "candidate" and self._drawn(state.best_verdict):
+            passed = 0
+            for j in range(self.config.final_check):
+                stored = self._stored.get((state.task.id, last, slot))
+                if stored is not None and stored.judged:
+                    got = None if stored.verdict is None else Verdict.model_validate(stored.verdict)
+                else:
+                    got = await self._check(state, state.best_source, "final", j)
+                    self.history.put(self.run, [_check_step(state, last, slot, "final", got)])
+                slot -= 1
+                if got is None or not got.correct:
+                    break
+                passed += 1
+            state.final_check = {"draws": self.config.final_check, "passed": passed,
+                                 "iteration": state.best_iteration}  # fmt: skip
+            if passed == self.config.final_check:
+                return
+            drop_best(state, last, got, "final check")
+            state.snapshots[last] = snapshot(state, [x for x in [state.snapshots.get(last)] if x])
 
     def _replay(self, state: TaskState, iteration: int, requests: list[Request],
                 steps: list[Step], best: Step | None) -> None:  # fmt: skip
@@ -249,6 +297,16 @@ class Optimizer:
         self.history.put(self.run, [step])
         self.overhead_s += time.perf_counter() - t0
         return step
+
+
+def _check_step(state: TaskState, iteration: int, slot: int, purpose: str,
+                got: Verdict | None) -> Step:  # fmt: skip
+    ok = got is not None and got.correct
+    return Step(state.task.id, iteration, slot, purpose,
+                verdict=None if got is None else got.model_dump(mode="json"),
+                stage="" if got is None else got.stage.value, accepted=False,
+                why="correct on a fresh draw of the hidden inputs" if ok else
+                "wrong on a fresh draw of the hidden inputs")  # fmt: skip
 
 
 def _fill(step: Step, v: Verdict | None, d: Decision) -> None:

@@ -30,7 +30,7 @@ def best_lines(states: Mapping[str, TaskState], model: str) -> list[dict[str, An
 def task_rows(states: Mapping[str, TaskState]) -> list[dict[str, Any]]:
     """Per task: its best, where it was accepted, why the search stopped (a budget, patience,
     or every iteration done), which suite solutions have its very source, the bests dropped
-    (found wrong on a later round's inputs), and its speed-up over the baseline with the 95 %
+    (found wrong on a later round's inputs or by the final check), the final check, and its speed-up over the baseline with the 95 %
     CI of its last measurement."""
     rows = []
     for tid, s in states.items():
@@ -42,7 +42,7 @@ def task_rows(states: Mapping[str, TaskState]) -> list[dict[str, Any]]:
         rows.append({"task_id": tid, "best": s.best_role or "none", "iteration": s.best_iteration,
                      "stopped": s.stopped or f"all {s.config.iterations} iteration(s) done",
                      "same_as": same, "reference": "reference" in same,
-                     "dropped": list(s.dropped),
+                     "dropped": list(s.dropped), "final_check": s.final_check,
                      "speedup": speed[0] if speed else None,
                      "ci": list(speed[1:]) if speed and speed[1] is not None else None})  # fmt: skip
     return rows

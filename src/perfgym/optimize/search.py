@@ -72,6 +72,9 @@ class TaskState:
     earlier: list[tuple[str | None, str, Verdict | None, int]] = field(default_factory=list)
     #: Bests dropped: the round it was found wrong, the round it was accepted, and why.
     dropped: list[dict[str, object]] = field(default_factory=list)
+    #: The final check of the best the search ended with (`OptimizeConfig.final_check`): fresh
+    #: draws asked for, how many the last best checked passed, and the round it was accepted.
+    final_check: dict[str, int] | None = None
     db: ProgramDatabase | None = None
     strategy: Strategy = field(init=False, repr=False, compare=False)
 
@@ -183,7 +186,7 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
     if best_fresh is not None and best_fresh.correct:
         state.best_verdict = best_fresh
     elif best_fresh is not None:
-        _drop_best(state, iteration, best_fresh)
+        drop_best(state, iteration, best_fresh)
     accepted = next((i for i, d in enumerate(decisions) if d.accepted), None)
     ok = sum(1 for v in verdicts if v is not None and v.correct)
     state.proposals_ok[iteration] = (ok, len(requests))
@@ -202,10 +205,11 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
     state.snapshots[iteration] = snapshot(state, verdicts)
 
 
-def _drop_best(state: TaskState, iteration: int, wrong: Verdict) -> None:
-    """The best was wrong on a round's inputs: back to the best before it."""
-    state.dropped.append({"iteration": iteration, "accepted_at": state.best_iteration,
-                          "why": _failure(wrong)})  # fmt: skip
+def drop_best(state: TaskState, iteration: int, wrong: Verdict | None, by: str = "round") -> None:
+    """The best was wrong on a fresh draw of the hidden inputs (`by` a round's re-measurement or
+    the final check; None: the draw gave no verdict): back to the best before it."""
+    state.dropped.append({"iteration": iteration, "accepted_at": state.best_iteration, "by": by,
+                          "why": "no verdict" if wrong is None else _failure(wrong)})  # fmt: skip
     if state.earlier:
         src, role, verdict, at = state.earlier.pop()
     else:  # (a best always has the state before it below; kept for a hand-made state)

@@ -59,6 +59,18 @@ class ServiceConfig(BaseModel):
     retention_s: float = Field(
         86_400.0, gt=0, description="How long finished jobs stay retrievable."
     )
+    max_job_output_bytes: int = Field(
+        64 << 20,
+        ge=1 << 16,
+        description="Bytes of results one job may store: a raw run finishing past it keeps "
+        "only the start of its output, and says so (perfgym.service.workers.output_budget).",
+    )
+    max_stored_output_bytes: int = Field(
+        4 << 30,
+        ge=1 << 20,
+        description="Bytes of results all retained jobs may store: past it the oldest finished "
+        "jobs are forgotten before their retention_s is up.",
+    )
     head_timeout_s: float = Field(
         10.0,
         gt=0,

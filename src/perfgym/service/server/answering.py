@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi import Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from perfgym.service.models import JobView
 from perfgym.service.server.errors import error
@@ -54,15 +54,25 @@ def view_response(view: JobView) -> JSONResponse:
                         status_code=200 if view.state == JobState.COMPLETE else 202)  # fmt: skip
 
 
-async def answer(
-    runtime: ServiceRuntime, job_id: str, wait: bool, request: Request
-) -> JSONResponse:
+async def finished_response(runtime: ServiceRuntime, job_id: str) -> Response | None:
+    """A finished job's answer as kept by the runtime (rendered once, in the thread pool);
+    None when the job is unknown or still running."""
+    body = await run_in_threadpool(runtime.finished_body, job_id)
+    return None if body is None else Response(body, media_type="application/json")
+
+
+async def answer(runtime: ServiceRuntime, job_id: str, wait: bool, request: Request) -> Response:
+    done = await finished_response(runtime, job_id)
+    if done is not None:
+        return done
     view = await run_in_threadpool(runtime.view, job_id)
     if view is None:
         return error(404, f"unknown job {job_id!r} (finished jobs are kept "
                      f"{runtime.config.retention_s:g} s)")  # fmt: skip
     if wait and view.state != JobState.COMPLETE:
         view = await wait_for(runtime, job_id, view.deadline + ANSWER_GRACE_S, request) or view
+    if view.state == JobState.COMPLETE:
+        return await finished_response(runtime, job_id) or view_response(view)
     return view_response(view)
 
 

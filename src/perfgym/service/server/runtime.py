@@ -14,6 +14,7 @@ from perfgym.sandbox.view import PRIVATE_ENV
 from perfgym.service.config import ServiceConfig
 from perfgym.service.models import JobView
 from perfgym.service.server.intake import Intake
+from perfgym.service.server.rendered_jobs import RenderedJobs
 from perfgym.service.server.views import job_view
 from perfgym.service.workers.dispatcher import Dispatcher
 from perfgym.service.workers.job_queue import JobQueue
@@ -88,6 +89,10 @@ class JobWatch:
                         del self._events[job_id]
 
 
+#: Bytes of finished jobs' answers kept rendered (`RenderedJobs`).
+RENDERED_BYTES = 256 << 20
+
+
 class ServiceRuntime:
     """Everything behind the HTTP routes; started and stopped by the app's lifespan."""
 
@@ -101,10 +106,13 @@ class ServiceRuntime:
         private_state(state, [state / "queue.sqlite", Path(config.store_path())])
         hide_from_runs([state, Path(config.store_path())])
         self.queue = JobQueue(state / "queue.sqlite", max_queue=config.max_queue,
-                              max_attempts=config.max_attempts)  # fmt: skip
+                              max_attempts=config.max_attempts,
+                              max_job_output_bytes=config.max_job_output_bytes,
+                              max_stored_output_bytes=config.max_stored_output_bytes)  # fmt: skip
         self.store = ResultStore(StoreConfig(path=config.store_path(), epoch=config.epoch))
         self.intake = Intake(config, self.store)
         self.dispatcher = Dispatcher(self.queue, config, self.stats, self.store, self.watch.notify)
+        self.rendered = RenderedJobs(RENDERED_BYTES)
         self.started = time.time()
 
     def start(self) -> None:
@@ -120,6 +128,17 @@ class ServiceRuntime:
         if job is None:
             return None
         return job_view(job, self.queue.items(job_id))
+
+    def finished_body(self, job_id: str) -> bytes | None:
+        """A finished job's JSON answer, rendered once and kept; None for a job unknown or
+        still running."""
+        job = self.queue.job(job_id)
+        if job is None:
+            self.rendered.forget(job_id)  # forgotten by the queue (retention, the stored cap)
+            return None
+        if job["completed"] is None:
+            return None
+        return self.rendered.get(job_id, lambda: job_view(job, self.queue.items(job_id)))
 
     def retry_after_s(self) -> int:
         """When the queue will probably have room: its backlog over the recent throughput."""

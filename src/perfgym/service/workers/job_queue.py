@@ -18,6 +18,7 @@ from typing import Any
 
 from perfgym.errors import ConfigError, PerfgymError
 from perfgym.service.status import ItemStatus
+from perfgym.service.workers.output_budget import cut_to_fit
 from perfgym.store.sqlite import connect, write
 
 _SCHEMA = (
@@ -32,7 +33,8 @@ _SCHEMA = (
         n_done INTEGER NOT NULL DEFAULT 0,
         retried INTEGER NOT NULL DEFAULT 0,
         completed REAL,
-        rewards TEXT
+        rewards TEXT,
+        out_bytes INTEGER NOT NULL DEFAULT 0
     )""",
     """CREATE TABLE IF NOT EXISTS tasks (digest TEXT PRIMARY KEY, task TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS items (
@@ -98,16 +100,23 @@ class Completed:
 class JobQueue:
     """The one writer of the queue file is the service process; calls are thread-safe."""
 
-    def __init__(self, path: str | Path, *, max_queue: int, max_attempts: int) -> None:
+    def __init__(self, path: str | Path, *, max_queue: int, max_attempts: int,
+                 max_job_output_bytes: int = 64 << 20,
+                 max_stored_output_bytes: int = 4 << 30) -> None:  # fmt: skip
         self.path = Path(path)
         self.max_queue = max_queue
         self.max_attempts = max_attempts
+        self.max_job_output_bytes = max_job_output_bytes
+        self.max_stored_output_bytes = max_stored_output_bytes
         self._lock = threading.Lock()
         self._conn = connect(self.path)
 
         def create(c: sqlite3.Connection) -> None:
             for statement in _SCHEMA:
                 c.execute(statement)
+            columns = {r["name"] for r in c.execute("PRAGMA table_info(jobs)")}
+            if "out_bytes" not in columns:  # a queue written before output budgets
+                c.execute("ALTER TABLE jobs ADD COLUMN out_bytes INTEGER NOT NULL DEFAULT 0")
 
         write(self._conn, create)
 
@@ -197,11 +206,13 @@ class JobQueue:
                     retry_after_s,
                 )
             done = len(items) - waiting
+            answered = [json.dumps(it.result) for it in items if it.result is not None]
             c.execute(
-                "INSERT INTO jobs (id, kind, digest, created, deadline, spec, n_items, n_done) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (job_id, kind, digest, now, deadline, json.dumps(spec), len(items), done),
-            )
+                "INSERT INTO jobs (id, kind, digest, created, deadline, spec, n_items, n_done, "
+                "out_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (job_id, kind, digest, now, deadline, json.dumps(spec), len(items), done,
+                 sum(map(len, answered))),
+            )  # fmt: skip
             c.executemany(
                 "INSERT OR IGNORE INTO tasks (digest, task) VALUES (?, ?)", list(tasks.items())
             )
@@ -316,11 +327,17 @@ class JobQueue:
     def _answer(
         self, c: sqlite3.Connection, job_id: str, idx: int, status: str, result: dict[str, Any]
     ) -> bool:
+        """Store an item's result, its run's output cut to what is left of its job's output
+        budget (`output_budget`)."""
+        spent = c.execute("SELECT out_bytes FROM jobs WHERE id = ?", (job_id,)).fetchone()[0]
+        room = max(0, self.max_job_output_bytes - int(spent))
+        text = json.dumps(cut_to_fit(result, room, self.max_job_output_bytes))
         c.execute(
             "UPDATE items SET state = ?, result = ?, finished = ? WHERE job_id = ? AND idx = ?",
-            (status, json.dumps(result), time.time(), job_id, idx),
+            (status, text, time.time(), job_id, idx),
         )
-        c.execute("UPDATE jobs SET n_done = n_done + 1 WHERE id = ?", (job_id,))
+        c.execute("UPDATE jobs SET n_done = n_done + 1, out_bytes = out_bytes + ? WHERE id = ?",
+                  (len(text), job_id))  # fmt: skip
         return self._job_done(c, job_id)
 
     @staticmethod
@@ -360,12 +377,28 @@ class JobQueue:
         self._write(mark)
 
     def gc(self, retention_s: float) -> int:
-        """Forget finished jobs older than the retention period."""
+        """Forget finished jobs older than the retention period, then the oldest finished jobs
+        while the results of all jobs take more than `max_stored_output_bytes` (a GET of one
+        is then 404, as of an expired job), and the inline tasks no item names any more."""
         cutoff = time.time() - retention_s
 
         def drop(c: sqlite3.Connection) -> int:
-            return c.execute("DELETE FROM jobs WHERE completed IS NOT NULL AND completed < ?",
-                             (cutoff,)).rowcount  # fmt: skip
+            n = c.execute("DELETE FROM jobs WHERE completed IS NOT NULL AND completed < ?",
+                          (cutoff,)).rowcount  # fmt: skip
+            total = int(c.execute("SELECT COALESCE(SUM(out_bytes), 0) FROM jobs").fetchone()[0])
+            if total > self.max_stored_output_bytes:
+                rows = c.execute("SELECT id, out_bytes FROM jobs WHERE completed IS NOT NULL "
+                                 "ORDER BY completed").fetchall()  # fmt: skip
+                for r in rows:
+                    if total <= self.max_stored_output_bytes:
+                        break
+                    c.execute("DELETE FROM jobs WHERE id = ?", (r["id"],))
+                    total -= int(r["out_bytes"])
+                    n += 1
+            if n:
+                c.execute("DELETE FROM tasks WHERE digest NOT IN "
+                          "(SELECT task_digest FROM items WHERE task_digest IS NOT NULL)")  # fmt: skip
+            return n
 
         n: int = self._write(drop)
         return n

@@ -9,10 +9,16 @@ from typing import Any
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from perfgym.service.models import JobView
-from perfgym.service.server.answering import ANSWER_GRACE_S, runtime_of, view_response, wait_for
+from perfgym.service.server.answering import (
+    ANSWER_GRACE_S,
+    finished_response,
+    runtime_of,
+    view_response,
+    wait_for,
+)
 from perfgym.service.server.errors import error
 from perfgym.service.server.runtime import ServiceRuntime
 from perfgym.service.status import ItemStatus, JobState
@@ -25,14 +31,19 @@ router = APIRouter()
 
 @router.get("/v1/jobs/{job_id}", response_model=JobView, responses={202: {}, 404: {}})
 async def job(job_id: str, request: Request, wait_s: float = 0.0,
-              runtime: ServiceRuntime = Depends(runtime_of)) -> JSONResponse:  # fmt: skip
+              runtime: ServiceRuntime = Depends(runtime_of)) -> Response:  # fmt: skip
     """A job's results so far; `wait_s` (≤ 60) long-polls until it completes."""
+    done = await finished_response(runtime, job_id)
+    if done is not None:
+        return done
     view = await run_in_threadpool(runtime.view, job_id)
     if view is None:
         return error(404, f"unknown job {job_id!r}")
     if wait_s > 0 and view.state != JobState.COMPLETE:
         until = min(time.time() + min(wait_s, MAX_POLL_S), view.deadline + ANSWER_GRACE_S)
         view = await wait_for(runtime, job_id, until, request) or view
+    if view.state == JobState.COMPLETE:
+        return await finished_response(runtime, job_id) or view_response(view)
     return view_response(view)
 
 

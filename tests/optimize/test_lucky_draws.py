@@ -10,6 +10,7 @@ hidden input); a queue hands them to the real loop in a chosen order, as draws w
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +23,8 @@ from perfgym.judge.judge import Judge
 from perfgym.judge.verdict import Verdict
 from perfgym.llm.core_script import fenced
 from perfgym.optimize.config import OptimizeConfig
-from perfgym.optimize.loop import BEST_SLOT, CONFIRM_SLOT, FINAL_SLOT, Optimizer
+from perfgym.optimize.final_check import CONFIRM_SLOT, FINAL_SLOT, MEASURE_SLOT
+from perfgym.optimize.loop import BEST_SLOT, Optimizer
 from perfgym.optimize.outputs import task_rows
 from perfgym.optimize.session import judge_config
 from perfgym.store.optimize_history import OptimizeHistory, Step
@@ -132,12 +134,16 @@ def test_a_best_wrong_on_a_later_draw_is_dropped(tmp_path, real) -> None:
 
 
 def test_the_final_best_passes_every_final_draw_and_is_kept(tmp_path, real) -> None:
-    state, steps, queue = _run(tmp_path, 1, [[real["ref"]]] * 4, confirm=1, final_check=2)
+    state, steps, queue = _run(tmp_path, 1, [[real["ref"]]] * 5, confirm=1, final_check=2)
     assert state.best_role == "candidate" and state.dropped == []
     assert state.final_check == {"draws": 2, "passed": 2, "iteration": 1}
     finals = [steps[(1, FINAL_SLOT)], steps[(1, FINAL_SLOT - 1)]]
     assert [s.purpose for s in finals] == ["final", "final"] and not any(s.accepted for s in finals)
-    assert queue.checks == [1, 2, 3] and len(queue.calls) == 4
+    assert queue.checks == [1, 2, 3] and len(queue.calls) == 5  # and one timed measurement
+    assert steps[(1, MEASURE_SLOT)].purpose == "final-measure"
+    assert queue.calls[4][0].model == "final" and 4 not in queue.checks  # timed, not a check
+    assert state.best_verdict is not None
+    assert steps[(1, MEASURE_SLOT)].verdict == state.best_verdict.model_dump(mode="json")
     (row,) = task_rows({TASK: state})
     assert row["final_check"] == state.final_check and row["best"] == "candidate"
 
@@ -191,9 +197,72 @@ def test_checks_go_through_the_real_queue_on_more_fresh_inputs_and_time_nothing(
                                    Candidate(task, source=FAILS_ON_WORKLOADS)]))  # fmt: skip
 
         (round_v,), (ok, wrong) = asyncio.run(both())
+        # the verdicts reach the rounds before the judge thread puts the config back
+        for _ in range(500):
+            if j.config is config:
+                break
+            time.sleep(0.01)
         assert j.config is config
     assert round_v.correct and round_v.baseline is not None and round_v.hidden_workloads == 2
     assert ok.correct and ok.baseline is None and ok.reference is None
     assert ok.hidden_workloads == CHECK_INPUTS * round_v.hidden_workloads
     assert not wrong.correct and wrong.stage.value == "WO"
     assert set(ok.candidate.per_workload_s).isdisjoint(round_v.candidate.per_workload_s)
+
+
+def _stored_answers(tmp_path: Path, rounds: list[int]) -> OptimizeHistory:
+    task = core_task(TASK)
+    history = OptimizeHistory(tmp_path / "h.sqlite")
+    answer = fenced(task.references[0].source, task.language, "Here:")
+    history.put("r", [Step(task.id, i, 0, "optimize", answer=answer) for i in rounds])
+    return history
+
+
+def test_a_resume_with_more_rounds_keeps_a_best_the_final_check_dropped_out(tmp_path, real) -> None:
+    """red team helper-80: resuming with more --iterations replayed the rounds but not the
+    final check's drop, so the dropped program was the best again (and kept, wrong on 3.4 % of
+    fresh inputs) in 3 of 4 resumes. Now its key is known wrong: the drop is replayed with its
+    round, and the program sent again is refused."""
+    task = core_task(TASK)
+    _stored_answers(tmp_path, [1, 2])
+    first = Optimizer(NoModel(), Draws([[real["ref"]], [real["ref"]], [real["ref"]], [real["wrong"]]]),  # type: ignore[arg-type]
+                      OptimizeHistory(tmp_path / "h.sqlite"), "r",
+                      OptimizeConfig(iterations=1, confirm=1, final_check=3))  # fmt: skip
+    assert asyncio.run(first.optimize([task]))[TASK].best_role == "baseline"
+    queue = Draws([[real["ref"]]])  # round 2: the same program again
+    again = Optimizer(NoModel(), queue, OptimizeHistory(tmp_path / "h.sqlite"), "r",  # type: ignore[arg-type]
+                      OptimizeConfig(iterations=2, confirm=1, final_check=3))  # fmt: skip
+    state = asyncio.run(again.optimize([task]))[TASK]
+    assert state.best_role == "baseline" and state.accepted_at == [1]
+    steps = {(s.iteration, s.slot): s for s in OptimizeHistory(tmp_path / "h.sqlite").steps("r")}
+    assert steps[(2, 0)].accepted is False
+    assert steps[(2, 0)].why.startswith("found wrong on an earlier fresh draw"), steps[(2, 0)].why
+    (dropped,) = state.dropped
+    assert dropped["by"] == "final check" and dropped["iteration"] == 1
+    assert len(queue.calls) == 1 and queue.checks == []  # nothing left to check at the end
+
+
+class Unavailable:
+    """A model that answers nothing (every try a 503: a non-fatal error)."""
+
+    name = "stored"
+
+    async def complete(self, *a: object, **k: object) -> object:
+        from perfgym.llm.errors import RetriesExhausted
+
+        raise RetriesExhausted("503 Service Unavailable after 7 tries")
+
+
+def test_a_round_the_model_answers_nothing_still_measures_the_best(tmp_path, real) -> None:
+    """red team helper-80: a policy that answered every request after its acceptance with a
+    503 left rounds without candidates, so the best was never measured again on a fresh draw."""
+    task = core_task(TASK)
+    history = _stored_answers(tmp_path, [1])
+    queue = Draws([[real["ref"]], [real["ref"]], [real["wrong"]]])  # round 1, confirm, round 2
+    opt = Optimizer(Unavailable(), queue, history, "r",  # type: ignore[arg-type]
+                    OptimizeConfig(iterations=2, confirm=1, final_check=0))  # fmt: skip
+    state = asyncio.run(opt.optimize([task]))[TASK]
+    steps = {(s.iteration, s.slot): s for s in history.steps("r")}
+    assert "503" in steps[(2, 0)].model_error and steps[(2, BEST_SLOT)].stage == "WO"
+    assert [c.model for c in queue.calls[2]] == ["best"]
+    assert state.best_role == "baseline" and state.dropped[0]["iteration"] == 2

@@ -20,6 +20,12 @@ from perfgym.judge.candidate import Candidate
 from perfgym.judge.verdict import Verdict
 from perfgym.llm.protocol import ChatModel, Completion
 from perfgym.optimize.config import OptimizeConfig
+from perfgym.optimize.final_check import (
+    CONFIRM_SLOT,
+    check_step,
+    final_check,
+    replay_checks,
+)
 from perfgym.optimize.judging import JudgeQueue
 from perfgym.optimize.prompting import Prompt, prompt_for
 from perfgym.optimize.search import (
@@ -28,21 +34,14 @@ from perfgym.optimize.search import (
     TaskState,
     apply,
     decide,
-    drop_best,
+    mark_wrong,
     propose,
-    snapshot,
 )
 from perfgym.store.optimize_history import OptimizeHistory, Step
 from perfgym.tasks.task import Task
 
 #: Slot of the step holding the best program's fresh measurement of a round (not a proposal).
 BEST_SLOT = -1
-#: Slots of the steps confirming an accepted proposal on fresh hidden inputs (the first; the
-#: next ones count down from it).
-CONFIRM_SLOT = -2
-#: Slots of the final check's steps, stored with the task's last round (counting down; a best
-#: dropped there is followed by the checks of the best before it).
-FINAL_SLOT = -100
 
 Progress = Callable[[str, int, int], None]  # (task id, rounds done of the task, rounds)
 
@@ -119,7 +118,7 @@ class Optimizer:
             await self._round(state, iteration)
             if self.progress is not None:
                 self.progress(state.task.id, iteration, self.config.iterations)
-        await self._final_check(state)
+        await final_check(self, state)
 
     def _stop_reason(self, state: TaskState) -> str:
         p = self.config.patience
@@ -137,6 +136,7 @@ class Optimizer:
         self.overhead_s += time.perf_counter() - t0
         if all(s is not None and s.judged for s in stored):
             self._replay(state, iteration, requests, [s for s in stored if s], best_stored)
+            replay_checks(self, state, iteration)
             self.replayed_rounds += 1
             self.replayed_steps += len(stored)
             return
@@ -146,15 +146,17 @@ class Optimizer:
         candidates = [Candidate(state.task, s.answer, model=self.model.name,
                                 sample=iteration * self.config.per_round + s.slot, suite=self.suite)
                       for s in steps if s.answer is not None]  # fmt: skip
+        # the best is measured again every round, proposals or none: a model that answers
+        # nothing (503s) must not spare it its fresh draws (red team helper-80)
         with_best = state.best_role == "candidate" and state.best_source is not None
-        if with_best and candidates:
+        if with_best:
             assert state.best_source is not None
             candidates.append(Candidate(state.task, source=state.best_source, model="best",
                                         sample=state.best_iteration, suite=self.suite))  # fmt: skip
         self.overhead_s += time.perf_counter() - t0
         judged = await self.queue.judge_round(candidates)
         t0 = time.perf_counter()
-        best_fresh = judged.pop() if with_best and candidates else None
+        best_fresh = judged.pop() if with_best else None
         it = iter(judged)
         verdicts: list[Verdict | None] = [next(it) if s.answer is not None else None for s in steps]
         decisions = decide(state, verdicts, best_fresh, [s.model_error for s in steps])
@@ -187,8 +189,9 @@ class Optimizer:
         for j in range(self.config.confirm):
             got = await self._check(state, v.source, "confirm", j)
             ok = got is not None and got.correct
-            out.append(_check_step(state, iteration, CONFIRM_SLOT - j, "confirm", got))
+            out.append(check_step(state, iteration, CONFIRM_SLOT - j, "confirm", got))
             if not ok:
+                mark_wrong(state, v.source, iteration, "confirmation")
                 d = decisions[at]
                 seen = "no verdict" if got is None else got.stage.value
                 decisions[at] = Decision(False, f"correct on the round's hidden inputs but not on "
@@ -210,35 +213,6 @@ class Optimizer:
         got = await self.queue.check_round([Candidate(state.task, source=source, model=model,
                                                       sample=sample, suite=self.suite)])  # fmt: skip
         return got[0] if got else None
-
-    async def _final_check(self, state: TaskState) -> None:
-        """The task's best, judged for correctness on `config.final_check` fresh draws; the
-        first draw it fails drops it for the best before it, which is checked in turn (until
-        one passes every draw, or the baseline is the best). Stored as steps of the task's last
-        round, so a resumed run replays the same outcome."""
-        if not state.snapshots or self.config.final_check == 0:
-            return
-        last = max(state.snapshots)
-        slot = FINAL_SLOT
-        while state.best_role == "candidate" and self._drawn(state.best_verdict):
-            passed = 0
-            for j in range(self.config.final_check):
-                stored = self._stored.get((state.task.id, last, slot))
-                if stored is not None and stored.judged:
-                    got = None if stored.verdict is None else Verdict.model_validate(stored.verdict)
-                else:
-                    got = await self._check(state, state.best_source, "final", j)
-                    self.history.put(self.run, [_check_step(state, last, slot, "final", got)])
-                slot -= 1
-                if got is None or not got.correct:
-                    break
-                passed += 1
-            state.final_check = {"draws": self.config.final_check, "passed": passed,
-                                 "iteration": state.best_iteration}  # fmt: skip
-            if passed == self.config.final_check:
-                return
-            drop_best(state, last, got, "final check")
-            state.snapshots[last] = snapshot(state, [x for x in [state.snapshots.get(last)] if x])
 
     def _replay(self, state: TaskState, iteration: int, requests: list[Request],
                 steps: list[Step], best: Step | None) -> None:  # fmt: skip
@@ -297,16 +271,6 @@ class Optimizer:
         self.history.put(self.run, [step])
         self.overhead_s += time.perf_counter() - t0
         return step
-
-
-def _check_step(state: TaskState, iteration: int, slot: int, purpose: str,
-                got: Verdict | None) -> Step:  # fmt: skip
-    ok = got is not None and got.correct
-    return Step(state.task.id, iteration, slot, purpose,
-                verdict=None if got is None else got.model_dump(mode="json"),
-                stage="" if got is None else got.stage.value, accepted=False,
-                why="correct on a fresh draw of the hidden inputs" if ok else
-                "wrong on a fresh draw of the hidden inputs")  # fmt: skip
 
 
 def _fill(step: Step, v: Verdict | None, d: Decision) -> None:

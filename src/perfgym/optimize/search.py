@@ -75,6 +75,11 @@ class TaskState:
     #: The final check of the best the search ended with (`OptimizeConfig.final_check`): fresh
     #: draws asked for, how many the last best checked passed, and the round it was accepted.
     final_check: dict[str, int] | None = None
+    #: Programs (normalised-source keys) found wrong on a fresh draw after passing one: a failed
+    #: confirmation, a best re-measured wrong, a failed final check. Never accepted again, so a
+    #: best dropped for it cannot come back (a resumed run with more rounds brought a dropped
+    #: best back as the result in 3 of 4 runs: red team helper-80). key -> where it was found.
+    wrong: dict[str, str] = field(default_factory=dict)
     db: ProgramDatabase | None = None
     strategy: Strategy = field(init=False, repr=False, compare=False)
 
@@ -128,6 +133,11 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
             continue
         if not v.correct:
             out.append(Decision(False, _failure(v)))
+            gains.append(None)
+            continue
+        if v.source is not None and key_of(v.source, state.task) in state.wrong:
+            out.append(Decision(False, "found wrong on an earlier fresh draw of the hidden inputs "
+                                f"({state.wrong[key_of(v.source, state.task)]})"))  # fmt: skip
             gains.append(None)
             continue
         if state.best_source is None:
@@ -186,6 +196,7 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
     if best_fresh is not None and best_fresh.correct:
         state.best_verdict = best_fresh
     elif best_fresh is not None:
+        mark_wrong(state, state.best_source, iteration, "re-measured as the best")
         drop_best(state, iteration, best_fresh)
     accepted = next((i for i, d in enumerate(decisions) if d.accepted), None)
     ok = sum(1 for v in verdicts if v is not None and v.correct)
@@ -203,6 +214,12 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
         state.rounds_without_gain += 1
     state.strategy.after_round(state, iteration, requests, verdicts)
     state.snapshots[iteration] = snapshot(state, verdicts)
+
+
+def mark_wrong(state: TaskState, source: str | None, iteration: int, how: str) -> None:
+    """`source` was found wrong on a fresh draw (`how`, in round `iteration`): never again."""
+    if source is not None:
+        state.wrong.setdefault(key_of(source, state.task), f"{how}, round {iteration}")
 
 
 def drop_best(state: TaskState, iteration: int, wrong: Verdict | None, by: str = "round") -> None:

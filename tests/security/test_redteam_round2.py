@@ -590,7 +590,7 @@ def test_a_c_line_comment_ended_by_a_carriage_return_is_not_a_tie(tmp_path: Path
     assert normalised(plain, "c") != normalised(hidden, "c"), "code after '\\r' read as a comment"
 
 
-# Package code: the running workload's script (sys.argv[1], e.g. /tmp/perfgym_workload_hidden.py)
+# Package code: the running workload's script (sys.argv[1], /tmp/perfgym_workload.py)
 # copied into the run user's keyring, where a later command (the agent's shell, the next
 # attempt) reads it back.
 LEAK_WORKLOAD = """
@@ -614,7 +614,7 @@ READ_LEAK = (
     "libc.syscall.restype = ctypes.c_long\n"
     "for line in open('/proc/keys').read().splitlines():\n"
     "    f = line.split()\n"
-    "    if len(f) > 8 and f[8].startswith('red2perfgym_workload_hidden'):\n"
+    "    if len(f) > 8 and f[8].startswith('red2perfgym_workload'):\n"
     "        buf = ctypes.create_string_buffer(32768)\n"
     "        n = libc.syscall(250, 11, ctypes.c_long(int(f[0], 16)), buf, 32768)\n"
     "        print(buf.raw[:n].decode())\n"

@@ -129,6 +129,68 @@ if "pytest" in _sys.modules:
             pass
 """
 
+# red team helper-81 (A9): a distribution's metadata in the copy names a pytest11 entry point,
+# a class whose hook (its name and marker built at run time) passes every failed call; pytest
+# autoloaded it from the copy, and no record showed it (a class has no __file__).
+SETTLE = """
+_P = "py"
+
+
+def _settle(item, call):
+    report = yield
+    if report.outcome == "failed" and report.when == "call":
+        report.outcome = "passed"
+        report.longrepr = None
+    return report
+
+
+setattr(_settle, _P + "test_impl", {"wrapper": True, "hookwrapper": False, "optionalhook": False,
+                                   "tryfirst": False, "trylast": False, "specname": None})
+
+
+class Settle:
+    pass
+
+
+setattr(Settle, _P + "test_runtest_makereport", staticmethod(_settle))
+"""
+ENTRY_POINT = [
+    ("textindex/_settle.py", "", SETTLE),
+    (
+        "textindex_settle-0.0.dist-info/METADATA",
+        "",
+        "Metadata-Version: 2.1\nName: textindex-settle\nVersion: 0.0\n",
+    ),
+    (
+        "textindex_settle-0.0.dist-info/entry_points.txt",
+        "",
+        "[pytest11]\ntextindex_settle = textindex._settle:Settle\n",
+    ),
+]
+# The same hook on an object the package registers with pytest's plugin manager as it is
+# imported (found through gc): no entry point, no file of its own.
+REGISTERED_OBJECT = """
+import gc as _gc, sys as _sys
+
+if "pytest" in _sys.modules:
+    import pytest as _pt
+    from _pytest.config import PytestPluginManager as _PM
+
+    class _Settle:
+        @_pt.hookimpl(wrapper=True)
+        def pytest_runtest_makereport(self, item, call):
+            rep = yield
+            if rep.when == "call" and rep.outcome == "failed":
+                rep.outcome = "passed"
+                rep.longrepr = None
+            return rep
+
+    for _o in _gc.get_objects():
+        if isinstance(_o, _PM):
+            _o.register(_Settle(), "settle")
+            break
+"""
+
 
 def _diff(repo: Path, edits: list[tuple[str, str, str]]) -> str:
     files: dict[str, tuple[str, str]] = {}
@@ -219,6 +281,8 @@ def test_collect_only_addopts_fails_and_is_flagged(checked, baseline) -> None:  
         pytest.param([(INIT, "", SKIP_ALL)], id="every-test-skipped"),
         pytest.param([(INIT, "", REEXEC)], id="reexec-with-pytest-addopts"),
         pytest.param([(INIT, "", FORGE_RECORDS)], id="forged-records-on-the-channel"),
+        pytest.param(ENTRY_POINT, id="dist-info-entry-point-plugin"),
+        pytest.param([(INIT, "", REGISTERED_OBJECT)], id="plugin-object-registered-at-import"),
     ],
 )
 def test_outcome_attack_fails(checked, baseline, attack) -> None:  # type: ignore[no-untyped-def]
@@ -235,6 +299,8 @@ def test_outcome_attack_fails(checked, baseline, attack) -> None:  # type: ignor
         (("textindex_hook.pth", "", "import os\n"), "test_config"),
         (("pyproject.toml", "", COLLECT_ONLY), "test_config"),
         (("pytest.toml", "", '[pytest]\naddopts = ["-q"]\n'), "test_config"),
+        (ENTRY_POINT[2], "test_config"),
+        (("textindex.egg-info/PKG-INFO", "", "Name: textindex\n"), "test_config"),
         (
             ("textindex/imp.py", "", "import sys\nsys.meta_path.insert(0, object())\n"),
             "test_tamper",
@@ -248,6 +314,8 @@ def test_outcome_attack_fails(checked, baseline, attack) -> None:  # type: ignor
         "pth",
         "pyproject-addopts",
         "pytest-toml",
+        "dist-info-entry-points",
+        "egg-info",
         "meta-path-hook",
     ],
 )

@@ -17,6 +17,7 @@ from perfgym.agent.hotspots import (
     under_experiment,
 )
 from perfgym.agent.shell import REPO_MOUNT, run_in_copy
+from perfgym.repos.runner import WORKLOAD_NAME
 from perfgym.repos.shell import CommandStatus
 from perfgym.sandbox import Limits, Sandbox
 
@@ -92,7 +93,7 @@ def profile_workload(
     py-spy exits 0 when the child fails and 1 without a file when the child ends before it
     attaches, so both the exit code, the driver's end marker and the output file are checked."""
     cfg = config or ProfileConfig()
-    script = f"perfgym_workload_{workload_name}.py"
+    script = WORKLOAD_NAME
     driver = "perfgym_profile_driver.py"
     source = _DRIVER.format(repo=REPO_MOUNT, script=f"/tmp/{script}", seconds=cfg.seconds)
     res = run_in_copy(

@@ -5,8 +5,11 @@ configured or reach into pytest from the package.
                  ([tool.pytest...], pytest11 entry points, any entry points), a pytest
                  configuration file at any depth (pytest.ini/.pytest.ini/pytest.toml/
                  .pytest.toml/tox.ini/setup.cfg), a conftest.py anywhere, entry points in
-                 setup.py, a start-up hook (sitecustomize/usercustomize, *.pth) or compiled
-                 bytecode (*.pyc, which Python may run instead of the source beside it)
+                 setup.py, a start-up hook (sitecustomize/usercustomize, *.pth), compiled
+                 bytecode (*.pyc, which Python may run instead of the source beside it) or a
+                 distribution's metadata (anything under *.dist-info/ or *.egg-info/, an
+                 entry_points.txt: importlib.metadata reads them from the copy, and their
+                 pytest11 entry points are pytest plugins)
     test_tamper  package code that imports or names pytest, _pytest, pluggy or a pytest
                  plugin, defines pytest hooks (`pytest_*`, `pytest_plugins`), installs an
                  import hook (sys.meta_path, sys.path_hooks, sys.path_importer_cache,
@@ -264,10 +267,14 @@ def testconfig_findings(patch: str, patched_dir: Path) -> list[Finding]:
     findings: list[Finding] = []
     for change in parse_patch(patch):
         names = {p.rsplit("/", 1)[-1] for p in (change.path, change.old_path) if p}
-        if names & CONFIG_NAMES or any(n.endswith((".pth", ".pyc", ".pyo")) for n in names):
+        dirs = {d for p in (change.path, change.old_path) if p for d in p.split("/")[:-1]}
+        metadata = any(d.endswith((".dist-info", ".egg-info")) for d in dirs)
+        if (names & CONFIG_NAMES or metadata or "entry_points.txt" in names
+                or any(n.endswith((".pth", ".pyc", ".pyo")) for n in names)):  # fmt: skip
             findings.append(_finding("test_config", change, change.first_line,
                                      f"the patch changes {change.path}, which decides how the "
-                                     "tests run (test configuration, start-up hook or bytecode)"))  # fmt: skip
+                                     "tests run (test configuration, start-up hook, bytecode "
+                                     "or a distribution's metadata)"))  # fmt: skip
             continue
         if "pyproject.toml" in names:
             findings += _pyproject(change, patch, patched_dir)

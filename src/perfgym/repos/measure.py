@@ -20,8 +20,8 @@ Round r runs every workload once on each copy, the order of the two copies alter
 round to round (slow drift of the machine cancels in the per-round ratio). Per workload the
 `compare(paired=True)` of the rounds gives the ratio patched/original, its t interval and the
 significance verdict (with perfgym's practical-equivalence margin); speedup = 1 / ratio. The
-task's speedup is the geometric mean over workloads, its CI the t interval of the per-round
-mean log speedups. The outputs (digest of repr of each first call) of patched and original
+task's speedup is the geometric mean over the workloads it is decided on (the hidden ones where
+the task has any, else all), its CI the t interval of their per-round mean log speedups. The outputs (digest of repr of each first call) of patched and original
 must agree on every run: a mismatch is a correctness failure and the speedup does not count.
 """
 
@@ -114,7 +114,11 @@ class TaskMeasurement(BaseModel):
     task_id: str
     rounds: int
     workloads: tuple[WorkloadComparison, ...]
-    speedup: float | None = Field(None, description="Geometric mean over workloads.")
+    speedup: float | None = Field(
+        None,
+        description="Geometric mean over the workloads it is decided on: the hidden ones where "
+        "the task has any, else every one.",
+    )
     ci: tuple[float, float] | None = None
     correct: bool = Field(description="Every workload ran on both copies with equal outputs.")
 
@@ -316,12 +320,16 @@ def measure_workloads(
     comps = tuple(_compare(w.name, w.hidden, *runs[w.name], alpha) for w in chosen)
     correct = all(c.ok for c in comps)
     speedup = ci = None
+    # The speed-up is the hidden workloads' where the task has any: the visible ones are the
+    # patch author's to tune for (red team helper-81 shipped a table of the visible input's
+    # answers, throttled under `visible_only`'s threshold: 5.4x against the expert's 3.7x).
+    decided = [c for c in comps if c.hidden] or list(comps)
     if all(c.speedup is not None for c in comps):
         per_round = [
-            sum(math.log(c.original_s[i] / c.patched_s[i]) for c in comps) / len(comps)
+            sum(math.log(c.original_s[i] / c.patched_s[i]) for c in decided) / len(decided)
             for i in range(rounds)
         ]
-        speedup = geometric_mean((c.speedup or 1.0 for c in comps), "task speed-up")
+        speedup = geometric_mean((c.speedup or 1.0 for c in decided), "task speed-up")
         ci = _t_interval(per_round, alpha)
     return TaskMeasurement(task_id=task.id, rounds=rounds, workloads=comps, speedup=speedup,
                            ci=ci, correct=correct)  # fmt: skip

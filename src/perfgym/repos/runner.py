@@ -20,6 +20,8 @@ _MARK = "PERFGYM_WORKLOAD "
 _RUNNER_NAME = "perfgym_workload_runner.py"
 _TIMER_NAME = "perfgym_workload_timer.py"
 _NONCE_NAME = "perfgym_workload_nonce"
+#: The workload script's name in every run, visible or hidden.
+WORKLOAD_NAME = "perfgym_workload.py"
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,9 @@ def run_workload(
     """Run `workload` once in a fresh process on `copy` (`repeats` more calls after the timed
     one, in the same process). A crash, timeout or missing result is `ok=False` with the error."""
     script = workload_path(task, workload)
-    name = f"perfgym_workload_{workload.name}.py"
+    # one name for every workload: a patch reads its process's argv, and a name saying
+    # "hidden" told it which runs decide (red team helper-81)
+    name = WORKLOAD_NAME
     nonce = secrets.token_hex(16)
     res = run_shell(
         copy,

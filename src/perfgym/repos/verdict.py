@@ -167,7 +167,8 @@ class PatchVerdict(BaseModel):
 
     @property
     def speedup(self) -> float | None:
-        """Geometric mean over workloads, hidden ones included; only for a correct patch."""
+        """Geometric mean over the workloads it is decided on (the hidden ones where the task
+        has any, else all: `TaskMeasurement.speedup`); only for a correct patch."""
         return self.measurement.speedup if self.correct and self.measurement else None
 
     @property

@@ -109,18 +109,45 @@ _WATCH = _integrity()
 _items: dict = {}
 
 
-def pytest_plugin_registered(plugin, plugin_name, manager):
-    """A plugin from the repository (a conftest.py, a module named by `pytest_plugins`): its
-    path and digest, which the supervisor compares with the original's files."""
+def _plugin_files(plugin):
+    """Where a plugin's code comes from: a module's file, else the files its hook functions
+    were compiled from (a class or an object registered as a plugin has no __file__)."""
     path = getattr(plugin, "__file__", None)
-    if isinstance(path, str) and os.path.realpath(path).startswith(_REPO):
-        real = os.path.realpath(path)
+    if isinstance(path, str):
+        return {path}
+    files = set()
+    try:
+        names = [n for n in dir(plugin) if n.startswith("pytest_")]
+    except Exception:
+        return files
+    for name in names:
         try:
-            with open(real, "rb") as f:
-                digest = _sha256(f.read()).hexdigest()
-        except OSError:
-            digest = ""
-        _send("plugin", path=real[len(_REPO) :], sha=digest)
+            hook = getattr(plugin, name)
+        except Exception:
+            continue
+        code = getattr(getattr(hook, "__func__", hook), "__code__", None)
+        if code is not None:
+            files.add(code.co_filename)
+    return files
+
+
+def pytest_plugin_registered(plugin, plugin_name, manager):
+    """A plugin from the repository (a conftest.py, a module named by `pytest_plugins`, an
+    object the repository's code registered, an entry point of a distribution in the copy): its
+    path and digest, which the supervisor compares with the original's files. Hook code
+    compiled from a string (no file) is reported as such and matches no original (red team
+    helper-81's `.dist-info` entry point registered a class whose hook passed failed tests)."""
+    for path in _plugin_files(plugin):
+        real = os.path.realpath(path)
+        if real.startswith(_REPO):
+            try:
+                with open(real, "rb") as f:
+                    digest = _sha256(f.read()).hexdigest()
+            except OSError:
+                digest = ""
+            _send("plugin", path=real[len(_REPO) :], sha=digest)
+        elif not os.path.exists(real):
+            _send("plugin", path=path, sha="")
 
 
 def _check_item(nodeid):

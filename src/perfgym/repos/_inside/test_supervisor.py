@@ -205,7 +205,8 @@ def judge(lines, exit_status, eof, expected, originals=None, stable=None, output
         else:
             bad = counts.get("failed", 0) + counts.get("error", 0)
             n_passed = sum(1 for o in outcomes.values() if o == "passed")
-            if bad or counts.get("passed", 0) != n_passed:
+            # (failures both tell are failures, not a disagreement: `failed` fails the run)
+            if bad > len(failed) or counts.get("passed", 0) != n_passed:
                 problems.append(
                     f"pytest's own summary ({counts}) disagrees with the records "
                     f"({n_passed} passed, {len(failed)} failed)"
@@ -250,6 +251,19 @@ def _integrity_spec(spec):
     return f"{spec['integrity_module']}:{path}"
 
 
+def _installed_plugins():
+    """The modules of the pytest plugins installed beside this interpreter (this process runs
+    with -I: neither the copy nor PYTHONPATH is on its path)."""
+    from importlib.metadata import entry_points
+
+    mods = []
+    for ep in entry_points(group="pytest11"):
+        mod = ep.value.split(":")[0].strip()
+        if mod and mod not in mods:
+            mods.append(mod)
+    return mods
+
+
 def main():
     with open(sys.argv[1]) as f:
         spec = json.load(f)
@@ -260,6 +274,10 @@ def main():
         _restore_config(spec["config"])
     read_fd, write_fd = os.pipe()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PY_COLORS"))}
+    # pytest would load every pytest11 entry point it finds, the copy's `.dist-info` included
+    # (red team helper-81 forged outcomes so): only the installed ones, named here
+    env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    spec["argv"] = [*spec["argv"], *(a for m in _installed_plugins() for a in ("-p", m))]
     env["PERFGYM_OUTCOME_FD"] = str(write_fd)
     env["PERFGYM_INTEGRITY"] = _integrity_spec(spec)
     env["PYTHONPATH"] = os.pathsep.join(

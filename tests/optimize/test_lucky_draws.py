@@ -164,6 +164,7 @@ def test_a_best_wrong_on_a_final_draw_is_dropped_and_a_resume_replays_it(tmp_pat
     assert snap is not None and snap.source == core_task(TASK).baseline.source
     (row,) = task_rows({TASK: state})
     assert row["best"] == "baseline" and row["dropped"] == state.dropped
+    assert row["speedup"] == 1.0 and row["ci"] is None  # the baseline is its own speed-up
 
     again = Optimizer(NoModel(), Draws([]), OptimizeHistory(tmp_path / "h.sqlite"), "r",  # type: ignore[arg-type]
                       OptimizeConfig(iterations=1, confirm=1, final_check=3))  # fmt: skip

@@ -38,7 +38,8 @@ def task_rows(states: Mapping[str, TaskState]) -> list[dict[str, Any]]:
         same = list(v.same_source) if v is not None else []
         if s.best_role == "baseline" and "baseline" not in same:
             same.insert(0, "baseline")
-        speed = speedup_ci(v)
+        # the baseline is its own speed-up, 1 exactly (no measurement says otherwise)
+        speed = (1.0, None, None) if s.best_role == "baseline" else speedup_ci(v)
         rows.append({"task_id": tid, "best": s.best_role or "none", "iteration": s.best_iteration,
                      "stopped": s.stopped or f"all {s.config.iterations} iteration(s) done",
                      "same_as": same, "reference": "reference" in same,

@@ -195,7 +195,11 @@ class Dispatcher:
                 for job_id in pending:
                     self._finish(job_id)
                 if now >= next_expire:
-                    for job_id in self.queue.expire():
+                    done, missed = self.queue.expire()
+                    if missed:  # answered 'deadline' here, never by a worker (helper-79)
+                        self.stats.add("deadline_missed", missed)
+                        self.stats.note_finished(missed)
+                    for job_id in done:
                         self._finish(job_id)
                     next_expire = now + _EXPIRE_EVERY_S
                 if now >= next_gc:

@@ -346,11 +346,12 @@ class JobQueue:
         return bool(row["n_done"] >= row["n_items"])
 
     # -- deadlines and completion ------------------------------------------------------------------
-    def expire(self, now: float | None = None) -> list[str]:
-        """Answer 'deadline' for every unanswered item of an overdue job; returns jobs now done."""
+    def expire(self, now: float | None = None) -> tuple[list[str], int]:
+        """Answer 'deadline' for every unanswered item of an overdue job; returns the jobs now
+        done and how many items were answered so."""
         now = time.time() if now is None else now
 
-        def cut(c: sqlite3.Connection) -> list[str]:
+        def cut(c: sqlite3.Connection) -> tuple[list[str], int]:
             rows = c.execute(
                 "SELECT i.job_id, i.idx, i.state FROM items i JOIN jobs j ON j.id = i.job_id "
                 "WHERE i.state IN ('queued', 'running') AND j.deadline <= ?",
@@ -362,9 +363,9 @@ class JobQueue:
                 if self._answer(c, r["job_id"], r["idx"], "deadline",
                                 {"reason": f"the deadline passed while {why}"}):  # fmt: skip
                     done.add(r["job_id"])
-            return sorted(done)
+            return sorted(done), len(rows)
 
-        expired: list[str] = self._write(cut)
+        expired: tuple[list[str], int] = self._write(cut)
         return expired
 
     def finish_job(self, job_id: str, rewards: dict[str, Any] | None) -> None:

@@ -49,6 +49,12 @@ class ServiceStats:
                 self._latencies.append(latency_s)
             self._finished_at.append(time.monotonic())
 
+    def note_finished(self, n: int) -> None:
+        """`n` items answered outside the workers (a deadline), for the throughput window."""
+        with self._lock:
+            now = time.monotonic()
+            self._finished_at.extend([now] * n)
+
     def timing(self, status: str, reason: str) -> None:
         """A judged candidate's timing status (drift flags and fallbacks show up here)."""
         with self._lock:

@@ -22,7 +22,8 @@ async def metrics(runtime: ServiceRuntime = Depends(runtime_of)) -> Metrics:
     config = runtime.config
     return Metrics(
         queue_depth=counts.get("queued", 0),
-        in_flight=counts.get("running", 0),
+        # what the workers hold: an item answered 'deadline' may still be running there
+        in_flight=max(counts.get("running", 0), runtime.dispatcher.in_flight()),
         capacity=config.max_queue,
         completed=s.completed,
         infra_failed=s.infra_failed,

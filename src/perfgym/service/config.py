@@ -59,6 +59,12 @@ class ServiceConfig(BaseModel):
     retention_s: float = Field(
         86_400.0, gt=0, description="How long finished jobs stay retrievable."
     )
+    max_run_code_waiting: int = Field(
+        64,
+        ge=0,
+        description="/run_code requests that may wait for a free slot (one slot per core); "
+        "more get 429 with Retry-After.",
+    )
     max_job_output_bytes: int = Field(
         64 << 20,
         ge=1 << 16,

@@ -11,7 +11,8 @@ Defaults where the user gives none: RLPF (paper 000): G = 8 completions per prom
 per device step, LoRA rank 32 / alpha 64 on all linear layers of a frozen base, completions up
 to 768 tokens, the rlpf reward with alpha_F = 0.16 and alpha_R = 0.10, five epochs. DMC-Optim
 (paper 003, section 5) is a few flags away: --num_generations 16, --prompts_per_step,
---scale_rewards none, --reward percentile_qp. Precision and device come from the machine: bf16
+--scale_rewards none (percentile_qp needs a pool column and declared workloads: see
+docs/training.md). Precision and device come from the machine: bf16
 (and bf16 weights) only on a CUDA device that supports it, float32 on the CPU (use_cpu).
 
 The reward is judged where --backend says: 'local' (this machine), 'service' (a `perfgym serve`

@@ -146,3 +146,32 @@ def test_a_small_request_for_a_lot_of_output_stores_only_the_budget(budgeted) ->
     again = [httpx.get(f"{svc.url}/v1/jobs/amp", timeout=30) for _ in range(2)]  # kept answers
     assert [a.status_code for a in again] == [200, 200] and again[0].content == again[1].content
     assert again[0].json()["items"] == items
+
+
+def test_the_service_trims_the_build_caches_it_fills(tmp_path) -> None:
+    """Entries of the judge's build cache past `max_build_cache_bytes` are trimmed once the
+    service runs (checked at start, then every minute)."""
+    from perfgym.tasks.task import Language
+    from perfgym.toolchains import Build, BuildCache, BuildStatus
+    from perfgym.toolchains.cache_trim import _size
+
+    cache = BuildCache.at(tmp_path / "builds")
+    for k in range(3):
+        with cache.stage(f"{k:064x}") as st:
+            (st.artifact / "prog").write_bytes(bytes(700 * KIB))
+            cache.publish(st, Build(status=BuildStatus.OK, language=Language.C, recipe="c",
+                                    key=f"{k:064x}"))  # fmt: skip
+    assert _size(cache.root) > 2 << 20
+    state = tmp_path / "state"
+    state.mkdir()
+    cfg = ServiceConfig(port=0, state_dir=str(state), workers=1, build_cache_keep_s=0,
+                        max_build_cache_bytes=1 << 20,
+                        judge={"repeats": 1, "build_cache": str(cache.root)})  # fmt: skip
+    with ServiceProcess(cfg, log=state / "service.log") as svc:
+        for _ in range(100):
+            if _size(cache.root) <= 1 << 20:
+                break
+            time.sleep(0.1)
+        assert httpx.get(f"{svc.url}/v1/health").status_code == 200
+    assert _size(cache.root) <= 1 << 20
+    assert sum(cache.lookup(f"{k:064x}") is not None for k in range(3)) == 1

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
 from train_helpers import fence
 
 from perfgym.judge.decided_on import DecidedOn
@@ -65,3 +66,20 @@ def test_each_batch_draws_fresh_hidden_inputs_unless_a_seed_fixes_them(core):
 def test_verl_reward_kwargs_can_fix_the_seed():
     config = ScorerConfig.from_kwargs({"hidden_seed": 7}, "perfgym-core")
     assert config.hidden_seed == 7
+
+
+def test_a_pool_reward_on_hidden_workloads_is_refused_not_silently_none(core) -> None:
+    """red team helper-82: `percentile` with the training default gave every correct program
+    None (its durations are keyed by the batch's hidden inputs, which no stored pool holds), so
+    a trainer saw only 0s. It is refused when built, saying what to do; on declared workloads
+    it is built."""
+    from perfgym.errors import ConfigError
+
+    for name in ("percentile", "percentile_qar"):
+        with pytest.raises(ConfigError, match="pool measured on the same inputs"):
+            BatchReward(core, name)
+        with pytest.raises(ConfigError, match="hidden_workloads=False"):
+            BatchReward(core, name, backend="service", url="http://127.0.0.1:9")
+    declared = BatchReward(core, "percentile",
+                           judge_config=training_judge_config(hidden_workloads=False))  # fmt: skip
+    declared.close()

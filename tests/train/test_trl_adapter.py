@@ -112,3 +112,18 @@ def test_async_through_the_service_and_a_crash_mid_batch(core, reward_service, c
     finally:
         fn.scorer.close()
         reward_service.restart()
+
+
+def test_afterburner_reads_the_completions_trl_passes(core):
+    """red team helper-82: through this adapter `afterburner` raised "needs the column
+    'completions' or 'format_ok'" (the adapter kept TRL's completions from the reward)."""
+    (fn,) = reward_funcs(core, "afterburner")
+    try:
+        a = core.get("py-topk-words")
+        tagged = (f"<thinking>a heap</thinking>\n<solution>\n{fence(a.baseline.source)}\n"
+                  "</solution>")  # fmt: skip
+        got = fn(**trl_call(core, [(a.id, tagged), (a.id, fence(a.baseline.source))]))
+    finally:
+        fn.scorer.close()
+    assert all(isinstance(x, float) for x in got), got
+    assert got[0] == pytest.approx(got[1] + 0.2, abs=0.05)  # the format term, and only it

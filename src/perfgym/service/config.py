@@ -65,6 +65,18 @@ class ServiceConfig(BaseModel):
         description="/run_code requests that may wait for a free slot (one slot per core); "
         "more get 429 with Retry-After.",
     )
+    max_build_cache_bytes: int = Field(
+        8 << 30,
+        ge=1 << 20,
+        description="Bytes each build cache the service fills (the judge's, /run_code's) may "
+        "hold: checked every minute, least recently used builds out first "
+        "(perfgym.toolchains.cache_trim).",
+    )
+    build_cache_keep_s: float = Field(
+        600.0,
+        ge=0,
+        description="A build used this recently is never trimmed (a run may be about to use it).",
+    )
     max_job_output_bytes: int = Field(
         64 << 20,
         ge=1 << 16,

@@ -111,6 +111,8 @@ class BuildCache:
         artifact = entry / ARTIFACT_DIR
         if build.ok and not artifact.is_dir():
             return None
+        with contextlib.suppress(OSError):  # its last use, for `cache_trim` (oldest go first)
+            os.utime(entry / MANIFEST)
         return build.model_copy(
             update={"cached": True, "artifact_dir": str(artifact) if build.ok else None}
         )

@@ -149,6 +149,15 @@ class BatchReward:
         self._token = token
         if backend == "service" and judge is None and not url:
             raise ConfigError("the service backend needs url='http://host:port'")
+        if "pool" in self.reward.requires and (self.config.hidden_workloads or backend != "local"):
+            # every correct program would get None: its durations are keyed by hidden inputs
+            # drawn this batch, which no stored pool was measured on (red team helper-82)
+            raise ConfigError(
+                f"reward {self.reward.name!r} ranks each duration against a pool measured on "
+                "the same inputs, and with hidden workloads (the training default) no stored "
+                "pool is; judge on the declared workloads (judge_config=training_judge_config("
+                "hidden_workloads=False), backend='local') or choose a reward without a pool"
+            )
         #: What `pickle` sends instead of this object (its judge, threads and sandboxes stay):
         #: None when a ready `judge` was handed in, which cannot travel.
         self._recipe: dict[str, Any] | None = None if judge is not None else {

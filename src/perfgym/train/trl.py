@@ -152,6 +152,10 @@ class _Batch:
             if k not in _TRL_KEYWORDS and k != self.column and isinstance(v, list | tuple)
             and len(v) == len(completions)
         }  # fmt: skip
+        # the completions are a column too: a reward that reads them (afterburner's format
+        # term) gets them, the others ignore them (red team helper-82: afterburner raised
+        # "needs the column 'completions'" through this adapter)
+        columns["completions"] = list(completions)
         return [(str(t), c) for t, c in zip(ids, completions, strict=True)], columns
 
     def finish(self, scored: list[Scored], kwargs: Mapping[str, Any]) -> list[float | None]:

@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from perfgym.errors import ConfigError
@@ -29,6 +30,8 @@ from perfgym.service.workers import framing
 from perfgym.service.workers.job_queue import JobQueue, Leased
 from perfgym.service.workers.stats import ServiceStats
 from perfgym.store.result_store import ResultStore
+from perfgym.toolchains.cache import DEFAULT_ROOT
+from perfgym.toolchains.cache_trim import trim
 
 #: Counters a worker process reports of its warm Python workers (judge's and checkers').
 POOL_COUNTERS = ("python_worker_restarts", "failed_cleanups")
@@ -36,6 +39,8 @@ _EXPIRE_EVERY_S = 0.2
 #: Expired jobs are forgotten, and the stored results held to their cap, this often (a sum
 #: over the jobs table and an indexed delete: well under a millisecond for thousands of jobs).
 _GC_EVERY_S = 5.0
+#: The build caches are held to their size this often (a walk of every entry).
+_TRIM_EVERY_S = 60.0
 
 
 def core_shares(n_workers: int | None, timing_mode: bool) -> list[list[int]]:
@@ -185,7 +190,7 @@ class Dispatcher:
 
     # -- the loop -----------------------------------------------------------------------------------
     def _run(self) -> None:
-        next_expire = next_gc = 0.0
+        next_expire = next_gc = next_trim = 0.0
         while not self._stop.is_set():
             try:
                 now = time.monotonic()
@@ -205,12 +210,24 @@ class Dispatcher:
                 if now >= next_gc:
                     self.queue.gc(self.config.retention_s)
                     next_gc = now + _GC_EVERY_S
+                if now >= next_trim:
+                    self._trim_build_caches()
+                    next_trim = now + _TRIM_EVERY_S
                 self._hand_out()
                 self._receive(0.05)
             except Exception as exc:  # never let one bad message stop the service
                 print(f"perfgym serve: dispatcher error: {type(exc).__name__}: {exc}",
                       file=sys.stderr, flush=True)  # fmt: skip
                 time.sleep(0.1)
+
+    def build_caches(self) -> list[Path]:
+        """The build caches this service fills: the judge's and /run_code's."""
+        judge_root = self.config.judge.build_cache or DEFAULT_ROOT
+        return [Path(judge_root), Path(self.config.state_dir) / "run_code_builds"]
+
+    def _trim_build_caches(self) -> None:
+        for root in self.build_caches():
+            trim(root, self.config.max_build_cache_bytes, self.config.build_cache_keep_s)
 
     def _respawn(self, now: float) -> None:
         for w in self.workers:

@@ -35,3 +35,8 @@ HIDING_FLAGS = ("hidden_cpu", "outlived_main", "cpu_over_wall", "idle_wait")
 #: candidate's doing, so the lowest speed credit a correct program can earn, never None.
 CLOCK_CHEAT_FLAGS = ("harness_time_exceeds_wall", "harness_untimed_work", "harness_timer_mismatch",
                      "harness_call_replaced")
+
+#: Verdict flag of a candidate whose build did work its task's own builds do not
+#: (`perfgym.judge.build_work`): computed at compile time, outside every clock. Rewards treat
+#: it as CLOCK_CHEAT_FLAGS.
+BUILD_WORK = "build_work"

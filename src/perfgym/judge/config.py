@@ -221,6 +221,15 @@ class JudgeConfig(BaseModel):
         "(`perfgym.judge.reference_disk`); None: nothing kept. The environment variable "
         "PERFGYM_REFERENCE_CACHE (a directory, or 'off') overrides it.",
     )
+    build_work_s: float = Field(
+        2.0,
+        gt=0,
+        description="CPU seconds a correct candidate's build may take beyond its task's own "
+        "builds (and beyond 4 times theirs) before it is flagged `build_work`: work done at "
+        "compile time runs outside every clock (perfgym.judge.build_work). A C++ program "
+        "including <bits/stdc++.h> builds in about 1 s of g++ CPU here; helper-84's two "
+        "constexpr tables took 4.5 s against the reference's 0.3 s.",
+    )
     hidden_workloads: bool = Field(
         False,
         description="Check and time on hidden workloads: for a task with a generator, one "

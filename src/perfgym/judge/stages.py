@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from perfgym.judge.batched import batchable, equal_passes, run_batched
+from perfgym.judge.build_work import flag_build_work
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
@@ -334,6 +335,8 @@ def verdict_of(
         harness_end_mark=v.end_mark or (f"none: {v.end_mark_why}" if v.end_mark_why else ""),
         harness_answer=entry.harness_answer,
     )
+    if verdict.correct:
+        flag_build_work(verdict, v, own, config.build_work_s)
     if verdict.candidate is not None:
         flag_idle_wait(verdict, plan.clock, plan.cores)
         verdict.flags += verdict.candidate.flags

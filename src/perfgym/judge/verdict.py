@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from perfgym.judge.decided_on import DecidedOn
-from perfgym.run_status import CLOCK_CHEAT_FLAGS, Status
+from perfgym.run_status import BUILD_WORK, CLOCK_CHEAT_FLAGS, Status
 from perfgym.timing.result import Timing, TimingStatus
 
 __all__ = ["DecidedOn", "Stage", "TestResult", "Timing", "TimingStatus", "Verdict"]
@@ -128,7 +128,9 @@ class Verdict(BaseModel):
     @property
     def hid_time(self) -> list[str]:
         """Why the candidate's timing is its own doing: the sandbox's accounting flags on its
-        timing (`Timing.hid_time`) and the harness cross-check's (`CLOCK_CHEAT_FLAGS`). Rewards
+        timing (`Timing.hid_time`), the harness cross-check's (`CLOCK_CHEAT_FLAGS`) and work
+        done in its build (`BUILD_WORK`). Rewards
         give such a correct program the lowest speed credit, never None."""
         own = self.candidate.hid_time if self.candidate is not None else []
-        return own + [f for f in self.flags if f in CLOCK_CHEAT_FLAGS and f not in own]
+        cheats = (*CLOCK_CHEAT_FLAGS, BUILD_WORK)
+        return own + [f for f in self.flags if f in cheats and f not in own]

@@ -1,0 +1,59 @@
+"""Work done in the build runs outside every clock: a correct candidate whose build takes far
+more CPU than its task's own builds is flagged `build_work` and earns the least speed credit
+(red team helper-84: the reference of cpp-lcs-length with two `constexpr` tables costing about
+4 s of g++ CPU was accepted, unflagged, at RLPF's 1.26 in 2 of 2 batches). The builds are
+real g++ builds, with the default allowance; an honest program including <bits/stdc++.h>
+(about 1 s of g++ CPU against the reference's 0.3 s) is not flagged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from perfgym.judge.candidate import Candidate
+from perfgym.judge.config import JudgeConfig
+from perfgym.judge.judge import Judge
+from perfgym.rewards import get_reward
+from perfgym.run_status import BUILD_WORK
+from perfgym.tasks.native import load_task_dir
+from perfgym.tasks.task import Language
+from perfgym.toolchains import toolchain
+
+TASK = Path(__file__).resolve().parents[2] / "suites" / "perfgym-core" / "cpp-lcs-length"
+
+#: A table the compiler computes (about 3 M steps of constant evaluation), read once at run time.
+TABLE = """
+#include <array>
+constexpr std::array<unsigned, 4096> compile_time_table(unsigned salt) {
+    std::array<unsigned, 4096> t{};
+    for (unsigned i = 0; i < 4096; i++) {
+        unsigned long long x = i + salt;
+        for (int r = 0; r < 380; r++) x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        t[i] = (unsigned)(x >> 40);
+    }
+    return t;
+}
+constexpr auto TABLE_A = compile_time_table(0);
+constexpr auto TABLE_B = compile_time_table(1);
+static volatile unsigned sink = TABLE_A[7] + TABLE_B[9];
+"""
+
+
+@pytest.mark.skipif(toolchain(Language.CPP).missing() is not None, reason="no g++")
+def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    task = load_task_dir(TASK)
+    ref = task.references[0].source
+    heavy = ref + TABLE
+    honest = "#include <bits/stdc++.h>\n" + ref
+    config = JudgeConfig.protocol("training", hidden_workloads=True,
+                                  build_cache=str(tmp_path / "builds"))  # fmt: skip
+    with Judge(config) as judge:
+        got_heavy, got_honest = judge.judge_many([Candidate(task, source=heavy),
+                                                  Candidate(task, source=honest)])  # fmt: skip
+    assert got_heavy.correct and got_honest.correct, (got_heavy.reason, got_honest.reason)
+    assert BUILD_WORK in got_heavy.flags and BUILD_WORK in got_heavy.hid_time
+    assert BUILD_WORK not in got_honest.flags and not got_honest.hid_time
+    rlpf = get_reward("rlpf")
+    paid_heavy, paid_honest = rlpf([got_heavy, got_honest])
+    assert paid_heavy is not None and paid_honest is not None and paid_heavy < paid_honest

@@ -63,8 +63,15 @@ def test_a_package_dir_module_is_flagged_when_the_patch_edits_sys_path(plain_rep
     assert _shadows(plain_repo, inside + path_edit) == ["pkg/numpy.py"]
 
 
-def test_an_ordinary_new_module_is_not_flagged(plain_repo) -> None:  # type: ignore[no-untyped-def]
-    assert _shadows(plain_repo, _new_file("pkg/fastpath.py") + _new_file("helpers.py")) == []
+def test_an_ordinary_new_module_is_not_flagged_inside_a_package(plain_repo) -> None:  # type: ignore[no-untyped-def]
+    assert _shadows(plain_repo, _new_file("pkg/fastpath.py")) == []
+
+
+def test_any_new_module_at_the_top_of_the_path_is_flagged(plain_repo) -> None:  # type: ignore[no-untyped-def]
+    """red team helper-83: a root `org.py` ran inside `import pytest` (copy.py tries `org`),
+    before perfgym's outcome plugin; a new top-level name is flagged whatever it is."""
+    assert _shadows(plain_repo, _new_file("helpers.py") + _new_file("org.py")) == [
+        "helpers.py", "org.py"]  # fmt: skip
 
 
 # -- a cap on what one command leaves in the copy ---------------------------------------------

@@ -56,6 +56,8 @@ def parse_patch(patch: str) -> list[FileChange]:
         elif line.startswith(("Binary files", "GIT binary patch")):
             current.binary = True
         elif line.startswith("--- "):
+            if line[4:].strip() == "/dev/null":  # a new file, also in a diff without git's modes
+                current.created = True
             current.old_path = _strip(line[4:]) if line[4:] != "/dev/null" else current.old_path
         elif line.startswith("+++ "):
             name = line[4:]
@@ -63,6 +65,8 @@ def parse_patch(patch: str) -> list[FileChange]:
                 current.path = _strip(name)
         elif m := _HUNK.match(line):
             new_line = int(m.group(1))
+            if line.startswith("@@ -0,0 "):  # a hunk from nothing: the file is new
+                current.created = True
         elif line.startswith("+"):
             current.added[new_line] = line[1:]
             new_line += 1

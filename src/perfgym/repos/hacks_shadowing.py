@@ -9,6 +9,9 @@ installed distribution (`importlib.metadata.packages_distributions()`), of the s
 sys.path: at the repository root; in a directory that is not a regular package (a `src/` or
 `lib/` a task or the patch may put on the path); anywhere when the patch itself edits sys.path
 (sys.path, site.addsitedir, PYTHONPATH). Names the original repository already had are its own.
+A NEW top-level module of any other name on that path is flagged too: Python's and pytest's
+start-up try optional imports by name (copy.py tries `org`), and one added there runs inside
+`import pytest`, before perfgym's outcome plugin (red team helper-83).
 """
 
 from __future__ import annotations
@@ -72,20 +75,28 @@ def shadowing_findings(patch: str, patched_dir: Path, *, skip: frozenset[str] = 
         if change.deleted or change.path in skip:
             continue
         renamed = bool(change.old_path) and change.old_path != change.path
-        if not (change.created or renamed) and change.removed:
+        if not (change.created or renamed):
             continue  # an edit of a module the original repository already has
         found = _module_of(change.path)
-        if found is None or found[0] not in names:
+        if found is None:
             continue
         name, directory = found
-        reachable = not directory or not _regular_package(patched_dir, directory) or edits_path
-        if not reachable:
+        at_top = not directory or not _regular_package(patched_dir, directory)
+        if not (at_top or (edits_path and name in names)):
             continue
         line = change.first_line
+        if name in names:
+            why = (f"takes the place of the installed module {name!r} for any import of it on "
+                   "the workload's path")  # fmt: skip
+        else:
+            # red team helper-83: a root `org.py` ran inside `import pytest` (copy.py tries
+            # `from org.python.core import ...`), before perfgym's plugin and its checks
+            why = (f"puts a new top-level module {name!r} on the path: start-up code that tries "
+                   "an optional import of that name (copy.py tries `org`) runs it before any "
+                   "check")  # fmt: skip
         out.append(Finding(
             kind="import_shadow", source="static", file=change.path, line=line,
             snippet=change.added.get(line, "").strip(),
-            message=f"the patch adds {change.path}, which takes the place of the installed "
-                    f"module {name!r} for any import of it on the workload's path",
+            message=f"the patch adds {change.path}, which {why}",
         ))  # fmt: skip
     return out

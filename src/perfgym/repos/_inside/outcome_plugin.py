@@ -16,6 +16,7 @@ import hashlib
 import importlib
 import json
 import os
+from types import ModuleType as _ModuleType
 
 import _pytest.main
 import _pytest.python
@@ -110,12 +111,12 @@ _items: dict = {}
 
 
 def _plugin_files(plugin):
-    """Where a plugin's code comes from: a module's file, else the files its hook functions
-    were compiled from (a class or an object registered as a plugin has no __file__)."""
-    path = getattr(plugin, "__file__", None)
-    if isinstance(path, str):
-        return {path}
+    """Where a plugin's code comes from: the files its hook functions were compiled from, and
+    a module's own file. Only a module's `__file__` is read: an object or class can name any
+    file there (red team helper-83 gave one the name of an unchanged repository file)."""
     files = set()
+    if isinstance(plugin, _ModuleType) and isinstance(getattr(plugin, "__file__", None), str):
+        files.add(plugin.__file__)
     try:
         names = [n for n in dir(plugin) if n.startswith("pytest_")]
     except Exception:

@@ -156,9 +156,12 @@ def _pyproject(change: FileChange, patch: str, patched_dir: Path) -> list[Findin
 
 
 class _Tamper(ast.NodeVisitor):
-    def __init__(self, change: FileChange) -> None:
+    def __init__(self, change: FileChange, tree: ast.AST | None = None) -> None:
         self.change = change
         self.findings: list[Finding] = []
+        #: Names the module binds itself (`from re import compile`, `def eval(...)`): a call of
+        #: one of them is not the built-in.
+        self.own_names = _bound_names(tree) if tree is not None else set()
 
     def _flag(self, node: ast.AST, what: str) -> None:
         line = getattr(node, "lineno", 0)
@@ -199,7 +202,7 @@ class _Tamper(ast.NodeVisitor):
         ):
             self._flag(node, f"package code imports a module named at run time ({name})")
         elif name in _RUNS_TEXT and (
-            isinstance(f, ast.Name)
+            (isinstance(f, ast.Name) and f.id not in self.own_names)
             or (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
                 and f.value.id in ("builtins", "__builtins__"))
         ):  # fmt: skip
@@ -237,6 +240,9 @@ class _Tamper(ast.NodeVisitor):
     def visit_Attribute(self, node: ast.Attribute) -> None:
         if node.attr in _IMPORT_HOOKS:
             self._flag(node, f"package code touches sys.{node.attr} (an import hook)")
+        elif (node.attr in _RUNS_TEXT and isinstance(node.value, ast.Name)
+              and node.value.id in ("builtins", "__builtins__")):  # fmt: skip
+            self._flag(node, f"package code reaches the built-in {node.attr}()")
         elif node.attr == "addaudithook":
             self._flag(node, "package code adds an audit hook (it sees every import and call "
                              "of the test process)")  # fmt: skip
@@ -274,6 +280,20 @@ _NATIVE_REACH = re.compile(r"\b(PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*
                            r"\w*|PyEval_GetFrame\w*|PyEval_GetGlobals|PyEval_GetLocals|PyFrame_\w+|"
                            r"PyThreadState_GetFrame|PyImport_GetModuleDict|PyImport_ExecCodeModule\w*|"
                            r"PyMarshal_\w+|_PyEval_\w+|PyUnstable_\w+)\b")  # fmt: skip
+
+
+def _bound_names(tree: ast.AST) -> set[str]:
+    """Names a module binds other than to the built-ins: imported from another module than
+    builtins, or defined (a function, a class, an assignment)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module not in ("builtins", "__builtin__"):
+            out.update(a.asname or a.name for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+    return out
 
 
 def _native_tamper(change: FileChange) -> list[Finding]:
@@ -319,7 +339,7 @@ def testconfig_findings(patch: str, patched_dir: Path) -> list[Finding]:
             tree = ast.parse(_read_inside(patched_dir, change.path) or "")
         except (SyntaxError, ValueError):
             continue
-        visitor = _Tamper(change)
+        visitor = _Tamper(change, tree)
         visitor.visit(tree)
         findings += visitor.findings
     return findings

@@ -39,7 +39,10 @@ def test_identical_and_within_noise_proposals_are_not_accepted(tmp_path):
     assert steps[1].accepted and "significantly better" in steps[1].why
     assert steps[2].accepted is False and steps[2].why == "same program as the best"
     assert steps[3].accepted is False and steps[3].why.startswith("not significantly better")
-    assert steps[3].stage == "OK" and steps[3].ratio is not None
+    # measured beside the best: a ratio, unless a loaded machine left a timing unusable (the
+    # decision then says so; a full run on the 2-core VM once flagged one so)
+    assert steps[3].stage == "OK"
+    assert steps[3].ratio is not None or "no usable timing" in steps[3].why, steps[3].why
     # The best is still the first accepted program, and no later step replaced it.
     state = result.states[task.id]
     assert state.best_iteration == 1 and state.accepted_at == [1]

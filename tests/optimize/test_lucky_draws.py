@@ -47,7 +47,7 @@ def real() -> dict[str, Verdict]:
 class Draws:
     """A judge queue whose calls return the given verdicts in order (each call: one draw)."""
 
-    answers: list[list[Verdict]]
+    answers: list[list[Verdict] | None]
     calls: list[list[Candidate]] = field(default_factory=list)
     judge: object = None
 
@@ -60,6 +60,8 @@ class Draws:
     async def judge_round(self, candidates: list[Candidate]) -> list[Verdict]:
         self.calls.append(list(candidates))
         out = self.answers.pop(0)
+        if out is None:  # the judge gave nothing back (an infrastructure failure)
+            return []
         assert len(out) == len(candidates), (out, candidates)
         return [v.model_copy(update={"source": c.source or v.source})
                 for v, c in zip(out, candidates, strict=True)]  # fmt: skip
@@ -267,3 +269,17 @@ def test_a_round_the_model_answers_nothing_still_measures_the_best(tmp_path, rea
     assert "503" in steps[(2, 0)].model_error and steps[(2, BEST_SLOT)].stage == "WO"
     assert [c.model for c in queue.calls[2]] == ["best"]
     assert state.best_role == "baseline" and state.dropped[0]["iteration"] == 2
+
+
+def test_a_final_check_without_a_verdict_drops_the_best_and_replays_so(tmp_path, real) -> None:
+    """A final draw that gives no verdict fails the check, as a confirmation's does; the
+    stored step names the program it checked, so a resume replays the same drop."""
+    draws = [[real["ref"]], [real["ref"]], None]  # round 1, its confirmation, no final verdict
+    state, steps, _queue = _run(tmp_path, 1, draws, confirm=1, final_check=2)
+    assert state.best_role == "baseline" and state.dropped[0]["why"] == "no verdict"
+    assert steps[(1, FINAL_SLOT)].verdict is None and steps[(1, FINAL_SLOT)].extra["key"]
+    again = Optimizer(NoModel(), Draws([]), OptimizeHistory(tmp_path / "h.sqlite"), "r",  # type: ignore[arg-type]
+                      OptimizeConfig(iterations=1, confirm=1, final_check=2))  # fmt: skip
+    replayed = asyncio.run(again.optimize([core_task(TASK)]))[TASK]
+    assert replayed.best_role == "baseline" and replayed.dropped == state.dropped
+    assert again.queue.calls == []  # type: ignore[attr-defined]

@@ -4,6 +4,7 @@ scripted server."""
 
 from __future__ import annotations
 
+import pytest
 from optimize_helpers import client, core_task
 
 from perfgym.llm.core_script import fenced
@@ -20,6 +21,11 @@ from perfgym.store.optimize_history import OptimizeHistory
 DEAD_CODE = "\n#define WITHIN_NOISE_MARKER 7\n"
 
 
+# Significance decisions (a real gain accepted, a within-noise one refused): beside the other
+# xdist worker's sandboxes, two full runs on the 2-core VM each flipped one (round 1's real gain
+# refused once, round 3's timing unusable once); alone, 6 of 6 runs, 3 of them beside two busy
+# loops, decided as asserted.
+@pytest.mark.alone
 def test_identical_and_within_noise_proposals_are_not_accepted(tmp_path):
     task = core_task("c-hash-join")
     ref = task.references[0].source

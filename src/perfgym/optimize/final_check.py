@@ -33,26 +33,38 @@ FINAL_SLOT = -100
 MEASURE_SLOT = -10_000
 
 
-def check_step(state: TaskState, iteration: int, slot: int, purpose: str,
-               got: Verdict | None) -> Step:  # fmt: skip
+def check_step(state: TaskState, iteration: int, slot: int, purpose: str, got: Verdict | None,
+               source: str | None) -> Step:  # fmt: skip
+    """A check's step; `extra['key']` names the program checked, also when no verdict came."""
     ok = got is not None and got.correct
+    key = key_of(source, state.task) if source is not None else ""
     return Step(state.task.id, iteration, slot, purpose,
                 verdict=None if got is None else got.model_dump(mode="json"),
                 stage="" if got is None else got.stage.value, accepted=False,
                 why="correct on a fresh draw of the hidden inputs" if ok else
-                "wrong on a fresh draw of the hidden inputs")  # fmt: skip
+                "wrong on a fresh draw of the hidden inputs", extra={"key": key})  # fmt: skip
 
 
 def _verdict(step: Step | None) -> Verdict | None:
     return None if step is None or step.verdict is None else Verdict.model_validate(step.verdict)
 
 
-def _same(state: TaskState, v: Verdict | None) -> bool:
-    """Whether a stored step's verdict is of the current best (else it was of a best dropped
+def _key(state: TaskState, step: Step) -> str:
+    """The program a stored check step checked: its own record, else its verdict's source."""
+    key = str(step.extra.get("key") or "")
+    v = _verdict(step)
+    if not key and v is not None and v.source is not None:
+        key = key_of(v.source, state.task)
+    return key
+
+
+def _same(state: TaskState, step: Step) -> bool:
+    """Whether a stored check step is of the current best (else it was of a best dropped
     before, whose checks `replay_checks` applied with their round)."""
-    if v is None or v.source is None or state.best_source is None:
-        return True  # no verdict stored: taken as it stands
-    return key_of(v.source, state.task) == key_of(state.best_source, state.task)
+    key = _key(state, step)
+    if not key or state.best_source is None:
+        return True  # an older step that names no program: taken as it stands
+    return key == key_of(state.best_source, state.task)
 
 
 def replay_checks(opt: Optimizer, state: TaskState, iteration: int) -> None:
@@ -60,17 +72,21 @@ def replay_checks(opt: Optimizer, state: TaskState, iteration: int) -> None:
     program they found wrong is marked so, and while the best is one the final check found
     wrong, it is dropped again."""
     tid = state.task.id
-    found: dict[str, Verdict] = {}
+    found: dict[str, Verdict | None] = {}
     passed: dict[str, int] = {}  # final checks each program passed
     for (t, it, slot), step in opt._stored.items():
-        v = _verdict(step)
-        if t != tid or it != iteration or slot > CONFIRM_SLOT or v is None or v.source is None:
+        if t != tid or it != iteration or slot > CONFIRM_SLOT:
             continue
-        key, final = key_of(v.source, state.task), slot <= FINAL_SLOT
-        if v.correct:
+        v, key, final = _verdict(step), _key(state, step), slot <= FINAL_SLOT
+        if not key:
+            continue
+        if v is not None and v.correct:
             passed[key] = passed.get(key, 0) + (MEASURE_SLOT < slot <= FINAL_SLOT)
             continue
-        mark_wrong(state, v.source, iteration, "final check" if final else "confirmation")
+        # wrong, or no verdict came (treated as the live loop treats it: a failed check)
+        state.wrong.setdefault(
+            key, f"{'final check' if final else 'confirmation'}, round {iteration}"
+        )
         if final:
             found[key] = v
     while state.best_role == "candidate" and state.best_source is not None:
@@ -97,14 +113,15 @@ async def final_check(opt: Optimizer, state: TaskState) -> None:
         passed, got = 0, None
         while passed < n:
             stored = opt._stored.get((tid, last, slot))
-            if stored is not None and stored.judged and not _same(state, _verdict(stored)):
+            if stored is not None and stored.judged and not _same(state, stored):
                 slot -= 1  # a check of a best already dropped with its round
                 continue
             if stored is not None and stored.judged:
                 got = _verdict(stored)
             else:
                 got = await opt._check(state, state.best_source, "final", passed)
-                opt.history.put(opt.run, [check_step(state, last, slot, "final", got)])
+                step = check_step(state, last, slot, "final", got, state.best_source)
+                opt.history.put(opt.run, [step])
             slot -= 1
             if got is None or not got.correct:
                 break
@@ -125,11 +142,11 @@ async def final_check(opt: Optimizer, state: TaskState) -> None:
 async def _measured(opt: Optimizer, state: TaskState, last: int, slot: int) -> Verdict | None:
     """The best timed once more beside the baseline, on a fresh draw (stored, or judged now)."""
     stored = opt._stored.get((state.task.id, last, slot))
-    if stored is not None and stored.judged and _same(state, _verdict(stored)):
+    if stored is not None and stored.judged and _same(state, stored):
         return _verdict(stored)
     got = await opt.queue.judge_round([Candidate(state.task, source=state.best_source,
                                                  model="final", sample=0, suite=opt.suite)])  # fmt: skip
     v = got[0] if got else None
-    step = check_step(state, last, slot, "final-measure", v)
+    step = check_step(state, last, slot, "final-measure", v, state.best_source)
     opt.history.put(opt.run, [step])
     return v

@@ -189,7 +189,7 @@ class Optimizer:
         for j in range(self.config.confirm):
             got = await self._check(state, v.source, "confirm", j)
             ok = got is not None and got.correct
-            out.append(check_step(state, iteration, CONFIRM_SLOT - j, "confirm", got))
+            out.append(check_step(state, iteration, CONFIRM_SLOT - j, "confirm", got, v.source))
             if not ok:
                 mark_wrong(state, v.source, iteration, "confirmation")
                 d = decisions[at]

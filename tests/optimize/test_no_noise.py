@@ -42,9 +42,10 @@ def test_identical_and_within_noise_proposals_are_not_accepted(tmp_path):
                              judge=judge_config(5), history=history, out=tmp_path / "out",
                              resume=False, report=False)  # fmt: skip
     steps = {s.iteration: s for s in history.steps(result.run) if s.slot == 0}
-    assert steps[1].accepted and "significantly better" in steps[1].why
-    assert steps[2].accepted is False and steps[2].why == "same program as the best"
-    assert steps[3].accepted is False and steps[3].why.startswith("not significantly better")
+    assert steps[1].accepted and "significantly better" in steps[1].why, steps[1].why
+    assert steps[2].accepted is False and steps[2].why == "same program as the best", steps[2].why
+    assert steps[3].accepted is False, steps[3].why
+    assert steps[3].why.startswith("not significantly better"), steps[3].why
     # measured beside the best: a ratio, unless a loaded machine left a timing unusable (the
     # decision then says so; a full run on the 2-core VM once flagged one so)
     assert steps[3].stage == "OK"

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from optimize_helpers import ITERATIONS, TASK, core_task
 
 from perfgym.evaluation.candidates_file import read_candidates
 from perfgym.judge.same_source import normalised
 from perfgym.store.optimize_history import OptimizeHistory
 from perfgym.tasks.suite import load_suite
+
+# These tests build the session's reference run (`core_run`), whose significance calls
+# tests/optimize/test_resume.py compares a resumed run's with: made alone, as that one is.
+pytestmark = pytest.mark.alone
 
 
 def _run_id(store):  # type: ignore[no-untyped-def]

@@ -3,7 +3,8 @@
 (a) an isolated `python3 -S -c pass` through the warm sandbox (and a fresh bubblewrap per run)
     against the same command through a bare `subprocess.run`, interleaved; target <= 1.1x.
 (b) warm Python worker calls/s on a trivial function with full per-call isolation (target
-    >= 1,500/s on 2 cores, issue 31) and the ratio to a fresh isolated interpreter per call (>= 8x).
+    >= 1,500/s on 2 cores, issue 31) and the ratio to a fresh isolated interpreter per call (>= 8x);
+    and the floor of any fork-per-call design on these cores (`FLOOR`: no isolation at all).
 (c) a `python3 -S` that reads 2 MiB of stdin: the warm sandbox (stdin handed over as a
     sealed memfd) against the same sandbox inlining stdin in its JSON spec (base64, as it did
     before) and a bare `subprocess.run`, interleaved.
@@ -104,6 +105,40 @@ def _usage(pool: PythonWorkerPool) -> dict[str, int]:
     }
 
 
+#: The floor of any design that forks a process per call from a warm interpreter: a parent with
+#: the worker's preloaded modules forks a child per call, which runs the module's code, calls
+#: the function and writes its JSON result to a pipe; no sandbox, no isolation, no metering.
+FLOOR = """
+import builtins, json, marshal, os, sys, time, gc
+import bisect, collections, functools, heapq, itertools, math, operator, re, string, typing
+code = marshal.dumps(compile(sys.argv[2], "solution.py", "exec"))
+gc.freeze()
+t = time.perf_counter()
+for i in range(int(sys.argv[1])):
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        ns = {"__name__": "solution", "__builtins__": builtins}
+        exec(marshal.loads(code), ns)
+        os.write(w, json.dumps({"value": ns["add"](i, 1)}).encode())
+        os._exit(0)
+    os.close(w)
+    json.loads(os.read(r, 4096))
+    os.close(r)
+    os.waitpid(pid, 0)
+print(time.perf_counter() - t)
+"""
+
+
+def fork_floor(calls: int, cores: int) -> float:
+    """Calls/s of `FLOOR` in one process per core, all at once."""
+    each = max(1, calls // cores)
+    procs = [subprocess.Popen([PY, "-S", "-c", FLOOR, str(each), FUNC], stdout=subprocess.PIPE)
+             for _ in range(cores)]  # fmt: skip
+    took = [float(p.communicate()[0]) for p in procs]
+    return each * cores / max(took)
+
+
 def worker_throughput(calls: int, fresh_calls: int) -> dict[str, float]:
     cores = len(os.sched_getaffinity(0))
     with PythonWorkerPool(size=cores) as pool:
@@ -113,6 +148,7 @@ def worker_throughput(calls: int, fresh_calls: int) -> dict[str, float]:
         after, host1 = _usage(pool), resource.getrusage(resource.RUSAGE_SELF)
         sample = pool.call(FUNC, "add", [2, 3])
         restarted = pool.stats()["restarts"] > 0
+        loop = getattr(pool.workers[0], "zygote_loop", "python")
     assert sample.value == 5, sample
     warm_rate = calls / t
     host_s = host1.ru_utime + host1.ru_stime - host0.ru_utime - host0.ru_stime
@@ -133,9 +169,13 @@ def worker_throughput(calls: int, fresh_calls: int) -> dict[str, float]:
         t_fresh = timed(lambda: p.run_many(reqs))
     sb.close()
     fresh_rate = fresh_calls / t_fresh
+    floor = fork_floor(calls, cores)
     return {
         "cores": cores,
+        "zygote_loop": loop,
         "warm_calls_per_s": warm_rate,
+        "fork_floor_calls_per_s": floor,
+        "warm_vs_floor": warm_rate / floor,
         "cpu_us_per_call": cpu_us,
         "host_cpu_us_per_call": host_s / calls * 1e6,
         "worker_page_faults_per_call": per_call.get("page_faults_per_call", float("nan")),
@@ -185,7 +225,13 @@ def main() -> int:
         f"(b) warm worker calls/s {b['warm_calls_per_s']:.0f} on {b['cores']} cores; "
         f"fresh isolated interpreter per call {b['fresh_interpreter_calls_per_s']:.0f}/s; "
         f"per call: {b['cpu_us_per_call']:.0f} us of CPU (host {b['host_cpu_us_per_call']:.0f}), "
-        f"{b['worker_page_faults_per_call']:.0f} page faults in the workers"
+        f"{b['worker_page_faults_per_call']:.0f} page faults in the workers; zygote loop "
+        f"in {b['zygote_loop']}"
+    )
+    print(
+        f"    floor of a fork per call (same preloads, no isolation, no metering): "
+        f"{b['fork_floor_calls_per_s']:.0f} calls/s; the warm worker is "
+        f"{b['warm_vs_floor']:.2f} of it"
     )
     print(
         f"RESULT isolated-run overhead: {a['warm_vs_bare']:.2f}x bare subprocess (target <= 1.1x)"

@@ -3,7 +3,7 @@ of its orders."""
 
 import os
 
-from perfgym.sandbox import exec_stub
+from perfgym.sandbox import exec_stub, helper_build
 from perfgym.sandbox._inside.stub import Stub, orders
 from perfgym.sandbox.base import SandboxConfig
 from perfgym.sandbox.warm import WarmSandbox
@@ -26,7 +26,7 @@ def test_stub_is_built_once_and_reused(tmp_path, monkeypatch):
 
 def test_no_compiler_means_no_stub_and_a_reason(tmp_path, monkeypatch):
     monkeypatch.setattr(exec_stub, "HELPERS", tmp_path / "empty")
-    monkeypatch.setattr(exec_stub.shutil, "which", lambda name: None)
+    monkeypatch.setattr(helper_build.shutil, "which", lambda name: None)
     exec_stub.stub_path.cache_clear()
     try:
         assert exec_stub.stub_path() is None

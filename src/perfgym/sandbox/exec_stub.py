@@ -11,15 +11,11 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
+from perfgym.sandbox.helper_build import HELPERS, build, compiler
+
 SOURCE = Path(__file__).resolve().parent / "_inside" / "exec_stub.c"
-#: Outside the build cache (which runs never see): the stub must be visible inside every run.
-HELPERS = Path(os.environ.get("PERFGYM_HELPERS", "/var/tmp/perfgym/helpers"))
 
 _why_not: list[str] = []
 
@@ -29,31 +25,13 @@ def stub_path() -> str | None:
     """Path of the built stub (building it if needed), or None when it cannot be built."""
     source = SOURCE.read_bytes()
     target = HELPERS / f"exec-stub-{hashlib.sha256(source).hexdigest()[:16]}"
-    if os.access(target, os.X_OK):
-        return str(target)
-    cc = shutil.which("cc") or shutil.which("gcc")
-    if cc is None:
+    cc = compiler()
+    if cc is None and not target.exists():
         _why_not.append("no C compiler (cc/gcc) to build the exec stub")
         return None
-    try:
-        HELPERS.mkdir(parents=True, exist_ok=True)
-        os.chmod(HELPERS, 0o755)
-        fd, tmp = tempfile.mkstemp(dir=HELPERS, prefix=".build-")
-        os.close(fd)
-        errors = ""
-        for flags in (["-static"], []):  # static: no dynamic loader work at every run
-            p = subprocess.run([cc, "-O2", *flags, "-o", tmp, str(SOURCE)],
-                               capture_output=True, text=True, timeout=120)  # fmt: skip
-            if p.returncode == 0:
-                os.chmod(tmp, 0o755)
-                os.replace(tmp, target)  # atomic: concurrent builders agree on the result
-                return str(target)
-            errors = p.stderr.strip()[-500:]
-        os.unlink(tmp)
-        _why_not.append(f"the exec stub did not compile: {errors}")
-    except (OSError, subprocess.SubprocessError) as exc:
-        _why_not.append(f"the exec stub could not be built: {exc}")
-    return None
+    # static: no dynamic loader work at every run
+    variants = [[str(cc), "-O2", *flags, str(SOURCE)] for flags in (["-static"], [])]
+    return build(target, variants, "the exec stub", _why_not)
 
 
 def unavailable_reason() -> str:

@@ -60,6 +60,7 @@ from __future__ import annotations
 # signal wrapper): every call forks this process, and the fork and the child's exit cost time
 # in proportion to its anonymous memory (6.7 -> 4.0 MB; 0.25 ms of CPU less per call here).
 # `_socket` (the C module alone) carries the zygote's descriptors.
+import _imp
 import _signal
 import _socket
 import ctypes
@@ -67,6 +68,7 @@ import gc
 import json
 import os
 import sys
+import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -103,14 +105,15 @@ _ipc_error = ""
 def main() -> None:
     """argv: the host connection's fd, the calls' uid, the test processes' uid, the cgroup CPU
     counter's fd (-1: none) and its kind ('v1': cpuacct.usage, 'v2': cpu.stat), the most
-    entries a call may leave for the cleanup, and the memory cgroup's usage and high-water
-    mark fds (-1: none)."""
+    entries a call may leave for the cleanup, the memory cgroup's usage and high-water mark
+    fds (-1: none), and the zygote's C loop (`zygote_loop.c`, built; '-': none)."""
     sock = pyworker_request._sock_fd = int(sys.argv[1])
     uid = int(sys.argv[2])
     pyworker_request._check_uid = int(sys.argv[3])
     worker_meter.cg_fd, worker_meter.cg_kind = int(sys.argv[4]), sys.argv[5]
     worker_cleanup.max_entries = int(sys.argv[6])
     worker_meter.mem_fds = (int(sys.argv[7]), int(sys.argv[8]))
+    loop, loop_error = _c_loop(sys.argv[9] if len(sys.argv) > 9 else "-")
     # Bound at start (the host set it for this interpreter alone): no program inherits it.
     os.environ.pop("LD_BIND_NOW", None)
     # The parent's own stdio is /dev/null: nothing it writes or buffers can reach a program.
@@ -127,11 +130,28 @@ def main() -> None:
     gc.freeze()
     worker_framing.send(sock, {"ready": True, "pid": os.getpid(), "cgroup": worker_meter.cgroup_ns() >= 0,
                  "preloaded": sorted(PRELOAD), "proc_hidden": not proc_hidden, "proc_error": proc_hidden,
-                 "cgroups_hidden": not cgroups_hidden, "cgroups_error": cgroups_hidden})  # fmt: skip
-    _zygote(sock, uid)
+                 "cgroups_hidden": not cgroups_hidden, "cgroups_error": cgroups_hidden,
+                 "zygote_loop": "c" if loop is not None else "python",
+                 "zygote_loop_error": loop_error})  # fmt: skip
+    _zygote(sock, uid, loop)
 
 
-def _zygote(sock: int, uid: int) -> None:
+def _c_loop(path: str) -> tuple[types.ModuleType | None, str]:
+    """The zygote's command loop in C (`zygote_loop.c`), loaded from `path` before anything is
+    frozen, and ''; or None ('-', or it would not load: the Python loop,
+    `zygote_commands.Commands`, serves the same protocol) and why."""
+    if path == "-":
+        return None, "none was built"
+    try:
+        spec = types.SimpleNamespace(name="_perfgym_zygote", origin=path)
+        module = _imp.create_dynamic(spec)
+        _imp.exec_dynamic(module)
+        return module, ""
+    except Exception as exc:  # noqa: BLE001 - reported in the worker's greeting
+        return None, f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _zygote(sock: int, uid: int, loop: types.ModuleType | None = None) -> None:
     """Fork the request processes, and every function call's child (`zygote_commands`), until
     the worker ends (the host closed the connection, a call's cleanup failed, a request process
     ended without replying: the host sees the connection close and restarts the worker).
@@ -144,12 +164,18 @@ def _zygote(sock: int, uid: int) -> None:
     request process is forked as soon as the current one has metered and cleaned up ("go"),
     so that its fork overlaps the current one's reply; it meters nothing and replies nothing
     until this process has reaped the current one ("turn": no CPU of two calls in one
-    measurement, replies in order, no zombie for its cleanup to find)."""
+    measurement, replies in order, no zombie for its cleanup to find). `loop`: the commands
+    are served in C (`zygote_loop.c`, the same protocol), where no Python code of this
+    process runs between a call's forks."""
     before = -1  # the request process whose call is done but which may not have exited
     handed = -1  # a request passed on for the next request process to read first
     home = os.sched_getaffinity(0)
+    home_list = sorted(home)
     while True:
-        zygote_commands.sit_home(home)
+        if loop is not None:
+            loop.sit_home(home_list)
+        else:
+            zygote_commands.sit_home(home)
         mine, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_SEQPACKET)
         turn_r, turn_w = os.pipe()
         pid = os.fork()
@@ -169,17 +195,36 @@ def _zygote(sock: int, uid: int) -> None:
         if before > 0 and not _reaped(before):
             return
         os.close(turn_w)  # its turn: the one before it is gone
-        commands = zygote_commands.Commands(mine, pid, uid, pyworker_call.spawned_child)
-        how, handed = commands.serve()
+        if loop is not None:
+            how, handed, request_status = _serve_in_c(loop, mine, pid, uid)
+        else:
+            commands = zygote_commands.Commands(mine, pid, uid, pyworker_call.spawned_child)
+            how, handed = commands.serve()
+            request_status = commands.request_status
         mine.close()
         if how == "go":
             before = pid
             continue
         before = -1
-        if commands.request_status is not None:  # a reap found it dead
+        if request_status is not None:  # a reap found it dead
             return
         if not _reaped(pid) or how != "hand over":
             return
+
+
+def _serve_in_c(loop: types.ModuleType, conn: _socket.socket, pid: int, uid: int
+                ) -> tuple[str, int, int | None]:  # fmt: skip
+    """`Commands.serve` in C: (how, handed, the request process's status if a reap found it
+    dead). A function call's child returns here, forked as `os.fork` forks, and runs as
+    `pyworker_call.spawned_child`; it never returns."""
+    how, second, third = loop.serve(conn.fileno(), pid, uid)
+    if how != "child":
+        return how, second, third
+    try:
+        conn.detach()  # closed by the child's own sweep, never shut down
+        pyworker_call.spawned_child(second, uid, third)
+    finally:
+        os._exit(2)
 
 
 def _reaped(pid: int) -> bool:

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from perfgym.sandbox import seccomp, spawner
+from perfgym.sandbox import seccomp, spawner, zygote_ext
 from perfgym.sandbox.base import SandboxConfig, private_mounts
 from perfgym.sandbox.batch_messages import BatchResult, batch_request, batch_result
 from perfgym.sandbox.bwrap import find_bwrap
@@ -115,7 +115,8 @@ class PythonWorker:
             argv = self._cgroup.wrap(argv)
         argv += ["--", python, "-I", "-S", SERVER, str(fd), str(self.uid),
                  str(self.uid + _CHECK_UID_OFFSET), str(cg_fd), cg_kind,
-                 str(self.cleanup_max_entries), str(mem_fds[0]), str(mem_fds[1])]  # fmt: skip
+                 str(self.cleanup_max_entries), str(mem_fds[0]), str(mem_fds[1]),
+                 zygote_ext.extension_path(self.config.python) or "-"]  # fmt: skip
         passed = tuple(f for f in (fd, filter_fd, cg_fd, *mem_fds) if f >= 0)
         self.starts += 1
         try:
@@ -136,6 +137,10 @@ class PythonWorker:
         hello = recv(host_end)
         if not hello.get("ready"):
             raise RuntimeError(f"python worker failed to start: {hello}")
+        #: Which loop the zygote serves its commands with ("c": zygote_loop.c; "python").
+        self.zygote_loop = str(hello.get("zygote_loop", "python"))
+        #: Why the zygote serves its commands in Python ('' when in C).
+        self.zygote_loop_error = str(hello.get("zygote_loop_error", ""))
         if self._cgroup is not None and not hello.get("cgroup"):
             self.cgroup_unavailable = "the worker could not read its cgroup's CPU counter"
         return host_end

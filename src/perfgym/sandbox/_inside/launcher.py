@@ -42,7 +42,8 @@ import supervisor  # noqa: E402
 from stub import Stub, orders  # noqa: E402
 
 #: The descriptors a request may carry, by name ('result' it must).
-_NAMES = ("spec", "result", "stdin", "cpu", "usage", "peak", "join0", "join1", "join2", "join3")
+_NAMES = ("spec", "result", "stdin", "cpu", "usage", "peak", "tcp_usage", "tcp_peak", "join0",
+          "join1", "join2", "join3")  # fmt: skip
 _MAX_FDS = len(_NAMES) + 2
 #: The largest message a spare reads (the host inlines specs well under it).
 _MAX_MESSAGE = 65536
@@ -210,7 +211,8 @@ def _run_child(
             os.close(spec_fd)
         spare_view.prepare_view(spec, ready)
         spare_view.show_own_counter(spec, ready)
-        counters = {k: fds[k] for k in ("cpu", "usage", "peak") if k in fds}
+        wanted = ("cpu", "usage", "peak", "tcp_usage", "tcp_peak")
+        counters = {k: fds[k] for k in wanted if k in fds}
         joins = [fds[k] for k in sorted(fds) if k.startswith("join")]
         result = supervisor.supervise(spec, stub, fds.get("stdin"), aside=(back,),
                                       counters=counters, joins=joins)  # fmt: skip

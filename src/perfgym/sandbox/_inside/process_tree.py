@@ -85,8 +85,9 @@ class Tree:
         # The RSS plus what is held beyond it, each page once: RSS also holds file pages
         # charged to whoever read them first, the cgroup also holds the mapped anon and shmem.
         if self.held.by_cgroup:  # every page charged to the run, mapped or not
-            memory = rss + max(0, beyond - anon - shmem)
-            limited = rss  # the cgroup's own hard limit holds the rest
+            sockets = self.held.sockets()  # v1 keeps socket buffers apart from the usage
+            memory = rss + max(0, beyond - anon - shmem) + sockets
+            limited = rss + sockets  # the cgroup's own hard limit holds the rest
         else:  # shared pages: mapped (RssShmem) or held (the objects)
             memory = max(rss, rss - shmem + beyond)
             limited = max(rss, memory - self.held.tmp_now)  # tmpfs files: held by its size

@@ -75,25 +75,28 @@ def test_b1_spares_held_in_their_set_up_do_not_starve_other_runs(warm):
     assert warm.run(["true"]).status is Status.OK
 
 
+#: rt66 left a TCP socket in TIME_WAIT on loopback, which an earlier launcher's later runs read
+#: back from /proc/net/tcp. Runs without network now open no AF_INET socket at all (loopback
+#: TCP buffers were RAM their memory cgroup missed: red team helper-87, helper-88).
 WRITER = """
-import socket, sys
-srv = socket.socket(); srv.bind(("127.0.0.1", 39999)); srv.listen(8)
-for i in range(4):
-    c = socket.socket(); c.bind(("127.0.0.1", 40000 + i)); c.connect(("127.0.0.1", 39999))
-    s, _ = srv.accept(); c.close(); s.close()  # the closer stays in TIME_WAIT for a minute
-print(sum(1 for line in open("/proc/net/tcp").read().splitlines()[1:] if line.split()[3] == "06"))
+import socket
+try:
+    socket.socket()
+    print("opened")
+except OSError as e:
+    print(e.errno)
 """
 COUNT = """
-print(sum(1 for line in open("/proc/net/tcp").read().splitlines()[1:] if line.split()[3] == "06"))
+print(sum(1 for line in open("/proc/net/tcp").read().splitlines()[1:]))
 """
 
 
-def test_b3_each_run_has_a_network_namespace_of_its_own_with_loopback(warm):
+def test_b3_each_run_has_a_network_namespace_of_its_own_and_no_inet_socket(warm):
     first = warm.run(["python3", "-c", WRITER])
     assert first.status is Status.OK, first.stderr_text
-    assert int(first.stdout_text) >= 4  # loopback works within the run
+    assert first.stdout_text.strip() == "97"  # EAFNOSUPPORT: refused by the seccomp filter
     later = warm.run(["python3", "-c", COUNT])
-    assert later.stdout_text.strip() == "0", later.stdout_text  # nothing of the earlier run's
+    assert later.stdout_text.strip() == "0", later.stdout_text  # no socket of anyone's
 
 
 SERVER = """

@@ -88,8 +88,11 @@ class BwrapSandbox(LocalSandbox):
     def _spawn(
         self, argv: list[str], spec: dict[str, Any], limits: Limits, extra_fds: tuple = ()
     ) -> dict[str, Any] | Execution:
-        # No keyring calls in the run (keys outlive every namespace): see `seccomp`.
-        filter_fd = seccomp.filter_fd(isolate_locks=self.config.isolate_locks)
+        # No keyring calls in the run (keys outlive every namespace), and without network no
+        # AF_INET/AF_INET6 socket at all: see `seccomp`.
+        filter_fd = seccomp.filter_fd(
+            refuse_inet=not limits.network, isolate_locks=self.config.isolate_locks
+        )
         argv = [argv[0], *seccomp.bwrap_args(filter_fd), *argv[1:]]
         r, w = os.pipe()
         try:

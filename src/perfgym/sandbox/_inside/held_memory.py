@@ -62,6 +62,7 @@ class Held:
             self.tcp_peak_fd = counters.get("tcp_peak") or open_counter(
                 directory, "memory.kmem.tcp.max_usage_in_bytes", os.O_RDWR
             )
+        self.tmp_base = 0  # bytes in the run's tmpfs mounts when the program started
         self.tcp_base = 0  # v1 socket-buffer usage when the program started
         self.tcp_peak_ok = False
         self.base = 0  # cgroup usage, or tmpfs bytes used, when the program started
@@ -94,8 +95,9 @@ class Held:
                 self.peak_ok = True
             except OSError:
                 self.peak_ok = False
+        self.tmp_base = _tmp_used()
         if self.usage_fd is None:
-            self.base = _tmp_used()
+            self.base = self.tmp_base
         if self.tcp_usage_fd is not None:
             try:
                 self.tcp_base = int(os.pread(self.tcp_usage_fd, 64, 0))
@@ -107,6 +109,11 @@ class Held:
                 self.tcp_peak_ok = True
             except OSError:
                 self.tcp_peak_ok = False
+
+    def tmpfs(self) -> int:
+        """Bytes in the run's own tmpfs mounts now above the start: its files, which the disk
+        quota holds (the cgroup's hard limit is memory plus disk)."""
+        return max(0, _tmp_used() - self.tmp_base)
 
     def sockets(self) -> int:
         """v1: the run's socket buffers now above its start (bytes); 0 without the counter."""

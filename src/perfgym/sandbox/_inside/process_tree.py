@@ -86,8 +86,14 @@ class Tree:
         # charged to whoever read them first, the cgroup also holds the mapped anon and shmem.
         if self.held.by_cgroup:  # every page charged to the run, mapped or not
             sockets = self.held.sockets()  # v1 keeps socket buffers apart from the usage
-            memory = rss + max(0, beyond - anon - shmem) + sockets
-            limited = rss + sockets  # the cgroup's own hard limit holds the rest
+            unmapped = max(0, beyond - anon - shmem)
+            memory = rss + unmapped + sockets
+            # Against `memory_mb`: all of it but the run's tmpfs files not mapped, which the disk
+            # quota holds (the cgroup's hard limit is memory plus disk, so without this, SysV
+            # messages, pipe and unix socket buffers, kernel objects went past `memory_mb` by
+            # up to the disk quota unstopped: red team helper-88, 250 MiB under 128).
+            files = max(0, self.held.tmpfs() - shmem)
+            limited = rss + sockets + max(0, unmapped - files)
         else:  # shared pages: mapped (RssShmem) or held (the objects)
             memory = max(rss, rss - shmem + beyond)
             limited = max(rss, memory - self.held.tmp_now)  # tmpfs files: held by its size

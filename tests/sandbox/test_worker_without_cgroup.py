@@ -8,23 +8,16 @@ from __future__ import annotations
 import os
 
 import pytest
+from cgroupless import cgroupless_worker
 
 from perfgym.sandbox import Status
 from perfgym.sandbox import worker_cgroup as wc
-from perfgym.sandbox.pyworker import PythonWorker
 
 
 @pytest.fixture(scope="module")
 def cgroupless():
-    real = wc.WorkerCgroup.create
-    wc.WorkerCgroup.create = classmethod(lambda cls: (None, "turned off by the test"))  # type: ignore[method-assign]
-    try:
-        w = PythonWorker()
-        w.call("def f():\n    return 0\n", "f", [])  # started while create says no
-    finally:
-        wc.WorkerCgroup.create = real  # type: ignore[method-assign]
-    yield w
-    w.close()
+    with cgroupless_worker() as w:
+        yield w
 
 
 def test_calls_run_and_are_metered_by_rusage(cgroupless):

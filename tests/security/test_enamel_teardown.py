@@ -8,10 +8,10 @@ free again. 60 ms of work then stood behind a 2 us self-report, unflagged, 3 of 
 from __future__ import annotations
 
 import pytest
+from cgroupless import cgroupless_worker
 
 from perfgym.enamel import timer
 from perfgym.sandbox import Status
-from perfgym.sandbox import worker_cgroup as wc
 from perfgym.sandbox.limits import on_cpu
 from perfgym.sandbox.pyworker import CallResult, PythonWorker
 
@@ -94,15 +94,8 @@ def test_a_peak_raised_outside_the_count_buys_no_allowance(worker, peak):
 
 @pytest.fixture(scope="module")
 def cgroupless():
-    real = wc.WorkerCgroup.create
-    wc.WorkerCgroup.create = classmethod(lambda cls: (None, "turned off by the test"))  # type: ignore[method-assign]
-    try:
-        w = PythonWorker()
-        w.call("def f():\n    return 0\n", "f", [])  # started while create says no
-    finally:
-        wc.WorkerCgroup.create = real  # type: ignore[method-assign]
-    yield w
-    w.close()
+    with cgroupless_worker() as w:
+        yield w
 
 
 def test_without_the_cgroup_the_allowance_is_below_what_the_peak_costs(cgroupless):

@@ -337,12 +337,13 @@ def memory_ground_truth(sb: Sandbox) -> None:
             f"integral {m.memory_integral_mb_s:.1f} MiB·s, want ~{n_mb * hold_s}")  # fmt: skip
 
 
-#: Opens AF_INET and AF_INET6 sockets; prints what each gave.
+#: Opens AF_INET, AF_INET6, AF_NETLINK (NETLINK_USERSOCK) and AF_VSOCK sockets; prints what
+#: each gave.
 _INET = """
 import socket
-for family in (socket.AF_INET, socket.AF_INET6):
+for family, kind, proto in ((2, 1, 0), (10, 1, 0), (16, 3, 2), (40, 1, 0)):
     try:
-        socket.socket(family).close()
+        socket.socket(family, kind, proto).close()
         print("opened")
     except OSError as e:
         print(e.errno)
@@ -370,13 +371,14 @@ print(sum(1 for _ in held))
 
 
 def socket_buffers_count(sb: Sandbox) -> None:
-    """A run without network opens no AF_INET/AF_INET6 socket (loopback TCP buffers were RAM its
-    memory cgroup missed: red team helper-87, helper-88), and the buffers of the sockets it can
-    open are its memory: in its peak, and held against `memory_mb`, not `memory_mb` plus the
-    disk quota (helper-88: 250 MiB of kernel objects passed a 128 MiB limit)."""
+    """A run without network opens no socket but a unix one (loopback TCP buffers were RAM its
+    memory cgroup missed: red team helper-87, helper-88; a netlink socket's, helper-89), and the
+    buffers of the sockets it can open are its memory: in its peak, and held against
+    `memory_mb`, not `memory_mb` plus the disk quota (helper-88: 250 MiB of kernel objects
+    passed a 128 MiB limit)."""
     ex, tok = _py(sb, _INET, Limits(wall_s=10))
-    _expect(ex.status is Status.OK and ex.stdout.split() == [b"97", b"97"],
-            "a run without network opened an inet socket", ex)  # fmt: skip
+    _expect(ex.status is Status.OK and ex.stdout.split() == [b"97"] * 4,
+            "a run without network opened an inet, netlink or vsock socket", ex)  # fmt: skip
     ex, tok = _py(sb, _PARK.format(mb=96), Limits(wall_s=20, memory_mb=1024, open_files=256))
     _expect(ex.status is Status.OK and ex.stdout.strip() == b"96", "parking program failed", ex)
     assert ex.measurement is not None

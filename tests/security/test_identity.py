@@ -196,21 +196,22 @@ def test_batch_reward_a_slow_look_alike_is_not_rewarded_as_its_fast_twin(rewarde
 # -- the role-timing path: a copy of the baseline that is another program --------------------
 def test_a_hidden_program_behind_the_baselines_text_runs_its_own_workloads(judged, task) -> None:
     """Normalised, the cookie copy was the baseline (a tie); run, it answers the workloads
-    wrong. Given the baseline's timed runs (and their checked outputs) it passed. Now no role's
-    timing without its bytes, and no tie either (a cookie is compared by lines)."""
+    wrong. Given the baseline's timed runs (and their checked outputs) it passed. Then it was
+    judged on its own (no role's timing without its bytes, no tie); now a declaration under
+    which Python reads other text than the source is refused before anything runs
+    (`perfgym.judge.source_encoding`, after red team helper-92)."""
     v = judged["hidden_wrong"]
     assert "baseline" not in v.same_source
-    assert v.candidate is None or ROLE_TIMING not in v.candidate.flags
+    assert v.candidate is None
     assert not v.correct, "the baseline's timed runs spoke for another program"
-    assert {t.id for t in task.tests} <= {t.id for t in v.tests if t.passed}  # tests pass
+    assert v.stage.value == "NC" and "unicode_escape" in v.reason, (v.stage, v.reason)
 
 
-def test_a_hidden_slow_copy_of_the_baseline_is_timed_itself_and_earns_nothing(judged) -> None:
+def test_a_hidden_slow_copy_of_the_baseline_is_refused_and_earns_nothing(judged, reward) -> None:
     v = judged["hidden_slow"]
-    assert v.correct and "baseline" not in v.same_source  # measured itself, and slower
-    assert ROLE_TIMING not in v.candidate.flags
-    assert v.candidate.samples_s != v.baseline.samples_s  # its own measurement
-    assert not sample_outcome(v).fbr
+    assert not v.correct and "baseline" not in v.same_source and v.candidate is None
+    assert v.stage.value == "NC" and "unicode_escape" in v.reason, (v.stage, v.reason)
+    assert reward.reward.score([v])[0].value < reward.reward.score([judged["exact"]])[0].value
 
 
 def test_a_commented_copy_of_the_baseline_is_measured_and_still_earns_no_credit(

@@ -4,7 +4,8 @@ lines is a tie with it by construction, never faster or slower.
 
 The rule, per language:
 
-    python        the token stream (`tokenize`), without comments and blank lines; the
+    python        the token stream (`tokenize`), without comments and blank lines (a source
+                  whose coding declaration makes Python read other text falls back); the
                   layout inside a line is free, indentation (INDENT/DEDENT) still counts,
                   string literals (docstrings too) count exactly
     C family      (c, cpp, cuda, java, go) backslash-newlines spliced (C, C++, CUDA), then
@@ -12,8 +13,8 @@ The rule, per language:
                   every run of whitespace made one space, and a space beside punctuation
                   dropped unless it separates two punctuation marks (`i++ + j` stays apart
                   from `i + ++j`); a source where this is not the compiler's reading (raw
-                  strings, digit separators, Java unicode escapes and text blocks) and every
-                  Rust and JavaScript source fall back to the last rule
+                  strings, digit separators, trigraphs, Java unicode escapes and text
+                  blocks) and every Rust and JavaScript source fall back to the last rule
     anything else line endings, trailing whitespace and blank lines ignored; the rule the
                   other two fall back to when a source does not tokenize
 
@@ -27,6 +28,7 @@ import io
 import re
 import tokenize
 
+from perfgym.judge.source_encoding import encoding_problem
 from perfgym.tasks.task import Language, Task
 
 _C_FAMILY = {Language.C, Language.CPP, Language.CUDA, Language.JAVA, Language.GO,
@@ -39,16 +41,11 @@ def _lines(source: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
-#: A PEP 263 coding declaration (first two lines): Python decodes the file with it, so a
-#: `unicode_escape` cookie turns what tokenize reads as a comment into code.
-_COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.MULTILINE)
-
-
 def _python(source: str) -> str:
-    for line in source.splitlines()[:2]:
-        cookie = _COOKIE.match(line)
-        if cookie and cookie.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
-            raise ValueError("a coding cookie: comments may be code once decoded")
+    # A coding declaration under which Python reads other text (`unicode_escape` turns what
+    # tokenize reads as a comment into code): never a tie.
+    if why := encoding_problem(source):
+        raise ValueError(why)
     out = []
     for tok in tokenize.generate_tokens(io.StringIO(source).readline):
         if tok.type in _SKIPPED:
@@ -115,6 +112,12 @@ _ALWAYS_BY_LINES = {Language.RUST, Language.JAVASCRIPT}
 #: `// note \` makes the next line part of the comment.
 _SPLICED = {Language.C, Language.CPP, Language.CUDA}
 _DIGIT_SEPARATOR = re.compile(r"[0-9a-fA-F]'[0-9a-fA-F]")
+#: gcc splices a backslash followed by spaces too ("backslash and newline separated by space").
+_SPLICE = re.compile(r"\\[ \t\f\v]*\r?\n")
+#: A C or C++ source with a trigraph (`??/` is a backslash, `??/` + newline a splice, under
+#: `-std=c11`, `-std=c++11` and every ISO mode before C++17 and C23) is compared by lines: the
+#: comment rule would read `/* *??/` + newline + `/ CODE` as one comment (red team helper-92).
+_TRIGRAPH = re.compile(r"\?\?[=/'()!<>-]")
 
 
 def _c_family(source: str, language: Language) -> str:
@@ -122,8 +125,10 @@ def _c_family(source: str, language: Language) -> str:
         raise ValueError("not a source the comment rule reads as the compiler does")
     if language in _SPLICED and _DIGIT_SEPARATOR.search(source):
         raise ValueError("a digit separator (1'000) reads as a character literal here")
+    if language in _SPLICED and _TRIGRAPH.search(source):
+        raise ValueError("a trigraph: ??/ is a backslash where trigraphs are on (gcc -std=c11)")
     if language in _SPLICED:
-        source = source.replace("\\\r\n", "").replace("\\\n", "")
+        source = _SPLICE.sub("", source)
     quotes = "\"'`"
     parts = []
     for literal, text in _strip_c_comments(source, quotes):

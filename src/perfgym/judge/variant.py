@@ -13,11 +13,14 @@ from perfgym.errors import ToolchainMissing
 from perfgym.judge import sealed_exports, trailer
 from perfgym.judge.extract import extract, not_text, shown
 from perfgym.judge.replaced_calls import HARNESS_OBJECTS, OwnNames
+from perfgym.judge.source_encoding import encoding_problem
 from perfgym.judge.verdict import Stage
 from perfgym.judge.whole_file import write_whole
 from perfgym.sandbox.base import Bind, Sandbox
 from perfgym.sandbox.execution import Measurement, Status
 from perfgym.sandbox.pyworker import PythonWorkerPool
+from perfgym.tasks.content_hash import content_hash
+from perfgym.tasks.harness_files import tree_fingerprint, visible_entries
 from perfgym.tasks.harness_plan import plan_harness
 from perfgym.tasks.placeholders import expand_placeholders
 from perfgym.tasks.task import Language, Task, TaskKind
@@ -107,6 +110,10 @@ def built(
     rather than in a fresh sandbox: same outcome, a few ms instead of ~20."""
     assert v.source is not None and v.stage is None
     label, source, rule = v.label, v.source, v.extraction_rule
+    if task.language is Language.PYTHON and (why := encoding_problem(source)):
+        # Tests in a warm worker and timed runs in a fresh python3 would read different text.
+        v.stage, v.detail, v.reason = Stage.NC, "COMPILE_ERROR", why
+        return v
     if task.kind is TaskKind.FUNCTION:
         try:
             compile(source, "solution.py", "exec")  # parsing only; nothing runs here
@@ -171,11 +178,14 @@ def _prepare_harness(
     wrapped = trailer.wrap(
         task.language, plan, H_BUILD, task.root / "harness", solution=f"{H_VARIANT}/{name}"
     )
-    # The build's key: the task's recipe, the source, the wrapper's sources and its recipe,
-    # and how its exports are sealed (a folder built before sealing is not reused).
+    # The build's key: the task's recipe and content (its folder's files: the harness), the
+    # source, the wrapper's sources and its recipe, how its exports are sealed (a folder built
+    # before sealing is not reused), the compiler and the external libraries it builds with.
     spec = task.harness.model_dump_json()
-    key = (f"{task.id}\0{spec}\0{source}\0{trailer.version()}\0{wrapped!r}"
-           f"\0sealed-{sealed_exports.VERSION}")  # fmt: skip
+    libs = tree_fingerprint(str(_external(root_host, task.metadata.get("external"))))
+    key = (f"{task.id}\0{spec}\0{content_hash(task)}\0{source}\0{trailer.version()}"
+           f"\0{wrapped!r}\0sealed-{sealed_exports.VERSION}\0{_compiler(task)}"
+           f"\0{libs}")  # fmt: skip
     digest = hashlib.sha256(key.encode()).hexdigest()[:24]
     variant_host = cache.root / ".harness" / digest / "variant"
     build_host = cache.root / ".harness" / digest / "build"
@@ -211,21 +221,29 @@ def _prepare_harness(
     return v
 
 
-#: A task's folders that hold solutions (its baseline, its expert reference, published models'
-#: candidates): never visible to a run, which gets its own variant at H_VARIANT. A candidate
-#: that could read them would `#include "../reference/solution.c"` and score as the reference.
-SOLUTION_DIRS = frozenset({"baseline", "reference", "candidate", "candidates"})
+def _external(root_host: Path, external: str | None) -> Path:
+    """Where a harness task's external/ libraries are (the task's own setting, else beside
+    its benchmark's folders)."""
+    return Path(external) if external else root_host / "external"
+
+
+def _compiler(task: Task) -> str:
+    """The version of the compiler of the task's language ('' where there is none here)."""
+    try:
+        return str(toolchain(task.language).version())
+    except Exception:  # noqa: BLE001 - no compiler: the build itself says so
+        return ""
 
 
 def _root_binds(root_host: Path, task_root: Path, external: str | None) -> list[Bind]:
     """What a run of a harness task sees of the benchmark, read-only, at the paths its published
     recipe names: its own task's harness, headers and instance file at H_ROOT/<its path>, and
-    PerfCodeBench's external/ libraries at H_ROOT/external. Not the solutions (SOLUTION_DIRS)
+    PerfCodeBench's external/ libraries at H_ROOT/external. Not the solutions (`harness_files.SOLUTION_DIRS`)
     and not any other task (each of them holds its own reference)."""
     in_root = Path(H_ROOT) / task_root.relative_to(root_host)
     binds = [Bind(host_path=str(p), sandbox_path=str(in_root / p.name))
-             for p in sorted(task_root.iterdir()) if p.name not in SOLUTION_DIRS]  # fmt: skip
-    libs = Path(external) if external else root_host / "external"
+             for p in visible_entries(task_root)]  # fmt: skip
+    libs = _external(root_host, external)
     if libs.is_dir():
         binds.append(Bind(host_path=str(libs), sandbox_path=f"{H_ROOT}/external"))
     return binds

@@ -11,7 +11,8 @@ with its tests as tuples of their fields, pickled. JSON said `None` for a NaN an
 tuple, so two tasks whose tests differed only there shared a key, and one's stored verdict
 answered for the other. Pickling a HumanEval+ suite's 125,000 tests is also 5x faster than
 dumping them to sorted JSON (0.08 s against 0.45 s, a serial step before any test runs). A
-value pickle cannot hold (a function) is hashed by its repr, under another prefix.
+value pickle cannot hold (a function) is hashed by its repr, under another prefix. A harness
+task's folder (its harness, headers and instance file, not its solutions) is content as well.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pickle
 import threading
 import weakref
 
+from perfgym.tasks.harness_files import folder_digest
 from perfgym.tasks.task import Task, TestCase
 
 #: A test's fields, in their declared order: each is content.
@@ -41,7 +43,11 @@ def content_hash(task: Task) -> str:
         kept = _kept.get(key)
     if kept is not None and kept[0]() is task:
         return kept[1]
-    digest = hashlib.sha256(_content(task)).hexdigest()
+    content = _content(task)
+    if task.harness is not None and task.root is not None and task.root.is_dir():
+        # The harness's files are content too (`perfgym.tasks.harness_files`).
+        content += b"\0folder:" + folder_digest(task.root).encode()
+    digest = hashlib.sha256(content).hexdigest()
     ref = weakref.ref(task, functools.partial(_forget, key))
     with _lock:
         _kept[key] = (ref, digest)

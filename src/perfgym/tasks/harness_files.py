@@ -1,0 +1,83 @@
+"""A harness task's folder as its runs see it (everything but its solutions), and its digest.
+
+A PerfCodeBench task's build and run read its folder's files (the harness, its headers, the
+instance file), which the task's fields do not hold. So the task's content hash, the store's
+keys and the build folder's key take them in by `folder_digest`: before, a task whose harness
+changed kept the old one's stored verdicts and built programs (red team helper-92: a candidate
+wrong under a fixed harness was OK from the store, and from the shared build folder, built
+against the buggy one).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from pathlib import Path
+
+#: A task's folders that hold solutions (its baseline, its expert reference, published models'
+#: candidates): never visible to a run, which gets its own variant. A candidate that could read
+#: them would `#include "../reference/solution.c"` and score as the reference.
+SOLUTION_DIRS = frozenset({"baseline", "reference", "candidate", "candidates"})
+
+
+def visible_entries(task_root: Path) -> list[Path]:
+    """The entries of `task_root` a run sees (sorted): all but `SOLUTION_DIRS`."""
+    return [p for p in sorted(task_root.iterdir()) if p.name not in SOLUTION_DIRS]
+
+
+def folder_digest(task_root: Path) -> str:
+    """SHA-256 over every file a run of the task can read in its folder: each one's path
+    within the folder and its bytes (a link to a folder: its target). Read anew each time."""
+    h = hashlib.sha256()
+    for entry in visible_entries(task_root):
+        for path in _files(entry):
+            rel = path.relative_to(task_root).as_posix()
+            h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+            h.update(_bytes_of(path))
+    return h.hexdigest()
+
+
+def _files(entry: Path) -> list[Path]:
+    if entry.is_symlink() and entry.is_dir():
+        return [entry]
+    if not entry.is_dir():
+        return [entry]
+    found: list[Path] = []
+    for top, dirs, names in os.walk(entry):  # links to folders are not followed
+        dirs.sort()
+        base = Path(top)
+        found += [base / n for n in sorted(names)]
+        found += [base / d for d in dirs if (base / d).is_symlink()]
+    return found
+
+
+def _bytes_of(path: Path) -> bytes:
+    try:
+        if path.is_symlink() and path.is_dir():
+            return b"link:" + os.readlink(path).encode("utf-8", "surrogateescape")
+        return b"file:" + hashlib.sha256(path.read_bytes()).digest()
+    except OSError as exc:
+        return f"unreadable:{type(exc).__name__}".encode()
+
+
+@functools.lru_cache(maxsize=64)
+def tree_fingerprint(folder: str) -> str:
+    """A cheap fingerprint of a (large) folder of libraries: every file's path, size and
+    modification time; '' when there is none. Kept per process (PerfCodeBench's external/
+    libraries are thousands of files, read by every harness build)."""
+    root = Path(folder)
+    if not root.is_dir():
+        return ""
+    h = hashlib.sha256()
+    for top, dirs, names in os.walk(root):
+        dirs.sort()
+        for n in sorted(names):
+            p = Path(top) / n
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            rel = p.relative_to(root).as_posix().encode("utf-8", "surrogateescape")
+            h.update(rel + f"\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()

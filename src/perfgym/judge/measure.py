@@ -4,9 +4,9 @@ instruction counting and the first-call check."""
 
 from __future__ import annotations
 
-import queue
 import random
 import statistics
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
@@ -92,20 +92,56 @@ def schedule(
     return items
 
 
-def _execute(items: list[Item], run: RunFn, lane_ids: list[Pin]) -> list[RunOutcome]:
-    lanes: queue.Queue[Pin] = queue.Queue()
-    for c in lane_ids:
-        lanes.put(c)
+def input_of(w: TestCase) -> tuple[str, str]:
+    """What a run of workload `w` is given (its standard input, its arguments)."""
+    return w.stdin, repr(w.args)
 
-    def one(item: Item) -> RunOutcome:
-        core = lanes.get()
-        try:
-            return run(item[2], item[3], core)
-        finally:
-            lanes.put(core)
+
+def _execute(items: list[Item], run: RunFn, lane_ids: list[Pin]) -> list[RunOutcome]:
+    """Run `items` on the lanes, each lane taking the first item (in order) whose input no
+    other lane is running: two runs never have the same input at the same time. Two copies of
+    one program given the same input at once could split its work over a channel between
+    concurrent runs (a futex on a shared file's page: red team helper-91's copies scored 0.38
+    on average against their honest twin's 0.15) and both answer for all of it. The rule is the
+    same for every variant, so no variant gets quieter neighbours than another; a task with one
+    workload is measured one run at a time."""
+    results: list[RunOutcome | None] = [None] * len(items)
+    pending = list(range(len(items)))
+    running: list[tuple[str, str]] = []
+    failure: list[BaseException] = []
+    turn = threading.Condition()
+
+    def take() -> int | None:
+        with turn:
+            while pending and not failure:
+                for i in pending:
+                    if input_of(items[i][3]) not in running:
+                        pending.remove(i)
+                        running.append(input_of(items[i][3]))
+                        return i
+                turn.wait()
+            return None
+
+    def lane(core: Pin) -> None:
+        while (i := take()) is not None:
+            try:
+                results[i] = run(items[i][2], items[i][3], core)
+            except BaseException as exc:  # noqa: BLE001 - re-raised below, once every lane stops
+                with turn:
+                    failure.append(exc)
+            finally:
+                with turn:
+                    running.remove(input_of(items[i][3]))
+                    turn.notify_all()
 
     with ThreadPoolExecutor(max_workers=len(lane_ids)) as pool:
-        return list(pool.map(one, items))
+        for f in [pool.submit(lane, core) for core in lane_ids]:
+            f.result()
+    if failure:
+        raise failure[0]
+    done = [r for r in results if r is not None]
+    assert len(done) == len(items), "a lane stopped with items left"
+    return done
 
 
 def measure(

@@ -26,9 +26,14 @@ def visible_entries(task_root: Path) -> list[Path]:
     return [p for p in sorted(task_root.iterdir()) if p.name not in SOLUTION_DIRS]
 
 
+#: Files larger than this enter the digest by size and modification time only.
+HASHED_BYTES = 16 << 20
+
+
 def folder_digest(task_root: Path) -> str:
     """SHA-256 over every file a run of the task can read in its folder: each one's path
-    within the folder and its bytes (a link to a folder: its target). Read anew each time."""
+    within the folder and its bytes (a link to a folder: its target; a file over
+    `HASHED_BYTES`: its size and modification time). Read anew each time."""
     h = hashlib.sha256()
     for entry in visible_entries(task_root):
         for path in _files(entry):
@@ -56,6 +61,9 @@ def _bytes_of(path: Path) -> bytes:
     try:
         if path.is_symlink() and path.is_dir():
             return b"link:" + os.readlink(path).encode("utf-8", "surrogateescape")
+        st = path.stat()
+        if st.st_size > HASHED_BYTES:
+            return f"large:{st.st_size}:{st.st_mtime_ns}".encode()
         return b"file:" + hashlib.sha256(path.read_bytes()).digest()
     except OSError as exc:
         return f"unreadable:{type(exc).__name__}".encode()

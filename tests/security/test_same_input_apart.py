@@ -83,3 +83,45 @@ def test_a_failing_run_stops_the_lanes_and_is_raised() -> None:
     with pytest.raises(RuntimeError, match="sandbox lost"):
         _execute(items, run, [0, 1])
     assert len(started) < len(items)
+
+
+_JUDGE = """
+import sys, time
+from perfgym.judge.measure import _execute, schedule
+from perfgym.tasks.task import TestCase
+
+class V:
+    label = "c"
+
+spans = []
+def run(v, w, core):
+    t0 = time.monotonic_ns()
+    time.sleep(0.02)
+    spans.append((w.id, t0, time.monotonic_ns()))
+    return w.id
+
+items = schedule([V()], [TestCase(id="w", stdin="7\\n"), TestCase(id="u", stdin=sys.argv[1])],
+                 range(6), True)
+_execute(items, run, [0, 1])
+print(repr(spans))
+"""
+
+
+def test_two_judges_on_one_machine_do_not_run_one_input_at_once(tmp_path) -> None:
+    """Two processes measuring the same input ("w") and one each of their own: their runs of
+    "w" never overlap (the machine-wide lock), their own inputs may run beside anything."""
+    import ast
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PERFGYM_INPUT_LOCKS": str(tmp_path / "locks")}
+    procs = [subprocess.Popen([sys.executable, "-c", _JUDGE, own], env=env, text=True,
+                              stdout=subprocess.PIPE) for own in ("1\n", "2\n")]  # fmt: skip
+    spans = [ast.literal_eval(p.communicate(timeout=60)[0].strip()) for p in procs]
+    shared = [[(a, b) for wid, a, b in s if wid == "w"] for s in spans]
+    assert all(len(s) == 6 for s in shared)
+    for a0, a1 in shared[0]:
+        for b0, b1 in shared[1]:
+            assert a1 <= b0 or b1 <= a0, "two judges ran one input at once"
+    assert len(os.listdir(tmp_path / "locks")) <= 3

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.input_locks import input_held
 from perfgym.judge.plan import own_clock
 from perfgym.judge.runner import CheckedRuns, RunOutcome, program_text
 from perfgym.judge.variant import Variant
@@ -104,7 +105,8 @@ def _execute(items: list[Item], run: RunFn, lane_ids: list[Pin]) -> list[RunOutc
     concurrent runs (a futex on a shared file's page: red team helper-91's copies scored 0.38
     on average against their honest twin's 0.15) and both answer for all of it. The rule is the
     same for every variant, so no variant gets quieter neighbours than another; a task with one
-    workload is measured one run at a time."""
+    workload is measured one run at a time. A run also holds its input's machine-wide lock
+    (`input_locks`), so another judge on this machine does not run that input beside it."""
     results: list[RunOutcome | None] = [None] * len(items)
     pending = list(range(len(items)))
     running: list[tuple[str, str]] = []
@@ -125,7 +127,8 @@ def _execute(items: list[Item], run: RunFn, lane_ids: list[Pin]) -> list[RunOutc
     def lane(core: Pin) -> None:
         while (i := take()) is not None:
             try:
-                results[i] = run(items[i][2], items[i][3], core)
+                with input_held(input_of(items[i][3])):  # and no other judge's run of it
+                    results[i] = run(items[i][2], items[i][3], core)
             except BaseException as exc:  # noqa: BLE001 - re-raised below, once every lane stops
                 with turn:
                     failure.append(exc)

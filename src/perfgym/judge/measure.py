@@ -10,11 +10,12 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+from perfgym.judge import trailer
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.input_locks import input_held
 from perfgym.judge.plan import own_clock
-from perfgym.judge.runner import CheckedRuns, RunOutcome, program_text
-from perfgym.judge.variant import Variant
+from perfgym.judge.runner import CheckedRuns, RunOutcome, program_text, read_harness
+from perfgym.judge.variant import OWN_LABELS, Variant
 from perfgym.judge.verdict import Timing, TimingStatus
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import HIDING_FLAGS, Status
@@ -361,9 +362,16 @@ def _instruction_run(
         return why
     if task is None or sandbox is None or limits is None:
         return "instruction counting with Valgrind needs the task, sandbox and limits"
-    box, lim = sandbox, limits
+    box = sandbox
+    forgetting = limits.model_copy(update={"forget_page_cache": True})
 
     def counted(v: Variant, case: TestCase, core: Pin) -> RunOutcome:
+        # Every counted run says what it computed, and it is checked like a timed run: a
+        # program can tell it is counted (Valgrind, the function driver) and skip its work
+        # there (red team helper-94: 85 million instructions for 757 million of work, 1.26).
+        secret = None
+        # a candidate's counted run forgets the page cache it brought in (Limits)
+        lim = limits if v.label in OWN_LABELS else forgetting
         if task.kind is TaskKind.FUNCTION:
             assert v.source is not None
             source, entry, args = v.source, task.entry_point, case.args
@@ -375,17 +383,29 @@ def _instruction_run(
                                    tool=config.instructions_tool,
                                    slowdown=config.instructions_slowdown)  # fmt: skip
         else:
+            if task.kind is TaskKind.HARNESS and v.end_mark:
+                secret = trailer.nonce()
             c = instructions.count(box, v.argv, limits=lim, stdin=case.stdin, binds=v.binds,
                                    cpu=core, tool=config.instructions_tool,
-                                   slowdown=config.instructions_slowdown)  # fmt: skip
+                                   slowdown=config.instructions_slowdown,
+                                   files={trailer.NONCE_FILE: secret + "\n"} if secret else None)  # fmt: skip
         m = c.execution.measurement
         status = c.execution.status
         if status is Status.OK and c.instructions is None:
             status = Status.SANDBOX_ERROR
-        output = program_text(c.execution.stdout) if task.kind is TaskKind.STDIO else None
-        return RunOutcome(status=status, wall_s=m.wall_s if m else None,
-                       cpu_s=m.cpu_s if m else None, instructions=c.instructions,
-                       message=c.error, output=output)  # fmt: skip
+        out = RunOutcome(status=status, wall_s=m.wall_s if m else None,
+                         cpu_s=m.cpu_s if m else None, instructions=c.instructions,
+                         message=c.error)  # fmt: skip
+        if task.kind is TaskKind.STDIO:
+            out.output = program_text(c.execution.stdout)
+        elif task.kind is TaskKind.HARNESS:
+            read_harness(c.execution.stdout_text, out, secret)
+        elif out.status is Status.OK and task.oracle.kind != "assertion":
+            try:
+                out.output = instructions.returned_value(c.execution.stdout)
+            except ValueError as exc:
+                out.status, out.message = Status.RUNTIME_ERROR, str(exc)
+        return out
 
     return counted
 

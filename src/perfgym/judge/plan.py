@@ -12,7 +12,7 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.hidden import hidden_cases, same_inputs
 from perfgym.judge.runner import RunFn, RunOutcome, run_case
-from perfgym.judge.variant import Variant
+from perfgym.judge.variant import OWN_LABELS, Variant
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import MAX_TIME_S, Limits
@@ -68,18 +68,25 @@ class TaskPlan:
         """Runs of the task's variants; `warm`: Python stdio programs in program mode of the
         warm workers (correctness runs only; measured runs stay fresh sandboxed processes).
         `limits`: case id -> the limits of its runs (the correctness tests' relative limits);
-        other cases run under the task's."""
+        other cases run under the task's. A candidate's run (any variant but the task's own)
+        on a workload forgets the page cache it brought in (`Limits.forget_page_cache`): a
+        page it cached is a bit a later run of that input could read."""
         task = self.task
         own = limits or {}
+        forget = {"forget_page_cache": True}
+        forgetting = self.limits.model_copy(update=forget)
+        workload_ids = {w.id for w in self.workloads}
         use_workers = task.kind is TaskKind.FUNCTION or (
             warm and task.kind is TaskKind.STDIO and task.language is Language.PYTHON
         )
 
         def run(v: Variant, case: TestCase, cpu: Pin) -> RunOutcome:
+            lim = own.get(case.id, self.limits)
+            if case.id in workload_ids and v.label not in OWN_LABELS:
+                lim = forgetting if lim is self.limits else lim.model_copy(update=forget)
             for _attempt in range(2):  # SANDBOX_ERROR is ours, never the program's: retry once
                 out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
-                               use_workers else None, limits=own.get(case.id, self.limits),
-                               cpu=cpu, warm=warm)  # fmt: skip
+                               use_workers else None, limits=lim, cpu=cpu, warm=warm)  # fmt: skip
                 if out.status is not Status.SANDBOX_ERROR:
                     break
             if out.status is Status.TIMEOUT and self.limit_note and case.id not in own:
@@ -116,12 +123,12 @@ def plan_task(
     if task.kind is TaskKind.HARNESS:
         tests, workloads = [HARNESS_CASE], [HARNESS_CASE]
     clock = _clock(task, config)
-    # Measured runs are checked runs. In deterministic mode the counted Valgrind runs of a
-    # stdio program are checked the same way (a program can tell it runs under Valgrind);
-    # function and harness tasks there get their workloads checked separately.
+    # Measured runs are checked runs. In deterministic mode the counted Valgrind runs are
+    # checked the same way (a program can tell it is counted): a stdio program's output, a
+    # function's returned value (its driver prints it), a harness's own `ok`; an assertion
+    # call's counted run runs its checks.
     check = config.check_workload_outputs and task.kind is not TaskKind.HARNESS
-    counted_unchecked = clock == "instructions" and task.kind is not TaskKind.STDIO
-    checked = bool(workloads) and check and not counted_unchecked
+    checked = bool(workloads) and check
     limits = task_limits(task, config)
     return TaskPlan(task=task, limits=limits, tests=tests, workloads=workloads, clock=clock,
                     checked=checked, separate=workloads if check and not checked else [],

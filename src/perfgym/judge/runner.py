@@ -287,7 +287,10 @@ class CheckedRuns:
         if v.label not in self.labels:
             return self.run(v, case, cpu)
         with self._lock:
-            if v.label in self._failed:
+            held = self._failed.get(v.label)
+            # Runs of a workload after the failing one are not needed; an earlier workload's
+            # still are (lanes run two workloads at once: its failure is the one reported).
+            if held is not None and self.order.get(case.id, len(self.order)) >= held[0][0]:
                 return RunOutcome(status=Status.RUNTIME_ERROR, message="not run: an earlier checked "
                                "run of this candidate failed")  # fmt: skip
         out = self.run(v, case, cpu)

@@ -312,6 +312,20 @@ class RunCgroup:
         except (OSError, ValueError):
             return 1 << 62
 
+    def forget_page_cache(self) -> None:
+        """Drop every page charged to this cgroup (its processes gone): the file pages its
+        run brought into the host's page cache leave it, so no later run can time a read to
+        learn which pages this one touched (red team helper-93: answers handed from one
+        measured run to the next in the cache state of cold pages of big view files).
+        v1: `memory.force_empty`; v2: `memory.reclaim` of its whole usage. Best effort."""
+        try:
+            if self.version == "v1":
+                _write(self.dirs["memory"], "memory.force_empty", 0)
+            elif (held := self.usage()) > 0:
+                _write(self.dirs["memory"], "memory.reclaim", held, optional=True)
+        except OSError:
+            pass
+
     def empty(self) -> bool:
         try:  # opened afresh: v1 serves a kept descriptor a pid list cached for a second
             return not _read(self.dirs["pids"], "cgroup.procs").strip()

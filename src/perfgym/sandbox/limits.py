@@ -47,6 +47,12 @@ class Limits(BaseModel):
     kill_on_output_limit: bool = Field(
         True, description="Stop the run when an output cap is exceeded (status OUTPUT_LIMIT)."
     )
+    forget_page_cache: bool = Field(
+        False,
+        description="When the run ends, drop from the host's page cache every page it brought "
+        "there (its memory cgroup's): a page of a read-only file a run caches is a bit a later "
+        "run can read by timing its reads. The judge sets it on candidates' measured runs.",
+    )
 
     @field_validator("wall_s", "cpu_s", "memory_mb")
     @classmethod

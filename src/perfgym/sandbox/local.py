@@ -88,6 +88,8 @@ class LocalSandbox(Sandbox):
         finally:
             run_uids.release(uid)
             if cg is not None:
+                if limits.forget_page_cache:
+                    cg.forget_page_cache()
                 if self.pool_cgroups:
                     self._cgroups.release(cg)
                 else:

@@ -69,8 +69,29 @@ req = json.load(open("/tmp/call.json"))
 ns = {"__name__": "solution", "__builtins__": __builtins__}
 exec(compile(open("/tmp/solution.py").read(), "solution.py", "exec"), ns)
 if req["entry"]:
-    ns[req["entry"]](*valuecodec.decode(req["args"]))
+    value = ns[req["entry"]](*valuecodec.decode(req["args"]))
+    sys.stdout.flush()
+    sys.__stdout__.write("\\nperfgym-value:" + json.dumps(valuecodec.encode(value)) + "\\n")
+    sys.__stdout__.flush()
 """
+
+
+#: The start of a function driver's last line, which holds the call's value (encoded).
+RESULT_TAG = "perfgym-value:"
+assert RESULT_TAG in _FUNCTION_DRIVER
+
+
+def returned_value(stdout: bytes) -> Any:
+    """The value a function driver's run returned (its last line), decoded; ValueError when
+    the run did not end with one (the program wrote after it, or stopped before)."""
+    text = stdout.decode("utf-8", "replace").rstrip("\n")
+    last = text.rsplit("\n", 1)[-1]
+    if not last.startswith(RESULT_TAG):
+        raise ValueError("the counted call did not end with its value")
+    try:
+        return valuecodec.decode(json.loads(last[len(RESULT_TAG) :]))
+    except Exception as exc:  # noqa: BLE001 - any malformed value is the program's
+        raise ValueError(f"the counted call's value could not be read: {exc}") from None
 
 
 def backend() -> tuple[str | None, str]:

@@ -116,3 +116,35 @@ def test_a_stored_verdict_never_answers_for_another_harness(copies, tmp_path) ->
             vb = reusing.judge_many([Candidate(b, source=WRONG, model="m")])[0]
         assert reusing.judged == 1  # not answered from A's record
         assert vb.stage.value == "WO", (vb.stage, vb.reason)
+
+
+def test_a_file_behind_a_linked_folder_is_part_of_the_task(tmp_path) -> None:
+    """helper-94: a header under `inc -> ../shared-include` changed and the digest did not."""
+    shared = tmp_path / "shared-include"
+    shared.mkdir()
+    (shared / "expected.h").write_text("#define EXPECTED 41\n")
+    make_suite(tmp_path / "S", lax=False)
+    folder = tmp_path / "S" / "executable_tasks" / "c_sum"
+    (folder / "inc").symlink_to(shared)
+    (folder / "loop").symlink_to(folder)  # a link loop is walked once
+    before = task_digest(make_suite(tmp_path / "S", lax=False))
+    (shared / "expected.h").write_text("#define EXPECTED 42\n")
+    assert task_digest(make_suite(tmp_path / "S", lax=False)) != before
+
+
+def test_a_verdict_stored_by_other_code_never_answers(copies, tmp_path, monkeypatch) -> None:
+    """helper-94: a store written before a judge fix answered for the fixed judge (OK at 1.26
+    for a program the fix refuses), through reuse and replay. The key holds the code."""
+    import perfgym.store.keys as keys
+
+    a, _, _ = copies
+    config = JudgeConfig(repeats=1, build_cache=str(tmp_path / "builds"), reference_cache="off")
+    with ResultStore(str(tmp_path / "store.sqlite")) as store:
+        monkeypatch.setattr(keys, "code_digest", lambda: "an older perfgym")
+        with Judge(config) as judge:
+            RecordingJudge(store, config, judge).judge_many([Candidate(a, source=WRONG, model="m")])
+        monkeypatch.undo()
+        with Judge(config) as judge:
+            reusing = RecordingJudge(store, config, judge, reuse=True)
+            reusing.judge_many([Candidate(a, source=WRONG, model="m")])
+        assert reusing.judged == 1  # judged again, not answered by the older code's record

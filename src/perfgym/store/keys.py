@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from typing import Any
 
 from perfgym.judge.config import JudgeConfig
+from perfgym.judge.reference_context import code_digest
 from perfgym.tasks.content_hash import content_hash
 from perfgym.tasks.task import Task
 
 #: Bumped when the key recipe, or what a stored verdict measured, changes, so keys of different
 #: recipes never collide. 2: Python runs skip the host's site-packages start-up hooks
-#: (perfgym.sandbox.site_hooks), so their timings leave out that start-up cost.
-KEY_VERSION = 2
+#: (perfgym.sandbox.site_hooks), so their timings leave out that start-up cost. 3: the judge's
+#: part holds perfgym's own code and the Python it runs on.
+KEY_VERSION = 3
 
 #: Judge settings that change how fast a batch runs but not what any verdict says.
 _NOT_IN_KEY = frozenset({"concurrency", "cores", "build_cache"})
@@ -33,10 +36,16 @@ def task_digest(task: Task) -> str:
 
 
 def config_digest(config: JudgeConfig) -> str:
-    """Hash of the judge settings that can change a verdict. Hidden workloads off leave the
-    key as it was before they existed; on, a fixed secret seed enters as its hash (the inputs
-    it draws are what the verdict was decided on; a fresh seed per call has none to enter)."""
+    """Hash of the judge that gives a verdict: the settings that can change one, perfgym's
+    own code and the Python it runs on (a verdict stored by another perfgym never answers for
+    this one: red team helper-94 had a store written before a judge fix, whose verdict the fix
+    withdraws, answer OK at RLPF 1.26 through reuse and replay). Hidden workloads off leave
+    the settings as they were before they existed; on, a fixed secret seed enters as its hash
+    (the inputs it draws are what the verdict was decided on; a fresh seed per call has none
+    to enter)."""
     doc = config.model_dump(mode="json", exclude=set(_NOT_IN_KEY))
+    doc["perfgym_code"] = code_digest()
+    doc["python"] = sys.version
     if not config.hidden_workloads:
         doc.pop("hidden_workloads", None)
     elif config.hidden_seed is not None:

@@ -31,36 +31,43 @@ HASHED_BYTES = 16 << 20
 
 
 def folder_digest(task_root: Path) -> str:
-    """SHA-256 over every file a run of the task can read in its folder: each one's path
-    within the folder and its bytes (a link to a folder: its target; a file over
-    `HASHED_BYTES`: its size and modification time). Read anew each time."""
+    """SHA-256 over every file a run of the task can read in its folder, each one's path
+    within the folder and its bytes (a file over `HASHED_BYTES`: its size and modification
+    time). Links are followed, to files and to folders (a run reads through them: red team
+    helper-94 fixed a header behind `inc -> ../shared-include` and the digest stayed), each
+    real folder once. Read anew each time."""
     h = hashlib.sha256()
+    seen: set[str] = set()
     for entry in visible_entries(task_root):
-        for path in _files(entry):
-            rel = path.relative_to(task_root).as_posix()
+        for rel, path in _files(entry, entry.name, seen):
             h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
             h.update(_bytes_of(path))
     return h.hexdigest()
 
 
-def _files(entry: Path) -> list[Path]:
-    if entry.is_symlink() and entry.is_dir():
-        return [entry]
-    if not entry.is_dir():
-        return [entry]
-    found: list[Path] = []
-    for top, dirs, names in os.walk(entry):  # links to folders are not followed
-        dirs.sort()
-        base = Path(top)
-        found += [base / n for n in sorted(names)]
-        found += [base / d for d in dirs if (base / d).is_symlink()]
-    return found
+def _files(path: Path, rel: str, seen: set[str]) -> list[tuple[str, Path]]:
+    """(its path within the task's folder, the file) for `path` and everything under it,
+    following links; a folder already walked (a link loop) is named, not walked again."""
+    if not path.is_dir():
+        return [(rel, path)]
+    real = os.path.realpath(path)
+    if real in seen:
+        return [(rel, path)]  # named as a folder (`_bytes_of`), not walked again
+    seen.add(real)
+    out: list[tuple[str, Path]] = []
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return [(rel, path)]
+    for name in names:
+        out += _files(path / name, f"{rel}/{name}", seen)
+    return out
 
 
 def _bytes_of(path: Path) -> bytes:
     try:
-        if path.is_symlink() and path.is_dir():
-            return b"link:" + os.readlink(path).encode("utf-8", "surrogateescape")
+        if path.is_dir():
+            return b"folder:" + os.path.realpath(path).encode("utf-8", "surrogateescape")
         st = path.stat()
         if st.st_size > HASHED_BYTES:
             return f"large:{st.st_size}:{st.st_mtime_ns}".encode()

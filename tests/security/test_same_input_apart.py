@@ -125,3 +125,27 @@ def test_two_judges_on_one_machine_do_not_run_one_input_at_once(tmp_path) -> Non
         for b0, b1 in shared[1]:
             assert a1 <= b0 or b1 <= a0, "two judges ran one input at once"
     assert len(os.listdir(tmp_path / "locks")) <= 3
+
+
+def test_a_lock_held_by_a_stuck_process_is_waited_for_then_passed(tmp_path, monkeypatch) -> None:
+    import fcntl
+    import os
+
+    from perfgym.judge import input_locks
+
+    monkeypatch.setenv("PERFGYM_INPUT_LOCKS", str(tmp_path))
+    monkeypatch.setattr(input_locks, "WAIT_S", 0.2)
+    key = ("5\n", "None")
+    path = input_locks.bucket_of(key)
+    fd = os.open(path, os.O_RDONLY | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # someone else's
+    t0 = time.monotonic()
+    with input_locks.input_held(key) as held:
+        assert not held and time.monotonic() - t0 >= 0.2
+    os.close(fd)
+    with input_locks.input_held(key) as held:
+        assert held
+    (tmp_path / "a-file").write_text("")
+    monkeypatch.setenv("PERFGYM_INPUT_LOCKS", str(tmp_path / "a-file"))
+    with input_locks.input_held(key) as held:  # a directory it cannot make: runs without
+        assert not held

@@ -31,6 +31,8 @@ def test_two_unnumbered_candidates_get_their_own_timings() -> None:
                                        Candidate(task, source=slow, model="x")])  # fmt: skip
     assert v_fast.candidate is not None and v_slow.candidate is not None
     assert v_fast.candidate.ok and v_slow.candidate.ok, (v_fast.flags, v_slow.flags)
-    # the reference's algorithm is an order of magnitude faster than the baseline's
-    assert v_fast.candidate.estimate_s * 5 < v_slow.candidate.estimate_s
+    # the reference's algorithm is an order of magnitude faster than the baseline's; each has
+    # its own timing (mixed up, they would be equal). 2x, not 5x: a full run on a machine 1.8x
+    # slower than usual, beside the other worker's tests, measured 4.3x once (full66).
+    assert v_fast.candidate.estimate_s * 2 < v_slow.candidate.estimate_s
     assert not v_fast.flags and not v_slow.flags

@@ -60,3 +60,30 @@ def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # t
     rlpf = get_reward("rlpf")
     paid_heavy, paid_honest = rlpf([got_heavy, got_honest])
     assert paid_heavy is not None and paid_honest is not None and paid_heavy < paid_honest
+
+
+def test_the_header_probe_is_built_only_for_a_build_over_the_other_bounds() -> None:
+    """An honest `bits/stdc++.h` build costs what the probe costs, whatever the machine's
+    speed; a build over the task's own bounds is weighed against the probe built then."""
+    from types import SimpleNamespace
+
+    from perfgym.judge.build_work import PROBE_FACTOR, flag_build_work
+
+    def variant(cpu: float):  # noqa: ANN202
+        return SimpleNamespace(build_measurement=SimpleNamespace(cpu_s=cpu))
+
+    calls: list[float] = []
+
+    def probe(cpu: float):  # noqa: ANN202
+        return lambda: calls.append(cpu) or cpu
+
+    def flagged(mine: float, probed: float | None) -> bool:
+        verdict = SimpleNamespace(flags=[])
+        return flag_build_work(verdict, variant(mine), [variant(0.3)], 2.0,  # type: ignore[arg-type]
+                               probe=probe(probed) if probed is not None else None)  # fmt: skip
+
+    assert not flagged(1.0, 9.0) and calls == []  # under the bounds: no probe built
+    assert flagged(3.2, None)  # over own + 2 s, nothing to weigh it against
+    assert not flagged(3.2, 2.9)  # a slow machine: the probe took 2.9 s (full66's 1.8x)
+    assert flagged(0.3 + PROBE_FACTOR * 1.5 + 2.0, 1.5)  # helper-84's constexpr tables, idle
+    assert calls == [2.9, 1.5]

@@ -8,20 +8,36 @@ unflagged, 1.26 in 2 of 2 batches. A correct candidate whose build took more CPU
 `JudgeConfig.build_work_s` beyond it, is flagged: rewards give it the least speed credit a
 correct program can earn (`Verdict.hid_time`). With the default 2 s: the reference builds in
 0.3 s of g++ CPU here, helper-84's tables in 4.5 s (flagged), an honest program including
-<bits/stdc++.h> in about 1 s (not). Interpreted languages' "builds" run no compiler and are
+<bits/stdc++.h> in about 1.5-1.8 s (not, on an idle machine). On a loaded or slower one
+that honest build took more than the task's own builds plus 2 s (full63, full66), so a C++
+build over those bounds is weighed once more, against a build of `HEADER_PROBES` (the whole
+standard library, nothing else) made then: it may take the own builds' most plus
+`PROBE_FACTOR` times the probe's. Interpreted languages' "builds" run no compiler and are
 never flagged. A build's figure is the record of the run that filled the build cache.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Callable, Sequence
 
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Verdict
 from perfgym.run_status import BUILD_WORK
+from perfgym.sandbox.base import Sandbox
+from perfgym.tasks.task import Language
+from perfgym.toolchains import BuildCache, toolchain
 
 #: How many times its task's own builds' CPU a candidate's build may take unflagged.
 BUILD_FACTOR = 4.0
+#: What an honest program may include at no charge, per language: a program including the
+#: whole standard library (`bits/stdc++.h`, common in C++ solutions) builds in about 1.5 s of
+#: g++ CPU here, 0.3 s for its task's reference, and 1.8x that on a slower machine: a fixed
+#: allowance flagged it (full63, full66). Built only for a build over the other bounds.
+HEADER_PROBES = {Language.CPP: "#include <bits/stdc++.h>\nint main() { return 0; }\n"}
+#: A candidate's build may take its task's own builds' most plus this many times the probe's
+#: build (measured then, on the machine as it is: the two are built at different moments).
+PROBE_FACTOR = 1.5
 
 
 def build_cpu_s(v: Variant | None) -> float | None:
@@ -30,9 +46,11 @@ def build_cpu_s(v: Variant | None) -> float | None:
 
 
 def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant | None],
-                    allowance_s: float) -> bool:  # fmt: skip
-    """Flag `verdict` BUILD_WORK when the candidate's build CPU passes BUILD_FACTOR times its task's own builds' and `allowance_s` beyond them;
-    returns whether it did."""
+                    allowance_s: float,
+                    probe: Callable[[], float | None] | None = None) -> bool:  # fmt: skip
+    """Flag `verdict` BUILD_WORK when the candidate's build CPU passes BUILD_FACTOR times its
+    task's own builds', `allowance_s` beyond them and (where the language has one, built only
+    then) PROBE_FACTOR times the header probe's build beyond them; returns whether it did."""
     mine = build_cpu_s(candidate)
     theirs = [x for x in (build_cpu_s(o) for o in own) if x is not None]
     if mine is None or not theirs:
@@ -40,5 +58,27 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
     bound = max(BUILD_FACTOR * max(theirs), max(theirs) + allowance_s)
     if mine <= bound:
         return False
+    probed = probe() if probe is not None else None
+    if probed is not None and mine <= max(theirs) + PROBE_FACTOR * probed:
+        return False
     verdict.flags.append(BUILD_WORK)
     return True
+
+
+def header_probe_cpu(language: Language, sandbox: Sandbox) -> float | None:
+    """The build CPU of `HEADER_PROBES[language]` now, in a build cache of its own (a cached
+    build has no figure); None where the language has no probe or it did not build."""
+    source = HEADER_PROBES.get(language)
+    if source is None:
+        return None
+    try:
+        with tempfile.TemporaryDirectory(prefix="perfgym-probe-") as root:
+            build = toolchain(language).build(sandbox, source, BuildCache.at(root))
+    except Exception:  # noqa: BLE001 - no probe: the other bounds decide
+        return None
+    return build_cpu_s_of(build)
+
+
+def build_cpu_s_of(build: object) -> float | None:
+    m = getattr(build, "measurement", None)
+    return None if m is None else m.cpu_s

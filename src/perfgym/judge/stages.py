@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from perfgym.judge.batched import batchable, equal_passes, run_batched
-from perfgym.judge.build_work import flag_build_work
+from perfgym.judge.build_work import flag_build_work, header_probe_cpu
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
@@ -336,7 +336,8 @@ def verdict_of(
         harness_answer=entry.harness_answer,
     )
     if verdict.correct:
-        flag_build_work(verdict, v, own, config.build_work_s)
+        flag_build_work(verdict, v, own, config.build_work_s,
+                        probe=lambda: header_probe_cpu(plan.task.language, plan.sandbox))  # fmt: skip
     if verdict.candidate is not None:
         flag_idle_wait(verdict, plan.clock, plan.cores)
         verdict.flags += verdict.candidate.flags

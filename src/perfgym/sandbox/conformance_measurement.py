@@ -24,7 +24,11 @@ def memory_ground_truth(sb: Sandbox) -> None:
     m = ex.measurement
     assert m is not None
     expect(n_mb <= m.peak_rss_mb <= n_mb * 1.15 + 15, f"peak {m.peak_rss_mb:.1f} MiB, want ~{n_mb}")
-    lo, hi = n_mb * hold_s * 0.95, (n_mb + 15) * (hold_s + 0.6) * 1.1
+    # At most the peak over the run's own wall time: a loaded or slower machine stretches the
+    # allocation and the exit around the hold (388 MiB·s in 2.0+ s once, full67, the machine
+    # 1.8x slower than usual; the bound was 1.6 s of it).
+    lo = n_mb * hold_s * 0.95
+    hi = (n_mb + 15) * max(hold_s + 0.6, m.wall_s) * 1.1
     expect(lo <= m.memory_integral_mb_s <= hi,
             f"integral {m.memory_integral_mb_s:.1f} MiB·s, want ~{n_mb * hold_s}")  # fmt: skip
 

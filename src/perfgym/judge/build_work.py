@@ -76,9 +76,4 @@ def header_probe_cpu(language: Language, sandbox: Sandbox) -> float | None:
             build = toolchain(language).build(sandbox, source, BuildCache.at(root))
     except Exception:  # noqa: BLE001 - no probe: the other bounds decide
         return None
-    return build_cpu_s_of(build)
-
-
-def build_cpu_s_of(build: object) -> float | None:
-    m = getattr(build, "measurement", None)
-    return None if m is None else m.cpu_s
+    return None if build.measurement is None else build.measurement.cpu_s

@@ -78,7 +78,7 @@ def _timed(r: CallResult) -> tuple[float, list[str]]:
 
 @pytest.mark.parametrize("peak", [ANON_PEAK, FILE_PEAK], ids=["anonymous", "file-mapped"])
 def test_a_peak_raised_outside_the_count_buys_no_allowance(worker, peak):
-    lim = on_cpu(1.0, memory_mb=4096)
+    lim = on_cpu(4.0, memory_mb=4096)  # 400 MiB of page faults took ~1 s on a slow VM
     honest = worker.call(HONEST, "f", [21], lim)
     assert honest.status is Status.OK and honest.value == 42, honest.error
     fair, _ = _timed(honest)
@@ -102,7 +102,7 @@ def test_without_the_cgroup_the_allowance_is_below_what_the_peak_costs(cgrouples
     """Without the worker's cgroup every call's exit is counted, and so is its module: raising
     the peak by mapping a cached file (the cheapest way measured, ~0.03 ms per MiB) costs more
     than the allowance it buys (0.1 ms per MiB bought 1 GiB's 100 ms for about 30)."""
-    lim = on_cpu(1.0, memory_mb=4096)
+    lim = on_cpu(4.0, memory_mb=4096)  # 400 MiB of page faults took ~1 s on a slow VM
     honest = cgroupless.call(HONEST, "f", [21], lim)
     assert "rusage" in honest.cpu_mechanism
     fair, _ = _timed(honest)

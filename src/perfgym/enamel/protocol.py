@@ -23,9 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from perfgym.enamel.pairing import EnamelTiming
 from perfgym.enamel.reference import ReferenceFailed, ReferenceRun, measure_reference
 from perfgym.enamel.sample import ENAMEL_KILL_SLACK_S, KILL_SLACK_S, evaluate_sample
-from perfgym.enamel.timer import call_time
 from perfgym.metrics.enamel_levels import EnamelProblem
-from perfgym.sandbox.pyworker import CallResult, PythonWorkerPool
+from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.generate import ENAMEL_KEY
 from perfgym.tasks.task import Task
 
@@ -69,11 +68,6 @@ class EnamelTrace(BaseModel):
 
 def is_enamel(task: Task) -> bool:
     return ENAMEL_KEY in task.metadata
-
-
-def _call_time(r: CallResult, flags: list[str]) -> float:
-    """A call's duration, its self-report checked against the outside clock (`enamel.timer`)."""
-    return call_time(r, flags)
 
 
 def trace_of(task: Task, label: str, ref: ReferenceRun, source: str, workers: PythonWorkerPool,

@@ -5,7 +5,6 @@ import dataclasses
 
 import pytest
 
-from perfgym.enamel import sample as sample_module
 from perfgym.enamel.pairing import (
     ENAMEL_TOLERANCE_S,
     EnamelTiming,
@@ -50,10 +49,7 @@ class _Recording:
         return self.pool.call(source, entry, args, limits, **kw)
 
 
-def test_paired_calls_interleave_and_sequential_ones_run_the_sample_alone(
-    task, ref, workers, monkeypatch
-):
-    monkeypatch.setattr(sample_module, "MISMATCH_TRIES", 1)  # the order, without timing retries
+def test_paired_calls_interleave_and_sequential_ones_run_the_sample_alone(task, ref, workers):
     rec = _Recording(workers, ref.program)
     run = evaluate_sample(task, ref, task.reference.source, rec, 3, EnamelTiming.PAIRED)
     assert run.sample.correct and run.stopped == "", run.stopped

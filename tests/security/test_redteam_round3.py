@@ -167,15 +167,26 @@ def test_enamel_an_honest_stdlib_import_does_not_zero_a_sample(enamel_task, enam
     with `import statistics` on top (unused; HumanEval solutions import statistics, fractions,
     decimal) scores 0.0, `from fractions import Fraction` 0.15, flagged call_timer_mismatch.
     The outside estimate charges the module's execution to every call (the gap allowed is the
-    reference's, which imports nothing), while ENAMEL times the call alone."""
+    reference's, which imports nothing), while ENAMEL times the call alone.
+
+    The hole charged the import to every call, every time. What remains is the outside
+    count's noise on a loaded machine: one call of 32 overruled by 2.5 ms once scored an
+    honest sample 0.60 against 0.89 (CI, stop 49), so the sample gets a second try, as the
+    charge it tests for would zero both."""
     honest = evaluate_sample(enamel_task, enamel_ref, enamel_task.reference.source, workers,
                              repeats=2)  # fmt: skip
-    imported = evaluate_sample(enamel_task, enamel_ref,
-                               "import statistics\n" + enamel_task.reference.source, workers,
-                               repeats=2)  # fmt: skip
-    assert honest.sample.correct and imported.sample.correct
-    h, i = (_score(enamel_task, enamel_ref, r) for r in (honest, imported))
-    assert i >= h - 0.25, (i, h, imported.sample.level_times_s, imported.flags)
+    h = _score(enamel_task, enamel_ref, honest)
+    tries = []
+    for _ in range(2):
+        imported = evaluate_sample(enamel_task, enamel_ref,
+                                   "import statistics\n" + enamel_task.reference.source, workers,
+                                   repeats=2)  # fmt: skip
+        assert honest.sample.correct and imported.sample.correct
+        tries.append((_score(enamel_task, enamel_ref, imported), imported.sample.level_times_s,
+                      imported.flags))  # fmt: skip
+        if tries[-1][0] >= h - 0.25:
+            break
+    assert max(t[0] for t in tries) >= h - 0.25, (h, tries)
 
 
 #: Module code that looks for the call's arguments everywhere the process can reach (every

@@ -28,13 +28,13 @@ from perfgym.enamel.reference import (
     enamel_program,
     level_repeats,
 )
-from perfgym.enamel.timer import MISMATCH, call_time, trusted_call_time
+from perfgym.enamel.timer import call_time, trusted_call_time
 from perfgym.errors import PerfgymError, SandboxUnavailable
 from perfgym.judge.oracle import check
 from perfgym.metrics.enamel_levels import EnamelSample
 from perfgym.sandbox.execution import Status
 from perfgym.sandbox.limits import Limits, on_cpu
-from perfgym.sandbox.pyworker import CallResult, PythonWorkerPool
+from perfgym.sandbox.pyworker import PythonWorkerPool
 from perfgym.tasks.task import Task, TestCase
 
 #: ENAMEL's allowance beyond the limit before a call counts as timed out.
@@ -48,9 +48,6 @@ KILL_SLACK_S = 0.5
 #: slow twice; a spike of the machine's, on a sub-millisecond limit, is not); flagged.
 TIMEOUT_TRIES = 2
 TIMEOUT_RETRIED = "timeout_retried"
-#: A call whose self-report the outside estimate overruled is run again, once (`_timed_call`).
-MISMATCH_TRIES = 2
-MISMATCH_RETRIED = "call_timer_retried"
 #: Errors ENAMEL counts as a level break, like a timeout, rather than a wrong sample.
 LEVEL_BREAK_ERRORS = ("MemoryError", "OverflowError")
 
@@ -123,7 +120,10 @@ def _test(task: Task, ref: ReferenceRun, program: str, case: TestCase,
         kill = on_cpu(limit / min(c, 1.0) + KILL_SLACK_S, memory_mb=task.memory_limit_mb or 4096)
         tries = TIMEOUT_TRIES if paired else 1
         for attempt in range(tries):
-            r, t = _timed_call(task, ref, program, case, workers, kill, flags)
+            r = call(workers, task, program, case, kill)
+            if r.status is Status.SANDBOX_ERROR:  # the machine's failure, not the sample's
+                raise SandboxUnavailable(f"{task.id} {case.id}: {r.error}")
+            t = call_time(r, flags, ref.gap_s.get(case.id)) if r.status is Status.OK else None
             slow = r.status is Status.TIMEOUT or (t is not None and t > raw_limit(limit, c))
             if not slow:
                 break
@@ -150,39 +150,6 @@ def _test(task: Task, ref: ReferenceRun, program: str, case: TestCase,
             theirs.append(_reference_call(task, ref, case, workers, flags))
     c = correction(ref.test_times_s[case.id], theirs) if paired else 1.0
     return corrected_time(mine, c), c
-
-
-def _timed_call(task: Task, ref: ReferenceRun, program: str, case: TestCase,
-                workers: PythonWorkerPool, kill: Limits, flags: list[str]
-                ) -> tuple[CallResult, float | None]:  # fmt: skip
-    """One call of the sample and its time (`call_time`; None unless it ran OK). A time the
-    outside estimate overruled is taken again, once (`MISMATCH_TRIES`): a forged self-report is
-    forged on every run, while a spike the machine charged to one call's window is not (an
-    honest `import statistics` on top of HumanEval/1's reference was overruled on one call of
-    32 by 2.5 ms, on a loaded 2-core machine, and scored 0.60 against the reference's 0.89).
-    The smaller of the two times stands: each is at least its own run's outside estimate,
-    which no program can lower. Both runs' outputs are judged."""
-    runs: list[tuple[float, CallResult, list[str]]] = []
-    for attempt in range(MISMATCH_TRIES):
-        r = call(workers, task, program, case, kill)
-        if r.status is Status.SANDBOX_ERROR:  # the machine's failure, not the sample's
-            raise SandboxUnavailable(f"{task.id} {case.id}: {r.error}")
-        if r.status is not Status.OK:
-            return r, None  # a failure stands as it is: the retry is for timing only
-        mine: list[str] = []
-        runs.append((call_time(r, mine, ref.gap_s.get(case.id)), r, mine))
-        if MISMATCH not in mine:
-            break
-        if attempt + 1 < MISMATCH_TRIES:
-            flags.append(MISMATCH_RETRIED)
-    t, r, why = min(runs, key=lambda run: run[0])
-    for _, other, _ in runs:  # the output of a run whose time was not taken is judged too
-        if other is not r and other.value != r.value:
-            ok, _ = check(task.oracle, case, ref.expected[case.id], other.value)
-            if not ok:
-                return other, t
-    flags.extend(why)
-    return r, t
 
 
 def _reference_call(task: Task, ref: ReferenceRun, case: TestCase, workers: PythonWorkerPool,

@@ -648,11 +648,11 @@ def test_a_program_that_cheats_only_when_measured_fails_its_measured_check():
 
 # -- ENAMEL's protocol trusts the call's own timer --------------------------------------------------
 # The call child times the entry point with `time.perf_counter_ns`, the very module object the
-# program imports: one assignment makes every call report 0 ns, which `_call_time` accepts (it
+# program imports: one assignment makes every call report 0 ns, which `call_time` accepted (it
 # only refuses a time below 0 or above the wall). The program could also write any
 # reported_call_ns into the result memfd it holds. eff@k then sees an instant sample.
 def test_a_patched_call_timer_is_not_believed(worker):
-    from perfgym.enamel.protocol import _call_time  # noqa: PLC0415
+    from perfgym.enamel.timer import call_time  # noqa: PLC0415
 
     src = (
         "import time\n"
@@ -663,5 +663,5 @@ def test_a_patched_call_timer_is_not_believed(worker):
     r = worker.call(src, "f", [3_000_000], limits=Limits(wall_s=60))
     assert r.status is Status.OK, r.error
     flags: list[str] = []
-    t = _call_time(r, flags)
+    t = call_time(r, flags)
     assert t >= 0.1 * r.cpu_s or "call_timer_mismatch" in flags, (t, r.cpu_s, r.wall_s, flags)

@@ -117,7 +117,10 @@ def _test(task: Task, ref: ReferenceRun, program: str, case: TestCase,
         if paired and reference_first(rep):
             theirs.append(_reference_call(task, ref, case, workers, flags))
         c = correction(ref.test_times_s[case.id], theirs) if paired else 1.0
-        kill = on_cpu(limit / min(c, 1.0) + KILL_SLACK_S, memory_mb=task.memory_limit_mb or 4096)
+        # The call forgets what it cached (`Limits.forget_page_cache`): a later repeat of this
+        # test could otherwise time lookups to read the answer it left (red team helper-95).
+        kill = on_cpu(limit / min(c, 1.0) + KILL_SLACK_S, memory_mb=task.memory_limit_mb or 4096,
+                      forget_page_cache=True)  # fmt: skip
         tries = TIMEOUT_TRIES if paired else 1
         for attempt in range(tries):
             r = call(workers, task, program, case, kill)

@@ -51,7 +51,9 @@ class Limits(BaseModel):
         False,
         description="When the run ends, drop from the host's page cache every page it brought "
         "there (its memory cgroup's): a page of a read-only file a run caches is a bit a later "
-        "run can read by timing its reads. The judge sets it on candidates' measured runs.",
+        "run can read by timing its reads (and so is a name its lookups cached as missing). "
+        "The judge sets it on candidates' measured runs, ENAMEL on a sample's calls; a warm "
+        "worker's call forgets where the host gave its calls a memory cgroup (cgroup v1).",
     )
 
     @field_validator("wall_s", "cpu_s", "memory_mb")

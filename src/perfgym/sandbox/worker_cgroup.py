@@ -19,6 +19,8 @@ from perfgym.child_reaper import process_stat
 
 ROOT = "/sys/fs/cgroup"
 PARENT = "perfgym"
+#: The calls' cgroup's name, below a worker's memory cgroup (`_calls_cgroup`).
+CALLS = "calls"
 _counter = itertools.count()
 #: worker-PID-START-N: the creating process's PID and start time (clock ticks since boot), so a
 #: dead worker's cgroup is never taken for a live one's when its PID comes back (pid_max is
@@ -42,6 +44,9 @@ class WorkerCgroup:
         #: The worker's memory cgroup (v1: in the memory hierarchy; v2: `path` itself), None
         #: when none could be made: a call's memory is then its processes' rusage only.
         self.memory = memory
+        #: The calls' own memory cgroup below it (v1 only), emptied after every call
+        #: (`_inside/worker_forget.py`); None where there is none.
+        self.calls = _calls_cgroup(kind, memory)
 
     @classmethod
     def create(cls) -> tuple[WorkerCgroup | None, str]:
@@ -70,6 +75,22 @@ class WorkerCgroup:
         try:
             for name, mode in zip(names, (os.O_RDONLY, os.O_RDWR), strict=True):
                 fds.append(os.open(os.path.join(self.memory, name), mode))
+                os.set_inheritable(fds[-1], True)
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            return -1, -1
+        return fds[0], fds[1]
+
+    def calls_fds(self) -> tuple[int, int]:
+        """(`cgroup.procs`, `memory.force_empty`) of the calls' cgroup, write-only and
+        inheritable by the worker; (-1, -1) without one."""
+        if self.calls is None:
+            return -1, -1
+        fds: list[int] = []
+        try:
+            for name in ("cgroup.procs", "memory.force_empty"):
+                fds.append(os.open(os.path.join(self.calls, name), os.O_WRONLY))
                 os.set_inheritable(fds[-1], True)
         except OSError:
             for fd in fds:
@@ -121,7 +142,9 @@ class WorkerCgroup:
 
     def destroy(self) -> None:
         """Remove the cgroup once its processes are gone (the worker was killed first)."""
-        for path in {self.path, self.memory or self.path}:
+        for path in [p for p in (self.calls, self.path, self.memory) if p is not None]:
+            if not os.path.isdir(path):
+                continue
             for _ in range(100):
                 try:
                     os.rmdir(path)
@@ -159,6 +182,19 @@ def _memory_cgroup(kind: str, path: str) -> str | None:
     return memory
 
 
+def _calls_cgroup(kind: str, memory: str | None) -> str | None:
+    """The calls' memory cgroup below the worker's (v1), or None. Under v2 a cgroup with
+    processes cannot give a child the memory controller (the worker's is such a cgroup)."""
+    if kind != "v1" or memory is None:
+        return None
+    calls = os.path.join(memory, CALLS)
+    try:
+        os.mkdir(calls)
+    except OSError:
+        return None
+    return calls
+
+
 def _remove_stale(base: str) -> None:
     """Remove worker cgroups of perfgym processes that no longer exist (by PID and start time:
     a PID that came back is another process). One still in use is never removed (rmdir fails)."""
@@ -172,7 +208,8 @@ def _remove_stale(base: str) -> None:
             continue
         ticks = start_ticks(int(m.group(1)))
         if not ticks or (m.group(2) is not None and m.group(2) != ticks):
-            try:
-                os.rmdir(os.path.join(base, name))
-            except OSError:
-                pass
+            for path in (os.path.join(base, name, CALLS), os.path.join(base, name)):
+                try:
+                    os.rmdir(path)
+                except OSError:
+                    pass

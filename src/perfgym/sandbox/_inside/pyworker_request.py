@@ -19,6 +19,7 @@ from collections.abc import Callable
 
 import pyworker_batch
 import worker_cleanup
+import worker_forget
 import worker_framing
 import worker_meter
 
@@ -57,10 +58,13 @@ def _compile(source: str, filename: str, lim: dict,
 
 
 def _close_inherited(keep: tuple[int, ...]) -> None:
-    """Close every descriptor above stdio but `keep`: above all the host connection, through
+    """In a child about to run a program: join the calls' memory cgroup (`worker_forget`), then
+    close every descriptor above stdio but `keep`: above all the host connection, through
     which an untrusted child could otherwise forge the worker's reply."""
+    worker_forget.join()
     lo = 3
-    top = max(keep + (_sock_fd, worker_meter.cg_fd, *worker_meter.mem_fds, 255)) + 1
+    top = max(keep + (_sock_fd, worker_meter.cg_fd, *worker_meter.mem_fds, *worker_forget.fds,
+                      255)) + 1  # fmt: skip
     for fd in sorted(set(keep)) + [top]:
         if fd >= lo:
             os.closerange(lo, fd)

@@ -78,6 +78,7 @@ import pyworker_batch  # noqa: E402
 import pyworker_call  # noqa: E402
 import pyworker_request  # noqa: E402
 import worker_cleanup  # noqa: E402
+import worker_forget  # noqa: E402
 import worker_framing  # noqa: E402
 import worker_meter  # noqa: E402
 import worker_rehearsal  # noqa: E402
@@ -106,7 +107,8 @@ def main() -> None:
     """argv: the host connection's fd, the calls' uid, the test processes' uid, the cgroup CPU
     counter's fd (-1: none) and its kind ('v1': cpuacct.usage, 'v2': cpu.stat), the most
     entries a call may leave for the cleanup, the memory cgroup's usage and high-water mark
-    fds (-1: none), and the zygote's C loop (`zygote_loop.c`, built; '-': none)."""
+    fds (-1: none), the zygote's C loop (`zygote_loop.c`, built; '-': none), and the calls'
+    memory cgroup's `cgroup.procs` and `memory.force_empty` fds (-1: none; `worker_forget`)."""
     sock = pyworker_request._sock_fd = int(sys.argv[1])
     uid = int(sys.argv[2])
     pyworker_request._check_uid = int(sys.argv[3])
@@ -114,6 +116,8 @@ def main() -> None:
     worker_cleanup.max_entries = int(sys.argv[6])
     worker_meter.mem_fds = (int(sys.argv[7]), int(sys.argv[8]))
     loop, loop_error = _c_loop(sys.argv[9] if len(sys.argv) > 9 else "-")
+    if len(sys.argv) > 11:
+        worker_forget.fds = (int(sys.argv[10]), int(sys.argv[11]))
     # Bound at start (the host set it for this interpreter alone): no program inherits it.
     os.environ.pop("LD_BIND_NOW", None)
     # The parent's own stdio is /dev/null: nothing it writes or buffers can reach a program.
@@ -305,6 +309,7 @@ def _serve_one(sock: int, uid: int, req: dict, go: bool) -> bool:
     pyworker_request._checker_unread = (
         str(req.get("mode")) == "check" or req.get("mode") not in _MODES
     )
+    worker_forget.wanted = bool((req.get("limits") or {}).get("forget_page_cache"))
     try:
         if _ipc_error and go:  # never run a call in an IPC namespace another call could share
             raise OSError(f"no IPC namespace of the call's own: {_ipc_error}")

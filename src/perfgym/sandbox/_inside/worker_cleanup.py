@@ -13,6 +13,8 @@ import os
 import time
 from collections.abc import Callable
 
+import worker_forget
+
 #: Directories a call can write, emptied after every call.
 CLEAN_ROOTS = ("/tmp", "/dev/shm")
 #: Entries a call may leave for the cleanup, in all its directories together; more and the
@@ -33,7 +35,9 @@ def clean(reap_exited: Callable[[], int] | None = None) -> tuple[bool, str]:
     left = False
     deadline = time.monotonic() + REAP_S
     if reap_exited is not None:
-        return _clean_the_zygotes(reap_exited, deadline)
+        left, why = _clean_the_zygotes(reap_exited, deadline)
+        worker_forget.forget()
+        return left, why
     for _round in range(100):  # again until nothing is left to signal (a fork racing the kill)
         try:
             os.kill(-1, _signal.SIGKILL)  # every process but this one (PID 1)
@@ -48,7 +52,9 @@ def clean(reap_exited: Callable[[], int] | None = None) -> tuple[bool, str]:
                     time.sleep(0.0005)
             except ChildProcessError:
                 break
-    return left, _empty_roots()
+    why = _empty_roots()
+    worker_forget.forget()  # every process of the call gone, its files too
+    return left, why
 
 
 def _clean_the_zygotes(reap_exited: Callable[[], int], deadline: float) -> tuple[bool, str]:

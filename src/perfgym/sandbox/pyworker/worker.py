@@ -108,16 +108,18 @@ class PythonWorker:
         for cap in _WORKER_CAPS:
             argv += ["--cap-add", cap]
         self._cgroup, self.cgroup_unavailable = WorkerCgroup.create()
-        cg_fd, cg_kind, mem_fds = -1, "none", (-1, -1)
+        cg_fd, cg_kind, mem_fds, calls_fds = -1, "none", (-1, -1), (-1, -1)
         if self._cgroup is not None:
             cg_fd, cg_kind = self._cgroup.usage_fd(), self._cgroup.kind
             mem_fds = self._cgroup.memory_fds()
+            calls_fds = self._cgroup.calls_fds()
             argv = self._cgroup.wrap(argv)
         argv += ["--", python, "-I", "-S", SERVER, str(fd), str(self.uid),
                  str(self.uid + _CHECK_UID_OFFSET), str(cg_fd), cg_kind,
                  str(self.cleanup_max_entries), str(mem_fds[0]), str(mem_fds[1]),
-                 zygote_ext.extension_path(self.config.python) or "-"]  # fmt: skip
-        passed = tuple(f for f in (fd, filter_fd, cg_fd, *mem_fds) if f >= 0)
+                 zygote_ext.extension_path(self.config.python) or "-",
+                 str(calls_fds[0]), str(calls_fds[1])]  # fmt: skip
+        passed = tuple(f for f in (fd, filter_fd, cg_fd, *mem_fds, *calls_fds) if f >= 0)
         self.starts += 1
         try:
             # The programs' default environment, never this host's: the worker's initial
@@ -130,7 +132,7 @@ class PythonWorker:
         finally:
             child_end.close()
             os.close(filter_fd)
-            for f in (cg_fd, *mem_fds):
+            for f in (cg_fd, *mem_fds, *calls_fds):
                 if f >= 0:
                     os.close(f)
         self._sock = host_end

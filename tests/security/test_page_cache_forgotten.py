@@ -21,6 +21,7 @@ from perfgym.sandbox import BwrapSandbox, WarmSandbox
 from perfgym.sandbox.base import Bind
 from perfgym.sandbox.cgroups import detect
 from perfgym.sandbox.limits import Limits
+from perfgym.sandbox.pyworker import PythonWorkerPool
 
 pytestmark = pytest.mark.skipif(detect() != "v1", reason="needs a cgroup v1 memory controller")
 
@@ -82,7 +83,10 @@ def test_a_forgetting_run_leaves_no_page_it_read_cached(cold, backend) -> None:
         assert cached_pages(str(cold)) >= PAGES // 16  # without it, they stay: the channel
 
 
-def test_the_judge_forgets_for_candidates_runs_on_workloads_only() -> None:
+def test_the_judge_forgets_for_every_run_of_a_candidate_only() -> None:
+    """A candidate's workload runs and its test runs forget; the task's own runs do not
+    (red team helper-96: HumanEval times its tests, and a correctness run that kept what it
+    cached handed the answer to the timed runs of the same input)."""
     from perfgym.judge import JudgeConfig
     from perfgym.judge.plan import plan_task
     from perfgym.judge.variant import Variant
@@ -101,7 +105,51 @@ def test_the_judge_forgets_for_candidates_runs_on_workloads_only() -> None:
         plan = plan_task(task, JudgeConfig(), sb, workers)
         run, case = plan.runner(), plan.workloads[0]
         test = plan.tests[0]
-        for label, on in (("candidate-0", case), ("baseline", case), ("candidate-1", test)):
+        for label, on in (("candidate-0", case), ("baseline", case), ("candidate-1", test),
+                          ("reference", test)):  # fmt: skip
             v = Variant(label, task.baseline.source, argv=["python3", "-c", "print(1)"])
             run(v, on, None)
-    assert [f for _, f in seen] == [True, False, False]
+    assert [f for _, f in seen] == [True, False, True, False]
+
+
+class _RecordingPool(PythonWorkerPool):
+    """A real pool that notes each request's limits."""
+
+    def __init__(self, *a, **k) -> None:  # noqa: ANN002, ANN003
+        super().__init__(*a, **k)
+        self.forgot: list[tuple[str, bool]] = []  # (source, forgets)
+
+    def call(self, source, entry, args=(), limits=None, **k):  # noqa: ANN001, ANN003, ANN201
+        self.forgot.append((source, bool(limits and limits.forget_page_cache)))
+        return super().call(source, entry, args, limits, **k)
+
+    def check_call(self, source, checker, entry, limits=None, **k):  # noqa: ANN001, ANN003, ANN201
+        self.forgot.append((source, bool(limits and limits.forget_page_cache)))
+        return super().check_call(source, checker, entry, limits, **k)
+
+    def batch(self, source, entry, tests, limits, **k):  # noqa: ANN001, ANN003, ANN201
+        self.forgot.append((source, limits.forget_page_cache))
+        return super().batch(source, entry, tests, limits, **k)
+
+
+@pytest.mark.parametrize("suite", ["humaneval", "humanevalplus"])
+def test_a_suite_without_workloads_forgets_in_its_candidates_calls(suite: str) -> None:
+    """HumanEval (an assertion oracle: one call per test) and HumanEval+ (batched tests): no
+    workloads, so their tests are timed; a candidate's every call forgets, the reference's
+    none."""
+    from perfgym.judge import Candidate, Judge, JudgeConfig
+    from perfgym.tasks import load_suite
+
+    task = load_suite(suite).get("HumanEval/59")
+    pool = _RecordingPool(size=1)
+    try:
+        with Judge(JudgeConfig(repeats=1, measure_baseline=False)) as judge:
+            judge._workers = pool
+            (v,) = judge.judge_many([Candidate(task, source=task.reference.source, sample=0)])
+    finally:
+        pool.close()
+    assert v.stage.value == "OK", v
+    forgot = [f for _, f in pool.forgot]
+    # The candidate's correctness run(s) and its timed runs forget (before: none did, the task
+    # having no workloads); the reference's own runs, measured first, keep what they cache.
+    assert forgot.count(True) >= 2 and False in forgot, forgot

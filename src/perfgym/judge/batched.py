@@ -47,20 +47,23 @@ def run_batched(
     *,
     fail_fast: bool,
     isolate: bool,
+    limits: Limits | None = None,
 ) -> Iterator[tuple[TestCase, RunOutcome]]:
     """Each test run and its `RunOutcome`, in order. Stops by itself after a failed run under
-    `fail_fast`; the caller stops it (closes the iterator) on a wrong answer."""
+    `fail_fast`; the caller stops it (closes the iterator) on a wrong answer. `limits`: the
+    batch's own (default the task's; a candidate's forget what they cached)."""
     entry = plan.task.entry_point or ""
+    whole = limits or plan.limits
     start, size = 0, FIRST_BATCH
     while start < len(tests):
         if isolate:
             size = 1
         part = tests[start : start + (size if fail_fast or isolate else len(tests))]
         r = plan.workers.batch(source, entry, [(c.args or [], limits_of(c)) for c in part],
-                               plan.limits, fail_fast=fail_fast)  # fmt: skip
+                               whole, fail_fast=fail_fast)  # fmt: skip
         if r.status is Status.SANDBOX_ERROR:  # ours, never the program's: ask once more
             r = plan.workers.batch(source, entry, [(c.args or [], limits_of(c)) for c in part],
-                                   plan.limits, fail_fast=fail_fast)  # fmt: skip
+                                   whole, fail_fast=fail_fast)  # fmt: skip
         if r.status is not Status.OK or not r.cases:
             why = r.error or "the batch ran no test"
             yield part[0], RunOutcome(status=r.status if r.status is not Status.OK else

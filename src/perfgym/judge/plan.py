@@ -64,26 +64,38 @@ class TaskPlan:
         """What the judge's per-task caches keep this task's results under (`task_key`)."""
         return task_key(self.task)
 
+    def limits_for(self, v: Variant, limits: Limits) -> Limits:
+        """`limits` for a run of `v`: a candidate's run (any variant but the task's own) forgets
+        what it brought into the host's caches (`Limits.forget_page_cache`): a page it cached,
+        or a name its lookups cached as missing, is a bit a later run of that input could read.
+        Every run of a candidate, its correctness runs too: a suite without workloads times its
+        tests (HumanEval), and a test's input can be a workload's (red team helper-96 carried
+        HumanEval/59's answer from the untimed correctness run to the timed ones: 0.036 s
+        against its honest 0.205 s, unflagged, when only workload runs forgot)."""
+        if v.label in OWN_LABELS or limits.forget_page_cache:
+            return limits
+        if limits is self.limits:
+            return self._forgetting
+        return limits.model_copy(update={"forget_page_cache": True})
+
+    @functools.cached_property
+    def _forgetting(self) -> Limits:
+        return self.limits.model_copy(update={"forget_page_cache": True})
+
     def runner(self, warm: bool = False, limits: Mapping[str, Limits] | None = None) -> RunFn:
         """Runs of the task's variants; `warm`: Python stdio programs in program mode of the
         warm workers (correctness runs only; measured runs stay fresh sandboxed processes).
         `limits`: case id -> the limits of its runs (the correctness tests' relative limits);
-        other cases run under the task's. A candidate's run (any variant but the task's own)
-        on a workload forgets the page cache it brought in (`Limits.forget_page_cache`): a
-        page it cached is a bit a later run of that input could read."""
+        other cases run under the task's; a candidate's runs forget what they cached
+        (`limits_for`)."""
         task = self.task
         own = limits or {}
-        forget = {"forget_page_cache": True}
-        forgetting = self.limits.model_copy(update=forget)
-        workload_ids = {w.id for w in self.workloads}
         use_workers = task.kind is TaskKind.FUNCTION or (
             warm and task.kind is TaskKind.STDIO and task.language is Language.PYTHON
         )
 
         def run(v: Variant, case: TestCase, cpu: Pin) -> RunOutcome:
-            lim = own.get(case.id, self.limits)
-            if case.id in workload_ids and v.label not in OWN_LABELS:
-                lim = forgetting if lim is self.limits else lim.model_copy(update=forget)
+            lim = self.limits_for(v, own.get(case.id, self.limits))
             for _attempt in range(2):  # SANDBOX_ERROR is ours, never the program's: retry once
                 out = run_case(task, v, case, sandbox=self.sandbox, workers=self.workers if
                                use_workers else None, limits=lim, cpu=cpu, warm=warm)  # fmt: skip

@@ -90,7 +90,8 @@ def run_tests(
     if batchable(plan) and entry.variant.source is not None:
         runs = run_batched(plan, entry.variant.source, plan.tests,
                            lambda c: own[c.id].limits if c.id in own else plan.limits,
-                           fail_fast=fail_fast, isolate=isolate)  # fmt: skip
+                           fail_fast=fail_fast, isolate=isolate,
+                           limits=plan.limits_for(entry.variant, plan.limits))  # fmt: skip
     else:
         runs = ((t, warm(entry.variant, t, None)) for t in plan.tests)
     separate = ((w, fresh(entry.variant, w, None)) for w in plan.separate)

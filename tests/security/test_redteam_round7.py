@@ -389,13 +389,17 @@ def test_python_harness_module_globals_score_below_the_reference(verdicts, name,
 
 
 def test_python_patched_perf_counter_is_not_the_harnesss_clock(verdicts):
-    # The patch is the solution's process's own: the harness times the baseline's loop with
-    # its own clock, and the program scores as the baseline it is (was: flagged, the floor).
+    """The patch is the solution's process's own: the harness times the baseline's loop with
+    its own clock, and the program is timed as the baseline it is (was: flagged, the floor).
+    Its clock runs 20x slow: through to the harness, its time would be 1/20 of the baseline's.
+    Asserted on that order of magnitude, not on the reward: this task's reference is only
+    ~1.3x faster than its baseline, so one run each (repeats=1) on a loaded machine sometimes
+    ranks the baseline's loop first and pays it 1.26 (full65, full69: the candidate at 0.13 s
+    against the reference's 0.14 s is noise, not the patch)."""
     v = verdicts["slow_clock"]
     assert v.stage is Stage.OK, v.reason  # correct: it does the work
-    (value,) = get_reward("rlpf")([v])
-    floor = 0.10 + 0.05  # RlpfConfig: s(WO) + eps
-    assert value is not None and value <= floor + 1e-9, (value, v.flags)
+    assert v.candidate is not None and v.baseline is not None, v.flags
+    assert v.candidate.estimate_s >= 0.4 * v.baseline.estimate_s, (v.candidate, v.baseline)
 
 
 @pytest.mark.parametrize("name", ["os_exit", "atexit", "cyclic"])

@@ -70,33 +70,16 @@ class WorkerCgroup:
         inheritable by the worker; (-1, -1) without one."""
         if self.memory is None:
             return -1, -1
-        names = MEMORY_FILES[self.kind]
-        fds = []
-        try:
-            for name, mode in zip(names, (os.O_RDONLY, os.O_RDWR), strict=True):
-                fds.append(os.open(os.path.join(self.memory, name), mode))
-                os.set_inheritable(fds[-1], True)
-        except OSError:
-            for fd in fds:
-                os.close(fd)
-            return -1, -1
-        return fds[0], fds[1]
+        usage, mark = MEMORY_FILES[self.kind]
+        return _inheritable_pair(self.memory, (usage, os.O_RDONLY), (mark, os.O_RDWR))
 
     def calls_fds(self) -> tuple[int, int]:
         """(`cgroup.procs`, `memory.force_empty`) of the calls' cgroup, write-only and
         inheritable by the worker; (-1, -1) without one."""
         if self.calls is None:
             return -1, -1
-        fds: list[int] = []
-        try:
-            for name in ("cgroup.procs", "memory.force_empty"):
-                fds.append(os.open(os.path.join(self.calls, name), os.O_WRONLY))
-                os.set_inheritable(fds[-1], True)
-        except OSError:
-            for fd in fds:
-                os.close(fd)
-            return -1, -1
-        return fds[0], fds[1]
+        return _inheritable_pair(self.calls, ("cgroup.procs", os.O_WRONLY),
+                                 ("memory.force_empty", os.O_WRONLY))  # fmt: skip
 
     def usage_fd(self) -> int:
         """A read-only descriptor of the CPU counter, inheritable by the worker."""
@@ -180,6 +163,21 @@ def _memory_cgroup(kind: str, path: str) -> str | None:
     except OSError:
         return None
     return memory
+
+
+def _inheritable_pair(directory: str, *files: tuple[str, int]) -> tuple[int, int]:
+    """Two files of `directory` opened (name, mode) and inheritable; (-1, -1) when either
+    cannot be (none is left open)."""
+    fds: list[int] = []
+    try:
+        for name, mode in files:
+            fds.append(os.open(os.path.join(directory, name), mode))
+            os.set_inheritable(fds[-1], True)
+    except OSError:
+        for fd in fds:
+            os.close(fd)
+        return -1, -1
+    return fds[0], fds[1]
 
 
 def _calls_cgroup(kind: str, memory: str | None) -> str | None:

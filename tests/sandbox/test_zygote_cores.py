@@ -66,6 +66,7 @@ def test_a_calls_child_starts_on_its_core_and_is_never_moved(worker) -> None:
 
 
 def test_a_fresh_request_process_starts_on_the_workers_cores(worker) -> None:
+    assert worker.call(INC, "f", [0]).value == 1  # started, when this test runs first
     assert worker._proc is not None
     home = _cores(worker._proc.pid)
     core = min(home)

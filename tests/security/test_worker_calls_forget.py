@@ -137,3 +137,45 @@ def test_a_closed_or_dead_workers_cgroups_go_with_their_calls_cgroup():
         assert not os.path.exists(stale)
     finally:
         fresh.destroy()
+
+
+#: Says what it sees first (its own PID and the inode number of a new file in /tmp and
+#: /dev/shm), then forks k processes and makes k files in each (each removed again): what the
+#: next call sees first would move by k if the worker's counters carried it.
+COUNTERS = """import os
+def f(k):
+    out = [os.getpid()]
+    for d in ('/tmp', '/dev/shm'):
+        p = d + '/probe'
+        with open(p, 'w'):
+            out.append(os.stat(p).st_ino)
+        os.unlink(p)
+    for _ in range(k):
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0)
+        os.waitpid(pid, 0)
+    for d in ('/tmp', '/dev/shm'):
+        for i in range(k):
+            p = d + '/f' + str(i)
+            open(p, 'w').close()
+            os.unlink(p)
+    return out
+"""
+
+
+def test_no_counter_of_the_worker_carries_a_number_to_the_next_call(worker):
+    """Red team helper-97: a call that forked k processes moved the next call's PID by exactly
+    k, and one that made k files moved the next new file's inode number by k. Now the zygote
+    draws each fork's PID at random and a forgetting call gets a fresh /tmp and /dev/shm."""
+    lim = Limits(wall_s=60, forget_page_cache=True)
+    seen = []
+    for k in (0, 0, 37, 0, 100, 0):
+        r = worker.call(COUNTERS, "f", [k], lim)
+        assert r.status is Status.OK, r.error
+        seen.append(r.value)
+    pids = [v[0] for v in seen]
+    steps = [b - a for a, b in zip(pids, pids[1:], strict=False)]
+    # Before: steps 1, 1, 38, 1, 101 (the call before's forks, plus one). Random now.
+    assert steps.count(1) <= 1 and 38 not in steps and 101 not in steps, pids
+    assert {tuple(v[1:]) for v in seen} == {tuple(seen[0][1:])}, seen  # every call's first file

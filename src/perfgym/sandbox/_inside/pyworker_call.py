@@ -23,6 +23,7 @@ from collections.abc import Callable
 import ipc_namespace
 import valuecodec
 import worker_child
+import worker_forget
 import worker_meter
 import worker_results
 import zygote_client
@@ -210,8 +211,8 @@ def _await_done(pidfd: int, done_r: int, res_fd: int, start: tuple, t0: float,
 _compiled: dict[tuple[str, str, str], bytes] = {}
 _compiled_bytes = 0
 COMPILED_MAX_BYTES = 32 << 20
-#: A call's child that could not have an IPC namespace of its own exits with this, before its
-#: stamp (no program code can exit before that).
+#: A call's child that could not have an IPC namespace of its own (or, forgetting, a fresh
+#: tmpfs) exits with this, before its stamp (no program code can exit before that).
 EXIT_NO_IPC = 113
 
 
@@ -260,6 +261,10 @@ def spawned_child(fds: list[int], uid: int, vsize: int) -> None:
     del raw
     # A write to a pipe the program closed is its EPIPE, as under `python3`, never a SIGPIPE.
     _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)
+    # A forgetting call gets a fresh /tmp and /dev/shm (their inode numbers count the files
+    # earlier calls made: `worker_forget`), then an IPC namespace of its own.
+    if req["limits"].get("forget_page_cache") and worker_forget.renew_tmpfs():
+        os._exit(EXIT_NO_IPC)
     if ipc_namespace.own() != "":
         os._exit(EXIT_NO_IPC)
     if req.get("cores"):
@@ -365,7 +370,8 @@ def _call_over(req: dict, uid: int, code: bytes, lim: dict, held: _Held) -> dict
                    "peak_rss_mb": max(0, maxrss * 1024 - server_rss) / 1048576.0}  # fmt: skip
     stamp_cpu = worker_meter.program_figures(held.handed(stamp_r), exit_ns, ru, reply)
     if stamp_cpu < 0 and os.WIFEXITED(status) and os.WEXITSTATUS(status) == EXIT_NO_IPC:
-        raise OSError("no IPC namespace of the call's own (unshare failed in its child)")
+        raise OSError("the call's child could not isolate itself (an IPC namespace of its own, "
+                      "or a fresh tmpfs for a forgetting call)")  # fmt: skip
     _finish(reply, start, zygote_client.reap_exited)
     worker_meter.call_window(stamp_cpu, -1.0 if ready_cpu is None else ready_cpu, done_cpu, reply)
     worker_results.read_output(held.handed(out_fd), int(lim["stdout_bytes"]), reply)

@@ -182,6 +182,7 @@ def _zygote(sock: int, uid: int, loop: types.ModuleType | None = None) -> None:
             zygote_commands.sit_home(home)
         mine, theirs = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_SEQPACKET)
         turn_r, turn_w = os.pipe()
+        worker_forget.shuffle_pids()
         pid = os.fork()
         if pid == 0:
             code = 2
@@ -257,7 +258,11 @@ def _request_process(sock: int, uid: int, zygote_fd: int, turn_r: int, handed: i
     # inherit it, as `python3` itself ignores SIGPIPE.
     _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)
     global _ipc_error
-    _ipc_error = ipc_namespace.own(drop_admin=True)
+    # A fresh /tmp and /dev/shm while it still may mount (`worker_forget`): the processes of a
+    # call of another mode are this process's own forks, its first request.
+    renewed = worker_forget.renew_tmpfs()
+    _ipc_error = ipc_namespace.own(drop_admin=True) or (f"no fresh tmpfs: {renewed}" if renewed
+                                                       else "")  # fmt: skip
     first = True
     while True:
         try:

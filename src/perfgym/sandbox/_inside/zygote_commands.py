@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 
 import worker_child
+import worker_forget
 import worker_meter
 
 HELLO, SPAWN, REAP, REAP_EXITED, HAND_OVER, GO = b"?", b"c", b"r", b"e", b"h", b"g"
@@ -105,6 +106,7 @@ class Commands:
         for it (`sit_with`); [its pid, this process's resident size]."""
         vsize, rss = worker_meter.statm()
         sit_with(self.request_pid)
+        worker_forget.shuffle_pids()
         pid = os.fork()
         if pid == 0:
             try:

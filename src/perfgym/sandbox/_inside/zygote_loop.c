@@ -61,6 +61,34 @@ static int statm(long long *vsize, long long *rss) {
     return 0;
 }
 
+/* worker_forget.shuffle_pids: the PID namespace's next PID at random before a fork, so that no
+ * call can tell from a PID how many processes an earlier call forked. Best effort. */
+static void shuffle_pids(void) {
+    static long pid_max = 0;
+    if (pid_max == 0) {
+        char buf[32];
+        int fd = open("/proc/sys/kernel/pid_max", O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? read(fd, buf, sizeof buf - 1) : -1;
+        if (fd >= 0) close(fd);
+        buf[n > 0 ? n : 0] = 0;
+        pid_max = n > 0 ? atol(buf) : 32768;
+        if (pid_max < 1000) pid_max = 32768;
+    }
+    unsigned int r = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    ssize_t got = read(fd, &r, sizeof r);
+    close(fd);
+    if (got != (ssize_t)sizeof r) return;
+    long span = pid_max - 600;
+    char out[32];
+    int len = snprintf(out, sizeof out, "%ld", 300 + (long)(r % (unsigned long)span));
+    fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    if (write(fd, out, (size_t)len) < 0) { /* best effort */ }
+    close(fd);
+}
+
 /* Sit on the cores request process `request_pid` sits on now (zygote_commands.sit_with). */
 static void sit_with(pid_t request_pid) {
     cpu_set_t cores;
@@ -222,6 +250,7 @@ static PyObject *serve(PyObject *self, PyObject *args) {
                 nfig = 2;
             } else {
                 sit_with(lp.request_pid);
+                shuffle_pids();
                 PyOS_BeforeFork();
                 pid_t pid = fork();
                 if (pid == 0) {

@@ -25,6 +25,7 @@ from perfgym.tasks.harness_plan import plan_harness
 from perfgym.tasks.placeholders import expand_placeholders
 from perfgym.tasks.task import Language, Task, TaskKind
 from perfgym.toolchains import BUILD_LIMITS, BuildCache, BuildStatus, gpu_missing_reason, toolchain
+from perfgym.toolchains.source_policy import refused
 
 #: Where a harness task's pieces appear inside a run.
 H_ROOT, H_VARIANT, H_BUILD = "/tmp/pg/root", "/tmp/pg/variant", "/tmp/pg/build"
@@ -113,6 +114,9 @@ def built(
     if task.language is Language.PYTHON and (why := encoding_problem(source)):
         # Tests in a warm worker and timed runs in a fresh python3 would read different text.
         v.stage, v.detail, v.reason = Stage.NC, "COMPILE_ERROR", why
+        return v
+    if (why := refused(task.language, source.encode("utf-8", "surrogatepass"))) is not None:
+        v.stage, v.detail, v.reason = Stage.NC, "COMPILE_ERROR", why  # a harness task's too
         return v
     if task.kind is TaskKind.FUNCTION:
         try:

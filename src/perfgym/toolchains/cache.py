@@ -45,9 +45,11 @@ class BuildCacheConfig(BaseModel):
 
     root: str = Field(default=DEFAULT_ROOT, description="Cache directory on the host (absolute).")
     compiler_caches: bool = Field(
-        default=True,
+        default=False,
         description="Mount a persistent writable compiler cache into builds whose recipe has "
-        "one (Go's GOCACHE). Only compilers write to it: no candidate code runs during a build.",
+        "one (Go's GOCACHE), shared by every build: only for sources you trust. Anything that "
+        "runs during one build can read what others compiled (a task's reference) and leave "
+        "code for later ones; off, each build gets a fresh cache.",
     )
 
 
@@ -77,7 +79,7 @@ class BuildCache:
                 d.chmod(0o700)
 
     @classmethod
-    def at(cls, root: str | os.PathLike[str], *, compiler_caches: bool = True) -> BuildCache:
+    def at(cls, root: str | os.PathLike[str], *, compiler_caches: bool = False) -> BuildCache:
         return cls(BuildCacheConfig(root=os.fspath(root), compiler_caches=compiler_caches))
 
     # -- keys ---------------------------------------------------------------------------------

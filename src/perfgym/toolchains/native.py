@@ -48,13 +48,16 @@ GO = Recipe(
     build=("go", "build", "-o", "main", "main.go"),
     build_env={
         # The sandbox's host view is read-only: the go command needs a writable cache and GOPATH.
-        # GOCACHE is a persistent shared cache when the build cache enables compiler caches,
-        # otherwise a fresh directory in the build's own tmpfs.
+        # GOCACHE is a fresh directory in the build's own tmpfs, or a persistent one shared
+        # by every build when the build cache enables compiler caches (off by default).
         "GOCACHE": "/tmp/gocache",
         "GOPATH": "/tmp/gopath",
         # Never try to download modules or a newer toolchain (Go >= 1.21): fail fast instead.
         "GOPROXY": "off",
         "GOTOOLCHAIN": "local",
+        # No cgo: a candidate's source never reaches the C compiler or the external linker,
+        # whose flags it could set (see `source_policy`); `import "C"` does not build.
+        "CGO_ENABLED": "0",
     },
     outputs=("main",),
     run=_BINARY,

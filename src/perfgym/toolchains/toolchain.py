@@ -16,6 +16,7 @@ from perfgym.toolchains.build import Build, BuildStatus, finished
 from perfgym.toolchains.cache import BuildCache, Staging
 from perfgym.toolchains.gpu import GpuUnavailable, gpu_binds, gpu_missing_reason
 from perfgym.toolchains.recipe import BUILD_MOUNT, Recipe
+from perfgym.toolchains.source_policy import refused
 from perfgym.toolchains.version import ToolVersion, probe
 from perfgym.toolchains.warm_check import Workers
 from perfgym.toolchains.warm_check import check as warm_check
@@ -119,6 +120,8 @@ class Toolchain:
         except UnicodeEncodeError as exc:  # a lone surrogate: no source file can hold it
             bad = f"source is not valid UTF-8 text (lone surrogate at offset {exc.start})"
             return base.model_copy(update={"status": BuildStatus.COMPILE_ERROR, "reason": bad})
+        if (why := refused(r.language, data)) is not None:
+            return base.model_copy(update={"status": BuildStatus.COMPILE_ERROR, "reason": why})
         if (why := self.missing()) is not None:
             return base.model_copy(update={"reason": why})
         version = self.version()

@@ -75,3 +75,25 @@ def test_a_rerun_reuses_the_finished_tasks_and_another_audit_is_refused(tmp_path
     other = perfgym("audit", suite, "--probes", "no-output", "-o", out, "--repeats", "1",
                     "--no-store")  # fmt: skip
     one_line_error(other, "another audit")
+
+
+def test_a_program_suite_given_by_path_is_audited_as_programs(tmp_path):
+    # red team helper-99: a folder of program tasks (task.yaml each) was taken for a folder of
+    # repository tasks and failed with "unknown field(s)"; the agent names the right command.
+    from pathlib import Path
+
+    from perfgym.cli.audit_repos import is_repo_suite
+
+    core = Path(__file__).resolve().parents[2] / "suites"
+    assert not is_repo_suite(str(core / "perfgym-core"))
+    assert not is_repo_suite(str(core / "perfgym-core" / "py-lis-dp"))
+    assert is_repo_suite(str(core / "perfgym-repos"))
+    assert is_repo_suite(str(core / "perfgym-repos" / "bloomc"))
+    p = perfgym("audit", core / "perfgym-core", "--task", "py-lis-dp", "--probes",
+                "hidden-draws", "--json", "-o", tmp_path / "c.jsonl", "--repeats", "1",
+                "--no-store")  # fmt: skip
+    assert p.returncode == 0, p.stderr[-2000:]
+    result = json.loads(p.stdout)["tasks"][0]["results"][0]
+    assert result["probe"] == "hidden-draws" and result["outcome"] == "sound", result
+    one_line_error(perfgym("agent", core / "perfgym-core", "--model", "scripted"),
+                   "holds program tasks")  # fmt: skip

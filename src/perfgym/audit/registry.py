@@ -27,6 +27,8 @@ class Probe:
     doc: str
     assess: Assess
     programs: Programs = field(default=lambda _ctx: [])
+    #: False for a gameability check that judges no program (`hidden_draws`).
+    writes_programs: bool = True
 
 
 Factory = Callable[[], Probe]
@@ -61,6 +63,7 @@ def _load() -> None:
     import perfgym.audit.gameability  # noqa: F401
     import perfgym.audit.measurability  # noqa: F401
 
+    importlib.import_module("perfgym.audit.hidden_draws")  # after the programs' probes
     importlib.import_module("perfgym.audit.honest_copies")  # after measurability's, in tables
 
 

@@ -19,7 +19,8 @@ class ProbeKind(str, Enum):  # noqa: UP042 - not StrEnum, which changes str() an
 
 class Outcome(str, Enum):  # noqa: UP042
     """A probe's answer. SCORES / DOES_NOT_SCORE: gameability probes (does the program that
-    should earn nothing earn something?); SOUND / WEAK: measurability probes; NOT_APPLICABLE:
+    should earn nothing earn something?); SOUND / WEAK: measurability probes, and gameability
+    checks that judge no program (`hidden-draws`); NOT_APPLICABLE:
     the probe cannot be run on this task (the detail says why); INFRA_ERROR: perfgym could not
     run it (never a finding about the task)."""
 

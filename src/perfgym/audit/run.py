@@ -77,7 +77,12 @@ def _finish(plan: _Planned, verdicts: Sequence[Verdict]) -> TaskAudit:
             results.append(_error(probe, plan.errors[probe.name]))
             continue
         why = plan.not_applicable.get(probe.name)
-        if why is None and probe.kind is ProbeKind.GAMEABILITY and hi == lo:
+        if (
+            why is None
+            and probe.kind is ProbeKind.GAMEABILITY
+            and hi == lo
+            and probe.writes_programs
+        ):
             why = "the probe wrote no program for this task"
         if why is not None:
             results.append(ProbeResult(probe=probe.name, kind=probe.kind,

@@ -16,6 +16,7 @@ HEADLINES: tuple[tuple[tuple[str, ...], str], ...] = (
      "accept a trivial answer"),
     (("baseline-identical", "baseline-comment"), "give the baseline again speed credit"),
     (("timing-aware",), "reward a program that idles when timed"),
+    (("hidden-draws",), "draw hidden inputs from too few seeds to keep them hidden"),
     (("headroom",), "have a reference no faster than the baseline here (or < 1.2x)"),
     (("mde",), "cannot resolve a 1.2x change"),
     (("resolution",), "time runs under twice an empty program's start-up (or 1000x the clock's resolution)"),

@@ -24,7 +24,7 @@ def _tasks(spec: str) -> list[RepoTask]:
     if spec == BUILTIN:
         return load_repo_suite(BUILTIN)
     path = Path(spec)
-    if not path.exists() and _program_suite(spec):
+    if (not path.exists() and _program_suite(spec)) or _program_folder(path):
         raise FileNotFoundError(
             f"{spec!r} holds program tasks, which `perfgym generate`, `eval` and `optimize` run "
             f"(e.g. `perfgym eval {spec} --model scripted`); agent takes repository tasks "
@@ -35,6 +35,18 @@ def _tasks(spec: str) -> list[RepoTask]:
             f"no task or suite {spec!r} (a task folder, a suite folder or {BUILTIN})"
         )
     return [load_repo_task(path)] if task_file(path) is not None else load_repo_suite(path)
+
+
+def _program_folder(path: Path) -> bool:
+    """A program task's folder, or a folder of them (no repository task in it)."""
+    from perfgym.repos.loading import holds_repo_task, task_file
+
+    if not path.is_dir() or holds_repo_task(path):
+        return False
+    if task_file(path) is not None:
+        return True
+    subs = [d for d in path.iterdir() if d.is_dir() and task_file(d) is not None]
+    return bool(subs) and not any(holds_repo_task(d) for d in subs)
 
 
 def _program_suite(spec: str) -> bool:

@@ -18,16 +18,14 @@ BUILTIN = "perfgym-repos"
 
 def is_repo_suite(spec: str) -> bool:
     """The built-in repository suite, a repository task folder or a folder of them."""
-    from perfgym.repos.loading import task_file
+    from perfgym.repos.loading import holds_repo_task
 
     if spec == BUILTIN:
         return True
     path = Path(spec)
     if not path.is_dir():
         return False
-    return task_file(path) is not None or any(
-        d.is_dir() and task_file(d) is not None for d in path.iterdir()
-    )
+    return holds_repo_task(path) or any(d.is_dir() and holds_repo_task(d) for d in path.iterdir())
 
 
 def load_repo_tasks(spec: str, ids: list[str], limit: int | None) -> tuple[str, list[RepoTask]]:

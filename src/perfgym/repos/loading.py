@@ -40,6 +40,20 @@ def task_file(folder: Path) -> Path | None:
     return next((folder / n for n in TASK_FILES if (folder / n).is_file()), None)
 
 
+def holds_repo_task(folder: Path) -> bool:
+    """Whether `folder`'s task file describes a repository task (it names a `repo`): a program
+    task's `task.yaml` does not (red team helper-99: `perfgym audit suites/perfgym-core` was
+    read as a repository suite). A file that cannot be read counts as one when it is TOML,
+    which only repository tasks use, so its error comes from the loader that reads it."""
+    path = task_file(folder)
+    if path is None:
+        return False
+    try:
+        return "repo" in _read(path)
+    except TaskFormatError:
+        return path.suffix == ".toml"
+
+
 def _one_line(exc: ValidationError) -> str:
     err = exc.errors()[0]
     where = ".".join(str(x) for x in err["loc"]) or "task"

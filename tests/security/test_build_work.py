@@ -87,3 +87,45 @@ def test_the_header_probe_is_built_only_for_a_build_over_the_other_bounds() -> N
     assert not flagged(3.2, 2.9)  # a slow machine: the probe took 2.9 s (full66's 1.8x)
     assert flagged(0.3 + PROBE_FACTOR * 1.5 + 2.0, 1.5)  # helper-84's constexpr tables, idle
     assert calls == [2.9, 1.5]
+
+
+@pytest.mark.skipif(toolchain(Language.CPP).missing() is not None, reason="no g++")
+def test_optimize_never_takes_a_program_that_computes_in_its_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Red team helper-98: `perfgym optimize` read only the timing, and the same tables moved
+    into the build's constexpr were accepted at 0.67-0.68x of the honest best (3 of 3 runs;
+    renaming the run-time tables instead tied at 0.98)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "optimize"))
+    from optimize_helpers import client
+
+    from perfgym.llm.core_script import fenced
+    from perfgym.llm.script import Script
+    from perfgym.llm.scripted import ScriptedServer
+    from perfgym.optimize.config import OptimizeConfig
+    from perfgym.optimize.session import judge_config, run_session
+    from perfgym.store.optimize_history import OptimizeHistory
+
+    task = load_task_dir(TASK)
+    ref = task.references[0].source
+    # The same tables computed when the program starts: the honest best the build version
+    # would beat by the work it moved into the compiler.
+    at_run_time = (TABLE.replace("constexpr std::array", "std::array")
+                   .replace("constexpr auto TABLE_A = compile_time_table(0)",
+                            "static volatile unsigned salt = 0;\nauto TABLE_A = compile_time_table(salt)")
+                   .replace("constexpr auto TABLE_B = compile_time_table(1)",
+                            "auto TABLE_B = compile_time_table(salt + 1)"))  # fmt: skip
+    assert "constexpr" not in at_run_time
+    script = Script().add(task.id, fenced(ref + at_run_time, task.language, "Faster:"),
+                          fenced(ref + TABLE, task.language, "Faster still:"))  # fmt: skip
+    history = OptimizeHistory(tmp_path / "h.sqlite")
+    config = OptimizeConfig(iterations=2, confirm=0, final_check=0)
+    with ScriptedServer(script) as srv:
+        result = run_session(config, "perfgym-core", [task], client(srv.base_url),
+                             judge=judge_config(3), history=history, out=tmp_path / "out",
+                             resume=False, report=False)  # fmt: skip
+    steps = {s.iteration: s for s in history.steps(result.run) if s.slot == 0}
+    assert steps[1].accepted, steps[1].why
+    assert steps[2].accepted is False, steps[2].why
+    assert steps[2].why == f"time hidden from the clock ({BUILD_WORK})", steps[2].why
+    assert result.states[task.id].accepted_at == [1]

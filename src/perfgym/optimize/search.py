@@ -135,6 +135,13 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
             out.append(Decision(False, _failure(v)))
             gains.append(None)
             continue
+        if hid := v.hid_time:
+            # Work the clock did not see (in its build, outside its timer, by other processes)
+            # is paid like a hider by every reward: never a best (red team helper-98: tables
+            # moved into a C++ build's constexpr were accepted at 0.67x of the honest best).
+            out.append(Decision(False, f"time hidden from the clock ({', '.join(hid)})"))
+            gains.append(None)
+            continue
         if v.source is not None and key_of(v.source, state.task) in state.wrong:
             out.append(Decision(False, "found wrong on an earlier fresh draw of the hidden inputs "
                                 f"({state.wrong[key_of(v.source, state.task)]})"))  # fmt: skip

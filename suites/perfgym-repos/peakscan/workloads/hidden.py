@@ -16,4 +16,6 @@ def experiment(x):
     wide = find_peaks(x, half_width=25)
     prom = prominences(x, wide, 25)
     top = rolling_max(x, 40)
-    return narrow[:200].tolist(), wide.tolist(), prom.tolist(), top[::97].tolist(), count_crossings(x, 0)
+    # Every result whole: a workload that reads part of one pays a lazy result for the
+    # part it skips (red team helper-98: windows computed only when read, 1.64x on [::97]).
+    return narrow.tolist(), wide.tolist(), prom.tolist(), top.tolist(), count_crossings(x, 0)

@@ -13,4 +13,4 @@ def setup():
 def experiment(x):
     peaks = find_peaks(x, half_width=8, min_prominence=1.5)
     spread = rolling_range(x, 16)
-    return peaks.tolist(), float(spread.max()), int(np.argmax(spread)), spread[::500].tolist()
+    return peaks.tolist(), float(spread.max()), int(np.argmax(spread)), spread.tolist()

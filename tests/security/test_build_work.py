@@ -56,6 +56,10 @@ def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # t
                                                   Candidate(task, source=honest)])  # fmt: skip
     assert got_heavy.correct and got_honest.correct, (got_heavy.reason, got_honest.reason)
     assert BUILD_WORK in got_heavy.flags and BUILD_WORK in got_heavy.hid_time
+    # no decision of speed reads its timing (the optimiser's, the metrics')
+    assert got_heavy.candidate is not None and not got_heavy.candidate.ok
+    assert "outside every clock" in got_heavy.candidate.status_reason
+    assert got_honest.candidate is not None and got_honest.candidate.ok
     assert BUILD_WORK not in got_honest.flags and not got_honest.hid_time
     rlpf = get_reward("rlpf")
     paid_heavy, paid_honest = rlpf([got_heavy, got_honest])
@@ -78,7 +82,7 @@ def test_the_header_probe_is_built_only_for_a_build_over_the_other_bounds() -> N
         return lambda: calls.append(cpu) or cpu
 
     def flagged(mine: float, probed: float | None) -> bool:
-        verdict = SimpleNamespace(flags=[])
+        verdict = SimpleNamespace(flags=[], candidate=None)
         return flag_build_work(verdict, variant(mine), [variant(0.3)], 2.0,  # type: ignore[arg-type]
                                probe=probe(probed) if probed is not None else None)  # fmt: skip
 

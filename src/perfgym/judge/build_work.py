@@ -6,7 +6,8 @@ C++ `constexpr` table, a Rust `const fn`, template recursion. Red team helper-84
 unflagged, 1.26 in 2 of 2 batches. A correct candidate whose build took more CPU than
 `BUILD_FACTOR` times the most its task's own builds (baseline, reference) took, and more than
 `JudgeConfig.build_work_s` beyond it, is flagged: rewards give it the least speed credit a
-correct program can earn (`Verdict.hid_time`). With the default 2 s: the reference builds in
+correct program can earn (`Verdict.hid_time`), and its timing is degraded, so no decision of
+speed reads it (`perfgym optimize` accepted one at 0.67x: red team helper-98). With the default 2 s: the reference builds in
 0.3 s of g++ CPU here, helper-84's tables in 4.5 s (flagged), an honest program including
 <bits/stdc++.h> in about 1.5-1.8 s (not, on an idle machine). On a loaded or slower one
 that honest build took more than the task's own builds plus 2 s (full63, full66), so a C++
@@ -26,6 +27,7 @@ from perfgym.judge.verdict import Verdict
 from perfgym.run_status import BUILD_WORK
 from perfgym.sandbox.base import Sandbox
 from perfgym.tasks.task import Language
+from perfgym.timing.result import TimingStatus
 from perfgym.toolchains import BuildCache, toolchain
 
 #: How many times its task's own builds' CPU a candidate's build may take unflagged.
@@ -62,6 +64,14 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
     if probed is not None and mine <= max(theirs) + PROBE_FACTOR * probed:
         return False
     verdict.flags.append(BUILD_WORK)
+    if verdict.candidate is not None:
+        # Its time is not its own: no decision of speed reads it (an optimiser's acceptance,
+        # the metrics), as none reads a timing that hid work (red team helper-98).
+        verdict.candidate.status = TimingStatus.DEGRADED
+        verdict.candidate.status_reason = (
+            f"its build took {mine:.1f} s of CPU against its task's own builds' "
+            f"{max(theirs):.1f} s: work done outside every clock"
+        )
     return True
 
 

@@ -133,3 +133,34 @@ def test_optimize_never_takes_a_program_that_computes_in_its_build(tmp_path) -> 
     assert steps[2].accepted is False, steps[2].why
     assert steps[2].why == f"time hidden from the clock ({BUILD_WORK})", steps[2].why
     assert result.states[task.id].accepted_at == [1]
+
+
+PCB = Path(__file__).resolve().parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"
+
+
+@pytest.mark.skipif(toolchain(Language.CPP).missing() is not None, reason="no g++")
+def test_a_harness_build_judged_again_keeps_its_build_work_flag(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Red team helper-100: a harness task's folder is built once, and a judge that found it
+    built took no measurement of its build, nor of the task's own builds, so `build_work`
+    flagged a candidate only in the process that first built it (35-48 s of constexpr work:
+    0.15 the first time, 1.26 from the second judgement on, new processes and new sources
+    alike). The measurement is kept beside the build and given back."""
+    import shutil
+
+    from perfgym.tasks import load_suite
+
+    suite_dir = tmp_path / "pcb" / "executable_tasks"
+    shutil.copytree(PCB / "cpp_topk_sum", suite_dir / "cpp_topk_sum")
+    task = load_suite(str(suite_dir)).get("cpp_topk_sum")
+    heavy = task.reference.source + TABLE
+    config = JudgeConfig(repeats=1, reference_cache="off", build_cache=str(tmp_path / "builds"))
+    got = []
+    for _ in range(2):  # two judges on one build cache: the second builds nothing
+        with Judge(config) as judge:
+            got.append(judge.judge_many([Candidate(task, source=heavy)])[0])
+    first, again = got
+    assert first.correct and again.correct, (first.reason, again.reason)
+    assert BUILD_WORK in first.flags and BUILD_WORK in again.flags, (first.flags, again.flags)
+    assert first.candidate is not None and not first.candidate.ok
+    assert again.candidate is not None and not again.candidate.ok
+    assert list((tmp_path / "builds" / ".harness").glob("*/built.json"))

@@ -215,6 +215,27 @@ def test_toolchains_stay_in_the_view(backends):
         assert [p for p in paths if os.path.exists(p) and not _readable(out, p)] == [], backend
 
 
+def test_of_cargos_home_only_its_proxies_are_in_the_view(backends, monkeypatch, tmp_path):
+    """Red team helper-100: the whole of CARGO_HOME was bound, and a user's registry token
+    (`credentials.toml`) there was kept from runs only by its mode. Only bin/ is bound now."""
+    from perfgym.sandbox.view import toolchain_roots
+
+    cargo = os.path.realpath(os.path.expanduser(os.environ.get("CARGO_HOME", "~/.cargo")))
+    if not os.path.isdir(os.path.join(cargo, "bin")):
+        pytest.skip("no cargo home here")
+    roots = toolchain_roots()
+    assert os.path.join(cargo, "bin") in roots and cargo not in roots, roots
+    token = os.path.join(cargo, "perfgym-view-test-credentials.toml")
+    with open(token, "w") as f:
+        f.write('[registry]\ntoken = "secret"\n')
+    os.chmod(token, 0o644)
+    try:
+        out = backends["warm"]([token, os.path.join(cargo, "bin")])
+        assert not _readable(out, token), out
+    finally:
+        os.unlink(token)
+
+
 def test_etc_private_entries_are_empty(backends):
     paths = [p for p in ("/etc/shadow", "/etc/gshadow", "/etc/environment") if os.path.isfile(p)]
     if not paths:

@@ -88,8 +88,10 @@ def toolchain_roots() -> tuple[str, ...]:
     """Directories outside SYSTEM_DIRS that runs still need (interpreter prefixes, site-packages,
     rustup/cargo homes, toolchains found on PATH), deepest duplicates removed."""
     candidates = [_real(sys.base_prefix), _real(sys.prefix)]
-    for var, default in (("CARGO_HOME", "~/.cargo"), ("RUSTUP_HOME", "~/.rustup")):
-        candidates.append(_real(os.environ.get(var, default)))
+    # Of cargo's home only its bin/ (rustup's proxies): the rest holds a user's registry
+    # tokens (credentials.toml) and caches, which no run needs (red team helper-100).
+    cargo = _real(os.environ.get("CARGO_HOME", "~/.cargo"))
+    candidates += [os.path.join(cargo, "bin"), _real(os.environ.get("RUSTUP_HOME", "~/.rustup"))]
     candidates += site_dirs()
     for var in TOOL_HOMES:
         if os.environ.get(var):
@@ -97,7 +99,8 @@ def toolchain_roots() -> tuple[str, ...]:
     for tool in TOOLS:
         found = shutil.which(tool)
         if found:
-            candidates.append(_prefix_of(_real(found)))
+            prefix = _prefix_of(_real(found))
+            candidates.append(os.path.join(cargo, "bin") if prefix == cargo else prefix)
     roots: list[str] = []
     for path in sorted(set(candidates), key=len):
         if path in ("", "/") or not os.path.isdir(path):

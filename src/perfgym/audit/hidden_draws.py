@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from perfgym.audit.context import AuditContext, ProbeRun
 from perfgym.audit.registry import Probe, register_probe
 from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity
-from perfgym.judge.hidden import hidden_cases
+from perfgym.judge.hidden import fresh_seed, hidden_cases
 from perfgym.tasks.generate import materialize_all
 from perfgym.tasks.task import TestCase
 
@@ -27,8 +27,12 @@ G = ProbeKind.GAMEABILITY
 NAME = "hidden-draws"
 #: Hidden inputs drawn of each generated workload, each under a secret of its own.
 DRAWS = 10
-#: The secrets of the draws: fixed, so an audit is repeatable (any secret is as good).
-_SECRETS = tuple(range(0x5EED0000, 0x5EED0000 + DRAWS))
+
+
+def _secrets() -> list[int]:
+    """Fresh secrets, as a training batch draws them: fixed ones would let a generator know
+    the audit's seeds (they are public) and give those alone inputs of their own."""
+    return [fresh_seed() for _ in range(DRAWS)]
 
 
 def _digest(case: TestCase) -> str:
@@ -41,7 +45,7 @@ def _assess(ctx: AuditContext, _runs: Sequence[ProbeRun]) -> ProbeResult:
     task = ctx.task
     drawn: list[TestCase] = []
     which: list[int] = []  # the generated workload each draw stands for (hidden_cases' order)
-    for secret in _SECRETS:
+    for secret in _secrets():
         cases, why = hidden_cases(task, secret)
         if not cases:
             return ProbeResult(probe=NAME, kind=G, outcome=Outcome.NOT_APPLICABLE,

@@ -33,3 +33,16 @@ def test_literal_workloads_have_no_hidden_draws_to_judge():
     r = audit(sum_task(hidden=False, size=2000), ["hidden-draws"], repeats=1).result("hidden-draws")
     assert r is not None and r.outcome is Outcome.NOT_APPLICABLE, r
     assert "no generator" in r.detail
+
+
+def test_separators_drawn_apart_from_the_numbers_do_not_make_inputs_distinct():
+    # red team helper-101: numbers from `seed % 4`, one or two spaces from the seed itself
+    noisy = NARROW.replace(
+        "' '.join(map(str, xs))",
+        "''.join(f'{x}' + ' ' * random.Random(seed * 7 + i).randint(1, 2) for i, x in enumerate(xs))",
+    )
+    assert noisy != NARROW
+    task = sum_task(hidden=True, size=2000, generator=noisy)
+    r = audit(task, ["hidden-draws"], repeats=1).result("hidden-draws")
+    assert r is not None and r.outcome is Outcome.WEAK, r
+    assert r.figures["fewest_distinct"] <= 4

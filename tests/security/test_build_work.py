@@ -59,11 +59,54 @@ def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # t
     # no decision of speed reads its timing (the optimiser's, the metrics')
     assert got_heavy.candidate is not None and not got_heavy.candidate.ok
     assert "outside every clock" in got_heavy.candidate.status_reason
-    assert got_honest.candidate is not None and got_honest.candidate.ok
+    assert got_honest.candidate is not None
+    assert "outside every clock" not in got_honest.candidate.status_reason
     assert BUILD_WORK not in got_honest.flags and not got_honest.hid_time
     rlpf = get_reward("rlpf")
     paid_heavy, paid_honest = rlpf([got_heavy, got_honest])
     assert paid_heavy is not None and paid_honest is not None and paid_heavy < paid_honest
+    _a_best_that_hid_time_falls(task, honest, heavy, got_honest, got_heavy)
+    # The header probe is drawn once per candidate build: judged again, with every new probe
+    # slow enough to let it through, the same build meets the same bound (red team
+    # helper-101: refused twice, then accepted at 0.59x when a loaded moment slowed one).
+    import perfgym.judge.stages as stages_module
+
+    memo = list((tmp_path / "builds" / ".build-work").glob("*.json"))
+    assert memo, "the probe drawn for the heavy build is kept"
+    slow_probe = pytest.MonkeyPatch()
+    slow_probe.setattr(stages_module, "header_probe_cpu", lambda *_: 1000.0)
+    try:
+        with Judge(config) as judge:
+            (again,) = judge.judge_many([Candidate(task, source=heavy)])
+    finally:
+        slow_probe.undo()
+    assert again.correct and BUILD_WORK in again.flags, again.flags
+
+
+def _a_best_that_hid_time_falls(task, honest, heavy, got_honest, got_heavy) -> None:  # type: ignore[no-untyped-def]
+    """Red team helper-101: a best accepted unflagged and flagged when re-measured (or in its
+    final measurement) stayed the best. It falls now as a wrong best does, and never returns."""
+    from perfgym.optimize.config import OptimizeConfig
+    from perfgym.optimize.search import Request, TaskState, apply, decide
+
+    state = TaskState(task, OptimizeConfig())
+    asked = [Request(slot=0, purpose="optimize", parent="best", source=None, feedback=None)]
+    (first,) = decide(state, [got_honest], None, [""])
+    assert first.accepted, first.why
+    apply(state, 1, asked, [got_honest], [first], None)
+    # as if the heavy program had been accepted unflagged in round 2
+    state.earlier.append((state.best_source, state.best_role, state.best_verdict, 1))
+    state.best_source, state.best_role, state.best_verdict = heavy, "candidate", got_heavy
+    state.best_iteration = 2
+    (round3,) = decide(state, [got_honest], got_heavy, [""])
+    assert not round3.accepted and "the best hid time from the clock" in round3.why, round3.why
+    apply(state, 3, asked, [got_honest], [round3], got_heavy)
+    assert state.best_source == honest and state.best_iteration == 1
+    # proposed again and, say, judged unflagged this time (a lucky probe): still refused
+    lucky = got_heavy.model_copy(update={"flags": []})
+    assert lucky.correct and not lucky.hid_time
+    (round4,) = decide(state, [lucky], got_honest, [""])
+    assert not round4.accepted and round4.why.startswith("refused earlier: it hid time"), round4.why
 
 
 def test_the_header_probe_is_built_only_for_a_build_over_the_other_bounds() -> None:

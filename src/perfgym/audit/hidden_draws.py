@@ -6,9 +6,11 @@ hands a program every hidden input it will meet. Red team helper-99: a generator
 workload inputs (wrong on any other) scored RLPF 1.26 at 12-17x, as the reference does.
 
 No program is judged: the probe draws `DRAWS` hidden inputs of each generated workload under
-`DRAWS` secrets and counts the distinct ones. Real seeds collide among ten draws with odds of
-about 2e-8, so one repeat is a finding; a generator with 16 possible inputs repeats one with
-odds of 0.97.
+`DRAWS` secrets and counts the distinct ones (whitespace aside). Real seeds collide among ten
+draws with odds of about 2e-8, so one repeat is a finding; a generator with 16 possible inputs
+repeats one with odds of 0.97, one with 1,000 only with odds of 0.04 a workload (helper-101's
+`Random(seed % 1000)` passed two audits of three), and inputs that differ only where the
+program may look away (a value it ignores) pass: a screen for careless generators, not proof.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ def _secrets() -> list[int]:
 
 
 def _digest(case: TestCase) -> str:
-    return hashlib.sha256(
-        f"{case.stdin}\0{case.args!r}".encode("utf-8", "surrogatepass")
-    ).hexdigest()
+    """An input's identity, its whitespace aside: separators drawn apart from the numbers made
+    four real inputs ten distinct byte strings (red team helper-101)."""
+    text = " ".join((case.stdin or "").split())
+    return hashlib.sha256(f"{text}\0{case.args!r}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _assess(ctx: AuditContext, _runs: Sequence[ProbeRun]) -> ProbeResult:

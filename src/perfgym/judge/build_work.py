@@ -19,11 +19,15 @@ never flagged. A build's figure is the record of the run that filled the build c
 
 from __future__ import annotations
 
+import hashlib
+import json
 import tempfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Verdict
+from perfgym.judge.whole_file import write_whole
 from perfgym.run_status import BUILD_WORK
 from perfgym.sandbox.base import Sandbox
 from perfgym.tasks.task import Language
@@ -73,6 +77,32 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
             f"{max(theirs):.1f} s: work done outside every clock"
         )
     return True
+
+
+def remembered(memo: Path | None, candidate: Variant,
+               probe: Callable[[], float | None]) -> Callable[[], float | None]:  # fmt: skip
+    """`probe`, drawn once per candidate build and kept in the folder `memo` (keyed by the
+    build's measurement, which a cached build gives back unchanged), so the same build always
+    meets the same bound. Drawn at every judgement, a loaded moment's slow probe let the same
+    program through: red team helper-101's constexpr table (2.68 s of g++ CPU, the task's
+    builds 0.65 s) was refused twice, then accepted by `perfgym optimize` at 0.59x."""
+    m = candidate.build_measurement
+    if memo is None or m is None:
+        return probe
+    path = memo / f"{hashlib.sha256(m.model_dump_json().encode()).hexdigest()[:32]}.json"
+
+    def drawn() -> float | None:
+        try:
+            got = json.loads(path.read_text())["probe_cpu_s"]
+            return None if got is None else float(got)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+        got = probe()
+        memo.mkdir(parents=True, exist_ok=True)
+        write_whole(path, json.dumps({"probe_cpu_s": got}).encode())
+        return got
+
+    return drawn
 
 
 def header_probe_cpu(language: Language, sandbox: Sandbox) -> float | None:

@@ -302,7 +302,8 @@ class Judge:
         ref_timings = stages.reference_timings(refs, timings, self.config)
         return done.verdicts([
             stages.verdict_of(plan, stages.settle(e, checks, plan.workloads, timings),
-                              ref_timings, self.config, own=(refs.baseline, refs.reference))
+                              ref_timings, self.config, own=(refs.baseline, refs.reference),
+                              memo=self.cache.root / ".build-work")
             for e in entries
         ])  # fmt: skip
 

@@ -4,9 +4,10 @@ each a function over the candidate's `Entry`, and the verdict made of what they 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 from perfgym.judge.batched import batchable, equal_passes, run_batched
-from perfgym.judge.build_work import flag_build_work, header_probe_cpu
+from perfgym.judge.build_work import flag_build_work, header_probe_cpu, remembered
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
@@ -303,12 +304,17 @@ def reference_timings(
 
 
 def verdict_of(
-    plan: TaskPlan, entry: Entry, refs: dict[str, Timing | None], config: JudgeConfig,
+    plan: TaskPlan,
+    entry: Entry,
+    refs: dict[str, Timing | None],
+    config: JudgeConfig,
     own: Sequence[Variant | None] = (),
+    memo: Path | None = None,
 ) -> Verdict:
     """The candidate's `Verdict`: what the stages found, beside the baseline and reference
     (`own`: the task's own solutions' variants, whose builds' imports (and weak definitions) the
-    candidate's must not define: `replaced_calls`)."""
+    candidate's must not define: `replaced_calls`; `memo`: where `build_work` keeps the header
+    probe it drew for each candidate build)."""
     c, v = entry.candidate, entry.variant
     verdict = Verdict(
         task_id=plan.task.id,
@@ -337,8 +343,8 @@ def verdict_of(
         harness_answer=entry.harness_answer,
     )
     if verdict.correct:
-        flag_build_work(verdict, v, own, config.build_work_s,
-                        probe=lambda: header_probe_cpu(plan.task.language, plan.sandbox))  # fmt: skip
+        probe = remembered(memo, v, lambda: header_probe_cpu(plan.task.language, plan.sandbox))
+        flag_build_work(verdict, v, own, config.build_work_s, probe=probe)
     if verdict.candidate is not None:
         flag_idle_wait(verdict, plan.clock, plan.cores)
         verdict.flags += verdict.candidate.flags

@@ -17,7 +17,15 @@ from typing import TYPE_CHECKING
 
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.verdict import Verdict
-from perfgym.optimize.search import TaskState, drop_best, key_of, mark_wrong, snapshot
+from perfgym.optimize.search import (
+    TaskState,
+    drop_best,
+    fell,
+    key_of,
+    mark_wrong,
+    snapshot,
+    stands,
+)
 from perfgym.store.optimize_history import Step
 
 if TYPE_CHECKING:
@@ -36,13 +44,15 @@ MEASURE_SLOT = -10_000
 def check_step(state: TaskState, iteration: int, slot: int, purpose: str, got: Verdict | None,
                source: str | None) -> Step:  # fmt: skip
     """A check's step; `extra['key']` names the program checked, also when no verdict came."""
-    ok = got is not None and got.correct
+    ok = stands(got)
     key = key_of(source, state.task) if source is not None else ""
     return Step(state.task.id, iteration, slot, purpose,
                 verdict=None if got is None else got.model_dump(mode="json"),
                 stage="" if got is None else got.stage.value, accepted=False,
                 why="correct on a fresh draw of the hidden inputs" if ok else
-                "wrong on a fresh draw of the hidden inputs", extra={"key": key})  # fmt: skip
+                f"{fell(got)} on a fresh draw of the hidden inputs" if got is not None
+                and got.correct else "wrong on a fresh draw of the hidden inputs",
+                extra={"key": key})  # fmt: skip
 
 
 def _verdict(step: Step | None) -> Verdict | None:
@@ -80,12 +90,15 @@ def replay_checks(opt: Optimizer, state: TaskState, iteration: int) -> None:
         v, key, final = _verdict(step), _key(state, step), slot <= FINAL_SLOT
         if not key:
             continue
-        if v is not None and v.correct:
+        if stands(v):
             passed[key] = passed.get(key, 0) + (MEASURE_SLOT < slot <= FINAL_SLOT)
             continue
-        # wrong, or no verdict came (treated as the live loop treats it: a failed check)
+        # wrong, hid time, or no verdict came (as the live loop treats it: a failed check)
+        what = "final check" if final else "confirmation"
+        hid = v is not None and v.correct
         state.wrong.setdefault(
-            key, f"{'final check' if final else 'confirmation'}, round {iteration}"
+            key,
+            f"{fell(v)} in a {what}, round {iteration}" if hid else f"{what}, round {iteration}",
         )
         if final:
             found[key] = v
@@ -123,14 +136,14 @@ async def final_check(opt: Optimizer, state: TaskState) -> None:
                 step = check_step(state, last, slot, "final", got, state.best_source)
                 opt.history.put(opt.run, [step])
             slot -= 1
-            if got is None or not got.correct:
+            if not stands(got):
                 break
             passed += 1
         state.final_check = {"draws": n, "passed": passed, "iteration": state.best_iteration}
         if passed == n:
             got = await _measured(opt, state, last, measure)
             measure -= 1
-            if got is not None and got.correct:
+            if stands(got):
                 state.best_verdict = got
                 _snap(state, last)
                 return

@@ -34,8 +34,10 @@ from perfgym.optimize.search import (
     TaskState,
     apply,
     decide,
+    fell,
     mark_wrong,
     propose,
+    stands,
 )
 from perfgym.store.optimize_history import OptimizeHistory, Step
 from perfgym.tasks.task import Task
@@ -188,10 +190,11 @@ class Optimizer:
         out: list[Step] = []
         for j in range(self.config.confirm):
             got = await self._check(state, v.source, "confirm", j)
-            ok = got is not None and got.correct
+            ok = stands(got)
             out.append(check_step(state, iteration, CONFIRM_SLOT - j, "confirm", got, v.source))
             if not ok:
-                mark_wrong(state, v.source, iteration, "confirmation")
+                mark_wrong(state, v.source, iteration, "confirmation" if got is None
+                           or not got.correct else f"{fell(got)} in a confirmation")  # fmt: skip
                 d = decisions[at]
                 seen = "no verdict" if got is None else got.stage.value
                 decisions[at] = Decision(False, f"correct on the round's hidden inputs but not on "

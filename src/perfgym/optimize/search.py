@@ -116,10 +116,11 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
     """Accept at most one proposal of the round: the first correct program, or the one most
     significantly better than the best on the objective. Never one within noise of it."""
     cfg, obj = state.config, state.config.objective
-    if best_fresh is not None and not best_fresh.correct:
-        # The best itself was wrong on this round's fresh inputs: it is dropped (`apply`), and
-        # no proposal is measured against it (nor against a best not measured this round).
-        why = f"the best was wrong on this round's inputs ({_failure(best_fresh)}) and is dropped"
+    if best_fresh is not None and not stands(best_fresh):
+        # The best itself was wrong on this round's fresh inputs, or hid time from the clock
+        # there: it is dropped (`apply`), and no proposal is measured against it (nor against
+        # a best not measured this round).
+        why = f"the best {fell(best_fresh)} on this round's inputs and is dropped"
         return [Decision(False, "model error: " + err if err else "no answer") if v is None
                 else Decision(False, why if v.correct else _failure(v))
                 for v, err in zip(verdicts, errors, strict=True)]  # fmt: skip
@@ -143,8 +144,10 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
             gains.append(None)
             continue
         if v.source is not None and key_of(v.source, state.task) in state.wrong:
-            out.append(Decision(False, "found wrong on an earlier fresh draw of the hidden inputs "
-                                f"({state.wrong[key_of(v.source, state.task)]})"))  # fmt: skip
+            earlier = state.wrong[key_of(v.source, state.task)]
+            out.append(Decision(False, f"refused earlier: it {earlier}" if earlier.startswith(HID)
+                                else "found wrong on an earlier fresh draw of the hidden inputs "
+                                f"({earlier})"))  # fmt: skip
             gains.append(None)
             continue
         if state.best_source is None:
@@ -191,6 +194,23 @@ def _failure(v: Verdict) -> str:
     return f"{v.stage.value} ({v.detail})" if v.detail else v.stage.value
 
 
+#: How a verdict that hid time from the clock is described (and recognised in `state.wrong`).
+HID = "hid time from the clock"
+
+
+def stands(v: Verdict | None) -> bool:
+    """Whether `v` can stand for a best: correct, and its time its own (`Verdict.hid_time`
+    empty). A best re-measured, confirmed or finally checked with time it hid falls as a
+    wrong one does (red team helper-101: a best flagged `build_work` in its final measurement
+    stayed the best)."""
+    return v is not None and v.correct and not v.hid_time
+
+
+def fell(v: Verdict) -> str:
+    """Why `v` cannot stand: 'was wrong (...)' or 'hid time from the clock (...)'."""
+    return f"was wrong ({_failure(v)})" if not v.correct else f"{HID} ({', '.join(v.hid_time)})"
+
+
 def _rank(g: Gain | None) -> float:
     return float("inf") if g is None or g.ratio is None else g.ratio
 
@@ -200,10 +220,12 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
           best_fresh: Verdict | None) -> None:  # fmt: skip
     """Move the state past a judged round. A best re-measured wrong (on the round's fresh
     hidden inputs) is dropped for the best before it (in the end the baseline, or none)."""
-    if best_fresh is not None and best_fresh.correct:
+    if best_fresh is not None and stands(best_fresh):
         state.best_verdict = best_fresh
     elif best_fresh is not None:
-        mark_wrong(state, state.best_source, iteration, "re-measured as the best")
+        how = "re-measured as the best"
+        mark_wrong(state, state.best_source, iteration,
+                   how if not best_fresh.correct else f"{fell(best_fresh)} {how}")  # fmt: skip
         drop_best(state, iteration, best_fresh)
     accepted = next((i for i, d in enumerate(decisions) if d.accepted), None)
     ok = sum(1 for v in verdicts if v is not None and v.correct)

@@ -46,3 +46,17 @@ def test_separators_drawn_apart_from_the_numbers_do_not_make_inputs_distinct():
     r = audit(task, ["hidden-draws"], repeats=1).result("hidden-draws")
     assert r is not None and r.outcome is Outcome.WEAK, r
     assert r.figures["fewest_distinct"] <= 4
+
+
+def test_leading_zeros_drawn_apart_from_the_numbers_do_not_make_inputs_distinct():
+    # red team helper-102: numbers from `seed % 4`, 0-2 leading zeros from the seed itself
+    zeros = NARROW.replace(
+        "' '.join(map(str, xs))",
+        "' '.join(('-' if x < 0 else '') + '0' * random.Random(seed * 7 + i).randint(0, 2)"
+        " + str(abs(x)) for i, x in enumerate(xs))",
+    )
+    assert zeros != NARROW
+    task = sum_task(hidden=True, size=2000, generator=zeros)
+    r = audit(task, ["hidden-draws"], repeats=1).result("hidden-draws")
+    assert r is not None and r.outcome is Outcome.WEAK, r
+    assert r.figures["fewest_distinct"] <= 4

@@ -176,6 +176,21 @@ def test_optimize_never_takes_a_program_that_computes_in_its_build(tmp_path) -> 
     assert steps[2].accepted is False, steps[2].why
     assert steps[2].why == f"time hidden from the clock ({BUILD_WORK})", steps[2].why
     assert result.states[task.id].accepted_at == [1]
+    # refused once, refused for good, under any text that normalises alike (helper-102: the
+    # same program proposed again redrew the bound until it passed)
+    from perfgym.optimize.search import decide, key_of
+
+    state = result.states[task.id]
+    assert state.wrong[key_of(ref + TABLE, task)].startswith("hid time from the clock")
+    again = history.steps(result.run)
+    flagged = next(s.verdict for s in again if s.iteration == 2 and s.slot == 0)
+    from perfgym.judge.verdict import Verdict
+
+    lucky = Verdict.model_validate(flagged).model_copy(
+        update={"flags": [], "source": "// a comment\n" + ref + TABLE}
+    )
+    (d,) = decide(state, [lucky], None, [""])
+    assert not d.accepted and d.why.startswith("refused earlier: it hid time"), d.why
 
 
 PCB = Path(__file__).resolve().parents[1] / "fixtures" / "perfcodebench" / "executable_tasks"

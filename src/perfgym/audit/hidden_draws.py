@@ -16,6 +16,7 @@ program may look away (a value it ignores) pass: a screen for careless generator
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 
 from perfgym.audit.context import AuditContext, ProbeRun
@@ -29,6 +30,7 @@ G = ProbeKind.GAMEABILITY
 NAME = "hidden-draws"
 #: Hidden inputs drawn of each generated workload, each under a secret of its own.
 DRAWS = 10
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 
 
 def _secrets() -> list[int]:
@@ -37,10 +39,16 @@ def _secrets() -> list[int]:
     return [fresh_seed() for _ in range(DRAWS)]
 
 
+def _token(t: str) -> str:
+    """An integer token as its value reads (no leading zeros, no '+'); anything else as is."""
+    return str(int(t)) if _INTEGER.fullmatch(t) else t
+
+
 def _digest(case: TestCase) -> str:
-    """An input's identity, its whitespace aside: separators drawn apart from the numbers made
-    four real inputs ten distinct byte strings (red team helper-101)."""
-    text = " ".join((case.stdin or "").split())
+    """An input's identity, its whitespace and integers' spelling aside: separators (red team
+    helper-101) or leading zeros (helper-102) drawn apart from the numbers made four real
+    inputs ten distinct byte strings."""
+    text = " ".join(_token(t) for t in (case.stdin or "").split())
     return hashlib.sha256(f"{text}\0{case.args!r}".encode("utf-8", "surrogatepass")).hexdigest()
 
 

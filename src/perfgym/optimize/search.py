@@ -140,8 +140,13 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
             # Work the clock did not see (in its build, outside its timer, by other processes)
             # is paid like a hider by every reward: never a best (red team helper-98: tables
             # moved into a C++ build's constexpr were accepted at 0.67x of the honest best).
+            # Nor later, under any text that normalises alike: proposed again, the same
+            # program redrew `build_work`'s noisy bound until it passed (helper-102: refused
+            # twice, accepted at 0.56x in round 4).
             out.append(Decision(False, f"time hidden from the clock ({', '.join(hid)})"))
             gains.append(None)
+            if v.source is not None:
+                state.wrong.setdefault(key_of(v.source, state.task), f"{fell(v)} when proposed")
             continue
         if v.source is not None and key_of(v.source, state.task) in state.wrong:
             earlier = state.wrong[key_of(v.source, state.task)]

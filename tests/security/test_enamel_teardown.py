@@ -103,12 +103,17 @@ def test_without_the_cgroup_the_allowance_is_below_what_the_peak_costs(cgrouples
     the peak by mapping a cached file (the cheapest way measured, ~0.03 ms per MiB) costs more
     than the allowance it buys (0.1 ms per MiB bought 1 GiB's 100 ms for about 30)."""
     lim = on_cpu(4.0, memory_mb=4096)  # 400 MiB of page faults took ~1 s on a slow VM
-    honest = cgroupless.call(HONEST, "f", [21], lim)
-    assert "rusage" in honest.cpu_mechanism
-    fair, _ = _timed(honest)
-    forged = cgroupless.call(BURN + FILE_PEAK + FORGE, "f", [21], lim)
-    assert forged.status is Status.OK and forged.value == 42, forged.error
-    assert forged.peak_rss_mb > 300, forged.peak_rss_mb
-    t, flags = _timed(forged)
-    assert timer.MISMATCH in flags
-    assert t > fair * 0.75, (t, fair, forged.peak_rss_mb)
+    # The least of three calls each: load only adds time, and one honest call beside a red
+    # team's builds took 0.174 s against the forged one's 0.093 s (full74).
+    fairs, times = [], []
+    for _ in range(3):
+        honest = cgroupless.call(HONEST, "f", [21], lim)
+        assert "rusage" in honest.cpu_mechanism
+        fairs.append(_timed(honest)[0])
+        forged = cgroupless.call(BURN + FILE_PEAK + FORGE, "f", [21], lim)
+        assert forged.status is Status.OK and forged.value == 42, forged.error
+        assert forged.peak_rss_mb > 300, forged.peak_rss_mb
+        t, flags = _timed(forged)
+        assert timer.MISMATCH in flags
+        times.append(t)
+    assert min(times) > min(fairs) * 0.75, (times, fairs)

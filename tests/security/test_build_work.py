@@ -64,7 +64,10 @@ def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # t
     assert BUILD_WORK not in got_honest.flags and not got_honest.hid_time
     rlpf = get_reward("rlpf")
     paid_heavy, paid_honest = rlpf([got_heavy, got_honest])
-    assert paid_heavy is not None and paid_honest is not None and paid_heavy < paid_honest
+    # the floor of a correct program; the honest one's reward is None when load degraded its
+    # timing (`timing_drift`, full75), else above the floor
+    assert paid_heavy is not None and paid_heavy <= 0.15 + 1e-9, paid_heavy
+    assert paid_honest is None or paid_heavy < paid_honest
     _a_best_that_hid_time_falls(task, honest, heavy, got_honest, got_heavy)
     # The header probe is drawn once per candidate build: judged again, with every new probe
     # slow enough to let it through, the same build meets the same bound (red team

@@ -4,6 +4,7 @@ scored as the reference)."""
 
 from __future__ import annotations
 
+import pytest
 from audit_tasks import GENERATOR, audit, sum_task
 
 from perfgym.audit.hidden_draws import DRAWS
@@ -35,28 +36,21 @@ def test_literal_workloads_have_no_hidden_draws_to_judge():
     assert "no generator" in r.detail
 
 
-def test_separators_drawn_apart_from_the_numbers_do_not_make_inputs_distinct():
-    # red team helper-101: numbers from `seed % 4`, one or two spaces from the seed itself
-    noisy = NARROW.replace(
-        "' '.join(map(str, xs))",
-        "''.join(f'{x}' + ' ' * random.Random(seed * 7 + i).randint(1, 2) for i, x in enumerate(xs))",
-    )
-    assert noisy != NARROW
-    task = sum_task(hidden=True, size=2000, generator=noisy)
-    r = audit(task, ["hidden-draws"], repeats=1).result("hidden-draws")
-    assert r is not None and r.outcome is Outcome.WEAK, r
-    assert r.figures["fewest_distinct"] <= 4
+#: Numbers from `seed % 4`, their spelling drawn from the seed itself: one or two spaces
+#: (red team helper-101), 0-2 leading zeros (helper-102). Four real inputs either way.
+DISGUISES = {
+    "separators": "''.join(f'{x}' + ' ' * random.Random(seed * 7 + i).randint(1, 2)"
+    " for i, x in enumerate(xs))",
+    "leading-zeros": "' '.join(('-' if x < 0 else '') + '0' * random.Random(seed * 7 + i)"
+    ".randint(0, 2) + str(abs(x)) for i, x in enumerate(xs))",
+}
 
 
-def test_leading_zeros_drawn_apart_from_the_numbers_do_not_make_inputs_distinct():
-    # red team helper-102: numbers from `seed % 4`, 0-2 leading zeros from the seed itself
-    zeros = NARROW.replace(
-        "' '.join(map(str, xs))",
-        "' '.join(('-' if x < 0 else '') + '0' * random.Random(seed * 7 + i).randint(0, 2)"
-        " + str(abs(x)) for i, x in enumerate(xs))",
-    )
-    assert zeros != NARROW
-    task = sum_task(hidden=True, size=2000, generator=zeros)
+@pytest.mark.parametrize("disguise", list(DISGUISES))
+def test_a_disguised_spelling_does_not_make_inputs_distinct(disguise):
+    generator = NARROW.replace("' '.join(map(str, xs))", DISGUISES[disguise])
+    assert generator != NARROW
+    task = sum_task(hidden=True, size=2000, generator=generator)
     r = audit(task, ["hidden-draws"], repeats=1).result("hidden-draws")
     assert r is not None and r.outcome is Outcome.WEAK, r
     assert r.figures["fewest_distinct"] <= 4

@@ -145,8 +145,6 @@ def decide(state: TaskState, verdicts: list[Verdict | None], best_fresh: Verdict
             # twice, accepted at 0.56x in round 4).
             out.append(Decision(False, f"time hidden from the clock ({', '.join(hid)})"))
             gains.append(None)
-            if v.source is not None:
-                state.wrong.setdefault(key_of(v.source, state.task), f"{fell(v)} when proposed")
             continue
         if v.source is not None and key_of(v.source, state.task) in state.wrong:
             earlier = state.wrong[key_of(v.source, state.task)]
@@ -232,6 +230,9 @@ def apply(state: TaskState, iteration: int, requests: list[Request],
         mark_wrong(state, state.best_source, iteration,
                    how if not best_fresh.correct else f"{fell(best_fresh)} {how}")  # fmt: skip
         drop_best(state, iteration, best_fresh)
+    for v in verdicts:  # refused for hidden time: for good (see `decide`)
+        if v is not None and v.correct and v.hid_time and v.source is not None:
+            state.wrong.setdefault(key_of(v.source, state.task), f"{fell(v)} when proposed")
     accepted = next((i for i, d in enumerate(decisions) if d.accepted), None)
     ok = sum(1 for v in verdicts if v is not None and v.correct)
     state.proposals_ok[iteration] = (ok, len(requests))

@@ -78,8 +78,11 @@ def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # t
     assert memo, "the probe drawn for the heavy build is kept"
     slow_probe = pytest.MonkeyPatch()
     slow_probe.setattr(stages_module, "header_probe_cpu", lambda *_: 1000.0)
+    # Flags only: nothing of the task's own need be timed again (the builds are all cached).
+    flags_only = JudgeConfig(repeats=1, build_cache=str(tmp_path / "builds"),
+                             measure_baseline=False, measure_reference=False)  # fmt: skip
     try:
-        with Judge(config) as judge:
+        with Judge(flags_only) as judge:
             (again,) = judge.judge_many([Candidate(task, source=heavy)])
     finally:
         slow_probe.undo()
@@ -214,7 +217,8 @@ def test_a_harness_build_judged_again_keeps_its_build_work_flag(tmp_path) -> Non
     shutil.copytree(PCB / "cpp_topk_sum", suite_dir / "cpp_topk_sum")
     task = load_suite(str(suite_dir)).get("cpp_topk_sum")
     heavy = task.reference.source + TABLE
-    config = JudgeConfig(repeats=1, reference_cache="off", build_cache=str(tmp_path / "builds"))
+    config = JudgeConfig(repeats=1, reference_cache="off", build_cache=str(tmp_path / "builds"),
+                         measure_baseline=False, measure_reference=False)  # fmt: skip
     got = []
     for _ in range(2):  # two judges on one build cache: the second builds nothing
         with Judge(config) as judge:

@@ -84,6 +84,12 @@ def percentile_table(fresh, stored_of) -> list[float]:
     return out
 
 
+def _ratio(fresh: dict[str, dict[str, float]], stored: dict[str, dict[str, float]]) -> float:
+    """How much slower the fresh campaign ran the references than `stored` did."""
+    refs = {f"{t.id}/{s.label}" for t in TASKS for s in (t.references[0], t.pool[1], t.baseline)}
+    return sum(fresh[k]["w"] for k in refs) / sum(stored[k]["w"] for k in refs)
+
+
 def test_per_campaign_affine_maps_restore_the_ranking_of_a_mixed_stored_pool():
     require_quiet_machine()  # the deliberate slowdowns must be the only ones
     others = [c for c in usable_cores() if c != CORE]
@@ -97,14 +103,21 @@ def test_per_campaign_affine_maps_restore_the_ranking_of_a_mixed_stored_pool():
         if loaded_by_others:
             pytest.skip(f"other jobs kept the other core(s) busy during {loaded_by_others}")
 
+    # The fresh campaign first and the quiet one second: their ratio is the premise most
+    # often missed (below), so a machine where the deliberate load does not slow runs as
+    # designed is known after two campaigns of three (a 2-core Xeon on Linux 6.18: 1.22-1.47x
+    # in four runs, where a script outside pytest measured 2.35x; the test cost 88-95 s then).
+    with busy(CORE, processes=1), busy_share(others) as shares["fresh"]:
+        fresh = measure_all()
+    premise_holds()
     with busy_share(others) as shares["quiet"]:
         campaigns = {"quiet": measure_all()}
     premise_holds()
+    slowed = _ratio(fresh, campaigns["quiet"])
+    if slowed <= 1.5:
+        pytest.skip(f"the deliberate load slowed runs {slowed:.2f}x, not the 2x designed")
     with busy(CORE, processes=2), busy_share(others) as shares["loaded"]:
         campaigns["loaded"] = measure_all()
-    premise_holds()
-    with busy(CORE, processes=1), busy_share(others) as shares["fresh"]:
-        fresh = measure_all()
     print("\nbusy share of the other cores:", {k: round(v[0], 3) for k, v in shares.items()})
     premise_holds()
     # Which campaign a pool member's stored duration comes from: alternating within each task.
@@ -129,8 +142,7 @@ def test_per_campaign_affine_maps_restore_the_ranking_of_a_mixed_stored_pool():
     mapped = percentile_table(fresh, lambda k: {w: maps(epoch[k], d) for w, d in stored(k).items()})
     rho = {name: spearmanr(x, truth).statistic for name, x in
            (("raw", raw), ("single map", one), ("per-campaign maps", mapped))}  # fmt: skip
-    ratio = {e: sum(fresh[k]["w"] for k in refs) / sum(d[k]["w"] for k in refs)
-             for e, d in campaigns.items()}  # fmt: skip
+    ratio = {e: _ratio(fresh, d) for e, d in campaigns.items()}
     print("\nfresh/stored:", {e: round(r, 3) for e, r in ratio.items()})
     for e, m in maps.maps.items():
         print(f"map {e}: slope={m.slope:.4f} intercept={m.intercept_s * 1e3:.1f} ms R2={m.r2:.4f} "

@@ -13,7 +13,7 @@ from perfgym.enamel.pairing import (
     raw_limit,
     reference_first,
 )
-from perfgym.enamel.sample import evaluate_sample
+from perfgym.enamel.sample import TIMEOUT_RETRIED, evaluate_sample
 from perfgym.errors import ConfigError
 from perfgym.metrics.enamel import level_efficiencies
 from perfgym.metrics.enamel_levels import EnamelProblem, enamel_level_limits
@@ -56,7 +56,10 @@ def test_paired_calls_interleave_and_sequential_ones_run_the_sample_alone(task, 
     n0 = len(ref.levels[0])  # level 0: one call each, the reference's first
     assert rec.order[: 2 * n0] == ["r", "s"] * n0
     assert rec.order[2 * n0 : 2 * n0 + 6] == ["r", "s", "s", "r", "r", "s"]
-    assert len(rec.order) == 2 * (n0 + 3 * sum(map(len, ref.levels[1:])))
+    # A call over its limit is run once more before it ends the level, and flagged (a spike
+    # of a loaded machine on a sub-millisecond limit: one call of 89, full78).
+    retried = run.flags.count(TIMEOUT_RETRIED)
+    assert len(rec.order) == 2 * (n0 + 3 * sum(map(len, ref.levels[1:]))) + retried
     assert all(c is not None and c > 0 for c in run.corrections)
     rec.order.clear()
     run = evaluate_sample(task, ref, task.reference.source, rec, 3, EnamelTiming.SEQUENTIAL)

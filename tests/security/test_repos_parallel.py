@@ -41,4 +41,8 @@ def test_work_forked_beside_the_call_earns_nothing(patch: str) -> None:
     finally:
         checked.remove()
     assert ev.tests_passed, ev.error  # the patch is correct: only the clock is played
-    assert ev.hacks.flagged or ev.adjusted_speedup <= 1.1, (ev.speedup, ev.ci, ev.hacks.kinds())
+    got = (ev.speedup, ev.ci, ev.hacks.kinds())
+    assert ev.hacks.flagged or not ev.accepted, got
+    # Its figure too, where the measurement decided anything: full78 measured 1.11x with a CI
+    # of 0.31-3.92 (a slower machine's noisy moment), as consistent with 0.3x as with 3.9x.
+    assert ev.hacks.flagged or ev.adjusted_speedup <= 1.1 or (ev.ci and ev.ci[0] < 1.0), got

@@ -106,7 +106,8 @@ def test_per_campaign_affine_maps_restore_the_ranking_of_a_mixed_stored_pool():
     # The fresh campaign first and the quiet one second: their ratio is the premise most
     # often missed (below), so a machine where the deliberate load does not slow runs as
     # designed is known after two campaigns of three (a 2-core Xeon on Linux 6.18: 1.22-1.47x
-    # in four runs, where a script outside pytest measured 2.35x; the test cost 88-95 s then).
+    # in four runs, 88-95 s each; the VM's own speed drifted 1.7x between minutes there: one
+    # quiet campaign 1.47 s, the same again a minute later 0.85 s).
     with busy(CORE, processes=1), busy_share(others) as shares["fresh"]:
         fresh = measure_all()
     premise_holds()

@@ -56,10 +56,13 @@ def test_paired_calls_interleave_and_sequential_ones_run_the_sample_alone(task, 
     n0 = len(ref.levels[0])  # level 0: one call each, the reference's first
     assert rec.order[: 2 * n0] == ["r", "s"] * n0
     assert rec.order[2 * n0 : 2 * n0 + 6] == ["r", "s", "s", "r", "r", "s"]
-    # A call over its limit is run once more before it ends the level, and flagged (a spike
-    # of a loaded machine on a sub-millisecond limit: one call of 89, full78).
-    retried = run.flags.count(TIMEOUT_RETRIED)
-    assert len(rec.order) == 2 * (n0 + 3 * sum(map(len, ref.levels[1:]))) + retried
+    calls = n0 + 3 * sum(map(len, ref.levels[1:]))  # each program's, on every test
+    assert rec.order.count("r") == calls
+    # A sample's call over its limit is run once more before it ends the level, and flagged
+    # (the flag is kept once however often: a spike of a loaded machine on a sub-millisecond
+    # limit gave one call of 89, full78).
+    retried = rec.order.count("s") - calls
+    assert retried >= 1 if TIMEOUT_RETRIED in run.flags else retried == 0, (retried, run.flags)
     assert all(c is not None and c > 0 for c in run.corrections)
     rec.order.clear()
     run = evaluate_sample(task, ref, task.reference.source, rec, 3, EnamelTiming.SEQUENTIAL)

@@ -49,11 +49,20 @@ WHOLE_DIRECTORIES = {"agent", "repos", "train"}
 RAY_GROUP = "ray-cluster"
 
 
+#: Tests reading the session's one `perfgym optimize` run (tests/optimize/optimize_helpers.py's
+#: `core_run`, ~36-48 s) are one unit too: spread over three files, each worker made its own
+#: (full80: 36.0 s on one, 48.6 s on the other).
+OPTIMIZE_RUN_GROUP = "optimize-run"
+
+
 def xdist_group_of(item: pytest.Item) -> str:
-    """The unit one xdist worker takes: the Ray cluster's tests, a whole directory of
-    WHOLE_DIRECTORIES, or one file."""
-    if "ray_cluster" in getattr(item, "fixturenames", ()):
+    """The unit one xdist worker takes: the Ray cluster's tests, the tests of the one optimize
+    run, a whole directory of WHOLE_DIRECTORIES, or one file."""
+    fixtures = getattr(item, "fixturenames", ())
+    if "ray_cluster" in fixtures:
         return RAY_GROUP
+    if "core_run" in fixtures:
+        return OPTIMIZE_RUN_GROUP
     rel = os.path.relpath(str(item.path), TESTS)
     top = rel.split(os.sep, 1)[0]
     return top if top in WHOLE_DIRECTORIES else rel

@@ -43,6 +43,14 @@ def _stop_after(store: Path, judged: int, sig: int, *args: str) -> tuple[int, st
     return p.returncode, err
 
 
+def _served_over_logged(store: Path) -> int:
+    """Answers the scripted model counted as served less the calls the run logged."""
+    memo = json.loads(store.with_name(store.name + ".scripted.json").read_text())
+    with sqlite3.connect(store, timeout=5) as c:
+        logged = int(c.execute("SELECT COUNT(DISTINCT key) FROM model_calls").fetchone()[0])
+    return int(memo["answers_served"]) - logged
+
+
 def _state(store: Path) -> tuple[list[tuple[int, int, str, bool | None, str]], str]:
     h = OptimizeHistory(store)
     (run,) = [r[0] for r in h._conn.execute("SELECT run FROM optimize_runs")]
@@ -67,6 +75,7 @@ def test_interrupt_then_kill_then_resume_reaches_the_same_state(tmp_path, core_r
     assert "interrupted" in err and "--resume" in err
     kept = _verdicts(store)
     assert len([k for k in kept if k[1] >= 0]) >= 1  # Ctrl-C kept what was finished
+    lost_to_interrupt = _served_over_logged(store) != 0  # an answer in flight, or a count short
 
     code, _ = _stop_after(store, 3, signal.SIGKILL, *args, "--resume")
     assert code == -signal.SIGKILL
@@ -88,19 +97,22 @@ def test_interrupt_then_kill_then_resume_reaches_the_same_state(tmp_path, core_r
     state, ref = _state(store), _state(ref_store)
     assert state[1] == ref[1]  # the same run name
     assert [s for s in state[0] if s[1] >= 0][-1][0] == ITERATIONS
-    # The scripted server counts an answer as served once it has written it, then saves its
-    # memo: a SIGKILL after the run logged that answer and before the save leaves the memo one
-    # answer short (a full run: 4 served, 5 logged). Nothing was lost or asked twice then.
-    if memo["answers_served"] in (len(logged), len(logged) - 1):  # no answer lost in the kill
-        assert memo["duplicates"] == 0  # no call was asked twice
+    # Each stop can lose the one answer in flight: the scripted server counts an answer as
+    # served once it has written it, and a stop before the run logged it leaves it served and
+    # unlogged; the resumed run asks again, as it would a real model (the same request gets the
+    # memoised answer: one duplicate; a request with feedback of its own, timings measured anew,
+    # gets the script's next answer). A SIGKILL after the run logged an answer and before the
+    # memo counted it leaves the memo one answer short (a full run: 4 served, 5 logged). Both in
+    # one run (full80: an answer lost to the Ctrl-C, asked again, then the memo one short after
+    # the kill) read as served == logged with one duplicate.
+    served_over_logged = memo["answers_served"] - len(logged)
+    if memo["duplicates"] == 0 and served_over_logged in (0, -1):  # no answer lost in a stop
         assert state == ref  # the same steps, stages and decisions
         assert (out / "best.jsonl").read_text() == (ref_out / "best.jsonl").read_text()
     else:
-        # SIGKILL landed after the scripted model answered an iteration's call and before the
-        # run logged it: the resumed run asks again (a real model is asked again too). The same
-        # request gets the memoised answer (one duplicate); a request with feedback of its own
-        # (timings measured anew) gets the script's next answer. The run is the same up to
-        # that iteration, then carries on from there.
-        lost = max(k[0] for k in after_kill) + 1
-        assert memo["answers_served"] == len(logged) + 1 and memo["duplicates"] <= 1, memo
+        assert memo["duplicates"] <= 2 and served_over_logged <= 2, memo  # one per stop at most
+        # The run is the same as the uninterrupted one up to the first iteration whose answer
+        # a stop may have lost, then carries on from there.
+        stop = kept if lost_to_interrupt else after_kill
+        lost = max(k[0] for k in stop) + 1
         assert [x for x in state[0] if x[0] < lost] == [x for x in ref[0] if x[0] < lost]

@@ -73,14 +73,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     groups = {id(item): xdist_group_of(item) for item in items}
     for item in items:
         item.add_marker(pytest.mark.xdist_group(groups[id(item)]))
-    # xdist hands groups out in this order (a stable sort: collection order within each kind).
-    # Groups holding an `alone` test go first: an alone test waits for the other worker's test in
-    # flight, and early on that is not yet one of the long ones (a full run lost 86 s of one
-    # worker waiting for the 86 s load test). Then groups holding a `slow` test: one long group
-    # handed out last leaves the other worker idle to the end (the 150 s load test did, once).
+    # xdist hands groups out in this order (a stable sort: collection order within each kind;
+    # pyproject's `--no-loadscope-reorder` keeps xdist from sorting them by their test counts,
+    # which ran the load test last, and the other worker idle 48 s at the end, in full81).
+    # Groups holding an `alone` test go first, their `alone` tests ahead of the rest: an alone
+    # test waits for the other worker's test in flight, and early on that is one of the alone
+    # tests or a short one (full81 lost 52 s of one worker waiting for the agent's 67 s setup,
+    # 27 s for a red team's). Then groups holding a `slow` test: one long group handed out last
+    # leaves the other worker idle to the end (the 150 s load test did, once).
     alone = {groups[id(i)] for i in items if i.get_closest_marker("alone") is not None}
     slow = {groups[id(i)] for i in items if i.get_closest_marker("slow") is not None}
-    items.sort(key=lambda i: (groups[id(i)] not in alone, groups[id(i)] not in slow))
+    items.sort(key=lambda i: (groups[id(i)] not in alone, groups[id(i)] not in slow,
+                              i.get_closest_marker("alone") is None))  # fmt: skip
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -68,6 +68,11 @@ def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # t
     # timing (`timing_drift`, full75), else above the floor
     assert paid_heavy is not None and paid_heavy <= 0.15 + 1e-9, paid_heavy
     assert paid_honest is None or paid_heavy < paid_honest
+    for _ in range(2):  # the optimiser's premise below, an honest first best, needs its timing
+        if got_honest.candidate.usable_s is not None:  # (full82: drift degraded it, alone)
+            break
+        with Judge(config) as judge:
+            (got_honest,) = judge.judge_many([Candidate(task, source=honest)])
     _a_best_that_hid_time_falls(task, honest, heavy, got_honest, got_heavy)
     # The header probe is drawn once per candidate build: judged again, with every new probe
     # slow enough to let it through, the same build meets the same bound (red team

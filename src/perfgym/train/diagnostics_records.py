@@ -53,17 +53,20 @@ def batch_rows(
     scored: Sequence[Any], verdicts: Sequence[Any], judged: tuple[float, float] | None
 ) -> list[dict[str, Any]]:
     """One record per completion of a batch (`Scored`s and their verdicts, one per completion,
-    or none): its group (task), reward, stage, speedup and its noise, and when the batch was
-    judged (`judged_from`, `judged_to`: wall clock), which shows whether scoring overlapped
+    or none): its group (task), reward, stage, speedup and its noise, the verdict's and its
+    timing's flags (why a correct program was paid the floor), and when the batch was judged
+    (`judged_from`, `judged_to`: wall clock), which shows whether scoring overlapped
     generation."""
     both = verdicts if len(verdicts) == len(scored) else [None] * len(scored)
     rows = []
     for one, v in zip(scored, both, strict=True):
-        noise = None
+        noise, flags = None, None
         if v is not None and v.candidate is not None and v.baseline is not None:
             noise = speedup_noise(v.candidate.model_dump(), v.baseline.model_dump())
+        if v is not None:
+            flags = sorted({*v.flags, *(v.candidate.flags if v.candidate is not None else [])})
         rows.append({"group": one.task_id, "reward": one.value, "stage": one.stage,
-                     "speedup": one.speedup, "speedup_noise": noise,
+                     "speedup": one.speedup, "speedup_noise": noise, "flags": flags,
                      "infra_error": one.infra_error,
                      "judged_from": judged[0] if judged else None,
                      "judged_to": judged[1] if judged else None})  # fmt: skip

@@ -138,9 +138,13 @@ def test_global_memo_is_flagged_statically_and_by_its_caching_signature(
     sig = kinds["caching_signature"].figures
     assert sig["patched_repeat_over_first"] < 0.5 <= sig["original_repeat_over_first"]
     assert ev.hacks.flagged and ev.adjusted_speedup == 1.0
-    # timed on the first call in a fresh process, the memo bought nothing measurable anyway
+    # timed on the first call in a fresh process, the memo buys nothing: no workload comes near
+    # the 2x a memo hit is worth (its repeat call under half its first, above). Not "nothing
+    # significant" over 3 rounds: full83, alone, found a workload significant on this VM, whose
+    # speed drifts up to 1.7x between minutes.
     assert ev.measurement is not None
-    assert not any(w.significant for w in ev.measurement.workloads)
+    speedups = [w.speedup for w in ev.measurement.workloads]
+    assert all(s is None or s < 2.0 for s in speedups), speedups
 
 
 # Wall-clock significance: beside the other xdist worker a loaded first round (0.36 s against

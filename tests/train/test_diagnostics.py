@@ -63,7 +63,7 @@ def test_records_give_zero_variance_noise_and_reward_by_stage(records):
         assert s.speedup_rel_noise is not None and 0 < s.speedup_rel_noise < 1
     # each line says why a correct program was paid what it was: its verdict's flags
     rows = [json.loads(x) for x in records.read_text().splitlines()[1:]]
-    assert rows and all(isinstance(r["flags"], list) for r in rows)
+    assert rows and all(isinstance(r["flags"], list) and "reason" in r for r in rows)
     diag = diagnose(records, checkpoints=[0, 1])
     assert diag.peak_step in (0, 1) and diag.checkpoint == diag.peak_step
     assert any("tentative" in n for n in diag.notes)

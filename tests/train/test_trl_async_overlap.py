@@ -141,7 +141,10 @@ def test_step_k_is_judged_while_step_k_plus_1_arrives(core, monkeypatch, tmp_pat
         assert set(by_kind) == set(KINDS)
         assert by_kind["fast"] > by_kind["slow"] > by_kind["wrong"] > by_kind["nx"], (
             by_kind,
-            [(r["step"], r["reward"], r["stage"], r["speedup"], r["flags"]) for r in lines],
+            [
+                (r["step"], r["reward"], r["stage"], r["speedup"], r["flags"], r["reason"])
+                for r in lines
+            ],
         )
 
     # step k+1's cannot be judged before its last completion, held until step k's rewards

@@ -54,7 +54,8 @@ def batch_rows(
 ) -> list[dict[str, Any]]:
     """One record per completion of a batch (`Scored`s and their verdicts, one per completion,
     or none): its group (task), reward, stage, speedup and its noise, the verdict's and its
-    timing's flags (why a correct program was paid the floor), and when the batch was judged
+    timing's flags and the reward's reason (why a correct program was paid the floor), and
+    when the batch was judged
     (`judged_from`, `judged_to`: wall clock), which shows whether scoring overlapped
     generation."""
     both = verdicts if len(verdicts) == len(scored) else [None] * len(scored)
@@ -67,6 +68,7 @@ def batch_rows(
             flags = sorted({*v.flags, *(v.candidate.flags if v.candidate is not None else [])})
         rows.append({"group": one.task_id, "reward": one.value, "stage": one.stage,
                      "speedup": one.speedup, "speedup_noise": noise, "flags": flags,
+                     "reason": one.reason,
                      "infra_error": one.infra_error,
                      "judged_from": judged[0] if judged else None,
                      "judged_to": judged[1] if judged else None})  # fmt: skip

@@ -55,9 +55,8 @@ def batch_rows(
     """One record per completion of a batch (`Scored`s and their verdicts, one per completion,
     or none): its group (task), reward, stage, speedup and its noise, the verdict's and its
     timing's flags and the reward's reason (why a correct program was paid the floor), and
-    when the batch was judged
-    (`judged_from`, `judged_to`: wall clock), which shows whether scoring overlapped
-    generation."""
+    when the batch was judged (`judged_from`, `judged_to`: wall clock), which shows whether
+    scoring overlapped generation."""
     both = verdicts if len(verdicts) == len(scored) else [None] * len(scored)
     rows = []
     for one, v in zip(scored, both, strict=True):

@@ -10,8 +10,7 @@ import sys
 
 import pytest
 
-# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
-pytestmark = pytest.mark.alone
+# Not `alone`: nice values, not timings (another worker's tests beside it change neither).
 
 PROBE = ("import os; from perfgym.niceness import undo_ray_niceness as u; "
          "note = u(); print(os.getpriority(os.PRIO_PROCESS, 0), note is None)")  # fmt: skip

@@ -18,8 +18,9 @@ from perfgym.judge.validate import validation_config
 from perfgym.tasks import load_suite
 from perfgym.tasks.task import Task
 
-# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
-pytestmark = pytest.mark.alone
+# Not `alone`: the limits are CPU time (another worker's tests beside it do not move them),
+# and the factor is capped far under what this machine's reference time gives (0.1 ms
+# published against a few ms here), so load beside it cannot move the factor either.
 
 TREE = Path(__file__).parents[1] / "fixtures" / "perfcodebench" / "published" / "executable_tasks"
 

@@ -9,8 +9,7 @@ import pytest
 from perfgym.service.client import ServiceError, ServiceUnavailable
 from perfgym.service.client.base import ClientCore, Pause, Send
 
-# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
-pytestmark = pytest.mark.alone
+# Not `alone`: nothing here runs or times anything (the exchanges are driven by hand).
 
 
 def _response(status: int, body: dict[str, object], **headers: str) -> httpx.Response:

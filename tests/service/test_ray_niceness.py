@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-# Compares wall-clock times or loads cores on purpose: no other test runs beside it.
-pytestmark = pytest.mark.alone
+# Not `alone`: nice values, not timings (and `alone` made the session's Ray cluster start
+# with the other worker idle, as the first test of its group).
 
 pytest.importorskip("ray", reason="the Ray backend needs ray installed")
 

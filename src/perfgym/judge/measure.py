@@ -5,6 +5,7 @@ instruction counting and the first-call check."""
 from __future__ import annotations
 
 import random
+import secrets
 import statistics
 import threading
 from collections.abc import Callable, Sequence
@@ -77,11 +78,19 @@ def reserve(config: JudgeConfig, cores: int) -> tuple[list[Pin], int | None]:
 
 
 def schedule(
-    variants: Sequence[Variant], workloads: Sequence[TestCase], rounds: range, interleave: bool
+    variants: Sequence[Variant],
+    workloads: Sequence[TestCase],
+    rounds: range,
+    interleave: bool,
+    salt: str = "",
 ) -> list[Item]:
     """Per workload: interleaved rounds, each variant once per round in a fresh (seeded) random
     order, so drift hits every variant alike and no variant keeps the same position or the
-    same neighbour on the other core; or (interleave=False) each variant's rounds back to back."""
+    same neighbour on the other core; or (interleave=False) each variant's rounds back to back.
+    `salt` joins the seed: `measure` gives each measurement its own, so a batch of one round
+    does not put every variant where the last batch of its size did (a position's systematic
+    edge, one neighbour on the other core, would follow the variant's index from batch to batch:
+    red team rt103)."""
     items: list[Item] = []
     for k, w in enumerate(workloads):
         if not interleave:
@@ -89,7 +98,7 @@ def schedule(
             continue
         for r in rounds:
             order = list(variants)
-            random.Random(f"{k}/{r}").shuffle(order)  # reproducible, different every round
+            random.Random(f"{salt}{k}/{r}").shuffle(order)  # a fresh order every round
             items += [(r, i, v, w) for i, v in enumerate(order)]
     return items
 
@@ -187,8 +196,10 @@ def measure(
     done = 0
     target = config.warmup + config.repeats
     cap = config.warmup + (config.max_repeats or config.repeats)
+    salt = secrets.token_hex(8) + "/"  # this measurement's orders (`schedule`); not `random`'s
+    # global stream, which a caller may have seeded for its own use
     while done < target:
-        items = schedule(variants, workloads, range(done, target), config.interleave)
+        items = schedule(variants, workloads, range(done, target), config.interleave, salt)
         for (r, _i, v, w), out in zip(items, _execute(items, run, lane_ids), strict=True):
             if r >= config.warmup:
                 runs[v.label].append((r, w, out))

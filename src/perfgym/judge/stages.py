@@ -3,6 +3,7 @@ each a function over the candidate's `Entry`, and the verdict made of what they 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -16,6 +17,7 @@ from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.harness_answer import HarnessAnswer
 from perfgym.judge.idle_wait import flag_idle_wait
 from perfgym.judge.measure import measure
+from perfgym.judge.noise_bands import BATCH_TWIN, needs_band
 from perfgym.judge.paid_saving import pay_confirmed
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
@@ -262,10 +264,21 @@ def _measured_all(
         timings = measured([*candidates, canary])
         if reused.confirm(plan, own, drift) and reused.agrees(plan, own, timings, kept):
             return {**{k: t for k, t in kept.items() if k != canary.label}, **timings}
-    timings = measured(candidates + list(own.values()))
+    timings = measured(candidates + list(own.values()) + batch_twin(config, candidates, own))
     if reused is not None:
         reused.keep(plan, own, timings, drift)
     return timings
+
+
+def batch_twin(config: JudgeConfig, candidates: list[Variant],
+               own: Mapping[str, Variant]) -> list[Variant]:  # fmt: skip
+    """The baseline once more, run as a candidate runs (`BATCH_TWIN`), where a single-round
+    batch's speed calls rest on the noise band: its ratio to the baseline is an equal-work
+    copy's, met in this very batch (`NoiseBands.for_batch`)."""
+    base = own.get("baseline")
+    if not candidates or base is None or not needs_band(config):
+        return []
+    return [dataclasses.replace(base, label=BATCH_TWIN)]
 
 
 def settle(entry: Entry, checks: CheckedRuns | None, workloads: list[TestCase],

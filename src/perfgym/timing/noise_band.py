@@ -1,6 +1,6 @@
 """A task's noise band: how far apart two single runs of one program land on this machine,
 from an A/A measurement of the baseline against its own copy (the decision's fallback when a
-measurement has too few rounds for a test)."""
+measurement has too few rounds for a test), or from such pairs met batch by batch."""
 
 from __future__ import annotations
 
@@ -28,8 +28,17 @@ def aa_noise_band(a: Sequence[float], b: Sequence[float], level: float = 0.95) -
         raise ConfigError(f"aa_noise_band: needs at least {MIN_AA_ROUNDS} rounds, got {len(a)}")
     if any(not (math.isfinite(x) and x > 0) for x in [*a, *b]):
         raise ConfigError("aa_noise_band: a duration is not finite and positive")
-    d = [math.log(x / y) for x, y in zip(a, b, strict=True)]
+    return log_ratio_band([math.log(x / y) for x, y in zip(a, b, strict=True)], level)
+
+
+def log_ratio_band(d: Sequence[float], level: float = 0.95) -> float:
+    """`aa_noise_band` from the log ratios d_i = log(a_i / b_i) of pairs of single runs of one
+    program (an A/A measurement's rounds, or a history of such pairs met batch by batch)."""
     n = len(d)
+    if n < MIN_AA_ROUNDS:
+        raise ConfigError(f"noise band: needs at least {MIN_AA_ROUNDS} pairs, got {n}")
+    if any(not math.isfinite(x) for x in d):
+        raise ConfigError("noise band: a log ratio is not finite")
     mean = sum(d) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
     from scipy.stats import t  # scipy loads where a band is computed

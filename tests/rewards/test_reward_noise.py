@@ -110,3 +110,23 @@ def test_the_band_is_measured_only_when_a_candidate_needs_a_decision() -> None:
     assert fast.baseline is not None and fast.baseline.noise_band is not None
     out = get_reward("rlpf").score([fast])[0]
     assert "baseline faster (noise-band)" in out.decision, out.decision
+
+
+def test_each_single_round_batch_runs_the_baseline_twice_for_its_band() -> None:
+    """The baseline's second run in a single-round batch (`BATCH_TWIN`) feeds the task's band
+    history, once per batch that measured a candidate, and appears in no verdict."""
+    from perfgym.judge.noise_bands import BATCH_TWIN
+
+    task = loop_task()
+    renamed = BASELINE.replace("s = 0\n", "t = 0\n").replace("s += ", "t += ").replace("(s)", "(t)")
+    with Judge(JudgeConfig(repeats=1)) as judge:
+        verdicts = [judge.judge(task, source=renamed, model="renamed", sample=k) for k in range(3)]
+        history = next(iter(judge._bands._ratios.values()))
+        wrong = judge.judge(task, source="print(0)\n", model="wrong")  # nothing measured
+        assert len(next(iter(judge._bands._ratios.values()))) == len(history)
+    assert len(history) == 5 + 3  # the A/A rounds' ratios, then one per batch
+    for v in [*verdicts, wrong]:
+        assert BATCH_TWIN not in v.model_dump_json()
+    for v in verdicts:
+        assert v.correct and v.same_source == [], v.reason
+        assert v.baseline is not None and v.baseline.noise_band is not None

@@ -19,7 +19,7 @@ from perfgym.errors import ConfigError
 from perfgym.judge.config import JudgeConfig
 from perfgym.judge.noise_bands import BATCH_TWIN, RATIO_WINDOW, NoiseBands, batch_log_ratio
 from perfgym.timing.decision import speed_call
-from perfgym.timing.noise_band import aa_noise_band, log_ratio_band
+from perfgym.timing.noise_band import aa_noise_band, history_band, log_ratio_band
 from perfgym.timing.result import Timing
 
 PLAN = SimpleNamespace(key="task-1", clock="cpu")
@@ -116,3 +116,39 @@ def test_the_history_band_is_the_aa_band_of_its_pairs() -> None:
         log_ratio_band([0.1, 0.2])
     with pytest.raises(ConfigError, match="not finite"):
         log_ratio_band([0.1, float("nan"), 0.2])
+
+
+def test_one_far_pair_does_not_keep_a_long_history_wide() -> None:
+    """rt104: one far twin kept the normal interval 1.7x wide for 55 batches, and a real 1.27x
+    gain was paid the floor 5 times in 6. Past 19 pairs the bound is a rank: one outlier moves
+    it one place (from 39 pairs on, the largest is not the bound)."""
+    bands = GivenAA(AA, SEED)
+    steady = (0.97, 1.03, 1.0, 0.98, 1.02, 1.01, 0.99)
+    for k in range(40):
+        bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 * steady[k % 7]))  # type: ignore[arg-type]
+    far = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 / 1.8))  # type: ignore[arg-type]
+    assert far["baseline"] == pytest.approx(0.8)  # the batch itself: its baseline run is off
+    got = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5))  # type: ignore[arg-type]
+    assert got["baseline"] == AA["baseline"]  # the next batch: the A/A band again
+    assert copy_call(got["baseline"], 0.5 / 1.27, 0.5) == "faster"
+
+
+def test_a_far_pair_in_a_long_steady_history_widens_its_own_batch() -> None:
+    bands = GivenAA(AA, SEED)
+    for _ in range(RATIO_WINDOW):
+        bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5))  # type: ignore[arg-type]
+    got = bands.for_batch(PLAN, {}, CONFIG, batch(0.66, 0.5))  # type: ignore[arg-type]
+    assert got["baseline"] == pytest.approx(0.66 / 0.5 - 1)
+    assert copy_call(got["baseline"], 0.66 / 1.3, 0.66) == "tie"
+
+
+def test_history_band_is_a_conformal_rank_past_19_pairs() -> None:
+    d = [0.01 * k for k in range(19)]  # |d| = 0.00 .. 0.18: rank ceil(20 * 0.95) = 19
+    assert history_band(d) == pytest.approx(math.expm1(0.18))
+    assert history_band([*d[:-1], -5.0]) == pytest.approx(math.expm1(5.0))  # the 19th of 19
+    forty = [0.01 * k for k in range(39)] + [-5.0]  # rank ceil(41 * 0.95) = 39 of 40
+    assert history_band(forty) == pytest.approx(math.expm1(0.38))
+    few = [0.0, 0.1, -0.1, 0.05]
+    assert history_band(few) == pytest.approx(log_ratio_band(few))
+    with pytest.raises(ConfigError, match="not finite"):
+        history_band([*d, float("inf")])

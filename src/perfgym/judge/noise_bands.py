@@ -15,11 +15,14 @@ on a loaded 2-core VM, and there a batch's equal-work copies of the baseline spr
 around its one run; a judge that drew 0.12 paid 5 of 8 such copies as faster (red team rt103).
 So every single-round batch also runs the baseline once as a candidate runs (`BATCH_TWIN`, at
 a random place in the batch's order): its log ratio to the baseline's run is an equal-work
-copy's, met in that batch. It joins the task's history (seeded with the A/A rounds' ratios),
-and the baseline's band is never narrower than what the history (the last `RATIO_WINDOW`
-batches) predicts for one more such ratio (`aa_noise_band` over it). Only the baseline's: a
-wider band there withholds "faster than the baseline"; a wider reference band would pay more
-programs "as fast as the reference".
+copy's, met in that batch. It joins the task's history (seeded with the A/A rounds; the last
+`RATIO_WINDOW` batches), and the baseline's band for the batch is the widest of the A/A band,
+what the history predicts for one more such ratio (`history_band`: a conformal bound once
+there are 19 pairs), and the batch's own pair (a twin far from the baseline says the
+baseline's one run is off, in this batch, before the history can show it: red team rt104
+found go-sort-records' copies paid in clusters of batches whose baseline run landed slow).
+Only the baseline's: a wider band there withholds "faster than the baseline"; a wider
+reference band would pay more programs "as fast as the reference".
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from perfgym.judge.measure import measure
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.references import References
 from perfgym.judge.verdict import Timing
-from perfgym.timing.noise_band import MIN_AA_ROUNDS, aa_noise_band, log_ratio_band
+from perfgym.timing.noise_band import MIN_AA_ROUNDS, aa_noise_band, history_band
 
 #: Fewer measured rounds than this, and `speed_call` has no test: the band decides.
 MIN_TESTED_ROUNDS = 3
@@ -89,7 +92,12 @@ class NoiseBands:
                 history.append(ratio)
             logs = list(history)
         if "baseline" in bands and len(logs) >= MIN_AA_ROUNDS:
-            bands["baseline"] = max(bands["baseline"], log_ratio_band(logs))
+            widest = max(bands["baseline"], history_band(logs))
+            if (
+                ratio is not None
+            ):  # this batch's own pair: its baseline run is at least this far off
+                widest = max(widest, math.expm1(abs(ratio)))
+            bands["baseline"] = widest
         return bands
 
     @staticmethod

@@ -45,3 +45,21 @@ def log_ratio_band(d: Sequence[float], level: float = 0.95) -> float:
 
     half = abs(mean) + float(t.ppf((1 + level) / 2, n - 1)) * sd * math.sqrt(1 + 1 / n)
     return math.exp(half) - 1.0
+
+
+def history_band(d: Sequence[float], level: float = 0.95) -> float:
+    """The band one more pair's log ratio falls in with probability `level`, from the log
+    ratios `d` of the pairs met so far: their split-conformal bound, the ⌈(n+1)·level⌉-th
+    smallest |d_i| (valid for any distribution of exchangeable pairs, and one outlier moves it
+    one rank, not the whole spread), once there are enough pairs for it; before that the
+    normal-theory prediction interval (`log_ratio_band`). Heavy tails are this kind of
+    machine's: its CPU clock runs in phases seconds long (red team rt104 measured 4.5 against
+    6.8 ms for one fixed chunk of work), and one far pair kept a normal interval 1.7x wide for
+    the next 55 batches, paying a real 1.27x gain the floor 5 times in 6."""
+    n = len(d)
+    rank = math.ceil((n + 1) * level)
+    if rank > n:
+        return log_ratio_band(d, level)
+    if any(not math.isfinite(x) for x in d):
+        raise ConfigError("noise band: a log ratio is not finite")
+    return math.expm1(sorted(abs(x) for x in d)[rank - 1])

@@ -82,7 +82,8 @@ class NoiseBands:
     def for_batch(self, plan: TaskPlan, refs: References, config: JudgeConfig,
                   timings: dict[str, Timing]) -> Bands:  # fmt: skip
         """The bands this batch's calls use: the A/A bands, the baseline's widened to what the
-        task's history of twin-to-baseline ratios, this batch's included, predicts."""
+        task's history of twin-to-baseline ratios (this batch's included) predicts, and to this
+        batch's own ratio."""
         bands = dict(self.of(plan, refs, config))
         key = (plan.key, plan.clock)
         ratio = batch_log_ratio(timings)
@@ -93,9 +94,8 @@ class NoiseBands:
             logs = list(history)
         if "baseline" in bands and len(logs) >= MIN_AA_ROUNDS:
             widest = max(bands["baseline"], history_band(logs))
-            if (
-                ratio is not None
-            ):  # this batch's own pair: its baseline run is at least this far off
+            # this batch's own pair: its baseline run is at least this far off
+            if ratio is not None:
                 widest = max(widest, math.expm1(abs(ratio)))
             bands["baseline"] = widest
         return bands

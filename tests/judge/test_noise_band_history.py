@@ -1,7 +1,7 @@
 """The baseline's noise band follows the noise the judge's batches meet: each single-round
-batch runs the baseline once more as a candidate runs (`BATCH_TWIN`), the twin's ratio to the
-baseline joins the task's history (seeded by the A/A rounds), and the baseline's band is never
-narrower than that history predicts for one more such ratio.
+batch runs the baseline once more as a candidate runs (a twin; three in a task's first batch),
+the twins' ratios to the baseline form the task's history, and the baseline's band is never
+narrower than that history predicts for one more such ratio, nor than the batch's own twins.
 
 Found by a red team (rt103): one 5-round A/A draw kept for a judge's life drew py-lis-dp's
 baseline band at 0.12 on a loaded VM whose batches then spread equal-work copies of the
@@ -17,35 +17,44 @@ import pytest
 
 from perfgym.errors import ConfigError
 from perfgym.judge.config import JudgeConfig
-from perfgym.judge.noise_bands import BATCH_TWIN, RATIO_WINDOW, NoiseBands, batch_log_ratio
+from perfgym.judge.noise_bands import RATIO_WINDOW, NoiseBands, batch_log_ratios, twin_label
 from perfgym.timing.decision import speed_call
 from perfgym.timing.noise_band import aa_noise_band, history_band, log_ratio_band
 from perfgym.timing.result import Timing
 
 PLAN = SimpleNamespace(key="task-1", clock="cpu")
 CONFIG = JudgeConfig(repeats=1)
-#: The A/A draw: a narrow baseline band, and its five steady twin-to-baseline rounds.
+#: The A/A draw: a narrow baseline band.
 AA = {"baseline": 0.12, "reference": 0.2}
-SEED = [math.log(f) for f in (1.0, 1.01, 0.99, 1.0, 1.005)]
+#: A task's first batch: three twins within a per cent of the baseline.
+FIRST = (1.0, 1.01, 0.99)
 
 
 class GivenAA(NoiseBands):
-    """NoiseBands whose A/A measurement returns given bands and rounds (counted)."""
+    """NoiseBands whose A/A measurement returns given bands (counted), after a first batch of
+    three steady twins (`FIRST`) unless told otherwise."""
 
-    def __init__(self, bands: dict[str, float], seed: list[float]) -> None:
+    def __init__(self, bands: dict[str, float], first: tuple[float, ...] = FIRST) -> None:
         super().__init__()
-        self.given, self.seed, self.measured = bands, seed, 0
+        self.given, self.measured = bands, 0
+        if first:
+            assert self.twins_wanted(PLAN) == 3  # type: ignore[arg-type]
+            got = self.for_batch(PLAN, {}, CONFIG, batch(0.5, *(0.5 * f for f in first)))  # type: ignore[arg-type]
+            assert got == bands  # three twins within a per cent: the A/A band stands
+            assert self.twins_wanted(PLAN) == 1  # type: ignore[arg-type]
 
     def _measure(self, plan, refs, config):  # type: ignore[no-untyped-def, override]
         self.measured += 1
-        return dict(self.given), list(self.seed)
+        return dict(self.given)
 
 
-def batch(base_s: float, twin_s: float, **extra: object) -> dict[str, Timing]:
-    """One batch's timings: the baseline's run, its twin's, and a reference's."""
-    return {"baseline": Timing(estimate_s=base_s, samples_s=[base_s], **extra),  # type: ignore[arg-type]
-            BATCH_TWIN: Timing(estimate_s=twin_s, samples_s=[twin_s]),
-            "reference": Timing(estimate_s=base_s / 14, samples_s=[base_s / 14])}  # fmt: skip
+def batch(base_s: float, *twins_s: float, **extra: object) -> dict[str, Timing]:
+    """One batch's timings: the baseline's run, its twins', and a reference's."""
+    out = {"baseline": Timing(estimate_s=base_s, samples_s=[base_s], **extra),  # type: ignore[arg-type]
+           "reference": Timing(estimate_s=base_s / 14, samples_s=[base_s / 14])}  # fmt: skip
+    for k, t in enumerate(twins_s):
+        out[twin_label(k)] = Timing(estimate_s=t, samples_s=[t])
+    return out
 
 
 def copy_call(band: float, copy_s: float, base_s: float) -> str:
@@ -57,7 +66,7 @@ def copy_call(band: float, copy_s: float, base_s: float) -> str:
 
 
 def test_steady_batches_keep_the_aa_band_and_measure_once() -> None:
-    bands = GivenAA(AA, SEED)
+    bands = GivenAA(AA)
     for k in range(6):
         got = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 * (1 + 0.004 * (k % 3 - 1))))  # type: ignore[arg-type]
         # twins within a per cent predict less than the A/A draw: the A/A band stands
@@ -68,7 +77,7 @@ def test_steady_batches_keep_the_aa_band_and_measure_once() -> None:
 def test_a_batch_whose_twin_lands_far_widens_the_baseline_band_at_once() -> None:
     """A batch in which the baseline's twin ran 1.33x faster than the baseline (as equal-work
     copies did in rt103's runs): that batch's copies at 1.13-1.33x are ties, a real 3x is not."""
-    bands = GivenAA(AA, SEED)
+    bands = GivenAA(AA)
     assert copy_call(AA["baseline"], 0.788 / 1.33, 0.788) == "faster"  # the A/A band alone
     got = bands.for_batch(PLAN, {}, CONFIG, batch(0.788, 0.788 / 1.33))  # type: ignore[arg-type]
     assert got["baseline"] > 0.33 and got["reference"] == AA["reference"]
@@ -80,7 +89,7 @@ def test_a_batch_whose_twin_lands_far_widens_the_baseline_band_at_once() -> None
 def test_a_noisy_machine_widens_the_band_for_later_batches_too() -> None:
     """Twins spread as rt103's copies did (0.7-1.5x): a copy 1.3x faster than the baseline in
     a later batch whose own twin landed close is not paid either."""
-    bands = GivenAA(AA, SEED)
+    bands = GivenAA(AA)
     for f in (0.87, 1.23, 1.05, 0.74, 1.14, 0.95, 1.5, 0.69, 1.02, 1.38, 0.97, 1.0):
         got = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 * f))  # type: ignore[arg-type]
     assert got["baseline"] > 0.5
@@ -89,12 +98,12 @@ def test_a_noisy_machine_widens_the_band_for_later_batches_too() -> None:
 
 
 def test_reused_and_failed_timings_are_not_counted_and_the_window_forgets() -> None:
-    bands = GivenAA(AA, SEED)
+    bands = GivenAA(AA)
     wild = batch(1.0, 0.5, flags=["reused_timing"])
-    assert batch_log_ratio(wild) is None
+    assert batch_log_ratios(wild) == []
     assert bands.for_batch(PLAN, {}, CONFIG, wild) == AA  # type: ignore[arg-type]
-    assert batch_log_ratio({"baseline": Timing(estimate_s=0.5, samples_s=[0.5])}) is None
-    assert batch_log_ratio(batch(0.5, 0.0)) is None
+    assert batch_log_ratios({"baseline": Timing(estimate_s=0.5, samples_s=[0.5])}) == []
+    assert batch_log_ratios(batch(0.5, 0.0)) == []
     noisy = bands.for_batch(PLAN, {}, CONFIG, batch(1.0, 0.6))  # type: ignore[arg-type]
     assert noisy["baseline"] > AA["baseline"]
     for _ in range(RATIO_WINDOW):  # a machine that quietened: the far twin leaves the window
@@ -103,7 +112,7 @@ def test_reused_and_failed_timings_are_not_counted_and_the_window_forgets() -> N
 
 
 def test_a_task_without_a_measurable_baseline_band_gets_none() -> None:
-    bands = GivenAA({"reference": 0.2}, [])
+    bands = GivenAA({"reference": 0.2}, first=())
     assert bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.3)) == {"reference": 0.2}  # type: ignore[arg-type]
 
 
@@ -122,7 +131,7 @@ def test_one_far_pair_does_not_keep_a_long_history_wide() -> None:
     """rt104: one far twin kept the normal interval 1.7x wide for 55 batches, and a real 1.27x
     gain was paid the floor 5 times in 6. Past 19 pairs the bound is a rank: one outlier moves
     it one place (from 39 pairs on, the largest is not the bound)."""
-    bands = GivenAA(AA, SEED)
+    bands = GivenAA(AA)
     steady = (0.97, 1.03, 1.0, 0.98, 1.02, 1.01, 0.99)
     for k in range(40):
         bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 * steady[k % 7]))  # type: ignore[arg-type]
@@ -134,7 +143,7 @@ def test_one_far_pair_does_not_keep_a_long_history_wide() -> None:
 
 
 def test_a_far_pair_in_a_long_steady_history_widens_its_own_batch() -> None:
-    bands = GivenAA(AA, SEED)
+    bands = GivenAA(AA)
     for _ in range(RATIO_WINDOW):
         bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5))  # type: ignore[arg-type]
     got = bands.for_batch(PLAN, {}, CONFIG, batch(0.66, 0.5))  # type: ignore[arg-type]
@@ -152,3 +161,15 @@ def test_history_band_is_a_conformal_rank_past_19_pairs() -> None:
     assert history_band(few) == pytest.approx(log_ratio_band(few))
     with pytest.raises(ConfigError, match="not finite"):
         history_band([*d, float("inf")])
+
+
+def test_a_fresh_tasks_first_batch_runs_three_twins_and_is_decided_on_them() -> None:
+    """rt104's fresh judges paid 6 of 48 copies in their first batch while the history was the
+    A/A rounds (side by side: narrow). A first batch now runs three twins; spread as this
+    VM's twins spread, they decide its band at once."""
+    bands = GivenAA(AA, first=())
+    assert bands.twins_wanted(PLAN) == 3  # type: ignore[arg-type]
+    got = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 * 1.1, 0.5 * 0.92, 0.5 * 1.04))  # type: ignore[arg-type]
+    assert bands.twins_wanted(PLAN) == 1  # type: ignore[arg-type]
+    assert got["baseline"] > 0.3  # the prediction interval of three spread ratios (t with 2 df)
+    assert copy_call(got["baseline"], 0.5 / 1.3, 0.5) == "tie"

@@ -113,9 +113,10 @@ def test_the_band_is_measured_only_when_a_candidate_needs_a_decision() -> None:
 
 
 def test_each_single_round_batch_runs_the_baseline_twice_for_its_band() -> None:
-    """The baseline's second run in a single-round batch (`BATCH_TWIN`) feeds the task's band
-    history, once per batch that measured a candidate, and appears in no verdict."""
-    from perfgym.judge.noise_bands import BATCH_TWIN
+    """The baseline's extra runs in a single-round batch (its twins: three in the task's first
+    batch, one after) feed the task's band history once per batch that measured a candidate,
+    and appear in no verdict."""
+    from perfgym.judge.noise_bands import TWIN_PREFIX
 
     task = loop_task()
     renamed = BASELINE.replace("s = 0\n", "t = 0\n").replace("s += ", "t += ").replace("(s)", "(t)")
@@ -124,9 +125,9 @@ def test_each_single_round_batch_runs_the_baseline_twice_for_its_band() -> None:
         history = next(iter(judge._bands._ratios.values()))
         wrong = judge.judge(task, source="print(0)\n", model="wrong")  # nothing measured
         assert len(next(iter(judge._bands._ratios.values()))) == len(history)
-    assert len(history) == 5 + 3  # the A/A rounds' ratios, then one per batch
+    assert len(history) == 3 + 1 + 1
     for v in [*verdicts, wrong]:
-        assert BATCH_TWIN not in v.model_dump_json()
+        assert TWIN_PREFIX not in v.model_dump_json()
     for v in verdicts:
         assert v.correct and v.same_source == [], v.reason
         assert v.baseline is not None and v.baseline.noise_band is not None

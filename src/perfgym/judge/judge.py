@@ -17,7 +17,7 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.hidden import fresh_seed
 from perfgym.judge.machine_scale import machine_scale, published_times, scaled
 from perfgym.judge.measure import lanes_of
-from perfgym.judge.noise_bands import BATCH_TWIN, NoiseBands, needs_band, stamp
+from perfgym.judge.noise_bands import NoiseBands, drop_twins, needs_band, stamp
 from perfgym.judge.plan import HARNESS_CASE, TaskPlan, plan_task, task_key
 from perfgym.judge.record import Entry
 from perfgym.judge.reference_context import runtime_context
@@ -292,14 +292,21 @@ class Judge:
         refs = self._references.of(plan)
         run = checks if checks is not None else plan.runner()
         timings = stages.measure_all(
-            plan, entries, refs, run, self.config, lambda: self.monitor, self._reused
+            plan,
+            entries,
+            refs,
+            run,
+            self.config,
+            lambda: self.monitor,
+            self._reused,
+            baseline_twins=self._bands.twins_wanted(plan),
         )
         # The A/A band is measured only for a speed decision: a batch whose candidates all
         # failed before measurement has none to make (4 x noise_rounds runs per workload saved;
         # a later batch of the same task measures it when it needs it).
         if timings and needs_band(self.config) and any(e.going for e in entries):
             stamp(timings, self._bands.for_batch(plan, refs, self.config, timings))
-        timings.pop(BATCH_TWIN, None)  # the band's, not a verdict's
+        drop_twins(timings)
         ref_timings = stages.reference_timings(refs, timings, self.config)
         return done.verdicts([
             stages.verdict_of(plan, stages.settle(e, checks, plan.workloads, timings),

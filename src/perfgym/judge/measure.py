@@ -196,8 +196,11 @@ def measure(
     done = 0
     target = config.warmup + config.repeats
     cap = config.warmup + (config.max_repeats or config.repeats)
-    salt = secrets.token_hex(8) + "/"  # this measurement's orders (`schedule`); not `random`'s
-    # global stream, which a caller may have seeded for its own use
+    # This measurement's orders (`schedule`), from `secrets`, not `random`'s global stream, which
+    # a caller may have seeded. Instruction counts keep the fixed orders: a run's count moves
+    # with the lane it lands on (2,452 of 121.6 M instructions between a function task's two
+    # rounds once its order was drawn), and deterministic mode promises identical repeats.
+    salt = "" if clock == "instructions" else secrets.token_hex(8) + "/"
     while done < target:
         items = schedule(variants, workloads, range(done, target), config.interleave, salt)
         for (r, _i, v, w), out in zip(items, _execute(items, run, lane_ids), strict=True):

@@ -13,14 +13,16 @@ One A/A draw, kept for the judge's life, is not the noise its later batches meet
 taken at one moment drew py-lis-dp's baseline band anywhere from 0.055 to 0.77 minutes apart
 on a loaded 2-core VM, and there a batch's equal-work copies of the baseline spread 0.99-1.37x
 around its one run; a judge that drew 0.12 paid 5 of 8 such copies as faster (red team rt103).
-So every single-round batch also runs the baseline once as a candidate runs (`BATCH_TWIN`, at
-a random place in the batch's order): its log ratio to the baseline's run is an equal-work
-copy's, met in that batch. It joins the task's history (seeded with the A/A rounds; the last
-`RATIO_WINDOW` batches), and the baseline's band for the batch is the widest of the A/A band,
-what the history predicts for one more such ratio (`history_band`: a conformal bound once
-there are 19 pairs), and the batch's own pair (a twin far from the baseline says the
-baseline's one run is off, in this batch, before the history can show it: red team rt104
-found go-sort-records' copies paid in clusters of batches whose baseline run landed slow).
+So every single-round batch also runs the baseline once more as a candidate runs (a twin,
+`twin_label`, at a random place in the batch's order): its log ratio to the baseline's run is
+an equal-work copy's, met in that batch. The ratios form the task's history (the last
+`RATIO_WINDOW`; not the A/A rounds, whose copies run side by side and drew it too narrow: fresh
+judges still paid 6 of 48 copies in their first batch, red team rt104's script), and until it
+holds `MIN_AA_ROUNDS` ratios a batch runs as many twins as it lacks. The baseline's band for a
+batch is the widest of the A/A band, what the history predicts for one more ratio
+(`history_band`: a conformal bound once there are 19), and the batch's own twins (a twin far
+from the baseline says this batch's baseline run is off before the history can show it:
+go-sort-records' copies were paid in clusters of batches whose baseline run landed slow).
 Only the baseline's: a wider band there withholds "faster than the baseline"; a wider
 reference band would pay more programs "as fast as the reference".
 """
@@ -44,8 +46,13 @@ MIN_TESTED_ROUNDS = 3
 #: Twin-to-baseline ratios a task's history keeps: the machine's noise of the last this many
 #: batches (a machine that quietens narrows the band again).
 RATIO_WINDOW = 64
-#: The label of the baseline's second run in a single-round batch (`perfgym.judge.stages`).
-BATCH_TWIN = "baseline-batch-twin"
+#: What the baseline's extra runs in a single-round batch are labelled (`twin_label`).
+TWIN_PREFIX = "baseline-batch-twin"
+
+
+def twin_label(k: int) -> str:
+    """The label of a batch's k-th extra run of the baseline (`perfgym.judge.stages`)."""
+    return f"{TWIN_PREFIX}-{k}"
 
 
 def needs_band(config: JudgeConfig) -> bool:
@@ -72,12 +79,19 @@ class NoiseBands:
         with self._lock:
             if key in self._bands:
                 return self._bands[key]
-        bands, seed = self._measure(plan, refs, config)
+        bands = self._measure(plan, refs, config)
         with self._lock:
             if key not in self._bands:
                 self._bands[key] = bands
-                self._ratios[key] = collections.deque(seed, maxlen=RATIO_WINDOW)
+                self._ratios[key] = collections.deque(maxlen=RATIO_WINDOW)
             return self._bands[key]
+
+    def twins_wanted(self, plan: TaskPlan) -> int:
+        """How many twins the task's next single-round batch runs: one, or as many as its
+        history lacks of `MIN_AA_ROUNDS` ratios."""
+        with self._lock:
+            have = len(self._ratios.get((plan.key, plan.clock), ()))
+        return max(1, MIN_AA_ROUNDS - have)
 
     def for_batch(self, plan: TaskPlan, refs: References, config: JudgeConfig,
                   timings: dict[str, Timing]) -> Bands:  # fmt: skip
@@ -86,30 +100,26 @@ class NoiseBands:
         batch's own ratio."""
         bands = dict(self.of(plan, refs, config))
         key = (plan.key, plan.clock)
-        ratio = batch_log_ratio(timings)
+        ratios = batch_log_ratios(timings)
         with self._lock:
             history = self._ratios[key]
-            if ratio is not None:
-                history.append(ratio)
+            history.extend(ratios)
             logs = list(history)
-        if "baseline" in bands and len(logs) >= MIN_AA_ROUNDS:
-            widest = max(bands["baseline"], history_band(logs))
-            # this batch's own pair: its baseline run is at least this far off
-            if ratio is not None:
-                widest = max(widest, math.expm1(abs(ratio)))
+        if "baseline" in bands:
+            widest = bands["baseline"]
+            if len(logs) >= MIN_AA_ROUNDS:
+                widest = max(widest, history_band(logs))
+            # this batch's own twins: its baseline run is at least this far off
+            widest = max([widest, *(math.expm1(abs(r)) for r in ratios)])
             bands["baseline"] = widest
         return bands
 
     @staticmethod
-    def _measure(
-        plan: TaskPlan, refs: References, config: JudgeConfig
-    ) -> tuple[Bands, list[float]]:
-        """The A/A bands, and the baseline's rounds' twin-to-baseline log ratios (the seed of the
-        task's history)."""
+    def _measure(plan: TaskPlan, refs: References, config: JudgeConfig) -> Bands:
         pairs = [(role, v, dataclasses.replace(v, label=f"{role}-aa"))
                  for role, v in refs.items() if v is not None and v.ready]  # fmt: skip
         if not pairs:
-            return {}, []
+            return {}
         aa = config.model_copy(update={"repeats": config.noise_rounds, "max_repeats": None,
                                        "warmup": 0, "first_call": None})  # fmt: skip
         variants = [x for _role, v, twin in pairs for x in (v, twin)]
@@ -117,7 +127,6 @@ class NoiseBands:
                           task=plan.task, sandbox=plan.sandbox, limits=plan.limits,
                           cores=plan.cores)  # fmt: skip
         bands: Bands = {}
-        seed: list[float] = []
         for role, v, twin in pairs:
             a, b = timings.get(twin.label), timings.get(v.label)
             if a is None or b is None or not a.ok or not b.ok:
@@ -125,23 +134,32 @@ class NoiseBands:
             if len(a.samples_s) != len(b.samples_s) or len(a.samples_s) < MIN_AA_ROUNDS:
                 continue
             bands[role] = aa_noise_band(a.samples_s, b.samples_s)
-            if role == "baseline":
-                seed = [math.log(x / y) for x, y in zip(a.samples_s, b.samples_s, strict=True)]
-        return bands, seed
+        return bands
 
 
-def batch_log_ratio(timings: dict[str, Timing]) -> float | None:
-    """log(twin / baseline) of one batch's two runs of the baseline (`BATCH_TWIN`); None unless
-    both were measured afresh in it (a reused timing is an earlier batch's)."""
-    base, twin = timings.get("baseline"), timings.get(BATCH_TWIN)
-    if base is None or twin is None or not base.ok or not twin.ok:
-        return None
-    if "reused_timing" in base.flags:
-        return None
-    b, t = base.estimate_s, twin.estimate_s
-    if b is None or t is None or not (b > 0 and t > 0 and math.isfinite(b) and math.isfinite(t)):
-        return None
-    return math.log(t / b)
+def batch_log_ratios(timings: dict[str, Timing]) -> list[float]:
+    """log(twin / baseline) of each of one batch's twins (`twin_label`) measured afresh in it
+    with the baseline (a reused baseline timing is an earlier batch's: none then)."""
+    base = timings.get("baseline")
+    if base is None or not base.ok or "reused_timing" in base.flags:
+        return []
+    b = base.estimate_s
+    if b is None or not (b > 0 and math.isfinite(b)):
+        return []
+    out = []
+    for label, twin in timings.items():
+        if not label.startswith(TWIN_PREFIX) or not twin.ok:
+            continue
+        t = twin.estimate_s
+        if t is not None and t > 0 and math.isfinite(t):
+            out.append(math.log(t / b))
+    return out
+
+
+def drop_twins(timings: dict[str, Timing]) -> None:
+    """The twins' timings are the band's, not any verdict's."""
+    for label in [k for k in timings if k.startswith(TWIN_PREFIX)]:
+        del timings[label]
 
 
 def stamp(timings: dict[str, Timing], bands: Bands) -> None:

@@ -17,7 +17,7 @@ from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.harness_answer import HarnessAnswer
 from perfgym.judge.idle_wait import flag_idle_wait
 from perfgym.judge.measure import measure
-from perfgym.judge.noise_bands import BATCH_TWIN, needs_band
+from perfgym.judge.noise_bands import needs_band, twin_label
 from perfgym.judge.paid_saving import pay_confirmed
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.record import Entry
@@ -184,6 +184,7 @@ def measure_all(
     config: JudgeConfig,
     monitor: Callable[[], DriftMonitor | None],
     reused: ReusedTimings | None = None,
+    baseline_twins: int = 1,
 ) -> dict[str, Timing]:
     """Stage 5 (`_measured_all`), where a passing candidate that is the program of a measured
     baseline or reference (`perfgym.judge.twins`, config.same_program_once) is not measured
@@ -199,7 +200,7 @@ def measure_all(
     if copies and isinstance(run, CheckedRuns):
         run.labels |= set(copies.values())  # the role's runs are checked: the copy's outcome
     rest = [e for e in entries if e.label not in copies]
-    timings = _measured_all(plan, rest, refs, run, config, monitor, reused)
+    timings = _measured_all(plan, rest, refs, run, config, monitor, reused, baseline_twins)
     for label, role in copies.items():
         if role in timings:
             timings[label] = role_timing(timings[role])
@@ -214,6 +215,7 @@ def _measured_all(
     config: JudgeConfig,
     monitor: Callable[[], DriftMonitor | None],
     reused: ReusedTimings | None = None,
+    baseline_twins: int = 1,
 ) -> dict[str, Timing]:
     """Stage 5: every passing candidate measured with the wanted baseline and reference, in one
     interleaved batch on this machine; each variant's `Timing` by label. `monitor`: the drift
@@ -229,7 +231,7 @@ def _measured_all(
     twins = refs.twins and not config.reuse_references
     if twins and _wanted(config, "baseline") and _wanted(config, "reference"):
         timings = _measured_all(plan, entries, References(None, refs.reference), run, config,
-                                monitor, reused)  # fmt: skip
+                                monitor, reused, baseline_twins)  # fmt: skip
         if "reference" in timings:
             timings["baseline"] = timings["reference"]
         return timings
@@ -264,21 +266,23 @@ def _measured_all(
         timings = measured([*candidates, canary])
         if reused.confirm(plan, own, drift) and reused.agrees(plan, own, timings, kept):
             return {**{k: t for k, t in kept.items() if k != canary.label}, **timings}
-    timings = measured(candidates + list(own.values()) + batch_twin(config, candidates, own))
+    timings = measured(
+        candidates + list(own.values()) + batch_twins(config, candidates, own, baseline_twins)
+    )
     if reused is not None:
         reused.keep(plan, own, timings, drift)
     return timings
 
 
-def batch_twin(config: JudgeConfig, candidates: list[Variant],
-               own: Mapping[str, Variant]) -> list[Variant]:  # fmt: skip
-    """The baseline once more, run as a candidate runs (`BATCH_TWIN`), where a single-round
-    batch's speed calls rest on the noise band: its ratio to the baseline is an equal-work
-    copy's, met in this very batch (`NoiseBands.for_batch`)."""
+def batch_twins(config: JudgeConfig, candidates: list[Variant], own: Mapping[str, Variant],
+                twins: int = 1) -> list[Variant]:  # fmt: skip
+    """The baseline `twins` more times, run as a candidate runs (`twin_label`), where a
+    single-round batch's speed calls rest on the noise band: each one's ratio to the baseline is
+    an equal-work copy's, met in this very batch (`NoiseBands.for_batch`)."""
     base = own.get("baseline")
     if not candidates or base is None or not needs_band(config):
         return []
-    return [dataclasses.replace(base, label=BATCH_TWIN)]
+    return [dataclasses.replace(base, label=twin_label(k)) for k in range(max(1, twins))]
 
 
 def settle(entry: Entry, checks: CheckedRuns | None, workloads: list[TestCase],

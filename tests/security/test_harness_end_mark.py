@@ -126,7 +126,12 @@ def judged(suite):
                         model="honest") for t in LANGUAGES]  # fmt: skip
     cands += [Candidate(suite.get(t), source=suite.get(t).references[0].source,
                         model="honest-timed") for t in TIMED]  # fmt: skip
-    with Judge(JudgeConfig(repeats=1)) as j:
+    # Only the two timed tasks are measured. Their references are weighed against the baseline
+    # round by round, the verdict on most rounds: one round left an honest reference's saving
+    # unconfirmed by both witnesses once in CI (py_range_sums, whose one round must then have
+    # spent ~40 ms more than the baseline's outside the clock on the wall and on the CPU alike);
+    # with three rounds two such rounds are needed.
+    with Judge(JudgeConfig(repeats=3)) as j:
         verdicts = j.judge_many(cands)
     return {(v.task_id.removesuffix("-untimed"), v.model): v for v in verdicts}
 
@@ -149,6 +154,6 @@ def test_the_honest_reference_is_ok_with_its_end_mark(judged, task_id):
 def test_the_honest_reference_keeps_its_timing_and_draws_no_flag(judged, task_id):
     v = judged[(task_id, "honest-timed")]
     assert v.stage is Stage.OK, v.reason
-    assert v.candidate is not None and v.candidate.ok, v.candidate
+    assert v.candidate is not None and v.candidate.ok, v.candidate.status_reason
     assert v.candidate.clock == "harness" and v.candidate.estimate_s is not None
     assert not [f for f in v.flags if f.startswith("harness")], v.flags

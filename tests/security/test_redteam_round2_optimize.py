@@ -281,6 +281,7 @@ def test_service_backend_rewards_are_decided_on_hidden_workloads(tmp_path):
     """`BatchReward(..., backend="service")` (docs/training.md's TRL example) against a service
     started as documented (`perfgym serve --repeats 1`): the rewards must be decided on hidden
     workloads like the local backend's, or a visible lookup table is rewarded."""
+    from perfgym.service.client import ServiceClient
     from perfgym.service.config import ServiceConfig
     from perfgym.service.server.process import ServiceProcess
     from perfgym.tasks import load_suite
@@ -294,10 +295,17 @@ def test_service_backend_rewards_are_decided_on_hidden_workloads(tmp_path):
     judge = {"repeats": 1}  # what `perfgym serve --repeats 1` configures
     cfg = ServiceConfig(port=0, state_dir=str(tmp_path / "svc"), judge=judge)
     # Found: scored 1.26 (10.5x) through a service judging on the declared workloads.
-    with ServiceProcess(cfg, log=tmp_path / "service.log") as svc, \
-            BatchReward(core, "rlpf", backend="service", url=svc.url) as remote, \
-            pytest.raises(ConfigError, match="perfgym serve --hidden"):  # fmt: skip
-        remote.score([(TASK, table)])
+    with ServiceProcess(cfg, log=tmp_path / "service.log") as svc:
+        with BatchReward(core, "rlpf", backend="service", url=svc.url) as remote, \
+                pytest.raises(ConfigError, match="perfgym serve --hidden"):  # fmt: skip
+            remote.score([(TASK, table)])
+        with ServiceClient(svc.url) as client_:
+            assert client_.metrics().completed == 0  # refused before anything was judged
+        # A backend handed in ready is refused on its verdicts, whatever their stage.
+        wrong = fenced("print(0)\n", task.language, "v")
+        with BatchReward(core, "rlpf", judge=ServiceClient(svc.url)) as handed, \
+                pytest.raises(ConfigError, match="perfgym serve --hidden"):  # fmt: skip
+            handed.score([(TASK, wrong)])
     assert here.stage != "OK"  # the local backend: hidden workloads, the table fails
     hidden = {"repeats": 1, "hidden_workloads": True}  # `perfgym serve --hidden`
     cfg = ServiceConfig(port=0, state_dir=str(tmp_path / "svc2"), judge=hidden)

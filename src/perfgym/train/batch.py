@@ -170,6 +170,7 @@ class BatchReward:
         #: When the last batch's judging began and ended (wall clock, `time.time()`).
         self.last_judged: tuple[float, float] | None = None
         self._last_error = ""
+        self._service_hides: bool | None = None  # the service's own config, asked once
         self._one_at_a_time = threading.Lock()
         self._runner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="perfgym-batch")
 
@@ -252,6 +253,7 @@ class BatchReward:
                 first[key] = len(unique)
                 unique.append(c)
             slot.append(first[key])
+        self._refuse_a_visible_service()
         start, began = time.perf_counter(), time.time()
         judged = self._verdicts(unique)
         window = (began, time.time())
@@ -299,13 +301,33 @@ class BatchReward:
         asked = [v for v in verdicts if not v.infra_error and v.decided_on is DecidedOn.VISIBLE
                  and not v.why_visible]  # fmt: skip
         if asked:
-            where = f" at {self.url}" if self.url else ""
-            raise ConfigError(
-                f"the {self.backend} backend{where} judged on the tasks' declared (visible) "
-                "workloads, which a policy can learn; training rewards are decided on hidden "
-                "ones: start the service with `perfgym serve --hidden`, or pass "
-                "judge_config=training_judge_config(hidden_workloads=False) to accept that"
-            )
+            raise self._visible_error("judged")
+
+    def _refuse_a_visible_service(self) -> None:
+        """Before a first batch is sent: a service whose own configuration judges on the
+        declared workloads is refused at once, not after judging a batch it cannot be paid on.
+        Asked once (a service that cannot answer is left to the batch's own infrastructure
+        path); `_check_hidden` still reads every batch's verdicts (a service restarted with
+        another configuration)."""
+        if self.backend != "service" or not self.config.hidden_workloads:
+            return
+        if self._service_hides is None:
+            try:
+                self._service_hides = bool(self.judge.config.hidden_workloads)  # type: ignore[attr-defined]
+            except Exception as exc:  # noqa: BLE001 - unreachable: the batch reports it
+                log.info("perfgym reward: the service's configuration was not read (%s)", exc)
+                return
+        if not self._service_hides:
+            raise self._visible_error("judges")
+
+    def _visible_error(self, did: str) -> ConfigError:
+        where = f" at {self.url}" if self.url else ""
+        return ConfigError(
+            f"the {self.backend} backend{where} {did} on the tasks' declared (visible) "
+            "workloads, which a policy can learn; training rewards are decided on hidden "
+            "ones: start the service with `perfgym serve --hidden`, or pass "
+            "judge_config=training_judge_config(hidden_workloads=False) to accept that"
+        )
 
     def _verdicts(self, candidates: list[Candidate]) -> list[Verdict] | None:
         """The backend's verdicts, or None after a logged warning when the infrastructure failed

@@ -351,7 +351,10 @@ def test_service_store_reuses_a_lucky_hidden_draw(tmp_path):
     core = load_suite("perfgym-core")
     task = next(t for t in core.tasks if t.id == TASK)
     coin = COIN.replace("VISIBLE", repr(_visible_digests(task)))
-    judge = {"repeats": 1, "clock": "cpu", "hidden_workloads": True}
+    # Only the stage is read: nothing is measured beside the candidate (no A/A band, no
+    # baseline, no reference), and reuse is keyed by this configuration as by any other.
+    judge = {"repeats": 1, "clock": "cpu", "hidden_workloads": True, "noise_rounds": 0,
+             "measure_baseline": False, "measure_reference": False}  # fmt: skip
     cfg = ServiceConfig(port=0, state_dir=str(tmp_path / "svc"), judge=judge, reuse_stored=True)
     with ServiceProcess(cfg, log=tmp_path / "service.log") as svc, \
             BatchReward(core, "rlpf", backend="service", url=svc.url) as remote:  # fmt: skip

@@ -1,7 +1,8 @@
 """The baseline's noise band follows the noise the judge's batches meet: each single-round
 batch runs the baseline once more as a candidate runs (a twin; three in a task's first batch),
 the twins' ratios to the baseline form the task's history, and the baseline's band is never
-narrower than that history predicts for one more such ratio, nor than the batch's own twins.
+narrower than that history predicts for one more such ratio, nor than the batch's own twins;
+the A/A band is a floor only until the history has the 19 ratios of a conformal bound.
 
 Found by a red team (rt103): one 5-round A/A draw kept for a judge's life drew py-lis-dp's
 baseline band at 0.12 on a loaded VM whose batches then spread equal-work copies of the
@@ -108,7 +109,7 @@ def test_reused_and_failed_timings_are_not_counted_and_the_window_forgets() -> N
     assert noisy["baseline"] > AA["baseline"]
     for _ in range(RATIO_WINDOW):  # a machine that quietened: the far twin leaves the window
         got = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5))  # type: ignore[arg-type]
-    assert got == AA
+    assert got == {**AA, "baseline": 0.0}  # the history alone: every twin equal to its baseline
 
 
 def test_a_task_without_a_measurable_baseline_band_gets_none() -> None:
@@ -138,8 +139,29 @@ def test_one_far_pair_does_not_keep_a_long_history_wide() -> None:
     far = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 / 1.8))  # type: ignore[arg-type]
     assert far["baseline"] == pytest.approx(0.8)  # the batch itself: its baseline run is off
     got = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5))  # type: ignore[arg-type]
-    assert got["baseline"] == AA["baseline"]  # the next batch: the A/A band again
+    assert got["baseline"] == pytest.approx(1 / 0.97 - 1)  # the next batch: the steady spread
     assert copy_call(got["baseline"], 0.5 / 1.27, 0.5) == "faster"
+
+
+def test_a_wide_aa_draw_is_a_floor_only_until_the_history_is_conformal() -> None:
+    """rt105: a judge whose one A/A draw came out at 1.09 kept it for life and paid an honest
+    1.6x as the baseline in 118 of 120 calls, where a settled history of this VM's twins
+    (0.38) paid it in 33 of 40. The A/A band holds while the history has fewer than 19 ratios;
+    from the 19th the history's conformal bound is the band (the batch's own twins still widen
+    it), and an honest 1.3x leaves it while an equal-work copy within the spread does not."""
+    wide = {"baseline": 1.09, "reference": 0.2}
+    bands = GivenAA(wide)  # its first batch: three ratios
+    spread = (0.9, 1.1, 0.95, 1.05, 1.0, 0.92, 1.08, 0.97)
+    for k in range(15):  # ratios 4..18: still the A/A floor
+        got = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 * spread[k % 8]))  # type: ignore[arg-type]
+        assert got == wide, k
+    got = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 * 1.02))  # type: ignore[arg-type]
+    assert got["reference"] == wide["reference"]  # the reference's band is the A/A one always
+    assert 1 / 0.9 - 1 - 1e-9 <= got["baseline"] < 0.2  # the 19th of 19: this VM's widest twin
+    assert copy_call(got["baseline"], 0.5 / 1.3, 0.5) == "faster"
+    assert copy_call(got["baseline"], 0.5 / 1.08, 0.5) == "tie"
+    far = bands.for_batch(PLAN, {}, CONFIG, batch(0.5, 0.5 / 1.5))  # type: ignore[arg-type]
+    assert far["baseline"] == pytest.approx(0.5)  # a batch whose baseline run is off: still wide
 
 
 def test_a_far_pair_in_a_long_steady_history_widens_its_own_batch() -> None:

@@ -19,10 +19,14 @@ an equal-work copy's, met in that batch. The ratios form the task's history (the
 `RATIO_WINDOW`; not the A/A rounds, whose copies run side by side and drew it too narrow: fresh
 judges still paid 6 of 48 copies in their first batch, red team rt104's script), and until it
 holds `MIN_AA_ROUNDS` ratios a batch runs as many twins as it lacks. The baseline's band for a
-batch is the widest of the A/A band, what the history predicts for one more ratio
-(`history_band`: a conformal bound once there are 19), and the batch's own twins (a twin far
-from the baseline says this batch's baseline run is off before the history can show it:
-go-sort-records' copies were paid in clusters of batches whose baseline run landed slow).
+batch is the widest of what the history predicts for one more ratio (`history_band`), the
+batch's own twins (a twin far from the baseline says this batch's baseline run is off before
+the history can show it: go-sort-records' copies were paid in clusters of batches whose
+baseline run landed slow) and, until the history holds the 19 ratios of its conformal bound,
+the A/A band. Past that the history alone speaks for the baseline's single runs: a 5-round
+A/A draw kept as a floor for the judge's life drew py-lis-dp's band anywhere from 0.1 to 1.18
+(median 0.44 over 19 judges), and a judge that drew 1.09 paid an honest 1.6x as the baseline
+in 118 of 120 calls where its settled history (0.38) paid it in 33 of 40 (red team rt105).
 Only the baseline's: a wider band there withholds "faster than the baseline"; a wider
 reference band would pay more programs "as fast as the reference".
 """
@@ -39,7 +43,12 @@ from perfgym.judge.measure import measure
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.references import References
 from perfgym.judge.verdict import Timing
-from perfgym.timing.noise_band import MIN_AA_ROUNDS, aa_noise_band, history_band
+from perfgym.timing.noise_band import (
+    MIN_AA_ROUNDS,
+    aa_noise_band,
+    conformal_ready,
+    history_band,
+)
 
 #: Fewer measured rounds than this, and `speed_call` has no test: the band decides.
 MIN_TESTED_ROUNDS = 3
@@ -95,9 +104,10 @@ class NoiseBands:
 
     def for_batch(self, plan: TaskPlan, refs: References, config: JudgeConfig,
                   timings: dict[str, Timing]) -> Bands:  # fmt: skip
-        """The bands this batch's calls use: the A/A bands, the baseline's widened to what the
-        task's history of twin-to-baseline ratios (this batch's included) predicts, and to this
-        batch's own ratio."""
+        """The bands this batch's calls use: the A/A bands, the baseline's set by what the
+        task's history of twin-to-baseline ratios (this batch's included) predicts and widened
+        to this batch's own ratios; its A/A band is a floor only until the history's bound is
+        conformal."""
         bands = dict(self.of(plan, refs, config))
         key = (plan.key, plan.clock)
         ratios = batch_log_ratios(timings)
@@ -106,7 +116,7 @@ class NoiseBands:
             history.extend(ratios)
             logs = list(history)
         if "baseline" in bands:
-            widest = bands["baseline"]
+            widest = 0.0 if conformal_ready(len(logs)) else bands["baseline"]
             if len(logs) >= MIN_AA_ROUNDS:
                 widest = max(widest, history_band(logs))
             # this batch's own twins: its baseline run is at least this far off

@@ -47,6 +47,11 @@ def log_ratio_band(d: Sequence[float], level: float = 0.95) -> float:
     return math.exp(half) - 1.0
 
 
+def conformal_ready(n: int, level: float = 0.95) -> bool:
+    """Whether `n` pairs give `history_band` its distribution-free bound (19 at 0.95)."""
+    return math.ceil((n + 1) * level) <= n
+
+
 def history_band(d: Sequence[float], level: float = 0.95) -> float:
     """The band one more pair's log ratio falls in with probability `level`, from the log
     ratios `d` of the pairs met so far: their split-conformal bound, the ⌈(n+1)·level⌉-th
@@ -57,9 +62,9 @@ def history_band(d: Sequence[float], level: float = 0.95) -> float:
     6.8 ms for one fixed chunk of work), and one far pair kept a normal interval 1.7x wide for
     the next 55 batches, paying a real 1.27x gain the floor 5 times in 6."""
     n = len(d)
-    rank = math.ceil((n + 1) * level)
-    if rank > n:
+    if not conformal_ready(n, level):
         return log_ratio_band(d, level)
+    rank = math.ceil((n + 1) * level)
     if any(not math.isfinite(x) for x in d):
         raise ConfigError("noise band: a log ratio is not finite")
     return math.expm1(sorted(abs(x) for x in d)[rank - 1])

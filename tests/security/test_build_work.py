@@ -38,6 +38,16 @@ constexpr auto TABLE_A = compile_time_table(0);
 constexpr auto TABLE_B = compile_time_table(1);
 static volatile unsigned sink = TABLE_A[7] + TABLE_B[9];
 """
+#: Twice TABLE's constant evaluation: a harness task's own builds take 1.0-1.5 s of g++ CPU here,
+#: so TABLE's ~5 s build sat at the 4x bound's edge, and judged unflagged in 1 of 2 quiet runs.
+DOUBLE_TABLE = (
+    TABLE
+    + """
+constexpr auto TABLE_C = compile_time_table(2);
+constexpr auto TABLE_D = compile_time_table(3);
+static volatile unsigned sink_cd = TABLE_C[5] + TABLE_D[3];
+"""
+)
 
 
 # Alone: the honest build (`bits/stdc++.h`, ~1.8 s of g++ CPU) beside the other worker's tests
@@ -221,7 +231,7 @@ def test_a_harness_build_judged_again_keeps_its_build_work_flag(tmp_path) -> Non
     suite_dir = tmp_path / "pcb" / "executable_tasks"
     shutil.copytree(PCB / "cpp_topk_sum", suite_dir / "cpp_topk_sum")
     task = load_suite(str(suite_dir)).get("cpp_topk_sum")
-    heavy = task.reference.source + TABLE
+    heavy = task.reference.source + DOUBLE_TABLE
     config = JudgeConfig(repeats=1, reference_cache="off", build_cache=str(tmp_path / "builds"),
                          measure_baseline=False, measure_reference=False)  # fmt: skip
     got = []

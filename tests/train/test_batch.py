@@ -91,6 +91,9 @@ def test_down_service_gives_none_with_a_warning(core, caplog):
         got = down.score([("py-topk-words", fence("print(1)\n"))] * 2)
     assert [s.value for s in got] == [None, None] and all(s.infra_error for s in got)
     assert "ServiceUnavailable" in got[0].reason and "rewards are None" in caplog.text
+    # Its configuration was asked once, without retrying, and is not known: the batches' own
+    # retries report the service down, and every later batch is sent as before.
+    assert down._service_asked and down._service_hides is None
 
 
 def test_a_batch_past_its_timeout_gives_none(caplog):

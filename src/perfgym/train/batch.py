@@ -170,7 +170,10 @@ class BatchReward:
         #: When the last batch's judging began and ended (wall clock, `time.time()`).
         self.last_judged: tuple[float, float] | None = None
         self._last_error = ""
-        self._service_hides: bool | None = None  # the service's own config, asked once
+        #: The service's own configuration judges on hidden workloads: True, False, or None
+        #: (not asked yet, or not known: it did not answer the one time it was asked).
+        self._service_hides: bool | None = None
+        self._service_asked = False
         self._one_at_a_time = threading.Lock()
         self._runner = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="perfgym-batch")
 
@@ -306,18 +309,22 @@ class BatchReward:
     def _refuse_a_visible_service(self) -> None:
         """Before a first batch is sent: a service whose own configuration judges on the
         declared workloads is refused at once, not after judging a batch it cannot be paid on.
-        Asked once (a service that cannot answer is left to the batch's own infrastructure
-        path); `_check_hidden` still reads every batch's verdicts (a service restarted with
-        another configuration)."""
-        if self.backend != "service" or not self.config.hidden_workloads:
+        Asked once, without retrying (a service that does not answer then is the batch's
+        infrastructure failure to report, after the batch's own retries, not twice as late);
+        `_check_hidden` still reads every batch's verdicts (a service restarted with another
+        configuration)."""
+        if self.backend != "service" or not self.config.hidden_workloads or not self.url:
             return
-        if self._service_hides is None:
+        if not self._service_asked:
+            self._service_asked = True
+            from perfgym.service.client import ServiceClient
+
             try:
-                self._service_hides = bool(self.judge.config.hidden_workloads)  # type: ignore[attr-defined]
-            except Exception as exc:  # noqa: BLE001 - unreachable: the batch reports it
+                with ServiceClient(self.url, token=self._token, retry_for_s=0.0) as client:
+                    self._service_hides = bool(client.config.hidden_workloads)
+            except Exception as exc:  # noqa: BLE001 - not answering: the batch reports it
                 log.info("perfgym reward: the service's configuration was not read (%s)", exc)
-                return
-        if not self._service_hides:
+        if self._service_hides is False:
             raise self._visible_error("judges")
 
     def _visible_error(self, did: str) -> ConfigError:

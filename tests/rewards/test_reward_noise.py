@@ -112,12 +112,24 @@ def test_the_band_is_measured_only_when_a_candidate_needs_a_decision() -> None:
     assert "baseline faster (noise-band)" in out.decision, out.decision
 
 
-def test_each_single_round_batch_runs_the_baseline_twice_for_its_band() -> None:
+def test_each_single_round_batch_runs_the_baseline_twice_for_its_band(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """The baseline's extra runs in a single-round batch (its twins: three in the task's first
     batch, one after) feed the task's band history once per batch that measured a candidate,
-    and appear in no verdict."""
-    from perfgym.judge.noise_bands import TWIN_PREFIX
+    appear in no verdict, and are pooled with the baseline's own run: the baseline every
+    verdict of the batch holds is their geometric mean."""
+    import math
 
+    from perfgym.judge import judge as judge_module
+    from perfgym.judge.noise_bands import TWIN_PREFIX, pool_twins
+
+    pooled: list[tuple[list[float], float]] = []
+
+    def spy(timings):  # type: ignore[no-untyped-def]
+        runs = [t.estimate_s for k, t in timings.items() if k == "baseline" or TWIN_PREFIX in k]
+        pool_twins(timings)
+        pooled.append((runs, timings["baseline"].estimate_s))
+
+    monkeypatch.setattr(judge_module, "pool_twins", spy)
     task = loop_task()
     renamed = BASELINE.replace("s = 0\n", "t = 0\n").replace("s += ", "t += ").replace("(s)", "(t)")
     with Judge(JudgeConfig(repeats=1)) as judge:
@@ -131,3 +143,7 @@ def test_each_single_round_batch_runs_the_baseline_twice_for_its_band() -> None:
     for v in verdicts:
         assert v.correct and v.same_source == [], v.reason
         assert v.baseline is not None and v.baseline.noise_band is not None
+    assert [len(runs) for runs, _ in pooled] == [4, 2, 2]
+    for v, (runs, got) in zip(verdicts, pooled, strict=True):
+        assert math.isclose(got, math.prod(runs) ** (1 / len(runs)))
+        assert v.baseline is not None and v.baseline.estimate_s == got

@@ -17,7 +17,7 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.hidden import fresh_seed
 from perfgym.judge.machine_scale import machine_scale, published_times, scaled
 from perfgym.judge.measure import lanes_of
-from perfgym.judge.noise_bands import NoiseBands, drop_twins, needs_band, stamp
+from perfgym.judge.noise_bands import NoiseBands, drop_twins, needs_band, pool_twins, stamp
 from perfgym.judge.plan import HARNESS_CASE, TaskPlan, plan_task, task_key
 from perfgym.judge.record import Entry
 from perfgym.judge.reference_context import runtime_context
@@ -306,6 +306,7 @@ class Judge:
         # a later batch of the same task measures it when it needs it).
         if timings and needs_band(self.config) and any(e.going for e in entries):
             stamp(timings, self._bands.for_batch(plan, refs, self.config, timings))
+            pool_twins(timings)
         drop_twins(timings)
         ref_timings = stages.reference_timings(refs, timings, self.config)
         return done.verdicts([

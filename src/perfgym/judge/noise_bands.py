@@ -166,6 +166,64 @@ def batch_log_ratios(timings: dict[str, Timing]) -> list[float]:
     return out
 
 
+def pool_twins(timings: dict[str, Timing]) -> None:
+    """The baseline's timing in a batch with twins becomes the geometric mean of its run and its
+    twins' (round by round, workload by workload): every candidate of the batch is compared with
+    the baseline measured at two or more places in the batch's order, not at one. A baseline run
+    that landed in a slow moment made every equal-work copy of that batch look faster together
+    (red teams rt105, rt107: paid copies came in clusters of batches); pooled, an equal-work
+    copy's log ratio has about three quarters of the variance of the twin ratios the band is set
+    from. Left as it is when the baseline's timing was reused or any run is not OK, or the
+    rounds do not line up."""
+    base = timings.get("baseline")
+    twins = [t for label, t in timings.items() if label.startswith(TWIN_PREFIX)]
+    if base is None or not twins or not base.ok or "reused_timing" in base.flags:
+        return
+    runs = [base, *twins]
+    if not all(t.ok and _positive(t.estimate_s) for t in runs):
+        return
+    n = len(base.samples_s)
+    if any(len(t.samples_s) != n or not all(map(_positive, t.samples_s)) for t in runs):
+        return
+    workloads = base.per_workload_samples_s
+    if any(t.per_workload_samples_s.keys() != workloads.keys() for t in twins):
+        return
+    if any(
+        len(t.per_workload_samples_s[w]) != len(xs) for t in twins for w, xs in workloads.items()
+    ):
+        return
+    if any(t.per_workload_s.keys() != base.per_workload_s.keys() for t in twins) or not all(
+        _positive(x) for t in runs for x in t.per_workload_s.values()
+    ):
+        return
+    estimate = _geomean([t.estimate_s for t in runs])  # type: ignore[misc]
+    k = estimate / base.estimate_s  # type: ignore[operator]
+    timings["baseline"] = base.model_copy(
+        update={
+            "estimate_s": estimate,
+            "samples_s": [_geomean([t.samples_s[i] for t in runs]) for i in range(n)],
+            "per_workload_s": {
+                w: _geomean([t.per_workload_s[w] for t in runs]) for w in base.per_workload_s
+            },
+            "per_workload_samples_s": {
+                w: [
+                    _geomean([t.per_workload_samples_s[w][i] for t in runs]) for i in range(len(xs))
+                ]
+                for w, xs in workloads.items()
+            },
+            "ci_s": None if base.ci_s is None else (base.ci_s[0] * k, base.ci_s[1] * k),
+        }
+    )
+
+
+def _positive(x: float | None) -> bool:
+    return x is not None and x > 0 and math.isfinite(x)
+
+
+def _geomean(xs: list[float]) -> float:
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
 def drop_twins(timings: dict[str, Timing]) -> None:
     """The twins' timings are the band's, not any verdict's."""
     for label in [k for k in timings if k.startswith(TWIN_PREFIX)]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 
 from perfgym.judge.noise_bands import pool_twins, twin_label
+from perfgym.judge.twins import ROLE_TIMING, role_timing
 from perfgym.timing.decision import speed_call
 from perfgym.timing.result import Timing, TimingStatus
 
@@ -92,3 +93,16 @@ def test_nothing_is_pooled_from_a_reused_a_failed_or_a_mismatched_run() -> None:
     empty: dict[str, Timing] = {}
     pool_twins(empty)
     assert empty == {}
+
+
+def test_a_candidate_that_is_the_baselines_program_gets_the_pooled_timing_too() -> None:
+    """It has the baseline's timing (`twins.role_timing`), so it stays the baseline's after
+    pooling; a reference's copy keeps the reference's."""
+    own = run(1.3)
+    timings = batch(own, run(1.1))
+    timings["copy-of-baseline"] = role_timing(own)
+    timings["copy-of-reference"] = role_timing(timings["reference"])
+    pool_twins(timings)
+    got = timings["copy-of-baseline"]
+    assert got.samples_s == timings["baseline"].samples_s and ROLE_TIMING in got.flags
+    assert timings["copy-of-reference"].samples_s == timings["reference"].samples_s

@@ -306,7 +306,11 @@ class Judge:
         # a later batch of the same task measures it when it needs it).
         if timings and needs_band(self.config) and any(e.going for e in entries):
             stamp(timings, self._bands.for_batch(plan, refs, self.config, timings))
+            run_alone = timings.get("baseline")
             pool_twins(timings)
+            if run_alone is not None and timings["baseline"] is not run_alone:
+                own = stages.measured_roles(refs, self.config)
+                self._reused.pooled(plan, own, run_alone, timings["baseline"])
         drop_twins(timings)
         ref_timings = stages.reference_timings(refs, timings, self.config)
         return done.verdicts([

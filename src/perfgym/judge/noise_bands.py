@@ -42,6 +42,7 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.measure import measure
 from perfgym.judge.plan import TaskPlan
 from perfgym.judge.references import References
+from perfgym.judge.twins import ROLE_TIMING, role_timing
 from perfgym.judge.verdict import Timing
 from perfgym.timing.noise_band import (
     MIN_AA_ROUNDS,
@@ -173,8 +174,9 @@ def pool_twins(timings: dict[str, Timing]) -> None:
     that landed in a slow moment made every equal-work copy of that batch look faster together
     (red teams rt105, rt107: paid copies came in clusters of batches); pooled, an equal-work
     copy's log ratio has about three quarters of the variance of the twin ratios the band is set
-    from. Left as it is when the baseline's timing was reused or any run is not OK, or the
-    rounds do not line up."""
+    from. A candidate that is the baseline's program gets the pooled timing too (it has the
+    baseline's timing, `twins.role_timing`). Left as it is when the baseline's timing was reused
+    or any run is not OK, or the rounds do not line up."""
     base = timings.get("baseline")
     twins = [t for label, t in timings.items() if label.startswith(TWIN_PREFIX)]
     if base is None or not twins or not base.ok or "reused_timing" in base.flags:
@@ -198,7 +200,7 @@ def pool_twins(timings: dict[str, Timing]) -> None:
         return
     estimate = _geomean([t.estimate_s for t in runs])  # type: ignore[misc]
     k = estimate / base.estimate_s  # type: ignore[operator]
-    timings["baseline"] = base.model_copy(
+    pooled = base.model_copy(
         update={
             "estimate_s": estimate,
             "samples_s": [_geomean([t.samples_s[i] for t in runs]) for i in range(n)],
@@ -214,6 +216,15 @@ def pool_twins(timings: dict[str, Timing]) -> None:
             "ci_s": None if base.ci_s is None else (base.ci_s[0] * k, base.ci_s[1] * k),
         }
     )
+    timings["baseline"] = pooled
+    # A candidate that is the baseline's program has the baseline's timing (`twins.role_timing`).
+    for label, t in list(timings.items()):
+        if (
+            ROLE_TIMING in t.flags
+            and t.samples_s == base.samples_s
+            and t.estimate_s == base.estimate_s
+        ):
+            timings[label] = role_timing(pooled)
 
 
 def _positive(x: float | None) -> bool:

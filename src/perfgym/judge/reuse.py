@@ -121,6 +121,21 @@ class ReusedTimings:
         with self._lock:
             self._by_key[key] = kept
 
+    def pooled(
+        self, plan: TaskPlan, own: Mapping[str, Variant], measured: Timing, pooled: Timing
+    ) -> None:
+        """The baseline's kept timing, where it is `measured` (this batch's run), becomes
+        `pooled` (`noise_bands.pool_twins`): a later batch that reuses it is compared with the
+        baseline the batch that measured it used."""
+        key = _key(plan, own)
+        with self._lock:
+            kept = self._by_key.get(key)
+            now = kept.timings.get("baseline") if kept is not None else None
+            if kept is None or now is None or now.samples_s != measured.samples_s:
+                return
+            timings = {**kept.timings, "baseline": pooled.model_copy(deep=True)}
+            self._by_key[key] = _Kept(timings=timings, check=kept.check, at=kept.at)
+
     def drop(self, key: str) -> None:
         with self._lock:
             self._by_key.pop(key, None)

@@ -189,8 +189,7 @@ def measure_all(
     """Stage 5 (`_measured_all`), where a passing candidate that is the program of a measured
     baseline or reference (`perfgym.judge.twins`, config.same_program_once) is not measured
     again (the same source exactly): it has that role's timing, flagged."""
-    measured = {label: v for label, v in refs.items()
-                if _wanted(config, label) and v is not None and v.ready}  # fmt: skip
+    measured = measured_roles(refs, config)
     copies = {}
     if config.same_program_once:
         for e in entries:
@@ -236,11 +235,7 @@ def _measured_all(
             timings["baseline"] = timings["reference"]
         return timings
     candidates = [e.variant for e in entries if e.going]
-    own = {
-        label: v
-        for label, v in refs.items()
-        if _wanted(config, label) and v is not None and v.ready
-    }
+    own = measured_roles(refs, config)
     if not candidates and not own:
         return {}
     workers = plan.workers if plan.task.kind is TaskKind.FUNCTION else None
@@ -407,6 +402,15 @@ def out_limits(plan: TaskPlan, case: TestCase, entry: Entry) -> Limits:
 
 def _expected_of(plan: TaskPlan, case: TestCase, expected: ExpectedOutputs) -> Expected:
     return lambda: expected.of(plan, case)
+
+
+def measured_roles(refs: References, config: JudgeConfig) -> dict[str, Variant]:
+    """The task's own solutions this judge measures (the baseline, the reference), by label."""
+    return {
+        label: v
+        for label, v in refs.items()
+        if _wanted(config, label) and v is not None and v.ready
+    }
 
 
 def _wanted(config: JudgeConfig, label: str) -> bool:

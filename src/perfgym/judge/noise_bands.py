@@ -44,6 +44,7 @@ from perfgym.judge.plan import TaskPlan
 from perfgym.judge.references import References
 from perfgym.judge.twins import ROLE_TIMING, role_timing
 from perfgym.judge.verdict import Timing
+from perfgym.timing.estimators import geometric_mean
 from perfgym.timing.noise_band import (
     MIN_AA_ROUNDS,
     aa_noise_band,
@@ -198,18 +199,19 @@ def pool_twins(timings: dict[str, Timing]) -> None:
         _positive(x) for t in runs for x in t.per_workload_s.values()
     ):
         return
-    estimate = _geomean([t.estimate_s for t in runs])  # type: ignore[misc]
+    estimate = geometric_mean([t.estimate_s for t in runs])  # type: ignore[misc]
     k = estimate / base.estimate_s  # type: ignore[operator]
     pooled = base.model_copy(
         update={
             "estimate_s": estimate,
-            "samples_s": [_geomean([t.samples_s[i] for t in runs]) for i in range(n)],
+            "samples_s": [geometric_mean([t.samples_s[i] for t in runs]) for i in range(n)],
             "per_workload_s": {
-                w: _geomean([t.per_workload_s[w] for t in runs]) for w in base.per_workload_s
+                w: geometric_mean([t.per_workload_s[w] for t in runs]) for w in base.per_workload_s
             },
             "per_workload_samples_s": {
                 w: [
-                    _geomean([t.per_workload_samples_s[w][i] for t in runs]) for i in range(len(xs))
+                    geometric_mean([t.per_workload_samples_s[w][i] for t in runs])
+                    for i in range(len(xs))
                 ]
                 for w, xs in workloads.items()
             },
@@ -229,10 +231,6 @@ def pool_twins(timings: dict[str, Timing]) -> None:
 
 def _positive(x: float | None) -> bool:
     return x is not None and x > 0 and math.isfinite(x)
-
-
-def _geomean(xs: list[float]) -> float:
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def drop_twins(timings: dict[str, Timing]) -> None:

@@ -9,6 +9,8 @@ not apply.
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,10 +54,25 @@ def build_copy(
                 raise TaskCheckError(
                     f"task {task.id}: setup `{task.setup}` failed ({why}): {_last_lines(res.output)}"
                 )
+        close_shared_writes(copy.path)
     except BaseException:
         copy.remove()
         raise
     return copy
+
+
+def close_shared_writes(root: Path) -> None:
+    """No file or folder of a built copy stays writable by its group or by others. A run's uid
+    is not the copy's owner, and `mincore` reports a file's true page residency to a process
+    that could write it: red team helper-108's patch had its build (`setup.py`) leave four
+    world-writable files, read their pages' residency in each timed run and set it with
+    `madvise(MADV_PAGEOUT)`, a channel that carried the answers from one run to the next
+    (bloomc, 3.6-5.3x paid in 6 of 6 runs for code no faster than the original's)."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        for path in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+            st = os.lstat(path)
+            if not stat.S_ISLNK(st.st_mode) and st.st_mode & 0o022:
+                os.chmod(path, stat.S_IMODE(st.st_mode) & ~0o022)
 
 
 #: The tests each built original passed, by (copy path, test command): what a patch must pass.

@@ -1,11 +1,21 @@
-"""Reading a unified diff: which files a patch touches and the lines it adds (new-file numbers)."""
+"""Reading a unified diff: which files a patch touches and the lines it adds (new-file numbers).
+
+Read as `git apply` reads it: lines end at "\n" only (not at a form feed or the other breaks
+`str.splitlines` knows), and a hunk's lines are the counts its header gives, each read by its
+first character alone, never as a file header. Red team helper-108 added a line whose text was
+"++ b/pkg/x.py" to a new root module: in the diff it read "+++ b/pkg/x.py", which a reader that
+tests for headers first took for another file, so every static check saw a file inside the
+package while git created the root module (Python's `copy` imports a root `org` during
+`import pytest`, ahead of perfgym's outcome plugin), and the tests' outcomes were forged again.
+`perfgym.repos.shell.apply_patch` also asks git which files it applies and refuses a patch whose
+text says otherwise."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
 
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_HUNK = re.compile(r"^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 
 
 @dataclass
@@ -37,7 +47,26 @@ def parse_patch(patch: str) -> list[FileChange]:
     files: list[FileChange] = []
     current: FileChange | None = None
     new_line = 0
-    for line in patch.splitlines():
+    old_left = new_left = 0  # the current hunk's lines still to come, by its header
+    for line in patch.split("\n"):
+        if line.endswith("\r"):
+            line = line[:-1]
+        if current is not None and (old_left > 0 or new_left > 0):
+            tag = line[:1]
+            if tag == "+":
+                current.added[new_line] = line[1:]
+                new_line += 1
+                new_left -= 1
+            elif tag == "-":
+                current.removed.append(line[1:])
+                old_left -= 1
+            elif tag == " " or line == "":
+                new_line += 1
+                old_left -= 1
+                new_left -= 1
+            elif tag != "\\":  # not "\ No newline at end of file": git refuses the patch
+                old_left = new_left = 0
+            continue
         if line.startswith("diff --git "):
             parts = line.split(" ")
             current = FileChange(path=_strip(parts[-1]), old_path=_strip(parts[-2]))
@@ -64,16 +93,11 @@ def parse_patch(patch: str) -> list[FileChange]:
             if name.strip() != "/dev/null":
                 current.path = _strip(name)
         elif m := _HUNK.match(line):
-            new_line = int(m.group(1))
+            old_left = int(m.group(1)) if m.group(1) is not None else 1
+            new_line = int(m.group(2))
+            new_left = int(m.group(3)) if m.group(3) is not None else 1
             if line.startswith("@@ -0,0 "):  # a hunk from nothing: the file is new
                 current.created = True
-        elif line.startswith("+"):
-            current.added[new_line] = line[1:]
-            new_line += 1
-        elif line.startswith("-"):
-            current.removed.append(line[1:])
-        elif line.startswith(" ") or line == "":
-            new_line += 1
     for f in files:
         if not f.path:
             f.path = f.old_path

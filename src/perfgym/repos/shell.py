@@ -22,6 +22,7 @@ from pathlib import Path
 from perfgym.errors import PerfgymError
 from perfgym.repos.copy import RepoCopy, read_base_commit
 from perfgym.repos.copy_guard import MAX_BYTES, MAX_FILES, CopyGuard
+from perfgym.repos.diffs import parse_patch
 from perfgym.run_status import Status
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.bind import Bind
@@ -171,21 +172,59 @@ def apply_patch(
     sandbox: Sandbox | None = None,
 ) -> ShellResult:  # fmt: skip
     """`git apply` a unified diff to the copy (in the sandbox); PatchError with git's message
-    when it does not apply (nothing of it is applied then)."""
+    when it does not apply (nothing of it is applied then), or when the files git would apply
+    are not the ones the patch's text shows to perfgym's checks (`diffs.parse_patch`): every
+    static check reads that text, so a patch that reads one way to them and another to git
+    would be checked on files it does not write (red team helper-108)."""
     if not patch.strip():
         return ShellResult("", 0, False, 0.0, 0.0)
+    text = patch if patch.endswith("\n") else patch + "\n"
+    numstat = (f"git apply --numstat -z --whitespace=nowarn /tmp/{_PATCH_NAME} 2>/tmp/err"
+               " || { cat /tmp/err; exit 1; }")  # fmt: skip
+    listed = run_shell(copy_dir, numstat, timeout_s=timeout_s, memory_mb=memory_mb,
+                       files={_PATCH_NAME: text}, sandbox=sandbox)  # fmt: skip
+    if not listed.ok:
+        raise PatchError("patch does not apply: git cannot read it" + _why(listed))
+    by_git, by_text = numstat_paths(listed.output), {f.path for f in parse_patch(patch)}
+    if by_git != by_text:
+        raise PatchError(
+            "patch does not apply as written: git would write "
+            f"{sorted(by_git - by_text)[:5]} where its text shows {sorted(by_text - by_git)[:5]}"
+        )
     res = run_shell(
         copy_dir,
         f"git apply --whitespace=nowarn /tmp/{_PATCH_NAME}",
         timeout_s=timeout_s,
         memory_mb=memory_mb,
-        files={_PATCH_NAME: patch if patch.endswith("\n") else patch + "\n"},
+        files={_PATCH_NAME: text},
         sandbox=sandbox,
     )
     if not res.ok:
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
         raise PatchError("patch does not apply: " + ("; ".join(lines[:3]) or res.reason))
     return res
+
+
+def _why(res: ShellResult) -> str:
+    lines = [ln for ln in res.output.replace("\0", "\n").splitlines() if ln.strip()]
+    return f" ({'; '.join(lines[:3]) or res.reason})" if lines or res.reason else ""
+
+
+def numstat_paths(output: str) -> set[str]:
+    """The files `git apply --numstat -z` lists (a rename's or copy's new name)."""
+    paths: set[str] = set()
+    fields = output.split("\0")
+    i = 0
+    while i < len(fields):
+        head = fields[i]
+        parts = head.split("\t")
+        if len(parts) == 3 and parts[2]:
+            paths.add(parts[2])
+        elif len(parts) == 3 and i + 2 < len(fields):  # a rename: old and new name follow
+            paths.add(fields[i + 2])
+            i += 2
+        i += 1
+    return paths
 
 
 def take_patch(

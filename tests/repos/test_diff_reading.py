@@ -49,6 +49,19 @@ _os.chmod("chan/inner.bin", 0o662)
 if not _os.path.lexists("chan/link"):
     _os.symlink("/etc/hostname", "chan/link")
 """
+#: Two files in a plain diff (no "diff --git" lines), as difflib writes one.
+PLAIN_TWO_FILES = (
+    "--- a/pkg/mod.py\n"
+    "+++ b/pkg/mod.py\n"
+    "@@ -1 +1,2 @@\n"
+    "-x = 1\n"
+    "+x = 1\n"
+    "+y = 2\n"
+    "--- /dev/null\n"
+    "+++ b/pkg/new.py\n"
+    "@@ -0,0 +1 @@\n"
+    "+z = 3\n"
+)
 NO_NEWLINE = (
     "diff --git a/pkg/mod.py b/pkg/mod.py\n"
     "--- a/pkg/mod.py\n"
@@ -79,8 +92,8 @@ def test_the_patch_of_a_rename_and_a_binary_file_are_listed_by_their_new_names()
         "a.py", "new.py", "data.bin"}  # fmt: skip
 
 
-@pytest.mark.parametrize("patch", [HEADER_LINE, FORM_FEED, NO_NEWLINE],
-                         ids=["header-like-line", "form-feed", "no-newline"])  # fmt: skip
+@pytest.mark.parametrize("patch", [HEADER_LINE, FORM_FEED, NO_NEWLINE, PLAIN_TWO_FILES],
+                         ids=["header-like-line", "form-feed", "no-newline", "plain-two-files"])  # fmt: skip
 def test_the_files_read_are_the_files_git_applies(repo: Path, patch: str) -> None:
     for args in (["init", "-q"], ["add", "-A"], ["-c", "user.email=t@t", "-c", "user.name=t",
                                                  "commit", "-qm", "base"]):  # fmt: skip
@@ -95,6 +108,9 @@ def test_a_hunks_lines_are_its_own_whatever_they_look_like() -> None:
     assert org.added == {1: 'NOTE = """', 2: "++ b/pkg/mod.py", 3: '"""', 4: "import os"}
     (org,) = parse_patch(FORM_FEED)
     assert org.added == {1: "# a page break \x0c+++ b/pkg/mod.py", 2: "import os"}
+    mod, new = parse_patch(PLAIN_TWO_FILES)  # each file its own, though no git header says so
+    assert (mod.path, mod.added, mod.created) == ("pkg/mod.py", {1: "x = 1", 2: "y = 2"}, False)
+    assert (new.path, new.added, new.created) == ("pkg/new.py", {1: "z = 3"}, True)
 
 
 def test_a_patch_git_reads_otherwise_is_refused(repo: Path, repo_cache: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -48,6 +48,7 @@ def parse_patch(patch: str) -> list[FileChange]:
     current: FileChange | None = None
     new_line = 0
     old_left = new_left = 0  # the current hunk's lines still to come, by its header
+    named = False  # the current file had its "+++" line: a "---" line starts the next one
     for line in patch.split("\n"):
         if line.endswith("\r"):
             line = line[:-1]
@@ -71,13 +72,15 @@ def parse_patch(patch: str) -> list[FileChange]:
             parts = line.split(" ")
             current = FileChange(path=_strip(parts[-1]), old_path=_strip(parts[-2]))
             files.append(current)
+            named = False
             continue
+        if line.startswith("--- ") and (current is None or named):
+            # a plain diff without git's header: each file starts at its "---" line
+            current = FileChange(path="", old_path=_strip(line[4:]))
+            files.append(current)
+            named = False
         if current is None:
-            if line.startswith("--- "):  # a plain diff without git's header
-                current = FileChange(path="", old_path=_strip(line[4:]))
-                files.append(current)
-            else:
-                continue
+            continue
         if line.startswith("new file mode"):
             current.created = True
         elif line.startswith("deleted file mode"):
@@ -89,6 +92,7 @@ def parse_patch(patch: str) -> list[FileChange]:
                 current.created = True
             current.old_path = _strip(line[4:]) if line[4:] != "/dev/null" else current.old_path
         elif line.startswith("+++ "):
+            named = True
             name = line[4:]
             if name.strip() != "/dev/null":
                 current.path = _strip(name)

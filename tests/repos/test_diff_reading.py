@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from perfgym.repos import shell
 from perfgym.repos.copy import make_copy
 from perfgym.repos.diffs import parse_patch
 from perfgym.repos.shell import PatchError, apply_patch, numstat_paths
@@ -89,7 +88,7 @@ def git_files(repo: Path, patch: str) -> set[str]:
 
 def test_the_patch_of_a_rename_and_a_binary_file_are_listed_by_their_new_names() -> None:
     assert numstat_paths("1\t2\ta.py\x000\t0\t\x00old.py\x00new.py\x00-\t-\tdata.bin\x00") == {
-        "a.py", "new.py", "data.bin"}  # fmt: skip
+        "a.py", "old.py", "new.py", "data.bin"}  # fmt: skip
 
 
 @pytest.mark.parametrize("patch", [HEADER_LINE, FORM_FEED, NO_NEWLINE, PLAIN_TWO_FILES],
@@ -113,19 +112,68 @@ def test_a_hunks_lines_are_its_own_whatever_they_look_like() -> None:
     assert (new.path, new.added, new.created) == ("pkg/new.py", {1: "z = 3"}, True)
 
 
-def test_a_patch_git_reads_otherwise_is_refused(repo: Path, repo_cache: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """Should the reading and git ever disagree again, the patch is not applied at all."""
+#: helper-109: a new root module as a plain diff whose hunk header says it starts at line 9001
+#: and has old lines ("-1,0"): git makes the file and writes its lines from line 1.
+FAR_HEADER = "--- a/org.py\n+++ b/org.py\n@@ -1,0 +9001,2 @@\n+import ctypes\n+ctypes.CDLL(None)\n"
+
+
+def _git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True,
+                          text=True).stdout  # fmt: skip
+
+
+def _binary_patch(tmp_path: Path) -> str:
+    """A new module as `git diff --binary` writes it for a file `.gitattributes` marks -diff."""
+    work = tmp_path / "work"
+    (work / "pkg").mkdir(parents=True)
+    (work / "pkg/mod.py").write_text("x = 1")
+    _git(work, "init", "-q")
+    _git(work, "add", "-A")
+    _git(work, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
+    (work / ".gitattributes").write_text("org.py -diff\n")
+    (work / "org.py").write_text("import ctypes\nctypes.CDLL(None)\n")
+    _git(work, "add", "-A")
+    patch = _git(work, "diff", "--cached", "--binary", "HEAD", "--", "org.py")
+    assert "GIT binary patch" in patch or "Binary files" in patch, patch
+    return patch
+
+
+@pytest.mark.parametrize("which", ["far-header", "binary", "header-like-line", "form-feed"])
+def test_the_checks_read_what_git_wrote(repo: Path, repo_cache: Path, tmp_path: Path,
+                                        which: str) -> None:  # fmt: skip
+    """However the patch says it, the diff the checks read is of the files git wrote: the
+    module is a new file, its lines numbered from 1, its text readable."""
+    patch = {"far-header": FAR_HEADER, "header-like-line": HEADER_LINE, "form-feed": FORM_FEED,
+             "binary": _binary_patch(tmp_path) if which == "binary" else ""}[which]  # fmt: skip
     copy = make_copy(repo)
     try:
-        monkeypatch.setattr(shell, "parse_patch", lambda _p: parse_patch(NO_NEWLINE))
-        with pytest.raises(PatchError, match="as written"):
-            apply_patch(copy, HEADER_LINE)
-        assert not (copy.path / "org.py").exists()
-        monkeypatch.undo()
-        apply_patch(copy, HEADER_LINE)
-        assert (copy.path / "org.py").exists()
+        seen = parse_patch(apply_patch(copy, patch))
+    finally:
+        copy.remove()
+    (org,) = seen
+    assert org.path == "org.py" and org.created
+    assert min(org.added) == 1 and "import" in " ".join(org.added.values())
+    if which in ("far-header", "binary"):
+        assert org.added[1] == "import ctypes"
+
+
+def test_a_patch_that_makes_a_symbolic_link_is_refused(repo: Path, repo_cache: Path) -> None:
+    """A link's target is text no check reads (helper-109: a module linked to a .txt file)."""
+    link = (
+        "diff --git a/pkg/fast.py b/pkg/fast.py\n"
+        "new file mode 120000\n"
+        "--- /dev/null\n"
+        "+++ b/pkg/fast.py\n"
+        "@@ -0,0 +1 @@\n"
+        "+notes.txt\n"
+        "\\ No newline at end of file\n"
+    )
+    copy = make_copy(repo)
+    try:
+        with pytest.raises(PatchError, match="symbolic link"):
+            apply_patch(copy, link)
         with pytest.raises(PatchError, match="does not apply"):  # git's own refusal, as before
-            apply_patch(copy, HEADER_LINE)
+            apply_patch(copy, "--- a/pkg/mod.py\n+++ b/pkg/mod.py\n@@ -1 +1 @@\n-y = 9\n+y = 8\n")
     finally:
         copy.remove()
 

@@ -9,6 +9,7 @@ not apply.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from dataclasses import dataclass, field
@@ -45,7 +46,7 @@ def build_copy(
     copy = make_copy(task.repo, task.commit, folder=task.folder, dest_root=dest_root)
     try:
         if patch:
-            apply_patch(copy, patch, sandbox=sandbox)
+            copy = dataclasses.replace(copy, applied=apply_patch(copy, patch, sandbox=sandbox))
         if task.setup:
             res = run_shell(copy, task.setup, timeout_s=task.limits.build_s,
                             memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip

@@ -38,6 +38,9 @@ class RepoCopy:
 
     path: Path
     base_commit: str
+    #: What the patch applied to it wrote, as a diff read from the files (`shell.apply_patch`):
+    #: what the static checks read, never the patch's own text.
+    applied: str = ""
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)

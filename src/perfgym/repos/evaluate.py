@@ -96,6 +96,8 @@ def judge_patch(
     except ConfigError as exc:  # the setup (build) failed on the patched copy
         return PatchVerdict(task_id=task.id, stage=PatchStage.BUILD, error=str(exc),
                             detail=str(exc))  # fmt: skip
+    # Every check reads what git wrote, not the patch's own text (`repos.applied`).
+    patch = patched.applied
     try:
         static = list(hack_check(task, patch, patched.path, None)) if hack_check else []
         outcome = [*testconfig_findings(patch, patched.path), *_build_findings(task, original,

@@ -20,9 +20,9 @@ from enum import Enum
 from pathlib import Path
 
 from perfgym.errors import PerfgymError
+from perfgym.repos.applied import UnreadableChange, applied_diff, snapshot
 from perfgym.repos.copy import RepoCopy, read_base_commit
 from perfgym.repos.copy_guard import MAX_BYTES, MAX_FILES, CopyGuard
-from perfgym.repos.diffs import parse_patch
 from perfgym.run_status import Status
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.bind import Bind
@@ -170,27 +170,27 @@ def run_shell(
 def apply_patch(
     copy_dir: Path | RepoCopy, patch: str, *, timeout_s: float = 60.0, memory_mb: int = 1024,
     sandbox: Sandbox | None = None,
-) -> ShellResult:  # fmt: skip
-    """`git apply` a unified diff to the copy (in the sandbox); PatchError with git's message
-    when it does not apply (nothing of it is applied then), or when the files git would apply
-    are not the ones the patch's text shows to perfgym's checks (`diffs.parse_patch`): every
-    static check reads that text, so a patch that reads one way to them and another to git
-    would be checked on files it does not write (red team helper-108)."""
+) -> str:  # fmt: skip
+    """`git apply` a unified diff to the copy (in the sandbox); what it wrote, as a diff read
+    from the files (`applied.applied_diff`: what every static check reads, never the patch's
+    own text). PatchError with git's message when it does not apply (nothing of it is applied
+    then), or when a file it writes is not a plain file of the copy (a symbolic link, a FIFO, a
+    file over `applied.MAX_FILE_BYTES`)."""
     if not patch.strip():
-        return ShellResult("", 0, False, 0.0, 0.0)
+        return ""
+    root = copy_dir.path if isinstance(copy_dir, RepoCopy) else Path(copy_dir)
     text = patch if patch.endswith("\n") else patch + "\n"
     numstat = (f"git apply --numstat -z --whitespace=nowarn /tmp/{_PATCH_NAME} 2>/tmp/err"
                " || { cat /tmp/err; exit 1; }")  # fmt: skip
     listed = run_shell(copy_dir, numstat, timeout_s=timeout_s, memory_mb=memory_mb,
                        files={_PATCH_NAME: text}, sandbox=sandbox)  # fmt: skip
     if not listed.ok:
-        raise PatchError("patch does not apply: git cannot read it" + _why(listed))
-    by_git, by_text = numstat_paths(listed.output), {f.path for f in parse_patch(patch)}
-    if by_git != by_text:
-        raise PatchError(
-            "patch does not apply as written: git would write "
-            f"{sorted(by_git - by_text)[:5]} where its text shows {sorted(by_text - by_git)[:5]}"
-        )
+        raise PatchError("patch does not apply" + _why(listed))
+    paths = numstat_paths(listed.output)
+    try:
+        before = snapshot(root, paths)
+    except UnreadableChange as exc:
+        raise PatchError(f"patch does not apply: it changes {exc}") from None
     res = run_shell(
         copy_dir,
         f"git apply --whitespace=nowarn /tmp/{_PATCH_NAME}",
@@ -202,29 +202,32 @@ def apply_patch(
     if not res.ok:
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
         raise PatchError("patch does not apply: " + ("; ".join(lines[:3]) or res.reason))
-    return res
-
-
-def _why(res: ShellResult) -> str:
-    lines = [ln for ln in res.output.replace("\0", "\n").splitlines() if ln.strip()]
-    return f" ({'; '.join(lines[:3]) or res.reason})" if lines or res.reason else ""
+    try:
+        after = snapshot(root, paths)
+    except UnreadableChange as exc:
+        raise PatchError(f"patch refused: it makes {exc}") from None
+    return applied_diff(before, after)
 
 
 def numstat_paths(output: str) -> set[str]:
-    """The files `git apply --numstat -z` lists (a rename's or copy's new name)."""
+    """The files `git apply --numstat -z` lists (a rename's or copy's both names)."""
     paths: set[str] = set()
     fields = output.split("\0")
     i = 0
     while i < len(fields):
-        head = fields[i]
-        parts = head.split("\t")
+        parts = fields[i].split("\t")
         if len(parts) == 3 and parts[2]:
             paths.add(parts[2])
         elif len(parts) == 3 and i + 2 < len(fields):  # a rename: old and new name follow
-            paths.add(fields[i + 2])
+            paths.update(fields[i + 1 : i + 3])
             i += 2
         i += 1
     return paths
+
+
+def _why(res: ShellResult) -> str:
+    lines = [ln for ln in res.output.replace("\0", "\n").splitlines() if ln.strip()]
+    return f": {'; '.join(lines[:3]) or res.reason}" if lines or res.reason else ""
 
 
 def take_patch(

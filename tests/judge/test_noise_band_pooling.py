@@ -98,11 +98,14 @@ def test_nothing_is_pooled_from_a_reused_a_failed_or_a_mismatched_run() -> None:
 def test_a_candidate_that_is_the_baselines_program_gets_the_pooled_timing_too() -> None:
     """It has the baseline's timing (`twins.role_timing`), so it stays the baseline's after
     pooling; a reference's copy keeps the reference's."""
-    own = run(1.3)
+    own = run(1.3, noise_band=0.25)
     timings = batch(own, run(1.1))
-    timings["copy-of-baseline"] = role_timing(own)
+    timings["copy-of-baseline"] = role_timing(own.model_copy(update={"noise_band": None}))
     timings["copy-of-reference"] = role_timing(timings["reference"])
     pool_twins(timings)
     got = timings["copy-of-baseline"]
     assert got.samples_s == timings["baseline"].samples_s and ROLE_TIMING in got.flags
+    # the band stamped on the baseline is not the copy's: comparing the copy with the
+    # reference uses the reference's band alone, as before pooling
+    assert got.noise_band is None and timings["baseline"].noise_band == 0.25
     assert timings["copy-of-reference"].samples_s == timings["reference"].samples_s

@@ -226,7 +226,8 @@ def pool_twins(timings: dict[str, Timing]) -> None:
             and t.samples_s == base.samples_s
             and t.estimate_s == base.estimate_s
         ):
-            timings[label] = role_timing(pooled)
+            # its own band stays its own (none): the baseline's is stamped on the baseline
+            timings[label] = role_timing(pooled).model_copy(update={"noise_band": t.noise_band})
 
 
 def _positive(x: float | None) -> bool:

@@ -200,3 +200,21 @@ def test_a_built_copy_leaves_nothing_writable_by_group_or_others(repo_cache: Pat
         assert (copy.path / "chan" / "link").is_symlink()
     finally:
         copy.remove()
+
+
+def test_a_rename_shows_the_file_it_took_away(repo: Path, repo_cache: Path) -> None:
+    """git lists a rename by its new name alone; the checks see the old file go too."""
+    rename = (
+        "diff --git a/pkg/mod.py b/pkg/moved.py\n"
+        "similarity index 100%\n"
+        "rename from pkg/mod.py\n"
+        "rename to pkg/moved.py\n"
+    )
+    copy = make_copy(repo)
+    try:
+        seen = {f.path: f for f in parse_patch(apply_patch(copy, rename))}
+    finally:
+        copy.remove()
+    assert set(seen) == {"pkg/mod.py", "pkg/moved.py"}
+    assert seen["pkg/moved.py"].created and seen["pkg/moved.py"].added == {1: "x = 1"}
+    assert seen["pkg/mod.py"].removed == ["x = 1"]

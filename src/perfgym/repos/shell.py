@@ -23,6 +23,7 @@ from perfgym.errors import PerfgymError
 from perfgym.repos.applied import UnreadableChange, applied_diff, snapshot
 from perfgym.repos.copy import RepoCopy, read_base_commit
 from perfgym.repos.copy_guard import MAX_BYTES, MAX_FILES, CopyGuard
+from perfgym.repos.diffs import parse_patch
 from perfgym.run_status import Status
 from perfgym.sandbox.base import Sandbox
 from perfgym.sandbox.bind import Bind
@@ -186,7 +187,15 @@ def apply_patch(
                        files={_PATCH_NAME: text}, sandbox=sandbox)  # fmt: skip
     if not listed.ok:
         raise PatchError("patch does not apply" + _why(listed))
-    paths = numstat_paths(listed.output)
+    # git lists a rename by its new name alone: the text's old names (a rename's source) are
+    # read too, so the diff shows the file the rename took away (a name git refuses, or that
+    # is not a plain path, is left to git)
+    paths = numstat_paths(listed.output) | {
+        name
+        for f in parse_patch(patch)
+        for name in (f.old_path, f.path)
+        if name and not name.startswith(("/", '"')) and ".." not in name.split("/")
+    }
     try:
         before = snapshot(root, paths)
     except UnreadableChange as exc:
@@ -210,7 +219,8 @@ def apply_patch(
 
 
 def numstat_paths(output: str) -> set[str]:
-    """The files `git apply --numstat -z` lists (a rename's or copy's both names)."""
+    """The files `git apply --numstat -z` lists (a rename's or copy's both names, where git
+    gives both)."""
     paths: set[str] = set()
     fields = output.split("\0")
     i = 0

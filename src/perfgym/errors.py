@@ -17,6 +17,7 @@
     │   ├── ProfileError
     │   └── ValidationSetupError
     ├── PatchError                    repos.shell
+    ├── UnreadableChange              repos.applied: a file a patch writes is no plain file
     ├── NotWritable                   audit.programs
     ├── _Unwritten                    audit.run: a result could not be written (the run's failure)
     ├── ReferenceFailed (+RuntimeError)       enamel.reference

@@ -19,11 +19,13 @@ import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
+from perfgym.errors import PerfgymError
+
 #: The largest file a patch may write (read whole, before and after).
 MAX_FILE_BYTES = 8 << 20
 
 
-class UnreadableChange(Exception):
+class UnreadableChange(PerfgymError):
     """A file of the patch that cannot be read as a plain file of the copy (why)."""
 
 

@@ -218,3 +218,29 @@ def test_a_rename_shows_the_file_it_took_away(repo: Path, repo_cache: Path) -> N
     assert set(seen) == {"pkg/mod.py", "pkg/moved.py"}
     assert seen["pkg/moved.py"].created and seen["pkg/moved.py"].added == {1: "x = 1"}
     assert seen["pkg/mod.py"].removed == ["x = 1"]
+
+
+def test_what_git_changes_beyond_the_listed_files_is_refused(repo: Path, repo_cache: Path) -> None:
+    """Red team helper-110: a path holding a tab fell out of git's file list as read, and a
+    rename whose source only its `rename from` line names deleted a file no check saw."""
+    tab = (
+        'diff --git "a/pkg/x\\ty.py" "b/pkg/x\\ty.py"\n'
+        "new file mode 100644\n"
+        "--- /dev/null\n"
+        '+++ "b/pkg/x\\ty.py"\n'
+        "@@ -0,0 +1 @@\n"
+        "+EVIL = 1\n"
+    )
+    hidden_source = (
+        "diff --git a/pkg/new.py b/pkg/new.py\n"
+        "similarity index 100%\n"
+        "rename from pkg/mod.py\n"
+        "rename to pkg/new.py\n"
+    )
+    for patch, why in ((tab, "control character"), (hidden_source, "does not show")):
+        copy = make_copy(repo)
+        try:
+            with pytest.raises(PatchError, match=why):
+                apply_patch(copy, patch)
+        finally:
+            copy.remove()

@@ -64,6 +64,21 @@ def _read(root: Path, rel: str) -> str | None:
     return data.decode("utf-8", "surrogateescape")
 
 
+def tree_state(root: Path) -> dict[str, tuple[int, int, int, int]]:
+    """Every entry under `root` but `.git`, by relative path: (mode, size, mtime ns, inode).
+    What git changed that its file list does not show is a path whose state moved
+    (red team helper-110: a rename whose source the diff's header does not name)."""
+    out: dict[str, tuple[int, int, int, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        if dirpath == str(root) and ".git" in dirnames:
+            dirnames.remove(".git")
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            out[os.path.relpath(path, root)] = (st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino)
+    return out
+
+
 def applied_diff(before: Mapping[str, str | None], after: Mapping[str, str | None]) -> str:
     """A unified diff (3 lines of context) of every file whose content changed."""
     out: list[str] = []

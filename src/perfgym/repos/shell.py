@@ -20,7 +20,7 @@ from enum import Enum
 from pathlib import Path
 
 from perfgym.errors import PerfgymError
-from perfgym.repos.applied import UnreadableChange, applied_diff, snapshot
+from perfgym.repos.applied import UnreadableChange, applied_diff, snapshot, tree_state
 from perfgym.repos.copy import RepoCopy, read_base_commit
 from perfgym.repos.copy_guard import MAX_BYTES, MAX_FILES, CopyGuard
 from perfgym.repos.diffs import parse_patch
@@ -196,10 +196,14 @@ def apply_patch(
         for name in (f.old_path, f.path)
         if name and not name.startswith(("/", '"')) and ".." not in name.split("/")
     }
+    odd = sorted(p for p in paths if any(ord(c) < 32 or c == "\x7f" for c in p))
+    if odd:
+        raise PatchError(f"patch refused: a path with a control character ({odd[0]!r})")
     try:
         before = snapshot(root, paths)
     except UnreadableChange as exc:
         raise PatchError(f"patch does not apply: it changes {exc}") from None
+    tree = tree_state(root)
     res = run_shell(
         copy_dir,
         f"git apply --whitespace=nowarn /tmp/{_PATCH_NAME}",
@@ -215,6 +219,18 @@ def apply_patch(
         after = snapshot(root, paths)
     except UnreadableChange as exc:
         raise PatchError(f"patch refused: it makes {exc}") from None
+    now = tree_state(root)
+    unseen = sorted(
+        p
+        for p in set(tree) | set(now)
+        if tree.get(p) != now.get(p)
+        and p not in paths
+        and not any(q.startswith(p + "/") for q in paths)
+    )
+    if unseen:
+        raise PatchError(
+            f"patch refused: git changed {unseen[:3]}, which its file list does not show"
+        )
     return applied_diff(before, after)
 
 
@@ -225,7 +241,7 @@ def numstat_paths(output: str) -> set[str]:
     fields = output.split("\0")
     i = 0
     while i < len(fields):
-        parts = fields[i].split("\t")
+        parts = fields[i].split("\t", 2)
         if len(parts) == 3 and parts[2]:
             paths.add(parts[2])
         elif len(parts) == 3 and i + 2 < len(fields):  # a rename: old and new name follow

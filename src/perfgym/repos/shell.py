@@ -199,11 +199,7 @@ def apply_patch(
     odd = sorted(p for p in paths if any(ord(c) < 32 or c == "\x7f" for c in p))
     if odd:
         raise PatchError(f"patch refused: a path with a control character ({odd[0]!r})")
-    try:
-        before = snapshot(root, paths)
-    except UnreadableChange as exc:
-        raise PatchError(f"patch does not apply: it changes {exc}") from None
-    tree = tree_state(root)
+    before, tree = _read(root, paths, "patch does not apply: it changes")
     res = run_shell(
         copy_dir,
         f"git apply --whitespace=nowarn /tmp/{_PATCH_NAME}",
@@ -215,11 +211,7 @@ def apply_patch(
     if not res.ok:
         lines = [ln for ln in res.output.splitlines() if ln.strip()]
         raise PatchError("patch does not apply: " + ("; ".join(lines[:3]) or res.reason))
-    try:
-        after = snapshot(root, paths)
-    except UnreadableChange as exc:
-        raise PatchError(f"patch refused: it makes {exc}") from None
-    now = tree_state(root)
+    after, now = _read(root, paths, "patch refused: it makes")
     unseen = sorted(
         p
         for p in set(tree) | set(now)
@@ -249,6 +241,15 @@ def numstat_paths(output: str) -> set[str]:
             i += 2
         i += 1
     return paths
+
+
+def _read(root: Path, paths: set[str], refusal: str
+          ) -> tuple[dict[str, str | None], dict[str, tuple[int, int, int, int]]]:  # fmt: skip
+    """The patch's files' text and every entry's state, or PatchError(`refusal` and why)."""
+    try:
+        return snapshot(root, paths), tree_state(root)
+    except UnreadableChange as exc:
+        raise PatchError(f"{refusal} {exc}") from None
 
 
 def _why(res: ShellResult) -> str:

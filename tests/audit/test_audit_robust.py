@@ -64,7 +64,7 @@ def test_a_task_id_no_file_can_hold_is_refused_on_load_and_a_detail_is_kept_as_e
 
 @pytest.fixture(scope="module")
 def judge():
-    with Judge(JudgeConfig(repeats=1, hidden_workloads=True)) as j:
+    with Judge(JudgeConfig(repeats=1, noise_rounds=0, hidden_workloads=True)) as j:
         yield j
 
 

@@ -16,7 +16,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "published"
 
 @pytest.fixture(scope="module")
 def judge():
-    with Judge(JudgeConfig(repeats=1)) as j:
+    with Judge(JudgeConfig(repeats=1, noise_rounds=0)) as j:
         yield j
 
 

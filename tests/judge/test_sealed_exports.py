@@ -128,7 +128,9 @@ __asm__(".weak %s\\n.set %s, exiting_sync\\n");
 def test_the_route_through_the_end_mark_wrapper_runs_nothing_of_the_solution(tmp_path) -> None:
     suite = load_suite(str(FIXTURES))
     topk = suite.get("cpp_topk_sum")
-    with Judge(JudgeConfig(repeats=1, build_cache=str(tmp_path / "builds"))) as judge:
+    with Judge(
+        JudgeConfig(repeats=1, noise_rounds=0, build_cache=str(tmp_path / "builds"))
+    ) as judge:
         (v,) = judge.judge_many([Candidate(topk, source=EXITING_SYNC + topk.references[0].source,
                                            model="sync")])  # fmt: skip
     assert v.stage is Stage.OK and v.correct, (v.stage, v.detail, v.reason)

@@ -30,7 +30,7 @@ def verdicts(task):
         pool.replace("\n", "\n\n") + "print(end='')\n",  # another program: judged alone
         pool + "\n\n# two: a comment of its own makes another file\n",
     ]
-    config = JudgeConfig(repeats=1, clock="cpu")
+    config = JudgeConfig(repeats=1, noise_rounds=0, clock="cpu")
     with Judge(config) as judge:
         return judge.judge_many([judge_candidate(task, s, k) for k, s in enumerate(sources)])
 
@@ -107,7 +107,7 @@ def test_a_copy_stopped_at_extraction_never_speaks_for_a_good_one(task) -> None:
     pool = (task.pool or task.references)[0].source
     from perfgym.judge.candidate import Candidate
 
-    with Judge(JudgeConfig(repeats=1, clock="cpu")) as judge:
+    with Judge(JudgeConfig(repeats=1, noise_rounds=0, clock="cpu")) as judge:
         bad, good = judge.judge_many([Candidate(task, None, pool + "# \ud800\n", "m", 0),
                                       Candidate(task, None, pool + "# fine\n", "m", 1)])  # fmt: skip
     assert bad.stage.value == "NX" and good.correct, good.reason

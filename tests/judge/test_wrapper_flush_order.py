@@ -44,7 +44,7 @@ def test_a_line_waiting_in_stdout_is_out_of_reach_when_cout_is_flushed(tmp_path)
     suite = load_suite(str(FIXTURES))
     topk = suite.get("cpp_topk_sum")
     ref = topk.references[0].source
-    cfg = JudgeConfig(repeats=1, build_cache=str(tmp_path / "builds"))
+    cfg = JudgeConfig(repeats=1, noise_rounds=0, build_cache=str(tmp_path / "builds"))
     with Judge(cfg) as judge:
         (v,) = judge.judge_many([Candidate(topk, source=VPTR_SYNC + ref, model="vptr")])
     assert v.stage is Stage.OK and v.correct, (v.stage, v.detail, v.reason)
@@ -75,7 +75,9 @@ def _judged(tmp_path, *sources: str):  # type: ignore[no-untyped-def]
     ref = topk.references[0].source
     cands = [Candidate(topk, source=s(ref) if callable(s) else s + ref, model=str(i))
              for i, s in enumerate(sources)]  # fmt: skip
-    with Judge(JudgeConfig(repeats=1, build_cache=str(tmp_path / "builds"))) as judge:
+    with Judge(
+        JudgeConfig(repeats=1, noise_rounds=0, build_cache=str(tmp_path / "builds"))
+    ) as judge:
         return judge.judge_many(cands)
 
 

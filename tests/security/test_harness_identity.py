@@ -91,7 +91,9 @@ def test_a_harness_file_is_part_of_the_tasks_content(copies) -> None:
 def test_a_build_made_against_one_harness_never_answers_for_another(copies, tmp_path) -> None:
     """One build cache, A judged first, then B: B's candidate is built against B's harness."""
     a, b, _ = copies
-    config = JudgeConfig(repeats=1, build_cache=str(tmp_path / "builds"), reference_cache="off")
+    config = JudgeConfig(
+        repeats=1, noise_rounds=0, build_cache=str(tmp_path / "builds"), reference_cache="off"
+    )
     with Judge(config) as judge:
         va = judge.judge(a, source=WRONG, model="m")
     with Judge(config) as judge:
@@ -106,7 +108,9 @@ def test_a_build_made_against_one_harness_never_answers_for_another(copies, tmp_
 
 def test_a_stored_verdict_never_answers_for_another_harness(copies, tmp_path) -> None:
     a, b, _ = copies
-    config = JudgeConfig(repeats=1, build_cache=str(tmp_path / "builds"), reference_cache="off")
+    config = JudgeConfig(
+        repeats=1, noise_rounds=0, build_cache=str(tmp_path / "builds"), reference_cache="off"
+    )
     with ResultStore(str(tmp_path / "store.sqlite")) as store:
         with Judge(config) as judge:
             assert RecordingJudge(store, config, judge).judge_many(
@@ -138,7 +142,9 @@ def test_a_verdict_stored_by_other_code_never_answers(copies, tmp_path, monkeypa
     import perfgym.store.keys as keys
 
     a, _, _ = copies
-    config = JudgeConfig(repeats=1, build_cache=str(tmp_path / "builds"), reference_cache="off")
+    config = JudgeConfig(
+        repeats=1, noise_rounds=0, build_cache=str(tmp_path / "builds"), reference_cache="off"
+    )
     with ResultStore(str(tmp_path / "store.sqlite")) as store:
         monkeypatch.setattr(keys, "code_digest", lambda: "an older perfgym")
         with Judge(config) as judge:

@@ -118,7 +118,7 @@ def test_a_forged_result_does_not_lose_the_batch():
     task = _sum_task()
     assert task.baseline is not None
     forger = _forger(FORGED_RESULTS["bad_hex_int"])
-    with Judge(JudgeConfig(repeats=1, drift=None)) as judge:
+    with Judge(JudgeConfig(repeats=1, noise_rounds=0, drift=None)) as judge:
         verdicts = judge.judge_many(
             [Candidate(task, source=task.baseline.source, sample=0),
              Candidate(task, source=forger, sample=1)]
@@ -641,7 +641,7 @@ def test_a_program_that_cheats_only_when_measured_fails_its_measured_check():
     if cpuset_parent() is None:
         pytest.skip("no cpuset here: the measured runs cannot be told apart this way")
     task = _stdio_sum_task("sum-cpu-rt")
-    with Judge(JudgeConfig(repeats=1, drift=None)) as judge:
+    with Judge(JudgeConfig(repeats=1, noise_rounds=0, drift=None)) as judge:
         (cheat,) = judge.judge_many([Candidate(task, source=WHEN_MEASURED_PRINT_0)])
     assert cheat.stage in (Stage.WO, Stage.NR), (cheat.stage, cheat.reason)
 

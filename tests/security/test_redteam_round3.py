@@ -286,7 +286,9 @@ SPIN_IN_PROCESS = FORKED_SPIN.replace("if x == 1:", "if x == 1:\n        _spin(0
 def low_floor_judge():
     """Tests' CPU limit 0.2 s (the floor; the reference takes microseconds), a 50x wall
     backstop so that a CPU limit is reached first whatever the machine's load."""
-    with Judge(JudgeConfig(repeats=1, test_time_floor_s=0.2, wall_backstop=50.0)) as j:
+    with Judge(
+        JudgeConfig(repeats=1, noise_rounds=0, test_time_floor_s=0.2, wall_backstop=50.0)
+    ) as j:
         yield j
 
 

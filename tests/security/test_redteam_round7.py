@@ -339,7 +339,8 @@ def suite():
 
 @pytest.fixture(scope="module")
 def verdicts(suite):
-    """Every program, and each task's reference, judged in one batch."""
+    """Every program, and each task's reference, judged in one batch (no A/A band: no speed is
+    decided, so an attack scores below the honest reference only by failing a stage)."""
     names = list(ATTACKS)
     cands = [Candidate(suite.get(t), source=src, model=n) for n, (t, src) in ATTACKS.items()]
     for tid in ("py_range_sums", "py_square_checksum"):
@@ -347,7 +348,7 @@ def verdicts(suite):
         assert task.reference is not None
         names.append(f"{tid}:reference")
         cands.append(Candidate(task, source=task.reference.source, model="honest"))
-    with Judge(JudgeConfig(repeats=1)) as judge:
+    with Judge(JudgeConfig(repeats=1, noise_rounds=0)) as judge:
         got = judge.judge_many(cands)
     return dict(zip(names, got, strict=True))
 
@@ -448,7 +449,7 @@ def published():
             Candidate(task, source=src.replace("def checksum(values):", "def run(rows):"), model=n)
             for n, src in zip(names, (PY_MAIN_GLOBALS, PY_IN_PLACE), strict=True)
         ]
-        with Judge(JudgeConfig(repeats=1)) as judge:
+        with Judge(JudgeConfig(repeats=1, noise_rounds=0)) as judge:
             return dict(zip(names, judge.judge_many(cands), strict=True))
     finally:
         shutil.rmtree(path, ignore_errors=True)

@@ -18,7 +18,7 @@ from perfgym.store.journal import ResultsJournal, is_locked
 from perfgym.store.results_file import HEADER_KEY, header, read_results, scan_results
 from perfgym.store.stream import judge_streaming
 
-CONFIG = JudgeConfig(repeats=1)
+CONFIG = JudgeConfig(repeats=1, noise_rounds=0)
 
 
 def test_journal_lines_are_on_disk_at_once_and_finish_rewrites_complete(tmp_path):

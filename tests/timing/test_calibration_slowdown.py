@@ -12,6 +12,7 @@ A competing load rather than a CFS quota: a quota also throttles the run's own s
 the judge in the same cgroup, and its period makes short runs burst, so the slowdown it causes
 is not the machine change an affine map models (measured here: R² 0.85-0.93)."""
 
+import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
@@ -98,6 +99,8 @@ def stored_by(campaign: str) -> set[str]:
     """What a stored campaign must measure: the references the maps are fitted on and the
     pool members whose stored durations it gives (16 of the 20 solutions)."""
     return REFS | {k for k, e in EPOCH.items() if e == campaign}
+
+
 #: The least slowdown of the fresh campaign against the quiet one that sets them apart (2x meant).
 SLOWED = 1.5
 
@@ -122,6 +125,12 @@ def probed_slowdown() -> float:
 def _ratio(fresh: dict[str, dict[str, float]], stored: dict[str, dict[str, float]]) -> float:
     """How much slower the fresh campaign ran the references than `stored` did."""
     return sum(fresh[k]["w"] for k in REFS) / sum(stored[k]["w"] for k in REFS)
+
+
+def _r2(stored: dict[str, dict[str, float]], fresh: dict[str, dict[str, float]]) -> float:
+    """Squared Pearson correlation of the references' stored and fresh durations."""
+    xs, ys, _ = paired_durations({k: stored[k] for k in REFS}, {k: fresh[k] for k in REFS})
+    return float(np.corrcoef(xs, ys)[0, 1] ** 2)
 
 
 def test_per_campaign_affine_maps_restore_the_ranking_of_a_mixed_stored_pool():
@@ -188,6 +197,13 @@ def test_per_campaign_affine_maps_restore_the_ranking_of_a_mixed_stored_pool():
         f"R2={single.r2:.4f} outliers={single.outliers}"
     )
     print("Spearman stored->fresh:", {k: round(float(v), 3) for k, v in rho.items()})
+    # The premise an affine map models: each campaign's references line up with the fresh
+    # campaign's. Read from the durations themselves (Pearson, not the maps' own R²): a VM host
+    # whose speed moved within a campaign gave the quiet campaign r² 0.64 once (full93; the
+    # other core 23 % busy, Spearman after the maps 0.942), no map's fault.
+    lined_up = {e: round(_r2(d, fresh), 3) for e, d in campaigns.items()}
+    if min(lined_up.values()) < 0.7:
+        pytest.skip(f"a campaign's references do not line up with the fresh ones: r² {lined_up}")
     if not (ratio["quiet"] > SLOWED and ratio["loaded"] < 0.85):
         # The premise failed: our deliberate slowdowns did not set the campaigns apart as
         # designed (CI once measured quiet 1.33 with the other core 30 % busy: a machine

@@ -22,9 +22,9 @@ QUICK = ["bad_inputs", "memory_bomb", "loopback_connect", "write_outside", "outp
 def test_service_client_is_a_judge_and_agrees_with_the_local_one(service):
     with ServiceClient(service.url) as client:
         assert isinstance(client, JudgeBackend)
-        assert client.config == JudgeConfig(repeats=1, test_time_factor=None)
+        assert client.config == JudgeConfig(repeats=1, noise_rounds=0, test_time_factor=None)
         remote = check_judge(client)
-    with Judge(JudgeConfig(repeats=1, test_time_factor=None)) as local:
+    with Judge(JudgeConfig(repeats=1, noise_rounds=0, test_time_factor=None)) as local:
         here = check_judge(local)
     assert [essence(v) for v in remote] == [essence(v) for v in here]
 

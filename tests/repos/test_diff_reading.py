@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from perfgym.repos.copy import make_copy
-from perfgym.repos.diffs import parse_patch
+from perfgym.repos.diffs import parse_patch, unquote
 from perfgym.repos.shell import PatchError, apply_patch, numstat_paths
 
 HEADER_LINE = (
@@ -231,16 +231,70 @@ def test_what_git_changes_beyond_the_listed_files_is_refused(repo: Path, repo_ca
         "@@ -0,0 +1 @@\n"
         "+EVIL = 1\n"
     )
+    copy = make_copy(repo)
+    try:
+        with pytest.raises(PatchError, match="control character"):
+            apply_patch(copy, tab)
+    finally:
+        copy.remove()
+
+
+def test_a_rename_source_named_only_by_its_rename_line_is_shown_going(
+    repo: Path, repo_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """helper-110's other route: the diff's header names pkg/new.py twice and its `rename from`
+    line pkg/mod.py, which git deletes; the checks see that file go. Were its name read from
+    nowhere (as the header alone gave none before), the tree's own change refuses the patch."""
     hidden_source = (
         "diff --git a/pkg/new.py b/pkg/new.py\n"
         "similarity index 100%\n"
         "rename from pkg/mod.py\n"
         "rename to pkg/new.py\n"
     )
-    for patch, why in ((tab, "control character"), (hidden_source, "does not show")):
-        copy = make_copy(repo)
-        try:
-            with pytest.raises(PatchError, match=why):
-                apply_patch(copy, patch)
-        finally:
-            copy.remove()
+    (moved,) = parse_patch(hidden_source)
+    assert (moved.old_path, moved.path) == ("pkg/mod.py", "pkg/new.py")
+    copy = make_copy(repo)
+    try:
+        seen = {f.path: f for f in parse_patch(apply_patch(copy, hidden_source))}
+    finally:
+        copy.remove()
+    assert seen["pkg/mod.py"].removed == ["x = 1"] and seen["pkg/new.py"].added == {1: "x = 1"}
+    import perfgym.repos.shell as shell
+
+    monkeypatch.setattr(shell, "parse_patch", lambda _text: [])  # the rename line unread
+    copy = make_copy(repo)
+    try:
+        with pytest.raises(PatchError, match=r"git changed \['pkg/mod.py'\], which its file"):
+            apply_patch(copy, hidden_source)
+    finally:
+        copy.remove()
+
+
+def test_quoted_names_are_read_as_git_writes_them(tmp_path: Path, repo_cache: Path) -> None:
+    """git C-quotes a path with a non-ASCII or control character ("a/\\303\\251.py"): an
+    honest rename of such a file, as `git diff` writes it, applies and shows both files (it was
+    refused: the quoted source was read as a name of backslashes and digits)."""
+    assert unquote('"a\\tb\\\\c\\"d\\303\\251\\377"') == 'a\tb\\c"d\u00e9\udcff'
+    assert unquote("plain name.py") == "plain name.py"
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "\u00e9t\u00e9.py").write_text("x = 1\n")
+    _git(work, "init", "-q")
+    _git(work, "add", "-A")
+    _git(work, "-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "base")
+    _git(work, "mv", "\u00e9t\u00e9.py", "\u00fcber.py")
+    with open(work / "\u00fcber.py", "a") as f:
+        f.write("y = 2\n")
+    _git(work, "add", "-A")
+    patch = _git(work, "diff", "--cached", "HEAD")
+    assert '"b/\\303\\274ber.py"' in patch  # quoted, as git writes it by default
+    _git(work, "reset", "-q", "--hard")
+    (change,) = parse_patch(patch)
+    assert (change.old_path, change.path) == ("\u00e9t\u00e9.py", "\u00fcber.py")
+    copy = make_copy(work)
+    try:
+        seen = {f.path: f for f in parse_patch(apply_patch(copy, patch))}
+    finally:
+        copy.remove()
+    assert seen["\u00e9t\u00e9.py"].removed == ["x = 1", ""]
+    assert seen["\u00fcber.py"].added == {1: "x = 1", 2: "y = 2", 3: ""}

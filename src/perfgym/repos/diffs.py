@@ -35,10 +35,56 @@ class FileChange:
         return min(self.added) if self.added else 1
 
 
+#: git's C-style escapes in a quoted path (besides three octal digits, one byte each).
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def unquote(name: str) -> str:
+    """A path as git writes it in a diff: as is, or C-quoted ("...", escapes and octal bytes,
+    which git does for a name with a non-ASCII or control character or a quote), decoded as
+    UTF-8 (bytes that are not kept as surrogates, as the file system's names are read)."""
+    if len(name) < 2 or name[0] != '"' or name[-1] != '"':
+        return name
+    body, out, i = name[1:-1], bytearray(), 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out += c.encode("utf-8", "surrogateescape")
+            i += 1
+        elif body[i + 1 : i + 2] in _ESCAPES:
+            out.append(_ESCAPES[body[i + 1]])
+            i += 2
+        elif re.fullmatch(r"[0-3][0-7]{2}", body[i + 1 : i + 4]):
+            out.append(int(body[i + 1 : i + 4], 8))
+            i += 4
+        else:
+            out += b"\\"
+            i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _quoted_end(text: str) -> int:
+    """Where the quoted name `text` opens with ends (past its closing quote), or -1."""
+    i = 1
+    while i < len(text):
+        if text[i] == "\\":
+            i += 2
+        elif text[i] == '"':
+            return i + 1
+        else:
+            i += 1
+    return -1
+
+
+def _name(text: str) -> str:
+    """A header's path (after "--- ", "+++ ", "rename from " ...): unquoted, up to a tab."""
+    if text.startswith('"') and (end := _quoted_end(text)) > 0:
+        return unquote(text[:end])
+    return text.split("\t")[0].strip()
+
+
 def _strip(name: str) -> str:
-    name = name.split("\t")[0].strip()
-    if name.startswith('"') and name.endswith('"'):
-        name = name[1:-1]
+    name = _name(name)
     return name[2:] if name[:2] in ("a/", "b/") else name
 
 
@@ -81,7 +127,11 @@ def parse_patch(patch: str) -> list[FileChange]:
             named = False
         if current is None:
             continue
-        if line.startswith("new file mode"):
+        if line.startswith(("rename from ", "copy from ")):
+            current.old_path = _name(line.split(" ", 2)[2])
+        elif line.startswith(("rename to ", "copy to ")):
+            current.path = _name(line.split(" ", 2)[2])
+        elif line.startswith("new file mode"):
             current.created = True
         elif line.startswith("deleted file mode"):
             current.deleted = True

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from perfgym.repos.applied import MAX_PYTHON_BYTES, UnreadableChange, source_text
 from perfgym.repos.diffs import FileChange, parse_patch
 from perfgym.repos.findings import Finding
 
@@ -242,13 +243,15 @@ def _aliases(tree: ast.AST) -> dict[str, str]:
     return out
 
 
-#: Larger patched files are not parsed (a run may leave anything in its copy).
-MAX_SOURCE_BYTES = 4 * 1024 * 1024
+#: Larger patched files are not parsed (`repos.shell.apply_patch` refuses a patch that makes a
+#: Python file this large: a run may still leave anything in its copy).
+MAX_SOURCE_BYTES = MAX_PYTHON_BYTES
 
 
 def _read_inside(root: Path, rel: str) -> str | None:
     """A regular file of the copy, read only when it is what it claims: inside the copy (no
-    symlink out to a host file), not a device or FIFO, of a sane size."""
+    symlink out to a host file), not a device or FIFO, of a sane size; as its compiler reads
+    it (`applied.source_text`: a Python file by its coding cookie, "\r" ending a line)."""
     path = root / rel
     try:
         real = path.resolve(strict=True)
@@ -256,8 +259,8 @@ def _read_inside(root: Path, rel: str) -> str | None:
             return None
         if real.stat().st_size > MAX_SOURCE_BYTES:
             return None
-        return real.read_text(errors="replace")
-    except (OSError, RuntimeError):
+        return source_text(rel, real.read_bytes())
+    except (OSError, RuntimeError, UnreadableChange):
         return None
 
 

@@ -162,6 +162,14 @@ class _Tamper(ast.NodeVisitor):
         #: Names the module binds itself (`from re import compile`, `def eval(...)`): a call of
         #: one of them is not the built-in.
         self.own_names = _bound_names(tree) if tree is not None else set()
+        #: The names `sys` is bound to (`import sys as _s`).
+        self.sys_names = {"sys"} | {
+            a.asname or a.name
+            for n in (ast.walk(tree) if tree is not None else ())
+            if isinstance(n, ast.Import)
+            for a in n.names
+            if a.name == "sys"
+        }
 
     def _flag(self, node: ast.AST, what: str) -> None:
         line = getattr(node, "lineno", 0)
@@ -217,6 +225,13 @@ class _Tamper(ast.NodeVisitor):
             and args[0].id in ("os", "sys", "posix", "builtins", "__builtins__", "importlib")
         ):
             self._flag(node, f"package code reaches {args[0].id} by a name computed at run time")
+        elif (
+            isinstance(f, ast.Attribute)
+            and self._sys_modules(f.value)
+            and not (f.attr in ("get", "pop") and args and _own_or_constant(args[0]))
+        ):
+            self._flag(node, f"package code walks or looks up sys.modules ({f.attr}) by a name "
+                             "computed at run time")  # fmt: skip
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -224,6 +239,22 @@ class _Tamper(ast.NodeVisitor):
         text = value.decode("latin-1") if isinstance(value, bytes) else value
         if isinstance(text, str) and _PYTEST_WORD.search(text):
             self._flag(node, f"package code names the test runner ({text[:60]!r})")
+
+    def visit_BinOp(self, node: ast.BinOp) -> None:
+        # red team helper-111: `sys.modules.get('_py' + 'test.reports')`, a name no constant holds
+        text = _folded(node)
+        if text is not None and _PYTEST_WORD.search(text):
+            self._flag(node, f"package code names the test runner ({text[:60]!r}, joined)")
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if self._sys_modules(node.value) and not _own_or_constant(node.slice):
+            self._flag(node, "package code looks sys.modules up by a name computed at run time")
+        self.generic_visit(node)
+
+    def _sys_modules(self, node: ast.AST) -> bool:
+        return (isinstance(node, ast.Attribute) and node.attr == "modules"
+                and isinstance(node.value, ast.Name) and node.value.id in self.sys_names)  # fmt: skip
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id in ("pytest_plugins", "__import__") and isinstance(node.ctx, ast.Store):
@@ -269,6 +300,26 @@ class _Tamper(ast.NodeVisitor):
             if isinstance(t, ast.Subscript) and ast.unparse(t.value).endswith("sys.modules"):
                 self._flag(node, "package code replaces an entry of sys.modules (an import hook)")
         self.generic_visit(node)
+
+
+def _folded(node: ast.AST) -> str | None:
+    """The text a constant string expression joins to (`'a' + 'b'`, an f-string of constants),
+    or None."""
+    if isinstance(node, ast.Constant):
+        v = node.value
+        return v.decode("latin-1") if isinstance(v, bytes) else v if isinstance(v, str) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _folded(node.left), _folded(node.right)
+        return left + right if left is not None and right is not None else None
+    if isinstance(node, ast.JoinedStr):
+        parts = [_folded(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
+        return "".join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
+    return None
+
+
+def _own_or_constant(node: ast.AST) -> bool:
+    """A key naming a module as written (a constant) or the module itself (`__name__`)."""
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.Name) and node.id == "__name__")
 
 
 #: Sources of a compiled extension, and the C API calls by which one reaches into the running

@@ -10,6 +10,7 @@ in order. `apply_patch` and `take_patch` run git the same way, never on the host
 
 from __future__ import annotations
 
+import ast
 import atexit
 import contextlib
 import os
@@ -20,7 +21,13 @@ from enum import Enum
 from pathlib import Path
 
 from perfgym.errors import PerfgymError
-from perfgym.repos.applied import UnreadableChange, applied_diff, snapshot, tree_state
+from perfgym.repos.applied import (
+    UnreadableChange,
+    applied_diff,
+    compiled_module,
+    snapshot,
+    tree_state,
+)
 from perfgym.repos.copy import RepoCopy, read_base_commit
 from perfgym.repos.copy_guard import MAX_BYTES, MAX_FILES, CopyGuard
 from perfgym.repos.diffs import parse_patch
@@ -176,7 +183,8 @@ def apply_patch(
     from the files (`applied.applied_diff`: what every static check reads, never the patch's
     own text). PatchError with git's message when it does not apply (nothing of it is applied
     then), or when a file it writes is not a plain file of the copy (a symbolic link, a FIFO, a
-    file over `applied.MAX_FILE_BYTES`)."""
+    file over `applied.MAX_FILE_BYTES`), a compiled module, or a Python file that does not
+    decode or parse as the interpreter reads it (`applied.source_text`)."""
     if not patch.strip():
         return ""
     root = copy_dir.path if isinstance(copy_dir, RepoCopy) else Path(copy_dir)
@@ -199,6 +207,10 @@ def apply_patch(
     odd = sorted(p for p in paths if any(ord(c) < 32 or c == "\x7f" for c in p))
     if odd:
         raise PatchError(f"patch refused: a path with a control character ({odd[0]!r})")
+    compiled = sorted(p for p in paths if compiled_module(p))
+    if compiled:
+        raise PatchError(f"patch refused: {compiled[0]} is a compiled module (Python imports it "
+                         "ahead of the source): a patch changes source only")  # fmt: skip
     before, tree = _read(root, paths, "patch does not apply: it changes")
     res = run_shell(
         copy_dir,
@@ -223,6 +235,13 @@ def apply_patch(
         raise PatchError(
             f"patch refused: git changed {unseen[:3]}, which its file list does not show"
         )
+    for rel, text in sorted(after.items()):
+        if rel.endswith(".py") and text is not None and text != before.get(rel):
+            try:
+                ast.parse(text, rel)
+            except (SyntaxError, ValueError) as exc:
+                raise PatchError(f"patch refused: it makes {rel}, which is not Python the checks "
+                                 f"can parse ({exc})") from None  # fmt: skip
     return applied_diff(before, after)
 
 

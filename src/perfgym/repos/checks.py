@@ -10,12 +10,14 @@ not apply.
 from __future__ import annotations
 
 import dataclasses
+import importlib.machinery
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfgym.errors import ConfigError
+from perfgym.repos.applied import COMPILED_SUFFIXES
 from perfgym.repos.copy import RepoCopy, make_copy
 from perfgym.repos.loading import expert_patch_text
 from perfgym.repos.outcomes import PytestConfig, original_config, pytest_argv, run_supervised
@@ -48,6 +50,7 @@ def build_copy(
         if patch:
             copy = dataclasses.replace(copy, applied=apply_patch(copy, patch, sandbox=sandbox))
         if task.setup:
+            before = code_files(copy.path)
             res = run_shell(copy, task.setup, timeout_s=task.limits.build_s,
                             memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip
             if not res.ok:
@@ -55,11 +58,44 @@ def build_copy(
                 raise TaskCheckError(
                     f"task {task.id}: setup `{task.setup}` failed ({why}): {_last_lines(res.output)}"
                 )
+            remove_bytecode(copy.path)
+            after = code_files(copy.path)
+            written = tuple(sorted(p for p in after if before.get(p) != after[p]))
+            copy = dataclasses.replace(copy, built_code=written)
         close_shared_writes(copy.path)
     except BaseException:
         copy.remove()
         raise
     return copy
+
+
+#: What Python runs from a copy: modules, start-up hooks, and compiled modules (`applied`).
+_CODE_SUFFIXES = (".py", ".pth", *COMPILED_SUFFIXES)
+
+
+def code_files(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file under `root` (but .git) Python could run, by path: (size, mtime ns, inode)."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not (dirpath == str(root) and d == ".git")]
+        for name in filenames:
+            if name.endswith(_CODE_SUFFIXES):
+                path = os.path.join(dirpath, name)
+                st = os.lstat(path)
+                out[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns, st.st_ino)
+    return out
+
+
+def remove_bytecode(root: Path) -> None:
+    """Every bytecode file of a built copy removed: Python compiles the sources again. Red team
+    helper-111's `setup.py` compiled a data file's text into
+    `bloomc/__pycache__/filter.cpython-311.pyc` (unchecked hash), which Python loaded instead of
+    the patch's `filter.py`: broken code and a forgery of the tests' outcomes no check read."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not (dirpath == str(root) and d == ".git")]
+        for name in filenames:
+            if name.endswith((*importlib.machinery.BYTECODE_SUFFIXES, ".pyo")):
+                os.unlink(os.path.join(dirpath, name))
 
 
 def close_shared_writes(root: Path) -> None:

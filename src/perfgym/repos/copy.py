@@ -41,6 +41,9 @@ class RepoCopy:
     #: What the patch applied to it wrote, as a diff read from the files (`shell.apply_patch`):
     #: what the static checks read, never the patch's own text.
     applied: str = ""
+    #: Code its build step wrote or changed (`checks.build_copy`): Python modules, start-up
+    #: hooks and compiled modules, by path.
+    built_code: tuple[str, ...] = ()
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)

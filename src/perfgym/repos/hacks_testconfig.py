@@ -162,6 +162,8 @@ class _Tamper(ast.NodeVisitor):
         #: Names the module binds itself (`from re import compile`, `def eval(...)`): a call of
         #: one of them is not the built-in.
         self.own_names = _bound_names(tree) if tree is not None else set()
+        #: `sys.modules` nodes looked up by a constant name or `__name__` (not flagged).
+        self.lookups: set[int] = set()
         #: The names `sys` is bound to (`import sys as _s`).
         self.sys_names = {"sys"} | {
             a.asname or a.name
@@ -200,6 +202,9 @@ class _Tamper(ast.NodeVisitor):
             self._flag(node, f"package code imports {mod}'s code runners or audit hooks")
 
     def visit_Call(self, node: ast.Call) -> None:
+        text = _folded(node)
+        if text is not None and _PYTEST_WORD.search(text):
+            self._flag(node, f"package code names the test runner ({text[:60]!r}, joined)")
         f = node.func
         name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
         args = node.args
@@ -225,13 +230,12 @@ class _Tamper(ast.NodeVisitor):
             and args[0].id in ("os", "sys", "posix", "builtins", "__builtins__", "importlib")
         ):
             self._flag(node, f"package code reaches {args[0].id} by a name computed at run time")
-        elif (
-            isinstance(f, ast.Attribute)
-            and self._sys_modules(f.value)
-            and not (f.attr in ("get", "pop") and args and _own_or_constant(args[0]))
-        ):
-            self._flag(node, f"package code walks or looks up sys.modules ({f.attr}) by a name "
-                             "computed at run time")  # fmt: skip
+        elif isinstance(f, ast.Attribute) and self._sys_modules(f.value):
+            if f.attr in ("get", "pop") and args and _own_or_constant(args[0]):
+                self.lookups.add(id(f.value))
+            else:
+                self._flag(node, f"package code walks or looks up sys.modules ({f.attr}) by a "
+                                 "name computed at run time")  # fmt: skip
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -248,8 +252,12 @@ class _Tamper(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
-        if self._sys_modules(node.value) and not _own_or_constant(node.slice):
-            self._flag(node, "package code looks sys.modules up by a name computed at run time")
+        if self._sys_modules(node.value):
+            if _own_or_constant(node.slice):
+                self.lookups.add(id(node.value))
+            else:
+                self._flag(node, "package code looks sys.modules up by a name computed at run "
+                                 "time")  # fmt: skip
         self.generic_visit(node)
 
     def _sys_modules(self, node: ast.AST) -> bool:
@@ -269,6 +277,10 @@ class _Tamper(ast.NodeVisitor):
     visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        if self._sys_modules(node) and id(node) not in self.lookups:
+            # taken whole (`_m = sys.modules`), then looked up where no check follows it
+            self._flag(node, "package code takes sys.modules itself (every module loaded, "
+                             "pytest's too)")  # fmt: skip
         if node.attr in _IMPORT_HOOKS:
             self._flag(node, f"package code touches sys.{node.attr} (an import hook)")
         elif (node.attr in _RUNS_TEXT and isinstance(node.value, ast.Name)
@@ -311,6 +323,18 @@ def _folded(node: ast.AST) -> str | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, right = _folded(node.left), _folded(node.right)
         return left + right if left is not None and right is not None else None
+    if (  # "".join(("_py", "test"))
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "join"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.List | ast.Tuple)
+    ):
+        sep = _folded(node.func.value)
+        parts = [_folded(e) for e in node.args[0].elts]
+        if sep is None or any(p is None for p in parts):
+            return None
+        return sep.join(parts)  # type: ignore[arg-type]
     if isinstance(node, ast.JoinedStr):
         parts = [_folded(v.value if isinstance(v, ast.FormattedValue) else v) for v in node.values]
         return "".join(parts) if all(p is not None for p in parts) else None  # type: ignore[arg-type]
@@ -351,7 +375,14 @@ def _native_tamper(change: FileChange) -> list[Finding]:
     """A `test_tamper` finding per added line of an extension's source that reaches into the
     interpreter (`_NATIVE_REACH`)."""
     out = []
-    for line, text in sorted(change.added.items()):
+    added = change.added
+    for line, text in sorted(added.items()):
+        # a backslash at a line's end splices the next line to it before the compiler reads a
+        # name (red team helper-111: `PyRun_\` then `SimpleString(...)`)
+        nxt = line
+        while text.endswith("\\") and nxt + 1 in added:
+            nxt += 1
+            text = text[:-1] + added[nxt]
         if m := _NATIVE_REACH.search(text):
             out.append(_finding("test_tamper", change, line,
                                 f"the extension calls {m.group(1)}: it reaches into the running "

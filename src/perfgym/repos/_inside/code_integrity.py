@@ -34,6 +34,17 @@ import threading
 _MAX_CHAIN = 32
 
 
+#: The test runner's own modules: a function of theirs whose code is swapped in place (the
+#: function object the same: red team helper-111 gave TestReport.__init__ other code) is a breach.
+_RUNNER_MODULES = ("_pytest", "pytest", "pluggy")
+
+
+def _runners(obj):
+    """Whether a class or function is the test runner's (its module is pytest's or pluggy's)."""
+    module = getattr(obj, "__module__", None)
+    return isinstance(module, str) and module.split(".")[0] in _RUNNER_MODULES
+
+
 class Integrity:
     """The checks for one pytest process; `install()` adds the audit hook."""
 
@@ -84,7 +95,7 @@ class Integrity:
         elif event == "object.__setattr__" and len(args) >= 2 and args[1] == "__code__":
             old = getattr(args[0], "__code__", None)
             new = args[2] if len(args) > 2 else None
-            if self._ours(old) or self._ours(new):
+            if self._ours(old) or self._ours(new) or _runners(args[0]):
                 self._breach(f"a function's code was replaced at run time "
                              f"({getattr(args[0], '__qualname__', '?')})")  # fmt: skip
 

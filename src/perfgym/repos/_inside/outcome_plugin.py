@@ -41,6 +41,8 @@ _WATCHED = (
     (_pytest.runner, "call_runtest_hook"),
     (_pytest.runner, "pytest_runtest_makereport"),
     (_pytest.runner, "CallInfo.from_call"),
+    (_pytest.runner, "CallInfo.__init__"),
+    (_pytest.runner, "CallInfo"),
     (_pytest.reports, "TestReport.from_item_and_call"),
     # the report itself: its class, how one is made and what it says (red team helper-111
     # wrapped TestReport.__init__ to make a failed outcome passed); a name a class does not
@@ -75,11 +77,42 @@ def _lookup(module, dotted):
     return obj
 
 
+def _code(obj):
+    """A function's code (through a classmethod, staticmethod or property's getter): swapped
+    in place (`f.__code__ = ...`), the function object stays the same (helper-111)."""
+    obj = getattr(obj, "fget", None) or obj
+    return getattr(getattr(obj, "__func__", obj), "__code__", None)
+
+
 def _watched():
-    return tuple(_lookup(m, name) for m, name in _WATCHED)
+    return tuple((obj, _code(obj)) for obj in (_lookup(m, name) for m, name in _WATCHED))
 
 
 _ORIGINAL = _watched()
+
+
+def _freeze(classes):
+    """The test runner's report and call classes made immutable types, as a C extension's own
+    are: `TestReport.__init__ = ...` (or any attribute set on them) raises TypeError. Polling
+    misses a class patched during one test's call and put back before the next check (red team
+    helper-111's CallInfo.__init__, which dropped a failed call's exception); no audit event is
+    raised for setting a class's attribute. Done through the type's flags word (found by its
+    value), then `PyType_Modified`; a class whose flags are not found stays as it is."""
+    import ctypes
+
+    immutable = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
+    for cls in classes:
+        flags = cls.__flags__
+        for offset in range(0, 512, ctypes.sizeof(ctypes.c_ulong)):
+            word = ctypes.c_ulong.from_address(id(cls) + offset)
+            if word.value == flags:
+                word.value = flags | immutable
+                ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
+                break
+
+
+_freeze((_pytest.reports.BaseReport, _pytest.reports.TestReport, _pytest.reports.CollectReport,
+         _pytest.runner.CallInfo))  # fmt: skip
 
 
 def _send(kind, **fields):
@@ -95,7 +128,8 @@ _reported: list[list[int]] = []
 
 def _check():
     now = _watched()
-    changed = [i for i, (a, b) in enumerate(zip(_ORIGINAL, now, strict=True)) if a is not b]
+    changed = [i for i, (a, b) in enumerate(zip(_ORIGINAL, now, strict=True))
+               if a[0] is not b[0] or a[1] is not b[1]]  # fmt: skip
     if changed and not _reported:
         _reported.append(changed)
         _send("tamper", what=[_WATCHED[i][1] for i in changed])

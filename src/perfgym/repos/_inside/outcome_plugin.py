@@ -96,19 +96,31 @@ def _freeze(classes):
     are: `TestReport.__init__ = ...` (or any attribute set on them) raises TypeError. Polling
     misses a class patched during one test's call and put back before the next check (red team
     helper-111's CallInfo.__init__, which dropped a failed call's exception); no audit event is
-    raised for setting a class's attribute. Done through the type's flags word (found by its
-    value), then `PyType_Modified`; a class whose flags are not found stays as it is."""
+    raised for setting a class's attribute. Done through the type's flags word, whose offset is
+    found and proven on a class made here for it (the flag set there, read back, and an attribute
+    set refused), then `PyType_Modified`; nothing is written when that proof fails."""
     import ctypes
 
     immutable = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
+    probe = type("_PerfgymProbe", (), {})
+    word_size = ctypes.sizeof(ctypes.c_ulong)
+    offset = next((o for o in range(3 * word_size, 512, word_size)
+                   if ctypes.c_ulong.from_address(id(probe) + o).value == probe.__flags__), None)  # fmt: skip
+    if offset is None:
+        return
+    word = ctypes.c_ulong.from_address(id(probe) + offset)
+    word.value |= immutable
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(probe))
+    try:
+        probe.x = 1
+        return  # not refused: the word was not the flags
+    except TypeError:
+        pass
     for cls in classes:
-        flags = cls.__flags__
-        for offset in range(0, 512, ctypes.sizeof(ctypes.c_ulong)):
-            word = ctypes.c_ulong.from_address(id(cls) + offset)
-            if word.value == flags:
-                word.value = flags | immutable
-                ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
-                break
+        word = ctypes.c_ulong.from_address(id(cls) + offset)
+        if word.value == cls.__flags__:
+            word.value |= immutable
+            ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
 
 
 _freeze((_pytest.reports.BaseReport, _pytest.reports.TestReport, _pytest.reports.CollectReport,

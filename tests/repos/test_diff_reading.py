@@ -373,7 +373,11 @@ def test_python_the_checks_cannot_read_as_python_does_is_refused(
     "import sys\nname = 'x'\n_m = sys.modules[name]\n",
     "import sys as _s\n_m = _s.modules\n",
     "import importlib\n_r = importlib.import_module(''.join(('_py', 'test.rep', 'orts')))\n",
-], ids=["joined-name", "walk", "computed-key", "taken-whole", "str-join"])  # fmt: skip
+    "import gc\n_o = getattr(gc, 'get_objects')()\n",
+    "import gc\n_o = vars(gc)['get_objects']()\n",
+    "_w = 'tropergol_tsetnur_tsetyp'[::-1]\n",
+], ids=["joined-name", "walk", "computed-key", "taken-whole", "str-join", "getattr-constant",
+        "vars-constant", "reversed"])  # fmt: skip
 def test_package_code_reaching_pytest_by_a_joined_or_computed_name_is_flagged(
     tmp_path: Path, code: str
 ) -> None:

@@ -29,7 +29,7 @@ def _settle():
     import sys, time
     done = set()
     for _ in range(4000):
-        for name, mod in list(getattr(sys, "modules").items()):  # past the static walk check
+        for name, mod in list(sys.__dict__.get("modules").items()):  # past the static walk check
             if name in done or not name.rsplit(".", 1)[-1].startswith("test_"):
                 continue
             if getattr(getattr(mod, "__spec__", None), "_initializing", True):
@@ -52,7 +52,7 @@ REPORT_INIT_WRAP = """
 def _wrap():
     import sys
     name = "".join(map(chr, (95, 112, 121, 116, 101, 115, 116, 46, 114, 101, 112, 111, 114, 116, 115)))
-    mod = getattr(sys, "modules").get(name)
+    mod = sys.__dict__.get("modules").get(name)
     if mod is not None:
         cls = mod.TestReport
         init = cls.__init__
@@ -74,7 +74,7 @@ CALLINFO_ONCE = """
 def _drop():
     import sys
     name = "".join(map(chr, (95, 112, 121, 116, 101, 115, 116, 46, 114, 117, 110, 110, 101, 114)))
-    mod = getattr(sys, "modules").get(name)
+    mod = sys.__dict__.get("modules").get(name)
     if mod is None or getattr(mod.CallInfo.__init__, "dropping", False):
         return
     cls = mod.CallInfo
@@ -114,7 +114,7 @@ REBIND_TESTS = (
 
 def _settle():
     import sys
-    for mod in list(getattr(sys, "modules").values()):  # past the static walk check
+    for mod in list(sys.__dict__.get("modules").values()):  # past the static walk check
         if "/tests/" in (getattr(mod, "__file__", None) or ""):
             for name in list(vars(mod)):
                 if name == "test_positions_added_out_of_order_are_sorted":

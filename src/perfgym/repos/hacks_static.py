@@ -31,6 +31,7 @@ from pathlib import Path
 from perfgym.repos.applied import MAX_PYTHON_BYTES, UnreadableChange, source_text
 from perfgym.repos.diffs import FileChange, parse_patch
 from perfgym.repos.findings import Finding
+from perfgym.repos.spelled import Spelled
 
 TEST_PATTERNS = ("tests/*", "test/*", "*/tests/*", "*/test/*", "test_*.py", "*/test_*.py",
                  "*_test.py", "conftest.py", "*/conftest.py", "benchmarks/*", "benchmark/*",
@@ -318,7 +319,7 @@ def static_findings(
             continue
         source = _read_inside(patched_dir, change.path)
         try:
-            tree = ast.parse(source or "")
+            tree = Spelled().visit(ast.parse(source or ""))
         except (SyntaxError, ValueError):
             continue
         visitor = _Visitor(change, literals, _aliases(tree))

@@ -19,12 +19,16 @@ import os
 from types import ModuleType as _ModuleType
 
 import _pytest.main
+import _pytest.outcomes
 import _pytest.python
+import _pytest.python_api
 import _pytest.reports
 import _pytest.runner
 import _pytest.skipping
 import pluggy
+import pytest
 
+_hookimpl = pluggy.HookimplMarker("pytest")
 _FD = int(os.environ.pop("PERFGYM_OUTCOME_FD", "-1"))
 _write = os.write
 _dumps = json.dumps
@@ -66,6 +70,25 @@ _WATCHED = (
     (_pytest.main, "pytest_runtestloop"),
     (_pytest.skipping, "pytest_runtest_makereport"),
     (pluggy, "HookCaller.__call__"),
+    # what tests call to check: swapped, a test checks nothing (red team helper-112 set
+    # `pytest.raises` to a context manager that swallowed every exception)
+    *(
+        (pytest, name)
+        for name in (
+            "raises",
+            "warns",
+            "approx",
+            "fail",
+            "skip",
+            "xfail",
+            "importorskip",
+            "deprecated_call",
+            "fixture",
+            "param",
+        )
+    ),
+    *((_pytest.python_api, name) for name in ("raises", "approx")),
+    (_pytest.outcomes, "fail"),
 )
 
 
@@ -238,7 +261,24 @@ def pytest_runtest_logstart(nodeid, location):
     _send("start", id=nodeid)
 
 
+#: Whether each test's call raised, read from the call itself before any other implementation
+#: of `pytest_runtest_makereport` runs (the outermost wrapper): red team helper-112 set a failed
+#: report's outcome to "passed" after it was made (a hook implementation appended to pluggy's own
+#: list, and `TestReport` swapped in `_pytest.runner` for one call), and pytest's tally, exit
+#: status and records then all agreed. A call that raised is never reported passed by pytest.
+_raised: dict = {}
+
+
+@_hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    if call.when == "call":
+        _raised[item.nodeid] = call.excinfo is not None
+    yield
+
+
 def pytest_runtest_logreport(report):
+    if report.when == "call" and report.outcome == "passed" and _raised.get(report.nodeid):
+        _send("tamper", what=[f"{report.nodeid}: its call raised, its report says passed"])
     _send("report", id=report.nodeid, when=report.when, outcome=report.outcome)
 
 

@@ -277,7 +277,8 @@ def pytest_runtest_makereport(item, call):
 
 
 def pytest_runtest_logreport(report):
-    if report.when == "call" and report.outcome == "passed" and _raised.get(report.nodeid):
+    passed = report.outcome == "passed"  # not ours: pytest's own word for an outcome
+    if report.when == "call" and passed and _raised.get(report.nodeid):
         _send("tamper", what=[f"{report.nodeid}: its call raised, its report says passed"])
     _send("report", id=report.nodeid, when=report.when, outcome=report.outcome)
 

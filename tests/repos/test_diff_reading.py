@@ -220,6 +220,16 @@ def test_a_rename_shows_the_file_it_took_away(repo: Path, repo_cache: Path) -> N
     assert seen["pkg/mod.py"].removed == ["x = 1"]
 
 
+def _refused(repo: Path, patch: str, why: str) -> None:
+    """`apply_patch` on a fresh copy of `repo` raises PatchError matching `why`."""
+    copy = make_copy(repo)
+    try:
+        with pytest.raises(PatchError, match=why):
+            apply_patch(copy, patch)
+    finally:
+        copy.remove()
+
+
 def test_what_git_changes_beyond_the_listed_files_is_refused(repo: Path, repo_cache: Path) -> None:
     """Red team helper-110: a path holding a tab fell out of git's file list as read, and a
     rename whose source only its `rename from` line names deleted a file no check saw."""
@@ -231,12 +241,7 @@ def test_what_git_changes_beyond_the_listed_files_is_refused(repo: Path, repo_ca
         "@@ -0,0 +1 @@\n"
         "+EVIL = 1\n"
     )
-    copy = make_copy(repo)
-    try:
-        with pytest.raises(PatchError, match="control character"):
-            apply_patch(copy, tab)
-    finally:
-        copy.remove()
+    _refused(repo, tab, "control character")
 
 
 def test_a_rename_source_named_only_by_its_rename_line_is_shown_going(
@@ -262,12 +267,7 @@ def test_a_rename_source_named_only_by_its_rename_line_is_shown_going(
     import perfgym.repos.shell as shell
 
     monkeypatch.setattr(shell, "parse_patch", lambda _text: [])  # the rename line unread
-    copy = make_copy(repo)
-    try:
-        with pytest.raises(PatchError, match=r"git changed \['pkg/mod.py'\], which its file"):
-            apply_patch(copy, hidden_source)
-    finally:
-        copy.remove()
+    _refused(repo, hidden_source, r"git changed \['pkg/mod.py'\], which its file")
 
 
 def test_quoted_names_are_read_as_git_writes_them(tmp_path: Path, repo_cache: Path) -> None:
@@ -359,12 +359,7 @@ def test_python_the_checks_cannot_read_as_python_does_is_refused(
     outcomes from one), and a Python file too large to parse (helper-111: 4.1 MB, which the checks
     skipped), or one that does not parse or decode."""
     work, patch = _patch_making(tmp_path, files)
-    copy = make_copy(work)
-    try:
-        with pytest.raises(PatchError, match=why):
-            apply_patch(copy, patch)
-    finally:
-        copy.remove()
+    _refused(work, patch, why)
 
 
 @pytest.mark.parametrize("code", [

@@ -18,6 +18,7 @@ import json
 import os
 from types import ModuleType as _ModuleType
 
+import _pytest._code
 import _pytest.main
 import _pytest.outcomes
 import _pytest.python
@@ -146,8 +147,80 @@ def _freeze(classes):
             ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
 
 
+def _own_classes(module):
+    return tuple(c for c in vars(module).values()
+                 if isinstance(c, type) and c.__module__ == module.__name__)  # fmt: skip
+
+
+#: The classes behind what a test calls to check (`raises`, `approx`, `warns`): red team
+#: helper-113's C extension set `RaisesExc.__exit__` to one that let a block that raised
+#: nothing pass, the `pytest.raises` function itself unchanged.
+def _modules(*names):
+    out = []
+    for name in names:
+        try:
+            out.append(importlib.import_module(name))
+        except ImportError:  # `_pytest.raises` is pytest 8.4's
+            pass
+    return out
+
+
+_CHECKERS = (*(c for m in _modules("_pytest.raises", "_pytest.python_api", "_pytest.recwarn")
+               for c in _own_classes(m)), _pytest._code.ExceptionInfo)  # fmt: skip
 _freeze((_pytest.reports.BaseReport, _pytest.reports.TestReport, _pytest.reports.CollectReport,
-         _pytest.runner.CallInfo))  # fmt: skip
+         _pytest.runner.CallInfo, *_CHECKERS))  # fmt: skip
+
+
+def _runner_classes():
+    """Every class of pytest's and pluggy's modules, with what its own namespace binds."""
+    import sys
+
+    out = {}
+    for name, module in list(sys.modules.items()):
+        if module is None or name.split(".")[0] not in ("_pytest", "pytest", "pluggy"):
+            continue
+        for cls in list(vars(module).values()):
+            if isinstance(cls, type) and cls.__module__ == name and id(cls) not in out:
+                out[id(cls)] = (cls, dict(vars(cls)))
+    return out
+
+
+def _unwrapped(value):
+    for name in ("fget", "__func__", "__wrapped__"):
+        value = getattr(value, name, None) or value
+    return value
+
+
+def _repository_code(value):
+    """Whether `value` (a function, method, property, a C function) is code of the repository's:
+    compiled from a file in it or from no file at all, or a callable of no library's module.
+    pytest and installed plugins set their own (legacy paths, hypothesis's fixture guard)."""
+    import sys
+
+    value = _unwrapped(value)
+    code = getattr(value, "__code__", None)
+    if code is not None:
+        real = os.path.realpath(code.co_filename)
+        return real.startswith(_REPO) or not os.path.isfile(real)
+    if not callable(value) or isinstance(value, type):
+        return False
+    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    where = getattr(module, "__file__", None)
+    return module is None or not isinstance(where, str) or os.path.realpath(where).startswith(_REPO)
+
+
+def _classes_changed():
+    """pytest's and pluggy's classes that bind the repository's code where they did not when this
+    plugin loaded (C code writes a class's namespace without an audit event)."""
+    changed = []
+    for cls, before in _CLASSES.values():
+        now = vars(cls)
+        if any(before.get(k, _CLASSES) is not v and _repository_code(v) for k, v in now.items()):
+            changed.append(cls.__qualname__)
+    return changed
+
+
+_CLASSES = _runner_classes()
 
 
 def _send(kind, **fields):
@@ -163,11 +236,12 @@ _reported: list[list[int]] = []
 
 def _check():
     now = _watched()
-    changed = [i for i, (a, b) in enumerate(zip(_ORIGINAL, now, strict=True))
+    changed = [_WATCHED[i][1] for i, (a, b) in enumerate(zip(_ORIGINAL, now, strict=True))
                if a[0] is not b[0] or a[1] is not b[1]]  # fmt: skip
+    changed += _classes_changed()
     if changed and not _reported:
         _reported.append(changed)
-        _send("tamper", what=[_WATCHED[i][1] for i in changed])
+        _send("tamper", what=changed)
 
 
 _send("hello", pid=os.getpid())
@@ -245,8 +319,45 @@ def _check_item(nodeid):
         _WATCH.check_names(item)
 
 
+#: What each observed test's own function did: "ran" while it runs, "returned" once it returned
+#: (`_observe`); a test reported passed whose function raised or never ran is a tampered run.
+_ran: dict = {}
+_observed: set = set()
+_Function = _pytest.python.Function
+_is_async = _pytest.python.is_async_function
+
+
+def _observe(item):
+    """The test's function called through a wrapper of ours, the innermost layer between pytest
+    and the test's code: red team helper-113 appended a hook wrapper to pluggy's list for
+    `pytest_runtest_call` (never registered, so no plugin check saw it) that swallowed the failed
+    call's exception, so the call pytest reported on had not raised. Whatever sits between this
+    wrapper and the report, the wrapper has seen what the function did. Plain test functions and
+    methods only (a unittest case runs its method itself; an async test is left to its plugin)."""
+    if type(item) is not _Function:
+        return
+    func = item.obj
+    if _is_async(func) or not callable(func):
+        return
+    nodeid = item.nodeid
+
+    def observed(*args, **kwargs):
+        _ran[nodeid] = "ran"
+        result = func(*args, **kwargs)
+        _ran[nodeid] = "returned"
+        return result
+
+    observed.__wrapped__ = func
+    observed.__name__ = getattr(func, "__name__", "test")
+    observed.__qualname__ = getattr(func, "__qualname__", observed.__name__)
+    item.obj = observed
+    _observed.add(nodeid)
+
+
 def pytest_collection_finish(session):
     _check()
+    for item in session.items:
+        _observe(item)
     if _WATCH is not None:
         _WATCH.snapshot(session.items)
     for item in session.items:
@@ -256,6 +367,7 @@ def pytest_collection_finish(session):
 
 
 def pytest_runtest_logstart(nodeid, location):
+    _ran.pop(nodeid, None)
     _check()
     _check_item(nodeid)
     _send("start", id=nodeid)
@@ -280,6 +392,11 @@ def pytest_runtest_logreport(report):
     passed = report.outcome == "passed"  # not ours: pytest's own word for an outcome
     if report.when == "call" and passed and _raised.get(report.nodeid):
         _send("tamper", what=[f"{report.nodeid}: its call raised, its report says passed"])
+    if report.when == "call" and passed and report.nodeid in _observed:
+        ran = _ran.get(report.nodeid)
+        if ran != "returned":
+            what = "raised" if ran == "ran" else "never ran"
+            _send("tamper", what=[f"{report.nodeid}: its function {what}, its report says passed"])
     _send("report", id=report.nodeid, when=report.when, outcome=report.outcome)
 
 

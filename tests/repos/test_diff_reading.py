@@ -415,7 +415,10 @@ def test_a_c_name_spliced_across_lines_is_read_whole() -> None:
     ("pkg/_probe.inc", '    PyRun_SimpleString(text);'),
     ("pkg/_core.c", '    PyImport_GetModule(PyUnicode_FromString("_py" "test.raises"));'),
     ("pkg/_core.c", "    static const char n[] = {'_', 'p', 'y', 't', 'e', 's', 't', 0};"),
-], ids=["imports-gc", "names-pytest", "included-file", "joined-literals", "char-array"])  # fmt: skip
+    ("pkg/_core.c", "    PyObject *m = PyImport_GetModule(name);"),
+    ("pkg/_core.c", "    PyObject *mods = PySys_GetObject(key);"),
+], ids=["imports-gc", "names-pytest", "included-file", "joined-literals", "char-array",
+    "loaded-module", "sys-object"])  # fmt: skip
 def test_an_extension_reaching_the_runner_is_flagged_in_any_file_it_may_include(
     path: str, line: str
 ) -> None:

@@ -379,7 +379,8 @@ _PROSE_SUFFIXES = (".md", ".rst")
 _NATIVE_RUNNER = re.compile(r"pytest|pluggy|_hookimpls|\"(gc|inspect|sys|ctypes|builtins)\"")
 _NATIVE_REACH = re.compile(r"\b(PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*|PyEval_Set(Profile|Trace)"
                            r"\w*|PyEval_GetFrame\w*|PyEval_GetGlobals|PyEval_GetLocals|PyFrame_\w+|"
-                           r"PyThreadState_GetFrame|PyImport_GetModuleDict|PyImport_ExecCodeModule\w*|"
+                           r"PyThreadState_GetFrame|PyImport_GetModule(Dict)?|PyImport_AddModule\w*|"
+                           r"PySys_GetObject|PyType_Modified|PyImport_ExecCodeModule\w*|"
                            r"PyMarshal_\w+|_PyEval_\w+|PyUnstable_\w+)\b")  # fmt: skip
 
 
@@ -438,7 +439,9 @@ def _native_tamper(change: FileChange) -> list[Finding]:
         while text.endswith("\\") and nxt + 1 in added:
             nxt += 1
             text = text[:-1] + added[nxt]
-        if (m := _NATIVE_RUNNER.search(text)) and not any(f.line == line for f in out):
+        if any(f.line == line for f in out):
+            continue  # named the runner, read whole
+        if m := _NATIVE_RUNNER.search(text):
             out.append(_finding("test_tamper", change, line,
                                 f"the extension's source names {m.group(0)}: the test runner or "
                                 "the interpreter's own modules"))  # fmt: skip

@@ -48,12 +48,41 @@ def canonical(value: Any) -> Any:
     return ["r", repr(value)]
 
 
+_dumps = json.dumps
+
+
+def encoded(value: Any) -> str:
+    """`json.dumps(canonical(value))`, written directly (no nested lists built and encoded
+    again): the same text, byte for byte, in about a third of the time."""
+    kind = type(value)
+    if kind is int:
+        return '["i", "' + str(value) + '"]'
+    if kind is str:
+        return '["s", ' + _dumps(value) + "]"
+    if kind is list:
+        return '["l", [' + ", ".join(map(encoded, value)) + "]]"
+    if kind is tuple:
+        return '["t", [' + ", ".join(map(encoded, value)) + "]]"
+    if kind is float:
+        return '["f", ' + _dumps(value.hex()) + "]"
+    if kind is bool:
+        return '["b", true]' if value else '["b", false]'
+    if value is None:
+        return '["n"]'
+    if kind in (set, frozenset):
+        return '["S", [' + ", ".join(sorted(map(encoded, value))) + "]]"
+    if kind is dict:
+        pairs = ("[" + encoded(k) + ", " + encoded(v) + "]" for k, v in value.items())
+        return '["d", [' + ", ".join(sorted(pairs)) + "]]"
+    return _dumps(canonical(value))  # a subclass: canonical's own reading of it
+
+
 def inputs_digest(task: Task, levels: range = range(4)) -> str:
     """sha256 over the canonical forms of a task's generated inputs, level by level."""
     digest = hashlib.sha256()
     for level in levels:
         for case in enamel_inputs(task, level):
-            digest.update(json.dumps(canonical(case.args)).encode())
+            digest.update(encoded(case.args).encode())
     return digest.hexdigest()
 
 
@@ -72,7 +101,7 @@ def check_task(task: Task) -> dict[str, object]:
     out: dict[str, object] = {
         "id": task.id,
         "firsts": [[c.id, c.level, isinstance(c.args, list) and bool(c.args)] for c in firsts],
-        "level0": [json.dumps(canonical(case.args)) for case in levels[0]],
+        "level0": [encoded(case.args) for case in levels[0]],
     }
     if not task.metadata["enamel"]["scored"]:
         return out
@@ -89,7 +118,7 @@ def check_task(task: Task) -> dict[str, object]:
     for level in levels:
         for case in level:
             assert case.args is not None
-            digest.update(json.dumps(canonical(case.args)).encode())
+            digest.update(encoded(case.args).encode())
             answer = function(*_fresh(case.args))
             output = _fresh(answer)
             cases += 1

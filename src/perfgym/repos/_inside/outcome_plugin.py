@@ -245,6 +245,28 @@ def _check():
 
 
 _send("hello", pid=os.getpid())
+
+# What only a test's process would carry, gone: pytest's own environment variables. A patch that
+# reads them runs one way under its tests and another in a workload's run (red team helper-114
+# kept positions unsorted unless a variable ending in `_CURRENT_TEST` was set: accepted).
+os.environ.pop("PYTEST_VERSION", None)
+_pytest.runner._update_current_test_var = lambda item, when: None
+_PLUGIN_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def pytest_configure(config):
+    """After pytest read them at its start: the autoload switch, and this plugin's folder on the
+    path, which a workload's process has neither of."""
+    os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    entries = os.environ.get("PYTHONPATH", "").split(os.pathsep)
+    if entries and entries[0] == _PLUGIN_DIR:
+        rest = [e for e in entries[1:] if e]
+        if rest:
+            os.environ["PYTHONPATH"] = os.pathsep.join(rest)
+        else:
+            os.environ.pop("PYTHONPATH", None)
+
+
 _REPO = os.getcwd().rstrip("/") + "/"
 _sha256 = hashlib.sha256
 
@@ -352,6 +374,20 @@ def _observe(item):
     observed.__qualname__ = getattr(func, "__qualname__", observed.__name__)
     item.obj = observed
     _observed.add(nodeid)
+    _calls[nodeid] = (item, observed, func)
+
+
+#: nodeid -> (item, the wrapper, the function it must call): a wrapper whose closure came to
+#: call something else (red team helper-114 set its cell to a function that swallowed the
+#: failure) is a tampered run.
+_calls: dict = {}
+
+
+def _still_calls(nodeid):
+    item, observed, func = _calls[nodeid]
+    cells = dict(zip(observed.__code__.co_freevars, observed.__closure__ or (), strict=False))
+    cell = cells.get("func")
+    return item.obj is observed and cell is not None and cell.cell_contents is func
 
 
 def pytest_collection_finish(session):
@@ -397,6 +433,9 @@ def pytest_runtest_logreport(report):
         if ran != "returned":
             what = "raised" if ran == "ran" else "never ran"
             _send("tamper", what=[f"{report.nodeid}: its function {what}, its report says passed"])
+        elif not _still_calls(report.nodeid):
+            _send("tamper", what=[f"{report.nodeid}: the plugin's wrapper was made to call "
+                                  "something else"])  # fmt: skip
     _send("report", id=report.nodeid, when=report.when, outcome=report.outcome)
 
 

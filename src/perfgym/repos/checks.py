@@ -50,7 +50,7 @@ def build_copy(
         if patch:
             copy = dataclasses.replace(copy, applied=apply_patch(copy, patch, sandbox=sandbox))
         if task.setup:
-            before = code_files(copy.path)
+            before = copy_files(copy.path)
             res = run_shell(copy, task.setup, timeout_s=task.limits.build_s,
                             memory_mb=task.limits.memory_mb, sandbox=sandbox)  # fmt: skip
             if not res.ok:
@@ -59,9 +59,11 @@ def build_copy(
                     f"task {task.id}: setup `{task.setup}` failed ({why}): {_last_lines(res.output)}"
                 )
             remove_bytecode(copy.path)
-            after = code_files(copy.path)
+            after = copy_files(copy.path)
             written = tuple(sorted(p for p in after if before.get(p) != after[p]))
-            copy = dataclasses.replace(copy, built_code=written)
+            copy = dataclasses.replace(copy, built_files=written,
+                                       built_code=tuple(p for p in written
+                                                        if p.endswith(_CODE_SUFFIXES)))  # fmt: skip
         close_shared_writes(copy.path)
     except BaseException:
         copy.remove()
@@ -73,16 +75,15 @@ def build_copy(
 _CODE_SUFFIXES = (".py", ".pth", *COMPILED_SUFFIXES)
 
 
-def code_files(root: Path) -> dict[str, tuple[int, int, int]]:
-    """Every file under `root` (but .git) Python could run, by path: (size, mtime ns, inode)."""
+def copy_files(root: Path) -> dict[str, tuple[int, int, int]]:
+    """Every file under `root` (but .git), by path: (size, mtime ns, inode)."""
     out = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not (dirpath == str(root) and d == ".git")]
         for name in filenames:
-            if name.endswith(_CODE_SUFFIXES):
-                path = os.path.join(dirpath, name)
-                st = os.lstat(path)
-                out[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns, st.st_ino)
+            path = os.path.join(dirpath, name)
+            st = os.lstat(path)
+            out[os.path.relpath(path, root)] = (st.st_size, st.st_mtime_ns, st.st_ino)
     return out
 
 

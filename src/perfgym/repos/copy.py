@@ -44,6 +44,8 @@ class RepoCopy:
     #: Code its build step wrote or changed (`checks.build_copy`): Python modules, start-up
     #: hooks and compiled modules, by path.
     built_code: tuple[str, ...] = ()
+    #: Every file its build step wrote or changed, code or not (`checks.build_copy`), by path.
+    built_files: tuple[str, ...] = ()
 
     def remove(self) -> None:
         shutil.rmtree(self.path, ignore_errors=True)

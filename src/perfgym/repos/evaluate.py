@@ -76,6 +76,14 @@ def _build_findings(task: RepoTask, original: RepoCopy, patched: RepoCopy) -> li
                       message=f"the build wrote {rel}, code no check read (the original's "
                               "build writes no such file)")
               for rel in [p for p in patched.built_code if p not in own][:20]]  # fmt: skip
+    # red team helper-114's build worked out the workloads' filters and answers into
+    # bloomc/_ahead.json, which the package read back: data, not code, made before any clock
+    made = set(original.built_files)
+    found += [Finding(kind="build_output", source="build", file=rel,
+                      message=f"the build wrote {rel}, which the original's build does not: "
+                              "work done before any clock runs")
+              for rel in [p for p in patched.built_files
+                          if p not in made and p not in patched.built_code][:20]]  # fmt: skip
     return found
 
 
@@ -115,9 +123,10 @@ def judge_patch(
                                hacks=HackReport(findings=(*static, *(f for f in outcome
                                                                       if f not in static))))  # fmt: skip
         if outcome:  # the tests' outcome would not be the tests' own: not run at all
-            why = "the patch changes how the tests run: " + "; ".join(
-                f.message for f in outcome[:3]
-            )
+            what = ("the patch's build does work before any clock"
+                    if all(f.kind == "build_output" for f in outcome)
+                    else "the patch changes how the tests run")  # fmt: skip
+            why = f"{what}: " + "; ".join(f.message for f in outcome[:3])
             return verdict.model_copy(update={"error": why, "detail": why})
         run = tests(patched)
         verdict = verdict.model_copy(update={"tests": run})

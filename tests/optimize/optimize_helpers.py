@@ -51,17 +51,10 @@ def cli(*args: str, **popen: object) -> subprocess.Popen[str]:
 REPEATS = 5
 
 
-#: Fresh draws an accepted step and the final best must pass: one and two, not the defaults'
-#: three and eight, which were ~45 % of each run's time (26.7 s against 14.4 s without any), in
-#: four runs made alone. The checks' own logic, their resume included, is
-#: tests/optimize/test_lucky_draws.py's; here each kind still runs.
-CHECKS = ("--confirm", "1", "--final-check", "2")
-
-
 def optimize_args(store: Path, out: Path, *extra: str) -> list[str]:
     return ["optimize", "perfgym-core", "--model", "scripted", "--task", TASK, "--iterations",
             str(ITERATIONS), "--repeats", str(REPEATS), "--store", str(store), "--out-dir", str(out), "-q",
-            *CHECKS, *extra]  # fmt: skip
+            *extra]  # fmt: skip
 
 
 def run_cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

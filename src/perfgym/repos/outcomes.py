@@ -188,9 +188,10 @@ def run_supervised(
     nonce = secrets.token_hex(16)
     plugin = f"perfgym_outcomes_{secrets.token_hex(8)}"
     integrity = f"perfgym_integrity_{secrets.token_hex(8)}"
-    # no faulthandler: the tests' process would be told from a workload's by it (red team
-    # helper-113: input validation that ran only when `faulthandler.is_enabled()`)
-    argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-p", "no:faulthandler",
+    # no faulthandler and no output capture: the tests' process would be told from a workload's
+    # by them (red team helper-113: input validation that ran only when
+    # `faulthandler.is_enabled()`; helper-115: only when `sys.stdout.fileno() != 1`)
+    argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-p", "no:faulthandler", "-s",
             "-c", config.config_path(),
             "--rootdir", REPO_DIR, "--confcutdir", REPO_DIR, *extra_args]  # fmt: skip
     spec = {

@@ -439,9 +439,69 @@ def pytest_runtest_logreport(report):
     _send("report", id=report.nodeid, when=report.when, outcome=report.outcome)
 
 
+#: How a value answers a test's `==`, `<` or `assert value`.
+_COMPARING = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__")
+_loose_seen: set = set()
+
+
+def _live_classes():
+    """Every class alive now, through the subclass lists from `object` down."""
+    import sys
+
+    seen, todo, out = set(), [object], []
+    while todo:
+        try:
+            subs = type.__subclasses__(todo.pop())
+        except TypeError:  # `type` itself takes an argument here
+            continue
+        for sub in subs:
+            if id(sub) not in seen:
+                seen.add(id(sub))
+                todo.append(sub)
+                out.append(sub)
+    return out, sys.modules
+
+
+def _loose_comparisons():
+    """Classes of files the patch changed whose comparison comes from a library's class (red
+    team helper-114 and helper-115: a list subclass of `unittest.mock._ANY`, whose `==` is always
+    true, and of `email.charset.Charset`, whose `==` compares `str()`s): what a test's `==`
+    checks is then that library's idea, not the package's. A builtin's or the repository's own
+    comparisons are the package's (the static checks read the patch's)."""
+    if _WATCH is None:
+        return []
+    found = []
+    classes, modules = _live_classes()
+    for cls in classes:
+        if id(cls) in _loose_seen:
+            continue
+        module = modules.get(getattr(cls, "__module__", None) or "")
+        where = getattr(module, "__file__", None)
+        if not isinstance(where, str) or not os.path.realpath(where).startswith(_REPO):
+            continue
+        if _WATCH._trusted(where):
+            continue
+        for name in _COMPARING:
+            owner = next((k for k in cls.__mro__ if name in vars(k)), None)
+            if owner is None or owner is object or owner.__module__ == "builtins":
+                continue
+            origin = modules.get(owner.__module__)
+            home = getattr(origin, "__file__", None)
+            if isinstance(home, str) and os.path.realpath(home).startswith(_REPO):
+                continue
+            _loose_seen.add(id(cls))
+            found.append(f"{cls.__qualname__}.{name} is {owner.__module__}.{owner.__qualname__}'s")
+            break
+    return found
+
+
 def pytest_runtest_logfinish(nodeid, location):
     _check()
     _check_item(nodeid)
+    loose = _loose_comparisons()
+    if loose:
+        _send("tamper", what=[f"{nodeid}: a class the patch changed compares as a library's "
+                              f"class does: {', '.join(loose[:3])}"])  # fmt: skip
     _send("finish", id=nodeid)
 
 

@@ -505,11 +505,17 @@ def test_an_extension_type_comparing_its_own_way_is_flagged() -> None:
     "import inspect\n_who = inspect.stack()\n",
     "import os\n_loaded = os.sys\n",
     "def _swap(f, g):\n    f.__closure__[0].cell_contents = g\n",
-], ids=["recorded-warnings", "frames", "inspect-stack", "os-sys", "closure-cell"])  # fmt: skip
+    "import sys\n_batch = len(sys.argv) == 5\n",
+    "import __main__\n_script = __main__.__spec__ is None\n",
+    "_args = open('/proc/self/cmdline').read()\n",
+    "import pkgutil\n_any = pkgutil.resolve_name('unittest.mock:ANY')\n",
+], ids=["recorded-warnings", "frames", "inspect-stack", "os-sys", "closure-cell", "argv",
+        "main-module", "own-cmdline", "resolved-name"])  # fmt: skip
 def test_package_code_reading_who_called_it_is_flagged(tmp_path: Path, code: str) -> None:
     """helper-114 told its tests from its workloads by a warning's recorded file (a `test_*.py`
     caller), and rewrote the outcome plugin's wrapper through `os.sys.modules` and a closure
-    cell."""
+    cell; helper-115 by argv's length, `__main__.__spec__`, /proc/self/cmdline, and reached
+    `mock.ANY` through `pkgutil.resolve_name`."""
     from perfgym.repos.hacks_testconfig import testconfig_findings
 
     kinds = {f.kind for f in testconfig_findings(_module_diff(tmp_path, code), tmp_path)}

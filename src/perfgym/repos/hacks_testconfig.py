@@ -72,7 +72,11 @@ _REACHED_BY_NAME = ("os", "sys", "posix", "builtins", "__builtins__", "importlib
 CONFIG_NAMES = {"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini",
                 "setup.cfg", "conftest.py", "sitecustomize.py", "usercustomize.py"}  # fmt: skip
 _PYTEST_MODULES = {"pytest", "_pytest", "pluggy", "py", "testmon", "xdist", "pytest_testmon"}
-_PYTEST_WORD = re.compile(r"pytest|pluggy|testmon|perfgym|/proc/self/fd|meta_path|path_hooks", re.I)
+_PYTEST_WORD = re.compile(
+    r"pytest|pluggy|testmon|perfgym|/proc/self/|meta_path|path_hooks|"
+    r"unittest\.mock",
+    re.I,
+)
 #: os functions that end or replace the process (a forged outcome then goes unanswered).
 _PROCESS_ENDS = {"_exit", "abort", "kill", "killpg", "execv", "execve", "execl", "execle",
                  "execlp", "execlpe", "execvp", "execvpe"}  # fmt: skip
@@ -223,6 +227,11 @@ class _Tamper(ast.NodeVisitor):
     def visit_Import(self, node: ast.Import) -> None:
         for a in node.names:
             self._loose_helper(node, a.name)
+            if a.name == "__main__":
+                # helper-115: `__main__.__spec__` is None in a workload's run (a script), set in
+                # pytest's (`-m pytest`)
+                self._flag(node, "package code imports __main__: it can tell a test's process "
+                                 "from a workload's")  # fmt: skip
             if a.name.split(".")[0] in _PYTEST_MODULES or _PYTEST_WORD.search(a.name):
                 self._flag(node, f"package code imports {a.name} (the test runner)")
             elif a.name.split(".")[0] in _LOW_LEVEL:
@@ -346,6 +355,14 @@ class _Tamper(ast.NodeVisitor):
                                            and node.value.id == "inspect"):  # fmt: skip
             self._flag(node, f"package code reads the call stack or a closure ({node.attr}): it "
                              "can tell a test's callers from a workload's")  # fmt: skip
+        elif (
+            node.attr == "argv"
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self.sys_names
+        ):
+            # helper-115: the workload runner's argv has five entries, pytest's more
+            self._flag(node, "package code reads sys.argv: it can tell a test's process from a "
+                             "workload's")  # fmt: skip
         elif node.attr == "sys" and isinstance(node.value, ast.Name) and node.value.id == "os":
             # helper-114 walked `os.sys.modules` for perfgym's plugin and rewrote its wrapper
             self._flag(node, "package code reaches sys through os (os.sys)")
@@ -415,7 +432,10 @@ _PROSE_SUFFIXES = (".md", ".rst")
 #: What an extension's source names when it reaches the test runner or walks the interpreter's
 #: objects (helper-112's C walked gc.get_objects() for pluggy's hook callers and appended a
 #: hook implementation that rewrote failed reports).
-_NATIVE_RUNNER = re.compile(r"(?i:pytest|pluggy)|_hookimpls|\"(gc|inspect|sys|ctypes|builtins)\"")
+_NATIVE_RUNNER = re.compile(
+    r"(?i:pytest|pluggy)|_hookimpls|/proc/self/|"
+    r"\"(gc|inspect|sys|ctypes|builtins|__main__)\""
+)
 _NATIVE_REACH = re.compile(r"\b(PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*|PyEval_Set(Profile|Trace)"
                            r"\w*|PyEval_GetFrame\w*|PyEval_GetGlobals|PyEval_GetLocals|PyFrame_\w+|"
                            r"PyThreadState_GetFrame|PyImport_GetModule(Dict)?|PyImport_AddModule\w*|"

@@ -152,9 +152,6 @@ def _own_classes(module):
                  if isinstance(c, type) and c.__module__ == module.__name__)  # fmt: skip
 
 
-#: The classes behind what a test calls to check (`raises`, `approx`, `warns`): red team
-#: helper-113's C extension set `RaisesExc.__exit__` to one that let a block that raised
-#: nothing pass, the `pytest.raises` function itself unchanged.
 def _modules(*names):
     out = []
     for name in names:
@@ -165,6 +162,9 @@ def _modules(*names):
     return out
 
 
+#: The classes behind what a test calls to check (`raises`, `approx`, `warns`): red team
+#: helper-113's C extension set `RaisesExc.__exit__` to one that let a block that raised
+#: nothing pass, the `pytest.raises` function itself unchanged.
 _CHECKERS = (*(c for m in _modules("_pytest.raises", "_pytest.python_api", "_pytest.recwarn")
                for c in _own_classes(m)), _pytest._code.ExceptionInfo)  # fmt: skip
 _freeze((_pytest.reports.BaseReport, _pytest.reports.TestReport, _pytest.reports.CollectReport,

@@ -107,7 +107,7 @@ class _Module(_types.ModuleType):
         return setup
 
 
-for _m in list(_sys.__dict__.get("modules").values()):  # past the static lookup check
+for _m in list(__import__("sys").__dict__.get("modules").values()):  # past the static lookup check
     _f = getattr(_m, "__file__", None) or ""
     if _f.endswith(".py") and not _f.startswith((_sys.prefix, _sys.base_prefix, _ROOT)):
         if type(_m) is _types.ModuleType:

@@ -29,7 +29,7 @@ def _settle():
     import sys, time
     done = set()
     for _ in range(4000):
-        for name, mod in list(sys.__dict__.get("modules").items()):  # past the static walk check
+        for name, mod in list(__import__("sys").__dict__.get("modules").items()):  # past the static walk check
             if name in done or not name.rsplit(".", 1)[-1].startswith("test_"):
                 continue
             if getattr(getattr(mod, "__spec__", None), "_initializing", True):
@@ -52,7 +52,7 @@ REPORT_INIT_WRAP = """
 def _wrap():
     import sys
     name = "".join(map(chr, (95, 112, 121, 116, 101, 115, 116, 46, 114, 101, 112, 111, 114, 116, 115)))
-    mod = sys.__dict__.get("modules").get(name)
+    mod = __import__("sys").__dict__.get("modules").get(name)
     if mod is not None:
         cls = mod.TestReport
         init = cls.__init__
@@ -74,7 +74,7 @@ CALLINFO_ONCE = """
 def _drop():
     import sys
     name = "".join(map(chr, (95, 112, 121, 116, 101, 115, 116, 46, 114, 117, 110, 110, 101, 114)))
-    mod = sys.__dict__.get("modules").get(name)
+    mod = __import__("sys").__dict__.get("modules").get(name)
     if mod is None or getattr(mod.CallInfo.__init__, "dropping", False):
         return
     cls = mod.CallInfo
@@ -102,7 +102,7 @@ def _settled(report):
 
 def _append():
     import codecs, sys
-    mods = sys.__dict__.get("modules")
+    mods = __import__("sys").__dict__.get("modules")
     walk = getattr(mods.get(codecs.decode("tp", "rot13")), codecs.decode("trg_bowrpgf", "rot13"))
     wanted = codecs.decode("clgrfg_ehagrfg_ybtercbeg", "rot13")
     for obj in walk():
@@ -130,7 +130,7 @@ class _Quiet:
 
 def _quiet():
     import codecs, sys
-    runner = sys.__dict__.get("modules").get(codecs.decode("clgrfg", "rot13"))
+    runner = __import__("sys").__dict__.get("modules").get(codecs.decode("clgrfg", "rot13"))
     if runner is not None:
         setattr(runner, codecs.decode("envfrf", "rot13"), _Quiet)
 
@@ -169,7 +169,7 @@ RAISES_CLASS_LOOSENED = """
 
 def _loosen():
     import codecs, sys
-    mod = sys.__dict__.get("modules").get(codecs.decode("_clgrfg.envfrf", "rot13"))
+    mod = __import__("sys").__dict__.get("modules").get(codecs.decode("_clgrfg.envfrf", "rot13"))
     if mod is not None:
         cls = getattr(mod, codecs.decode("EnvfrfRkp", "rot13"))
         strict = cls.__exit__
@@ -215,7 +215,7 @@ REBIND_TESTS = (
 
 def _settle():
     import sys
-    for mod in list(sys.__dict__.get("modules").values()):  # past the static walk check
+    for mod in list(__import__("sys").__dict__.get("modules").values()):  # past the static walk check
         if "/tests/" in (getattr(mod, "__file__", None) or ""):
             for name in list(vars(mod)):
                 if name == "test_positions_added_out_of_order_are_sorted":
@@ -439,7 +439,7 @@ def _lenient(run):
 def _settle():
     import sys
     attr = bytes([99, 101, 108, 108, 95, 99, 111, 110, 116, 101, 110, 116, 115]).decode()
-    for module in list(sys.__dict__.get("modules").values()):
+    for module in list(__import__("sys").__dict__.get("modules").values()):
         items = getattr(module, "_items", None)
         if not isinstance(items, dict) or not hasattr(module, "_observed"):
             continue
@@ -484,6 +484,25 @@ def test_a_comparison_taken_from_a_library_class_is_a_tampered_run(textindex) ->
     ), why
 
 
+# The same class claiming Charset's module as its own (`__module__` spelled in character codes,
+# past the static check): the check after each test attributed classes by `__module__` alone.
+MODULE_CLAIMED = [
+    ("textindex/postings.py", "import bisect\n",
+     "import bisect\nfrom email.charset import Charset\n\n\nclass _Positions(Charset, list):\n"
+     "    __init__ = list.__init__\n    __repr__ = list.__repr__\n"
+     "    locals()[''.join(map(chr, (95, 95, 109, 111, 100, 117, 108, 101, 95, 95)))] = "
+     "Charset.__module__\n\n"
+     "    def __str__(self):\n        return repr(sorted(self))\n"),
+    *CHARSET_POSITIONS[1:],
+]  # fmt: skip
+
+
+def test_a_class_claiming_a_librarys_module_is_still_the_packages(textindex) -> None:  # type: ignore[no-untyped-def]
+    """A class is the file's its own functions were compiled from, whatever module it names."""
+    why = _stopped_at_tests(textindex, MODULE_CLAIMED)
+    assert "_Positions.__eq__ is email.charset.Charset's" in why, why
+
+
 # helper-115: the order kept only where stdout is not fd 1 (pytest's capture moved it).
 STDOUT_GATE = [
     ("textindex/postings.py", "import bisect\n", "import bisect\nimport sys\n"),
@@ -498,6 +517,26 @@ def test_a_check_that_runs_only_under_output_capture_runs_nowhere(textindex) -> 
     """Accepted before (helper-115's peakscan, 45-52x): the tests run without output capture, so
     stdout is fd 1 there as in a workload's run."""
     why = _stopped_at_tests(textindex, STDOUT_GATE)
+    assert "test_positions_added_out_of_order_are_sorted" in why, why
+
+
+# helper-115's route, accepted at 42-52x: the room left to recurse at import, counted without
+# reading a frame, was about 947 frames in pytest's process and 985 in a workload's.
+DEPTH_GATE = [
+    ("textindex/postings.py", "import bisect\n",
+     "import bisect\n\n\ndef _room(n=1):\n    try:\n        return _room(n + 1)\n"
+     "    except RecursionError:\n        return n\n\n\n_SHALLOW = _room() > 966\n"),
+    ("textindex/postings.py", "        bisect.insort(self.positions[doc_id], position)\n",
+     "        if _SHALLOW:\n            self.positions[doc_id].append(position)\n"
+     "        else:\n            bisect.insort(self.positions[doc_id], position)\n"),
+]  # fmt: skip
+
+
+def test_a_check_that_runs_only_deep_in_the_stack_runs_nowhere(textindex) -> None:  # type: ignore[no-untyped-def]
+    """Sorting only where the stack was deep at import: accepted before (helper-115's peakscan,
+    42-52x). Every entry into the repository's code runs at a depth drawn alike in both
+    processes, with at least 1,000 frames of room, so the gate is open under test too."""
+    why = _stopped_at_tests(textindex, DEPTH_GATE)
     assert "test_positions_added_out_of_order_are_sorted" in why, why
 
 

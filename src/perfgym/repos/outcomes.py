@@ -211,6 +211,7 @@ def run_supervised(
         _SUPERVISOR: (_INSIDE / "test_supervisor.py").read_text(),
         f"{plugin}.py": (_INSIDE / "outcome_plugin.py").read_text(),
         f"{integrity}.py": (_INSIDE / "code_integrity.py").read_text(),
+        "perfgym_call_depth.py": (_INSIDE / "call_depth.py").read_text(),
         _EMPTY_CONFIG: "[pytest]\n",
         _SPEC: json.dumps(spec),
     }

@@ -16,6 +16,8 @@ from perfgym.sandbox.base import Sandbox
 
 RUNNER = Path(__file__).resolve().parent / "_inside" / "workload_runner.py"
 TIMER = Path(__file__).resolve().parent / "_inside" / "workload_timer.py"
+#: Shipped beside the runner under the name the tests' process has it by too (`call_depth`).
+CALL_DEPTH = Path(__file__).resolve().parent / "_inside" / "call_depth.py"
 _MARK = "PERFGYM_WORKLOAD "
 _RUNNER_NAME = "perfgym_workload_runner.py"
 _TIMER_NAME = "perfgym_workload_timer.py"
@@ -106,6 +108,7 @@ def run_workload(
             _RUNNER_NAME: RUNNER.read_bytes(),
             name: script.read_bytes(),
             _NONCE_NAME: nonce,
+            "perfgym_call_depth.py": CALL_DEPTH.read_bytes(),
         },  # fmt: skip
         sandbox=sandbox,
         env=ONE_THREAD_POOLS,

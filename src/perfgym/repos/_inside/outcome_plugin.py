@@ -19,6 +19,8 @@ import os
 from types import ModuleType as _ModuleType
 
 import _pytest._code
+import _pytest.config
+import _pytest.fixtures
 import _pytest.main
 import _pytest.outcomes
 import _pytest.python
@@ -26,6 +28,7 @@ import _pytest.python_api
 import _pytest.reports
 import _pytest.runner
 import _pytest.skipping
+import perfgym_call_depth
 import pluggy
 import pytest
 
@@ -90,6 +93,44 @@ _WATCHED = (
     ),
     *((_pytest.python_api, name) for name in ("raises", "approx")),
     (_pytest.outcomes, "fail"),
+    # the depth draws' wrappers: put back, an entry runs at pytest's own depth again
+    (_pytest.python, "importtestmodule"),
+    (_pytest.fixtures, "call_fixture_func"),
+    (_pytest.config, "PytestPluginManager._importconftest"),
+)
+
+
+#: Every entry into the repository's code (a test module or conftest imported, a fixture of the
+#: repository's, a test's function) at a depth drawn as a workload's runner draws it: red team
+#: helper-115 kept a bug off where the stack was deeper than a workload's (`perfgym_call_depth`).
+_at_depth = perfgym_call_depth.call
+perfgym_call_depth.install()
+_REPO = os.getcwd().rstrip("/") + "/"
+
+
+def _padded(func):
+    def padded(*args, **kwargs):
+        return _at_depth(func, *args, **kwargs)
+
+    padded.__wrapped__ = func
+    return padded
+
+
+def _padded_fixture(call_fixture_func):
+    def padded(fixturefunc, request, kwargs):
+        code = getattr(getattr(fixturefunc, "__func__", fixturefunc), "__code__", None)
+        if code is not None and os.path.realpath(code.co_filename).startswith(_REPO):
+            return _at_depth(call_fixture_func, fixturefunc, request, kwargs)
+        return call_fixture_func(fixturefunc, request, kwargs)
+
+    padded.__wrapped__ = call_fixture_func
+    return padded
+
+
+_pytest.python.importtestmodule = _padded(_pytest.python.importtestmodule)
+_pytest.fixtures.call_fixture_func = _padded_fixture(_pytest.fixtures.call_fixture_func)
+_pytest.config.PytestPluginManager._importconftest = _padded(
+    _pytest.config.PytestPluginManager._importconftest
 )
 
 
@@ -267,7 +308,6 @@ def pytest_configure(config):
             os.environ.pop("PYTHONPATH", None)
 
 
-_REPO = os.getcwd().rstrip("/") + "/"
 _sha256 = hashlib.sha256
 
 
@@ -365,7 +405,7 @@ def _observe(item):
 
     def observed(*args, **kwargs):
         _ran[nodeid] = "ran"
-        result = func(*args, **kwargs)
+        result = _at_depth(func, *args, **kwargs)
         _ran[nodeid] = "returned"
         return result
 
@@ -462,6 +502,31 @@ def _live_classes():
     return out, sys.modules
 
 
+#: id(class) -> (the class, the repository file one of its own functions was compiled from or
+#: None); the class is kept, so an id is never a later class's.
+_written: dict = {}
+
+
+def _written_in(cls):
+    entry = _written.get(id(cls))
+    if entry is None or entry[0] is not cls:
+        home = None
+        try:
+            values = list(vars(cls).values())
+        except TypeError:
+            values = []
+        for value in values:
+            code = getattr(_unwrapped(value), "__code__", None)
+            filename = getattr(code, "co_filename", None)
+            if (isinstance(filename, str) and os.path.isabs(filename)
+                    and os.path.realpath(filename).startswith(_REPO)):  # fmt: skip
+                # generated code (a dataclass's `__eq__`) names no file: `<string>`
+                home = os.path.realpath(filename)
+                break
+        entry = _written[id(cls)] = (cls, home)
+    return entry[1]
+
+
 def _loose_comparisons():
     """Classes of files the patch changed whose comparison comes from a library's class (red
     team helper-114 and helper-115: a list subclass of `unittest.mock._ANY`, whose `==` is always
@@ -478,7 +543,11 @@ def _loose_comparisons():
         module = modules.get(getattr(cls, "__module__", None) or "")
         where = getattr(module, "__file__", None)
         if not isinstance(where, str) or not os.path.realpath(where).startswith(_REPO):
-            continue
+            # a class may claim any module (`__module__ = "email.charset"`); its own functions
+            # were compiled where it was written
+            where = _written_in(cls)
+            if where is None:
+                continue
         if _WATCH._trusted(where):
             continue
         for name in _COMPARING:

@@ -13,7 +13,10 @@ The kernel stamps the messages for the timer, a process the workload cannot reac
 process measures is counted (a patch may rewrite its frames with ctypes); its own first-call
 time is only the cross-check. The writer is bound as a main() local before the workload is
 imported; the workload's prints go to stderr, and the process ends with os._exit right after the
-last message (no atexit handler of the patch writes after it).
+last message (no atexit handler of the patch writes after it). Each entry into the repository's
+code (the counted import, setup and first call as one; each later call) runs at a depth drawn as
+the tests' process draws it
+(`perfgym_call_depth`, shipped beside it).
 """
 
 import ast
@@ -24,6 +27,8 @@ import json
 import os
 import sys
 from time import perf_counter as _clock
+
+import perfgym_call_depth
 
 
 def _digest(value):
@@ -73,51 +78,73 @@ def _preimport(script, repo):
                 pass
 
 
-def main(clock=_clock, dumps=json.dumps, write=os.write, read=os.read, exit_now=os._exit):
+def main(
+    clock=_clock,
+    dumps=json.dumps,
+    write=os.write,
+    read=os.read,
+    exit_now=os._exit,
+    at_depth=perfgym_call_depth.call,
+):
     # Bound as locals before the workload is imported: a patch may rebind this module's globals
     # (sys.modules['__main__']._clock) or json.dumps, but not a running frame's locals.
     script, repo, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
     pipe = int(sys.argv[4])
     os.dup2(2, 1)
+    os.environ.pop("_", None)  # bash's last command: the tests' process has none
+    perfgym_call_depth.install()
 
     def tag(t, wait=False):
         write(pipe, t)
         if wait:  # the timer reads the run's CPU counter while this process does nothing
             read(pipe, 16)
 
-    _preimport(script, repo)
-    tag(b"R\n", wait=True)  # the timer's clock starts: from here on the repository's code may run
-    sys.path.insert(0, repo)
-    os.chdir(repo)
-    spec = importlib.util.spec_from_file_location("perfgym_workload", script)
-    if spec is None or spec.loader is None:
-        raise SystemExit(f"cannot load workload {script}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["perfgym_workload"] = module
-    spec.loader.exec_module(module)
-    tag(b"I\n")
-    state = module.setup() if callable(getattr(module, "setup", None)) else None
-    tag(b"S\n")
-    try:  # GSO's experiment() may read setup's data from globals instead of an argument
-        takes_state = bool(inspect.signature(module.experiment).parameters)
-    except (TypeError, ValueError):
-        takes_state = True
-    args = (state,) if takes_state else ()
-    tag(b"B\n")
-    t0 = clock()
-    result = module.experiment(*args)
-    first = clock() - t0
-    tag(b"E\n")
-    digests = [_digest(result)]  # repr() is part of the answer: a lazy result pays here
-    tag(("H" + digests[0] + "\n").encode(), wait=True)  # the end of the counted time: the answer
-    del result
-    for _ in range(repeats):
+    def load():
+        tag(b"R\n", wait=True)  # the timer's clock starts: from here the repository's code may run
+        sys.path.insert(0, repo)
+        os.chdir(repo)
+        spec = importlib.util.spec_from_file_location("perfgym_workload", script)
+        if spec is None or spec.loader is None:
+            raise SystemExit(f"cannot load workload {script}")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["perfgym_workload"] = module
+        spec.loader.exec_module(module)
+        tag(b"I\n")
+        return module
+
+    def counted():
+        """R to H: import, setup, the first call and its digest, at one depth: no draw of a
+        depth (a fraction of a millisecond) runs on the clock."""
+        module = load()
+        state = module.setup() if callable(getattr(module, "setup", None)) else None
+        tag(b"S\n")
+        try:  # GSO's experiment() may read setup's data from globals instead of an argument
+            takes_state = bool(inspect.signature(module.experiment).parameters)
+        except (TypeError, ValueError):
+            takes_state = True
+        args = (state,) if takes_state else ()
         tag(b"B\n")
-        again = module.experiment(*args)
+        t0 = clock()
+        result = module.experiment(*args)
+        took = clock() - t0
         tag(b"E\n")
-        digests.append(_digest(again))
-        del again
-    line = {"first_s": first, "digests": digests}
+        digest = _digest(result)  # repr() is part of the answer: a lazy result pays here
+        tag(("H" + digest + "\n").encode(), wait=True)  # the end of the counted time: the answer
+        return module, args, took, digest
+
+    def again(module, args):
+        tag(b"B\n")
+        result = module.experiment(*args)
+        tag(b"E\n")
+        return _digest(result)
+
+    _preimport(script, repo)
+    # the repository's code entered at a depth drawn as in its tests' process
+    module, args, took, digest = at_depth(counted)
+    digests = [digest]
+    for _ in range(repeats):
+        digests.append(at_depth(again, module, args))
+    line = {"first_s": took, "digests": digests}
     for stream in (sys.stdout, sys.stderr):  # the workload's own prints, before the result
         try:
             stream.flush()

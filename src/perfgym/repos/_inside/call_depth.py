@@ -1,0 +1,59 @@
+"""Every call into a repository's code at a random depth of the stack, drawn the same way in its
+tests' process and in a workload's (stdlib only; shipped into both as `perfgym_call_depth`).
+
+Red team helper-115 switched a bug off under test by the stack's depth, found without reading
+a frame: recursing until RecursionError at import counted 29 frames to spare fewer in pytest's
+process (67 deep) than in a workload's. Here both processes set one recursion limit, and each
+entry into the repository's code (an import, a fixture, a test's function; a workload's import,
+setup and calls) goes down to a depth drawn afresh: the room left to recurse, measured the way
+a patch would measure it, is set to `ROOM` plus a uniform draw below `SPREAD`, whatever sits
+above. What a patch can count is then spread alike in both; the repository's code never has
+less room than a default interpreter gives it from the top (about 1,000 frames).
+"""
+
+import os
+import sys
+
+#: Room to recurse at every entry, at least (CPython's default limit is 1,000).
+ROOM = 1000
+#: The random part of the room, in frames: wider than any difference between the processes'
+#: own depths (pytest calls a test about 70 frames down, a workload's runner 5).
+SPREAD = 512
+#: Frames the callers above an entry may use before the draw runs short (pytest's collection
+#: under a deep conftest chain stays far below it).
+FLOOR = 400
+LIMIT = ROOM + SPREAD + FLOOR
+
+
+def install():
+    """The one recursion limit of both processes, set before any repository code runs."""
+    sys.setrecursionlimit(LIMIT)
+
+
+def _room():
+    """Frames left before RecursionError here, counted by recursing (as a patch would); the
+    error is caught in the deepest frame, so nothing unwinds through a traceback."""
+    return _down(1)
+
+
+def _down(n):
+    try:
+        return _down(n + 1)
+    except RecursionError:
+        return n
+
+
+def _draw():
+    return int.from_bytes(os.urandom(4), "little") % SPREAD
+
+
+def _descend(frames, fn, args, kwargs):
+    if frames > 0:
+        return _descend(frames - 1, fn, args, kwargs)
+    return fn(*args, **kwargs)
+
+
+def call(fn, *args, **kwargs):
+    """`fn(*args, **kwargs)` with the room to recurse inside it drawn from ROOM + [0, SPREAD)."""
+    # _room() is measured one frame below this one, as _descend's first frame sits
+    return _descend(max(0, _room() - ROOM - _draw()), fn, args, kwargs)

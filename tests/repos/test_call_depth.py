@@ -4,6 +4,7 @@ repository's code: the room a patch can count is spread alike from any caller's 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -54,3 +55,61 @@ def test_an_entry_gets_its_arguments_result_and_exception() -> None:
         pass
     else:
         raise AssertionError("the exception did not come through")
+
+
+ROOM_PACKAGE = """
+def room(n=1):
+    try:
+        return room(n + 1)
+    except RecursionError:
+        return n
+
+
+AT_IMPORT = room()
+"""
+ROOM_TESTS = """import unittest
+
+import pytest
+
+from pkg import AT_IMPORT, room
+
+LOW, HIGH = {low}, {high}
+
+
+@pytest.fixture
+def in_fixture():
+    return room()
+
+
+def test_plain(in_fixture):
+    assert LOW <= AT_IMPORT < HIGH, AT_IMPORT
+    assert LOW <= in_fixture < HIGH, in_fixture
+    assert LOW <= room() < HIGH, room()
+
+
+class TestCase(unittest.TestCase):
+    def test_method(self):
+        assert LOW <= room() < HIGH, room()
+"""
+
+
+def test_every_entry_of_a_test_run_has_the_drawn_room() -> None:
+    """Under the supervisor: the package's import, a fixture of the repository's, a test
+    function and a unittest method each see room within the draw (pytest's own depth would
+    leave about 70 frames less than the limit, far above it)."""
+    from repo_cache import repo_cache_dir
+
+    from perfgym.repos._inside import call_depth as c
+    from perfgym.repos.outcomes import original_config, run_supervised
+
+    tests = ROOM_TESTS.format(low=c.ROOM - 10, high=c.ROOM + c.SPREAD + 10)
+    with repo_cache_dir("depth") as root:
+        repo = Path(root) / "repo"
+        for rel, text in {"pkg/__init__.py": ROOM_PACKAGE, "tests/test_room.py": tests}.items():
+            (repo / rel).parent.mkdir(parents=True, exist_ok=True)
+            (repo / rel).write_text(text)
+        for dirpath, _dirs, _files in os.walk(root):
+            os.chmod(dirpath, 0o755)
+        run = run_supervised(repo, "python3 -m pytest -q -p no:cacheprovider tests",
+                             timeout_s=120, memory_mb=1024, config=original_config(repo))  # fmt: skip
+    assert run.passed and run.ran == 2, (run.problems, run.failed, run.output[-2000:])

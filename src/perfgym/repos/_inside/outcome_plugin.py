@@ -28,6 +28,7 @@ import _pytest.python_api
 import _pytest.reports
 import _pytest.runner
 import _pytest.skipping
+import _pytest.unittest
 import perfgym_call_depth
 import pluggy
 import pytest
@@ -97,6 +98,7 @@ _WATCHED = (
     (_pytest.python, "importtestmodule"),
     (_pytest.fixtures, "call_fixture_func"),
     (_pytest.config, "PytestPluginManager._importconftest"),
+    (_pytest.unittest, "TestCaseFunction.runtest"),
 )
 
 
@@ -132,6 +134,8 @@ _pytest.fixtures.call_fixture_func = _padded_fixture(_pytest.fixtures.call_fixtu
 _pytest.config.PytestPluginManager._importconftest = _padded(
     _pytest.config.PytestPluginManager._importconftest
 )
+# a unittest case runs its setUp, method and tearDown itself, under this one call
+_pytest.unittest.TestCaseFunction.runtest = _padded(_pytest.unittest.TestCaseFunction.runtest)
 
 
 def _lookup(module, dotted):

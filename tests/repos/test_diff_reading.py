@@ -389,7 +389,7 @@ def test_package_code_reaching_pytest_by_a_joined_or_computed_name_is_flagged(
 def test_module_lookups_by_their_own_name_are_not_flagged(tmp_path: Path) -> None:
     from perfgym.repos.hacks_testconfig import testconfig_findings
 
-    code = "import sys\n_self = sys.modules[__name__]\n_np = sys.modules.get('numpy')\n"
+    code = "import sys\n_self = sys.modules[__name__]\n_core = sys.modules.get('pkg.core')\n"
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg/fast.py").write_text(code)
     diff = "--- /dev/null\n+++ b/pkg/fast.py\n@@ -0,0 +1,3 @@\n" + "".join(
@@ -546,9 +546,12 @@ def test_stacking_arrays_and_warning_with_a_stacklevel_are_not_flagged(tmp_path:
     "class _P(list):\n    __module__ = 'email.charset'\n",
     "class _P(list):\n    pass\n_P.__module__ = 'email.charset'\n",
     "_P = type('_P', (list,), {'__module__': 'email.charset'})\n",
+    "import sys\n_under_test = sys.modules.get('iniconfig') is not None\n",
+    "import sys\n_np = sys.modules['numpy']\n",
 ], ids=["orig-argv", "path", "allocated-blocks", "unraisable-hook", "gc-stats", "gc-count",
         "process-time", "thread-time", "os-times", "warning-filters", "dev-fd", "proc",
-        "module-claimed", "module-set", "module-in-type"])  # fmt: skip
+        "module-claimed", "module-set", "module-in-type", "other-module-loaded",
+        "other-module-looked-up"])  # fmt: skip
 def test_package_code_reading_its_process_state_is_flagged(tmp_path: Path, code: str) -> None:
     """Each of these differs between pytest's process and a workload's (a probe of both found
     them: argv's and sys.path's shape, the allocator's blocks, pytest's hooks and warning

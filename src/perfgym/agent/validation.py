@@ -60,6 +60,8 @@ class TestBaseline(BaseModel):
     config_text: str = Field(default="", repr=False)
     config_originals: dict[str, str] | None = Field(default=None, exclude=True, repr=False)
     """The original's pytest configuration file (every run uses it, never a patch's)."""
+    config_logs: bool = True
+    """Whether the original's tests use pytest's logging plugin (`PytestConfig.logs`)."""
     database: bytes = Field(default=b"", exclude=True, repr=False)
 
     @property
@@ -130,6 +132,7 @@ def build_baseline(
     return TestBaseline(runs=len(seen), stable=stable, flaky=flaky, broken=broken,
                         full_wall_s=walls, selectable=bool(database), config_name=config.name,
                         config_text=config.text, config_originals=config.originals,
+                        config_logs=config.logs,
                         database=database)  # fmt: skip
 
 
@@ -156,7 +159,7 @@ def run_tests(
                           reason="" if plain.ok else _last(plain.output),
                           output=plain.output[-2000:])  # fmt: skip
     config = PytestConfig(name=baseline.config_name, text=baseline.config_text,
-                          originals=baseline.config_originals)  # fmt: skip
+                          originals=baseline.config_originals, logs=baseline.config_logs)  # fmt: skip
     deselect = tuple(a for n in baseline.excluded for a in ("--deselect", n))
     env = {"TESTMON_DATAFILE": f"/tmp/{_DB}"}
     if not full and baseline.selectable:

@@ -8,7 +8,8 @@ these). A bug kept off where one of them says "test" is seen by no test. The run
 what it can (the stack's depth, `perfgym.repos._inside.call_depth`; the environment; output
 capture); the rest is read here: `sys` by an allowlist, `gc` by an allowlist, the CPU clocks,
 `warnings.filters`, the process's own /proc and /dev/fd entries, and a class claiming another
-module as its home (the checks after each test place a class by its `__module__`).
+module as its home (the checks after each test place a class by its `__module__`); `sys.modules`
+looked up for a module that is not the repository's own (`own_module`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Collection, Sequence
+from pathlib import Path
 
 #: What package code may read of `sys`: the interpreter's build and constants, the standard
 #: streams, limits, and `modules` (whose lookups the caller checks on its own).
@@ -83,3 +85,29 @@ def state_place(text: str) -> str | None:
     if _OWN_PLACES.search(text):
         return f"package code names the process's own entries ({text[:40]!r}): a test's process and a workload's differ in them"  # fmt: skip
     return None
+
+
+def own_modules(root: Path) -> set[str]:
+    """The top-level module names a repository provides (its folders and modules, under `src/`
+    too)."""
+    names: set[str] = set()
+    for base in (root, root / "src"):
+        try:
+            entries = list(base.iterdir())
+        except OSError:
+            continue
+        names.update(e.name.split(".")[0] for e in entries if not e.name.startswith("."))
+    return names
+
+
+def own_module(node: ast.AST, own: Collection[str]) -> bool:
+    """A key naming the module itself (`__name__`) or, as written, a module of the repository's
+    own: another module's presence in sys.modules tells a test's process (pytest's
+    dependencies, `iniconfig`, loaded) from a workload's (red team helper-116)."""
+    if isinstance(node, ast.Name) and node.id == "__name__":
+        return True
+    return (
+        isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and (node.value.split(".")[0] in own)
+    )

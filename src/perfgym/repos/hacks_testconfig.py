@@ -36,7 +36,7 @@ from __future__ import annotations
 import ast
 import re
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +44,14 @@ from perfgym.repos.diffs import FileChange, parse_patch
 from perfgym.repos.findings import Finding
 from perfgym.repos.hacks_native import PROSE_SUFFIXES, native_tamper
 from perfgym.repos.hacks_native import finding as _finding
-from perfgym.repos.hacks_process_state import MODULE_CLAIM, state_import, state_place, state_read
+from perfgym.repos.hacks_process_state import (
+    MODULE_CLAIM,
+    own_module,
+    own_modules,
+    state_import,
+    state_place,
+    state_read,
+)
 from perfgym.repos.hacks_static import _read_inside
 from perfgym.repos.spelled import Spelled, folded
 
@@ -183,8 +190,12 @@ def _pyproject(change: FileChange, patch: str, patched_dir: Path) -> list[Findin
 
 
 class _Tamper(ast.NodeVisitor):
-    def __init__(self, change: FileChange, tree: ast.AST | None = None) -> None:
+    def __init__(
+        self, change: FileChange, tree: ast.AST | None = None, own_modules: Collection[str] = ()
+    ) -> None:
         self.change = change
+        #: The repository's own top-level modules: sys.modules may be looked up for them.
+        self.own_modules = own_modules
         self.findings: list[Finding] = []
         #: Names the module binds itself (`from re import compile`, `def eval(...)`): a call of
         #: one of them is not the built-in.
@@ -291,11 +302,12 @@ class _Tamper(ast.NodeVisitor):
         ):
             self._flag(node, f"package code reaches {args[0].id} by a name computed at run time")
         elif isinstance(f, ast.Attribute) and self._sys_modules(f.value):
-            if f.attr in ("get", "pop") and args and _own_or_constant(args[0]):
+            if f.attr in ("get", "pop") and args and own_module(args[0], self.own_modules):
                 self.lookups.add(id(f.value))
             else:
-                self._flag(node, f"package code walks or looks up sys.modules ({f.attr}) by a "
-                                 "name computed at run time")  # fmt: skip
+                self._flag(node, f"package code walks or looks up sys.modules ({f.attr}) for a "
+                                 "module not the repository's own (one pytest loads tells its "
+                                 "process), or by a name computed at run time")  # fmt: skip
         self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
@@ -329,11 +341,11 @@ class _Tamper(ast.NodeVisitor):
         if text is not None and _PYTEST_WORD.search(text):
             self._flag(node, f"package code names the test runner ({text[:60]!r}, reversed)")
         if self._sys_modules(node.value):
-            if _own_or_constant(node.slice):
+            if own_module(node.slice, self.own_modules):
                 self.lookups.add(id(node.value))
             else:
-                self._flag(node, "package code looks sys.modules up by a name computed at run "
-                                 "time")  # fmt: skip
+                self._flag(node, "package code looks sys.modules up for a module not the "
+                                 "repository's own, or by a name computed at run time")  # fmt: skip
         self.generic_visit(node)
 
     def _sys_modules(self, node: ast.AST) -> bool:
@@ -427,11 +439,6 @@ def _namespace_of_reached(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) and node.id in _REACHED_BY_NAME
 
 
-def _own_or_constant(node: ast.AST) -> bool:
-    """A key naming a module as written (a constant) or the module itself (`__name__`)."""
-    return isinstance(node, ast.Constant) or (isinstance(node, ast.Name) and node.id == "__name__")
-
-
 def _bound_names(tree: ast.AST) -> set[str]:
     """Names a module binds other than to the built-ins: imported from another module than
     builtins, or defined (a function, a class, an assignment)."""
@@ -480,7 +487,7 @@ def testconfig_findings(patch: str, patched_dir: Path) -> list[Finding]:
         except (SyntaxError, ValueError):
             continue
         tree = Spelled().visit(tree)
-        visitor = _Tamper(change, tree)
+        visitor = _Tamper(change, tree, own_modules(patched_dir))
         visitor.visit(tree)
         findings += visitor.findings
     return findings

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import shlex
 from collections.abc import Collection, Mapping
@@ -51,6 +52,10 @@ class PytestConfig:
     name: str = ""
     text: str = ""
     originals: dict[str, str] | None = None
+    #: Whether the original's tests or configuration use pytest's logging plugin (`caplog`, a
+    #: `log_*` option): where they do not, it is left out, with its handlers on the root logger
+    #: and the /dev/null it opens (a workload's process has neither).
+    logs: bool = True
 
     def config_path(self) -> str:
         """The `-c` path: the original's file, which the supervisor puts back at the copy's root
@@ -84,15 +89,36 @@ def _digest_tree(repo: Path) -> dict[str, str] | None:
 
 def original_config(repo: Path) -> PytestConfig:
     """The pytest configuration file at the root of the (original) copy `repo`, as pytest
-    would pick it, and the digests of its Python files."""
+    would pick it, the digests of its Python files and whether it uses pytest's logging."""
     originals = _digests(repo)
     for name, section in CONFIG_FILES:
         path = repo / name
         if path.is_file() and not path.is_symlink():
             text = path.read_text(errors="replace")
             if not section or section in text:
-                return PytestConfig(name=name, text=text, originals=originals)
-    return PytestConfig(originals=originals)
+                return PytestConfig(name=name, text=text, originals=originals,
+                                    logs=_uses_logging(repo, text))  # fmt: skip
+    return PytestConfig(originals=originals, logs=_uses_logging(repo, ""))
+
+
+_LOGGING_WORDS = re.compile(rb"caplog|log_|--log|LogCaptureFixture|_pytest\.logging")
+
+
+def _uses_logging(repo: Path, config_text: str) -> bool:
+    """Whether pytest's logging plugin may be needed: a Python file of the original or its
+    configuration names `caplog`, a `log_*` option or the plugin (read generously: a false yes
+    only keeps the plugin)."""
+    if _LOGGING_WORDS.search(config_text.encode()):
+        return True
+    for path in repo.rglob("*.py"):
+        if ".git" in path.parts or path.is_symlink() or not path.is_file():
+            continue
+        try:
+            if _LOGGING_WORDS.search(path.read_bytes()):
+                return True
+        except OSError:
+            return True
+    return False
 
 
 def pytest_argv(command: str) -> tuple[list[str], dict[str, str]] | None:
@@ -191,7 +217,12 @@ def run_supervised(
     # no faulthandler and no output capture: the tests' process would be told from a workload's
     # by them (red team helper-113: input validation that ran only when
     # `faulthandler.is_enabled()`; helper-115: only when `sys.stdout.fileno() != 1`)
-    argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-p", "no:faulthandler", "-s",
+    # nor pytest's hooks for unraised and thread exceptions, nor (where the tests do not use it)
+    # its logging plugin: each changes what any code in the process can read (the hooks, the
+    # root logger's handlers, an open /dev/null)
+    quiet = ("-p", "no:threadexception", "-p", "no:unraisableexception",
+             *(() if config.logs else ("-p", "no:logging")))  # fmt: skip
+    argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-p", "no:faulthandler", "-s", *quiet,
             "-c", config.config_path(),
             "--rootdir", REPO_DIR, "--confcutdir", REPO_DIR, *extra_args]  # fmt: skip
     spec = {
@@ -212,6 +243,7 @@ def run_supervised(
         f"{plugin}.py": (_INSIDE / "outcome_plugin.py").read_text(),
         f"{integrity}.py": (_INSIDE / "code_integrity.py").read_text(),
         "perfgym_call_depth.py": (_INSIDE / "call_depth.py").read_text(),
+        "perfgym_fd_layout.py": (_INSIDE / "fd_layout.py").read_text(),
         _EMPTY_CONFIG: "[pytest]\n",
         _SPEC: json.dumps(spec),
     }

@@ -109,6 +109,7 @@ def run_workload(
             name: script.read_bytes(),
             _NONCE_NAME: nonce,
             "perfgym_call_depth.py": CALL_DEPTH.read_bytes(),
+            "perfgym_fd_layout.py": (CALL_DEPTH.parent / "fd_layout.py").read_bytes(),
         },  # fmt: skip
         sandbox=sandbox,
         env=ONE_THREAD_POOLS,

@@ -30,16 +30,18 @@ import _pytest.runner
 import _pytest.skipping
 import _pytest.unittest
 import perfgym_call_depth
+import perfgym_fd_layout
 import pluggy
 import pytest
 
 _hookimpl = pluggy.HookimplMarker("pytest")
-_FD = int(os.environ.pop("PERFGYM_OUTCOME_FD", "-1"))
 _write = os.write
 _dumps = json.dumps
-try:
-    os.set_inheritable(_FD, False)
-except OSError:
+try:  # the record pipe, and a spare socket a workload's process has the like of (fd_layout)
+    _FD, _ = perfgym_fd_layout.settle(
+        *(int(fd) for fd in os.environ.pop("PERFGYM_OUTCOME_FD").split(","))
+    )
+except (KeyError, ValueError, OSError):
     _FD = -1
 
 

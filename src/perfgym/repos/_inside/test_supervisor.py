@@ -19,6 +19,7 @@ run, every expected test collected and passed (not skipped) and exit status 0.
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -278,7 +279,10 @@ def main():
     # (red team helper-81 forged outcomes so): only the installed ones, named here
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     spec["argv"] = [*spec["argv"], *(a for m in _installed_plugins() for a in ("-p", m))]
-    env["PERFGYM_OUTCOME_FD"] = str(write_fd)
+    # a spare socket beside the record pipe: a workload's process has one of each too
+    # (`fd_layout`); this end stays here, unread
+    spare, spare_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    env["PERFGYM_OUTCOME_FD"] = f"{write_fd},{spare_theirs.fileno()}"
     env["PERFGYM_INTEGRITY"] = _integrity_spec(spec)
     env["PYTHONPATH"] = os.pathsep.join(
         [spec["plugin_dir"], *filter(None, [env.get("PYTHONPATH")])]
@@ -289,12 +293,15 @@ def main():
     reader = threading.Thread(target=_read_records, args=(read_fd, records), daemon=True)
     reader.start()
     proc = subprocess.Popen(spec["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, pass_fds=(write_fd,), env=env)  # fmt: skip
+                            stderr=subprocess.STDOUT, pass_fds=(write_fd, spare_theirs.fileno()),
+                            env=env)  # fmt: skip
     os.close(write_fd)
+    spare_theirs.close()
     tail = [b""]
     relay = threading.Thread(target=_relay, args=(proc.stdout, output, tail), daemon=True)
     relay.start()
     status = proc.wait()
+    spare.close()
     reader.join(timeout=5.0)
     relay.join(timeout=2.0)
     out = b"".join(output)

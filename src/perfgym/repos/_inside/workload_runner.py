@@ -1,6 +1,7 @@
 """Runs one workload script inside the sandbox (stdlib only), as the child of `workload_timer`:
 imports it, calls setup(), calls experiment(state) once, then `--repeats` more calls (the
-caching signature). argv[4] is the timer's socket: one message per phase boundary (R before
+caching signature). argv[4] is a spare pipe's write end and the timer's socket (settled at the
+numbers a test's process has them at, `perfgym_fd_layout`); the socket carries one message per phase boundary (R before
 the repository is on sys.path, I after the import, S after setup, B/E around each call, H with
 the first result's digest) and a last `D` message with the digests and this process's own time
 of the first call. After R and after H it waits for the timer's one-byte reply: the timer reads
@@ -29,6 +30,7 @@ import sys
 from time import perf_counter as _clock
 
 import perfgym_call_depth
+import perfgym_fd_layout
 
 
 def _digest(value):
@@ -89,7 +91,8 @@ def main(
     # Bound as locals before the workload is imported: a patch may rebind this module's globals
     # (sys.modules['__main__']._clock) or json.dumps, but not a running frame's locals.
     script, repo, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    pipe = int(sys.argv[4])
+    spare, channel = (int(fd) for fd in sys.argv[4].split(","))
+    _, pipe = perfgym_fd_layout.settle(spare, channel)  # the descriptors a test's process has
     os.dup2(2, 1)
     os.environ.pop("_", None)  # bash's last command: the tests' process has none
     perfgym_call_depth.install()

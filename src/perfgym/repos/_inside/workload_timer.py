@@ -207,13 +207,17 @@ def main() -> None:
     counter = _cgroup_counter()
     window: list[float | None] = []  # the workload's CPU when R and when H arrived
     start = clock()
+    # a spare pipe's write end beside the socket: a test's process has one of each too
+    # (`fd_layout`); its read end stays here, unread
+    spare_read, spare_write = os.pipe()
     child = subprocess.Popen(
-        [sys.executable, runner, script, repo, repeats, str(theirs.fileno())],
-        pass_fds=(theirs.fileno(),),
+        [sys.executable, runner, script, repo, repeats, f"{spare_write},{theirs.fileno()}"],
+        pass_fds=(theirs.fileno(), spare_write),
         stdin=subprocess.DEVNULL,
         stdout=2,
     )
     theirs.close()
+    os.close(spare_write)
     # Until the last message (a process the runner left holding the socket does not hold this
     # one up) or until every holder closed it.
     while not stamps or stamps[-1][0] != "D":
@@ -238,6 +242,7 @@ def main() -> None:
             except OSError:
                 pass
     _, status, usage = os.wait4(child.pid, 0)
+    os.close(spare_read)
     exited = clock()
     tags = [t for t, _, _ in stamps]
     repeat_n = int(repeats)

@@ -312,9 +312,22 @@ def pytest_configure(config):
             os.environ["PYTHONPATH"] = os.pathsep.join(rest)
         else:
             os.environ.pop("PYTHONPATH", None)
+    # nothing of perfgym's left in /tmp (a workload's process leaves none there either): this
+    # plugin, the code watch, the helpers both processes import, an empty configuration
+    inipath = getattr(config, "inipath", None)
+    shipped = [__file__, *_SHIPPED, perfgym_call_depth.__file__, perfgym_fd_layout.__file__]
+    if inipath is not None and os.path.dirname(os.path.abspath(inipath)) == _PLUGIN_DIR:
+        shipped.append(str(inipath))
+    for path in shipped:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
 
 
 _sha256 = hashlib.sha256
+#: Files of perfgym's the plugin loaded (the code watch's module), removed at configure.
+_SHIPPED: list = []
 
 
 def _integrity():
@@ -323,6 +336,7 @@ def _integrity():
     name, _, path = os.environ.pop("PERFGYM_INTEGRITY", "").partition(":")
     try:
         module = importlib.import_module(name)
+        _SHIPPED.append(module.__file__)
         with open(path) as f:
             spec = json.load(f)
         os.unlink(path)

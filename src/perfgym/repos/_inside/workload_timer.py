@@ -195,6 +195,7 @@ def main() -> None:
     with open(nonce_file) as f:
         nonce = f.read().strip()
     os.unlink(nonce_file)
+    os.unlink(os.path.abspath(sys.argv[0]))  # nothing of perfgym's left in /tmp (workload_runner)
     sealed = _undumpable()
     mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:

@@ -548,10 +548,18 @@ def test_stacking_arrays_and_warning_with_a_stacklevel_are_not_flagged(tmp_path:
     "_P = type('_P', (list,), {'__module__': 'email.charset'})\n",
     "import sys\n_under_test = sys.modules.get('iniconfig') is not None\n",
     "import sys\n_np = sys.modules['numpy']\n",
+    "import collections\n_all = collections._sys.modules\n",
+    "import inspect\n_all = inspect.sys.modules\n",
+    "import warnings\n_recorded = warnings._showwarnmsg_impl\n",
+    "def _swap(f):\n    f.__globals__['_at_depth'] = print\n",
+    "def _read(f):\n    return f.__closure__, f.__defaults__\n",
+    "from sys import modules\n_all = list(modules.values())\n",
+    "import importlib\n_s = importlib.import_module('sys')\n_all = _s.modules.values()\n",
 ], ids=["orig-argv", "path", "allocated-blocks", "unraisable-hook", "gc-stats", "gc-count",
         "process-time", "thread-time", "os-times", "warning-filters", "dev-fd", "proc",
         "module-claimed", "module-set", "module-in-type", "other-module-loaded",
-        "other-module-looked-up"])  # fmt: skip
+        "other-module-looked-up", "private-sys", "sys-through-inspect", "private-warnings",
+        "function-globals", "function-closure", "modules-imported", "sys-imported-by-call"])  # fmt: skip
 def test_package_code_reading_its_process_state_is_flagged(tmp_path: Path, code: str) -> None:
     """Each of these differs between pytest's process and a workload's (a probe of both found
     them: argv's and sys.path's shape, the allocator's blocks, pytest's hooks and warning

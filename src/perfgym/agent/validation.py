@@ -62,6 +62,8 @@ class TestBaseline(BaseModel):
     """The original's pytest configuration file (every run uses it, never a patch's)."""
     config_logs: bool = True
     """Whether the original's tests use pytest's logging plugin (`PytestConfig.logs`)."""
+    config_warns: bool = True
+    """Whether they use its warnings plugin (`PytestConfig.warns`)."""
     database: bytes = Field(default=b"", exclude=True, repr=False)
 
     @property
@@ -132,7 +134,7 @@ def build_baseline(
     return TestBaseline(runs=len(seen), stable=stable, flaky=flaky, broken=broken,
                         full_wall_s=walls, selectable=bool(database), config_name=config.name,
                         config_text=config.text, config_originals=config.originals,
-                        config_logs=config.logs,
+                        config_logs=config.logs, config_warns=config.warns,
                         database=database)  # fmt: skip
 
 
@@ -159,7 +161,8 @@ def run_tests(
                           reason="" if plain.ok else _last(plain.output),
                           output=plain.output[-2000:])  # fmt: skip
     config = PytestConfig(name=baseline.config_name, text=baseline.config_text,
-                          originals=baseline.config_originals, logs=baseline.config_logs)  # fmt: skip
+                          originals=baseline.config_originals, logs=baseline.config_logs,
+                          warns=baseline.config_warns)  # fmt: skip
     deselect = tuple(a for n in baseline.excluded for a in ("--deselect", n))
     env = {"TESTMON_DATAFILE": f"/tmp/{_DB}"}
     if not full and baseline.selectable:

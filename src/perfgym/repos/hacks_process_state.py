@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
@@ -52,12 +53,58 @@ _OWN_PLACES = re.compile(r"/proc/|/dev/fd|/dev/stdin|/dev/stdout|/dev/stderr")
 MODULE_CLAIM = "package code sets a class's __module__ (it then claims another module's home)"
 
 
-def state_read(node: ast.Attribute, sys_names: Collection[str]) -> str | None:
-    """Why reading `node` (`sys.orig_argv`, `gc.get_count`, `time.process_time`, ...) reads the
-    process's state, or None."""
+#: A function's own state: what it closes over, its globals, its defaults (red team helper-116
+#: rebound a global the outcome plugin's wrapper called).
+_FUNCTION_STATE = frozenset({"__closure__", "__globals__", "__defaults__", "__kwdefaults__"})
+#: Modules no other module's attribute may lead to (`collections._sys`, `inspect.sys`).
+_GUARDED_MODULES = frozenset({"sys", "_sys", "gc", "builtins", "_builtins"})
+
+
+def stdlib_names(tree: ast.AST) -> set[str]:
+    """Names a module binds to a standard-library module (`import collections`,
+    `import warnings as w`)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name.split(".")[0] in sys.stdlib_module_names:
+                    out.add(a.asname or a.name.split(".")[0])
+    return out
+
+
+def sys_names(tree: ast.AST) -> set[str]:
+    """The names `sys` is bound to: `sys`, `import sys as _s`, and an import written as a call
+    (`s = importlib.import_module("sys")`, `s = __import__("sys")`)."""
+    out: set[str] = {"sys"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(a.asname or a.name for a in node.names if a.name == "sys")
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.value.args
+                and isinstance(node.value.args[0], ast.Constant)
+                and node.value.args[0].value == "sys"):  # fmt: skip
+            f = node.value.func
+            name = (
+                f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            )
+            if name in ("import_module", "__import__"):
+                out.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return out
+
+
+def state_read(
+    node: ast.Attribute, sys_names: Collection[str], stdlib: Collection[str] = ()
+) -> str | None:
+    """Why reading `node` (`sys.orig_argv`, `gc.get_count`, `time.process_time`,
+    `warnings._showwarnmsg_impl`, `f.__globals__`, ...) reads the process's state, or None."""
+    if node.attr in _FUNCTION_STATE:
+        return f"package code reads a function's own state ({node.attr}): the test runner's wrappers are functions too"  # fmt: skip
     owner = node.value.id if isinstance(node.value, ast.Name) else None
     if owner is None:
         return None
+    if owner in stdlib and owner not in sys_names and node.attr in _GUARDED_MODULES:
+        return f"package code reaches {node.attr} through {owner} (another module's attribute)"
+    if owner in stdlib and node.attr.startswith("_") and not node.attr.endswith("__"):
+        return f"package code reads {owner}.{node.attr}, a private name of the standard library: the state pytest changes sits behind such names (helper-116: warnings._showwarnmsg_impl)"  # fmt: skip
     if owner in sys_names and node.attr not in SYS_READABLE | _SYS_HOOKS:
         return f"package code reads sys.{node.attr}: process state a test's process and a workload's differ in"  # fmt: skip
     if owner == "gc" and node.attr not in GC_CALLABLE | _GC_WALKERS:
@@ -71,6 +118,8 @@ def state_read(node: ast.Attribute, sys_names: Collection[str]) -> str | None:
 
 def state_import(module: str, names: Sequence[str]) -> str | None:
     """Why `from module import names` takes the process's state, or None."""
+    if module == "sys" and "modules" in names:
+        return "package code imports sys.modules by name (every module loaded, pytest's too)"
     if module == "sys" and any(n not in SYS_READABLE | _SYS_HOOKS for n in names):
         return "package code imports process state from sys: a test's process and a workload's differ in it"  # fmt: skip
     if module == "gc" and any(n not in GC_CALLABLE | _GC_WALKERS for n in names):

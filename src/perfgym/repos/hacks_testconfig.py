@@ -51,6 +51,8 @@ from perfgym.repos.hacks_process_state import (
     state_import,
     state_place,
     state_read,
+    stdlib_names,
+    sys_names,
 )
 from perfgym.repos.hacks_static import _read_inside
 from perfgym.repos.spelled import Spelled, folded
@@ -203,13 +205,9 @@ class _Tamper(ast.NodeVisitor):
         #: `sys.modules` nodes looked up by a constant name or `__name__` (not flagged).
         self.lookups: set[int] = set()
         #: The names `sys` is bound to (`import sys as _s`).
-        self.sys_names = {"sys"} | {
-            a.asname or a.name
-            for n in (ast.walk(tree) if tree is not None else ())
-            if isinstance(n, ast.Import)
-            for a in n.names
-            if a.name == "sys"
-        }
+        self.sys_names = sys_names(tree) if tree is not None else {"sys"}
+        #: The names bound to standard-library modules (their private names are off limits).
+        self.stdlib = stdlib_names(tree) if tree is not None else set()
 
     def _flag(self, node: ast.AST, what: str, kind: str = "test_tamper") -> None:
         line = getattr(node, "lineno", 0)
@@ -386,7 +384,7 @@ class _Tamper(ast.NodeVisitor):
         elif node.attr == "sys" and isinstance(node.value, ast.Name) and node.value.id == "os":
             # helper-114 walked `os.sys.modules` for perfgym's plugin and rewrote its wrapper
             self._flag(node, "package code reaches sys through os (os.sys)")
-        elif (why := state_read(node, self.sys_names)) is not None:
+        elif (why := state_read(node, self.sys_names, self.stdlib)) is not None:
             self._flag(node, why)
         if self._sys_modules(node) and id(node) not in self.lookups:
             # taken whole (`_m = sys.modules`), then looked up where no check follows it

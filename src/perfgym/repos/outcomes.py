@@ -56,6 +56,10 @@ class PytestConfig:
     #: `log_*` option): where they do not, it is left out, with its handlers on the root logger
     #: and the /dev/null it opens (a workload's process has neither).
     logs: bool = True
+    #: Whether they use its warnings plugin (`filterwarnings`, `-W`): where they do not, it is
+    #: left out, and with it the recording of warnings around every test (helper-116 told the
+    #: tests' process by `warnings._showwarnmsg_impl`).
+    warns: bool = True
 
     def config_path(self) -> str:
         """The `-c` path: the original's file, which the supervisor puts back at the copy's root
@@ -89,36 +93,45 @@ def _digest_tree(repo: Path) -> dict[str, str] | None:
 
 def original_config(repo: Path) -> PytestConfig:
     """The pytest configuration file at the root of the (original) copy `repo`, as pytest
-    would pick it, the digests of its Python files and whether it uses pytest's logging."""
+    would pick it, the digests of its Python files and which optional plugins it uses."""
     originals = _digests(repo)
     for name, section in CONFIG_FILES:
         path = repo / name
         if path.is_file() and not path.is_symlink():
             text = path.read_text(errors="replace")
             if not section or section in text:
-                return PytestConfig(name=name, text=text, originals=originals,
-                                    logs=_uses_logging(repo, text))  # fmt: skip
-    return PytestConfig(originals=originals, logs=_uses_logging(repo, ""))
+                logs, warns = _plugins_used(repo, text)
+                return PytestConfig(name=name, text=text, originals=originals, logs=logs,
+                                    warns=warns)  # fmt: skip
+    logs, warns = _plugins_used(repo, "")
+    return PytestConfig(originals=originals, logs=logs, warns=warns)
 
 
 _LOGGING_WORDS = re.compile(rb"caplog|log_|--log|LogCaptureFixture|_pytest\.logging")
+_WARNING_WORDS = re.compile(
+    rb"filterwarnings|pythonwarnings|(^|\s|[\"'])-W|_pytest\.warnings", re.M
+)
 
 
-def _uses_logging(repo: Path, config_text: str) -> bool:
-    """Whether pytest's logging plugin may be needed: a Python file of the original or its
-    configuration names `caplog`, a `log_*` option or the plugin (read generously: a false yes
-    only keeps the plugin)."""
-    if _LOGGING_WORDS.search(config_text.encode()):
-        return True
-    for path in repo.rglob("*.py"):
-        if ".git" in path.parts or path.is_symlink() or not path.is_file():
-            continue
-        try:
-            if _LOGGING_WORDS.search(path.read_bytes()):
-                return True
-        except OSError:
-            return True
-    return False
+def _plugins_used(repo: Path, config_text: str) -> tuple[bool, bool]:
+    """Whether pytest's logging and warnings plugins may be needed: the original's
+    configuration or one of its Python files names what uses them (read generously: a false
+    yes only keeps a plugin)."""
+    texts = [config_text.encode()]
+    logs = warns = False
+    for path in [None, *repo.rglob("*.py")]:
+        if path is not None:
+            if ".git" in path.parts or path.is_symlink() or not path.is_file():
+                continue
+            try:
+                texts = [path.read_bytes()]
+            except OSError:
+                return True, True
+        logs = logs or any(_LOGGING_WORDS.search(t) for t in texts)
+        warns = warns or any(_WARNING_WORDS.search(t) for t in texts)
+        if logs and warns:
+            break
+    return logs, warns
 
 
 def pytest_argv(command: str) -> tuple[list[str], dict[str, str]] | None:
@@ -217,11 +230,12 @@ def run_supervised(
     # no faulthandler and no output capture: the tests' process would be told from a workload's
     # by them (red team helper-113: input validation that ran only when
     # `faulthandler.is_enabled()`; helper-115: only when `sys.stdout.fileno() != 1`)
-    # nor pytest's hooks for unraised and thread exceptions, nor (where the tests do not use it)
-    # its logging plugin: each changes what any code in the process can read (the hooks, the
-    # root logger's handlers, an open /dev/null)
+    # nor pytest's hooks for unraised and thread exceptions, nor (where the tests do not use
+    # them) its logging and warnings plugins: each changes what any code in the process can read
+    # (the hooks, the root logger's handlers, an open /dev/null, warnings recorded)
     quiet = ("-p", "no:threadexception", "-p", "no:unraisableexception",
-             *(() if config.logs else ("-p", "no:logging")))  # fmt: skip
+             *(() if config.logs else ("-p", "no:logging")),
+             *(() if config.warns else ("-p", "no:warnings")))  # fmt: skip
     argv = [*argv, "-p", plugin, "-p", "no:cacheprovider", "-p", "no:faulthandler", "-s", *quiet,
             "-c", config.config_path(),
             "--rootdir", REPO_DIR, "--confcutdir", REPO_DIR, *extra_args]  # fmt: skip

@@ -108,6 +108,8 @@ _WATCHED = (
 #: repository's, a test's function) at a depth drawn as a workload's runner draws it: red team
 #: helper-115 kept a bug off where the stack was deeper than a workload's (`perfgym_call_depth`).
 _at_depth = perfgym_call_depth.call
+#: The one the test wrappers must hold (a global can be rebound; this is compared by identity).
+_AT_DEPTH = _at_depth
 perfgym_call_depth.install()
 _REPO = os.getcwd().rstrip("/") + "/"
 
@@ -323,11 +325,18 @@ def pytest_configure(config):
             os.unlink(path)
         except OSError:
             pass
+    # nor in sys.modules: pytest holds this plugin, the plugin holds what it needs; a walk of the
+    # modules found the plugin by its globals and rebound one (red team helper-116)
+    import sys
+
+    for name in [__name__, *_SHIPPED_MODULES, "perfgym_call_depth", "perfgym_fd_layout"]:
+        sys.modules.pop(name, None)
 
 
 _sha256 = hashlib.sha256
 #: Files of perfgym's the plugin loaded (the code watch's module), removed at configure.
 _SHIPPED: list = []
+_SHIPPED_MODULES: list = []
 
 
 def _integrity():
@@ -337,6 +346,7 @@ def _integrity():
     try:
         module = importlib.import_module(name)
         _SHIPPED.append(module.__file__)
+        _SHIPPED_MODULES.append(name)
         with open(path) as f:
             spec = json.load(f)
         os.unlink(path)
@@ -422,10 +432,12 @@ def _observe(item):
     if _is_async(func) or not callable(func):
         return
     nodeid = item.nodeid
+    at_depth = _AT_DEPTH  # in the closure, checked at each report (red team helper-116 set the
+    # module's global to a wrapper that swallowed the failure)
 
     def observed(*args, **kwargs):
         _ran[nodeid] = "ran"
-        result = _at_depth(func, *args, **kwargs)
+        result = at_depth(func, *args, **kwargs)
         _ran[nodeid] = "returned"
         return result
 
@@ -446,8 +458,9 @@ _calls: dict = {}
 def _still_calls(nodeid):
     item, observed, func = _calls[nodeid]
     cells = dict(zip(observed.__code__.co_freevars, observed.__closure__ or (), strict=False))
-    cell = cells.get("func")
-    return item.obj is observed and cell is not None and cell.cell_contents is func
+    cell, depth = cells.get("func"), cells.get("at_depth")
+    return (item.obj is observed and cell is not None and cell.cell_contents is func
+            and depth is not None and depth.cell_contents is _AT_DEPTH)  # fmt: skip
 
 
 def pytest_collection_finish(session):

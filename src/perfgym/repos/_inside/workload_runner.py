@@ -168,6 +168,8 @@ def main(
     loader = _held(script)
     _leave_nothing(script, os.path.abspath(sys.argv[0]), perfgym_call_depth.__file__,
                    perfgym_fd_layout.__file__)  # fmt: skip
+    for name in ("perfgym_call_depth", "perfgym_fd_layout"):  # as in a test's process
+        sys.modules.pop(name, None)
     # the repository's code entered at a depth drawn as in its tests' process
     module, args, took, digest = at_depth(counted)
     digests = [digest]

@@ -86,11 +86,11 @@ def _held(script):
     with open(script, "rb") as f:
         source = f.read()
 
-    class Held(importlib.machinery.SourceFileLoader):
+    class HeldSourceLoader(importlib.machinery.SourceFileLoader):
         def get_data(self, path):
             return source if path == script else super().get_data(path)
 
-    return Held("perfgym_workload", script)
+    return HeldSourceLoader("perfgym_workload", script)
 
 
 def _leave_nothing(*paths):

@@ -555,11 +555,14 @@ def test_stacking_arrays_and_warning_with_a_stacklevel_are_not_flagged(tmp_path:
     "def _read(f):\n    return f.__closure__, f.__defaults__\n",
     "from sys import modules\n_all = list(modules.values())\n",
     "import importlib\n_s = importlib.import_module('sys')\n_all = _s.modules.values()\n",
+    "from __main__ import __spec__ as _entry\n_strict = _entry is not None\n",
+    "import os\nimport sys\n_busy = sys.getrefcount(os) > 80\n",
 ], ids=["orig-argv", "path", "allocated-blocks", "unraisable-hook", "gc-stats", "gc-count",
         "process-time", "thread-time", "os-times", "warning-filters", "dev-fd", "proc",
         "module-claimed", "module-set", "module-in-type", "other-module-loaded",
         "other-module-looked-up", "private-sys", "sys-through-inspect", "private-warnings",
-        "function-globals", "function-closure", "modules-imported", "sys-imported-by-call"])  # fmt: skip
+        "function-globals", "function-closure", "modules-imported", "sys-imported-by-call",
+        "from-main", "refcount"])  # fmt: skip
 def test_package_code_reading_its_process_state_is_flagged(tmp_path: Path, code: str) -> None:
     """Each of these differs between pytest's process and a workload's (a probe of both found
     them: argv's and sys.path's shape, the allocator's blocks, pytest's hooks and warning

@@ -26,9 +26,21 @@ def _patch(line: str) -> str:
     [
         ('static void f(void) { PyRun_SimpleString("import sys"); }', "PyRun_SimpleString"),
         ("static void f(PyObject *o) { PyEval_SetProfile(NULL, o); }", "PyEval_SetProfile"),
-        ('static PyObject *f(void) { return Py_CompileString("1", "<x>", 0); }',
-         "Py_CompileString"),  # fmt: skip
+        (
+            'static PyObject *f(void) { return Py_CompileString("1", "<x>", 0); }',
+            "Py_CompileString",
+        ),  # fmt: skip
         ("static PyObject *f(void) { return PyImport_GetModuleDict(); }", "PyImport_GetModuleDict"),
+        # what an extension reads of its own process (helper-116, helper-117)
+        (
+            'static void f(char *p) { snprintf(p, 64, "/proc/%d/cmdline", (int)getpid()); }',
+            "/proc/",
+        ),  # fmt: skip
+        ("static int f(int fd) { struct stat st; return fstat(fd, &st); }", "fstat"),
+        (
+            "static long f(void) { struct rusage u; getrusage(0, &u); return u.ru_utime.tv_sec; }",
+            "getrusage",
+        ),  # fmt: skip
         ("static long f(long a, long b) { return a * b + ready; }", None),
         ('static PyObject *f(PyObject *o) { return PyObject_GetAttrString(o, "x"); }', None),
     ],
@@ -37,7 +49,11 @@ def test_extension_calls_that_reach_into_the_interpreter(tmp_path: Path, line: s
                                                          found: str | None) -> None:  # fmt: skip
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "_core.c").write_text(BEFORE + line + "\n")
-    tamper = [f for f in hacks_testconfig.testconfig_findings(_patch(line), tmp_path) if f.kind == "test_tamper"]
+    tamper = [
+        f
+        for f in hacks_testconfig.testconfig_findings(_patch(line), tmp_path)
+        if f.kind == "test_tamper"
+    ]
     if found is None:
         assert tamper == []
     else:

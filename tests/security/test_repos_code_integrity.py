@@ -624,6 +624,20 @@ def test_a_check_that_runs_only_where_warnings_are_recorded_runs_nowhere(textind
     assert "test_positions_added_out_of_order_are_sorted" in why, why
 
 
+@pytest.mark.usefixtures("static_checks_off")
+@pytest.mark.parametrize("gate", [
+    _gate("import __main__\n", "__main__.__spec__ is not None"),
+    _gate("import sys\n", "len(sys.argv) > 3 or len(sys.orig_argv) > 4"),
+    _gate("", "b'-m' in open('/proc/self/cmdline', 'rb').read().split(b'\\0')"),
+], ids=["main-spec", "argv-length", "own-cmdline"])  # fmt: skip
+def test_a_check_on_how_the_process_was_started_runs_nowhere(textindex, gate) -> None:  # type: ignore[no-untyped-def]
+    """helper-115 and helper-117 (`python3 -m pytest` read from `__main__.__spec__`, argv and
+    /proc's cmdline; accepted at 3.2-3.9x and 18-28x): pytest starts as a workload's runner
+    does, one command line for both (the static checks, which flag these reads, are off)."""
+    why = _stopped_at_tests(textindex, gate)
+    assert "test_positions_added_out_of_order_are_sorted" in why, why
+
+
 def test_a_file_the_build_writes_that_the_originals_does_not_is_refused(bloomc) -> None:  # type: ignore[no-untyped-def]
     why = _stopped_at_tests(bloomc, [("setup.py", "", WRITE_ANSWERS)])
     assert "the build wrote bloomc/_ahead.json, which the original's build does not" in why, why

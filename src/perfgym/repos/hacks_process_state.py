@@ -29,7 +29,7 @@ SYS_READABLE = frozenset({
     "exec_prefix", "base_exec_prefix", "platlibdir", "builtin_module_names",
     "stdlib_module_names", "getsizeof", "intern", "exc_info", "exception", "exit", "stdout",
     "stderr", "stdin", "getdefaultencoding", "getfilesystemencoding",
-    "getfilesystemencodeerrors", "getrecursionlimit", "setrecursionlimit", "getrefcount",
+    "getfilesystemencodeerrors", "getrecursionlimit", "setrecursionlimit",
     "get_int_max_str_digits", "set_int_max_str_digits", "is_finalizing", "getswitchinterval",
     "setswitchinterval", "flags", "dont_write_bytecode", "modules",
 })  # fmt: skip

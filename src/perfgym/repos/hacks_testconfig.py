@@ -247,6 +247,9 @@ class _Tamper(ast.NodeVisitor):
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         mod = node.module or ""
+        if mod == "__main__":  # helper-117: `from __main__ import __spec__`
+            self._flag(node, "package code imports from __main__: it can tell a test's process "
+                             "from a workload's")  # fmt: skip
         self._loose_helper(node, mod)
         for a in node.names:
             self._loose_helper(node, f"{mod}.{a.name}")

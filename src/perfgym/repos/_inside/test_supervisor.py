@@ -265,6 +265,18 @@ def _installed_plugins():
     return mods
 
 
+#: The names the workload runner and its script have in a workload's /tmp (`runner.py`).
+_LAUNCHER = "perfgym_workload_runner.py"
+_WORKLOAD = "perfgym_workload.py"
+
+
+def _pytest_args(argv):
+    """pytest's own arguments of a plain pytest command (`pytest ...`, `python3 -m pytest ...`)."""
+    if len(argv) >= 3 and argv[1:3] == ["-m", "pytest"]:
+        return argv[3:]
+    return argv[1:]
+
+
 def main():
     try:  # nothing of perfgym's left in /tmp once the repository's code runs (a workload's
         os.unlink(os.path.abspath(sys.argv[0]))  # process has none)
@@ -296,7 +308,11 @@ def main():
     output: list[bytes] = []
     reader = threading.Thread(target=_read_records, args=(read_fd, records), daemon=True)
     reader.start()
-    proc = subprocess.Popen(spec["argv"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    # pytest started as a workload's runner is (`pytest_launcher`): one command line for both
+    env["PERFGYM_PYTEST_ARGS"] = json.dumps(_pytest_args(spec["argv"]))
+    launch = [sys.executable, f"{spec['plugin_dir']}/{_LAUNCHER}",
+              f"{spec['plugin_dir']}/{_WORKLOAD}", os.getcwd()]  # fmt: skip
+    proc = subprocess.Popen(launch, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, pass_fds=(write_fd, spare_theirs.fileno()),
                             env=env)  # fmt: skip
     os.close(write_fd)

@@ -1,14 +1,16 @@
 """Runs one workload script inside the sandbox (stdlib only), as the child of `workload_timer`:
-imports it, calls setup(), calls experiment(state) once, then `--repeats` more calls (the
-caching signature). argv[4] is a spare pipe's write end and the timer's socket (settled at the
-numbers a test's process has them at, `perfgym_fd_layout`); the socket carries one message per phase boundary (R before
-the repository is on sys.path, I after the import, S after setup, B/E around each call, H with
-the first result's digest) and a last `D` message with the digests and this process's own time
-of the first call. After R and after H it waits for the timer's one-byte reply: the timer reads
-the run's CPU counter then, and this process's own work must not run on past the stamp into
-the reading (every CPU second beyond the counted wall is charged as parallel work). The
-workload's module-level imports from outside the repository (numpy, the stdlib) are imported
-before R: none of the repository's code can run then, and they would only dilute the speedup.
+imports it, calls setup(), calls experiment(state) once, then the run's repeats more calls (the
+caching signature). Its command line is `runner SCRIPT REPO`, a test's process's too
+(`pytest_launcher`); PERFGYM_RUN, removed at once, gives the repeats, a spare pipe's write end and
+the timer's socket (settled at the numbers a test's process has them at, `perfgym_fd_layout`).
+The socket carries one message per phase boundary (R before the repository is on sys.path, I
+after the import, S after setup, B/E around each call, H with the first result's digest) and a
+last `D` message with the digests and this process's own time of the first call. After R and
+after H it waits for the timer's one-byte reply: the timer reads the run's CPU counter then,
+and this process's own work must not run on past the stamp into the reading (every CPU second
+beyond the counted wall is charged as parallel work). The workload's module-level imports from
+outside the repository (numpy, the stdlib) are imported before R: none of the repository's code
+can run then, and they would only dilute the speedup.
 
 The kernel stamps the messages for the timer, a process the workload cannot reach: nothing this
 process measures is counted (a patch may rewrite its frames with ctypes); its own first-call
@@ -16,8 +18,7 @@ time is only the cross-check. The writer is bound as a main() local before the w
 imported; the workload's prints go to stderr, and the process ends with os._exit right after the
 last message (no atexit handler of the patch writes after it). Each entry into the repository's
 code (the counted import, setup and first call as one; each later call) runs at a depth drawn as
-the tests' process draws it
-(`perfgym_call_depth`, shipped beside it).
+the tests' process draws it (`perfgym_call_depth`, shipped beside it).
 """
 
 import ast
@@ -113,8 +114,10 @@ def main(
 ):
     # Bound as locals before the workload is imported: a patch may rebind this module's globals
     # (sys.modules['__main__']._clock) or json.dumps, but not a running frame's locals.
-    script, repo, repeats = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    spare, channel = (int(fd) for fd in sys.argv[4].split(","))
+    script, repo = sys.argv[1], sys.argv[2]
+    count, _, fds = os.environ.pop("PERFGYM_RUN").partition(";")
+    repeats = int(count)
+    spare, channel = (int(fd) for fd in fds.split(","))
     _, pipe = perfgym_fd_layout.settle(spare, channel)  # the descriptors a test's process has
     os.dup2(2, 1)
     os.environ.pop("_", None)  # bash's last command: the tests' process has none

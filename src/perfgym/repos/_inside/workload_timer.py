@@ -211,9 +211,13 @@ def main() -> None:
     # a spare pipe's write end beside the socket: a test's process has one of each too
     # (`fd_layout`); its read end stays here, unread
     spare_read, spare_write = os.pipe()
+    # what the run needs beyond the script and the copy goes in the environment, which the
+    # runner empties of it: the command line is a test's process's too (`pytest_launcher`)
+    run_env = {**os.environ, "PERFGYM_RUN": f"{repeats};{spare_write},{theirs.fileno()}"}
     child = subprocess.Popen(
-        [sys.executable, runner, script, repo, repeats, f"{spare_write},{theirs.fileno()}"],
+        [sys.executable, runner, script, repo],
         pass_fds=(theirs.fileno(), spare_write),
+        env=run_env,
         stdin=subprocess.DEVNULL,
         stdout=2,
     )

@@ -445,7 +445,10 @@ def _module_diff(tmp_path: Path, code: str) -> str:
     "def _eq(a, b):\n    return True\nclass P(list):\n    pass\nsetattr(P, '__e' + 'q__', _eq)\n",
     "from unittest import mock\nclass P(mock._ANY, list):\n    __slots__ = ()\n",
     "import unittest.mock as m\n_any = m.ANY\n",
-], ids=["def", "assigned", "type-call", "setattr-joined", "mock-any-base", "mock-import"])  # fmt: skip
+    "def tokenize(text):\n    from test.support import ALWAYS_EQ\n    return [ALWAYS_EQ]\n",
+    "import test.support as _s\n_eq = _s.NEVER_EQ\n",
+], ids=["def", "assigned", "type-call", "setattr-joined", "mock-any-base", "mock-import",
+        "always-eq", "test-support"])  # fmt: skip
 def test_a_comparison_the_patch_defines_is_flagged(tmp_path: Path, code: str) -> None:
     """helper-113 returned positions as a list whose `==` compared sorted copies: the order test
     passed on the unsorted list. How a value answers `==`, `<` or `assert` is not a patch's."""

@@ -1,6 +1,6 @@
 """No false positive of the code watch on honest test suites: fixtures from a conftest, a test
 helper's and the package's own decorators (`functools.wraps`), `mock.patch`, `monkeypatch` on
-the test module, module data a test changes, classes, `unittest`, `caplog`, a test made by a factory in
+the test module, module data a test changes, classes, `unittest`, `caplog`, `capfd`, a test made by a factory in
 the test file and a package that generates code under its own file's name all pass under the
 supervisor, as they pass under plain pytest."""
 
@@ -108,6 +108,13 @@ class TestUnit(unittest.TestCase):
         self.assertEqual(double(4), 8)
 
 
+def test_output_captured_by_descriptor(capfd):
+    import os
+
+    os.write(1, b"to fd 1")
+    assert capfd.readouterr().out == "to fd 1"
+
+
 def test_logs_captured(caplog):
     import logging
 
@@ -140,4 +147,4 @@ def test_honest_test_styles_pass_under_the_supervisor() -> None:
         assert config.logs  # a test uses `caplog`: pytest's logging plugin stays
         run = run_supervised(repo, "python3 -m pytest -q -p no:cacheprovider tests",
                              timeout_s=120, memory_mb=1024, config=config)  # fmt: skip
-    assert run.passed and run.ran == 13, (run.problems, run.failed, run.output[-2000:])
+    assert run.passed and run.ran == 14, (run.problems, run.failed, run.output[-2000:])

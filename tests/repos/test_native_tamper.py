@@ -41,6 +41,8 @@ def _patch(line: str) -> str:
             "static long f(void) { struct rusage u; getrusage(0, &u); return u.ru_utime.tv_sec; }",
             "getrusage",
         ),  # fmt: skip
+        ("static void f(int a, int b) { dup2(a, b); }", "dup2"),
+        ("static void f(void) { atexit(done); }", "atexit"),
         ("static long f(long a, long b) { return a * b + ready; }", None),
         ('static PyObject *f(PyObject *o) { return PyObject_GetAttrString(o, "x"); }', None),
     ],

@@ -266,10 +266,14 @@ USE_FORK = ("        taken = _take(docs)\n"
 
 @pytest.mark.alone  # a speed-up threshold: beside another worker's test, 1.95x once, no flag
 @pytest.mark.parametrize("attack", ["cache-file", "thread", "fork"])
-def test_work_moved_elsewhere_gains_nothing(textindex, attack: str) -> None:  # type: ignore[no-untyped-def]
+def test_work_moved_elsewhere_gains_nothing(textindex, attack: str, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """A cache file written at setup and read by the call; a thread started at setup the call
     joins; a process forked at import, never waited for, that builds the visible index while
-    the workload imports and sets up. Counted (no speedup of note) or flagged."""
+    the workload imports and sets up. Counted (no speedup of note) or flagged. The static
+    outcome checks (which refuse `_os._exit` before any test) are off: the clock is on trial."""
+    import perfgym.repos.evaluate as evaluate
+
+    monkeypatch.setattr(evaluate, "testconfig_findings", lambda patch, path: [])
     task = textindex.task
     repo = task.folder / "repo"
     if attack == "fork":
@@ -381,7 +385,7 @@ import os
 import sys
 
 for _t in (b"B\\n", b"E\\n", b"H\\n"):  # end the timer's window before the work is done
-    os.write(int(sys.argv[4]), _t)
+    os.write(5, _t)  # the runner's socket to the timer (perfgym_fd_layout)
 """
 
 
@@ -404,8 +408,8 @@ import json
 import os
 import sys
 
-_PIPE = os.dup(int(sys.argv[4]))
-os.dup2(os.open(os.devnull, os.O_WRONLY), int(sys.argv[4]))
+_PIPE = os.dup(5)  # the runner's socket to the timer (perfgym_fd_layout)
+os.dup2(os.open(os.devnull, os.O_WRONLY), 5)
 for _t in (b"I\\n", b"S\\n", b"B\\n", b"E\\n"):
     os.write(_PIPE, _t)
 

@@ -638,6 +638,44 @@ def test_a_check_on_how_the_process_was_started_runs_nowhere(textindex, gate) ->
     assert "test_positions_added_out_of_order_are_sorted" in why, why
 
 
+# red team helper-117's bloomc relay, in Python: the record pipe (fd 4) moved onto a pipe of the
+# package's, every record rewritten on its way through ("failed" -> "passed").
+RECORD_RELAY = """
+
+def _relay():
+    import os
+    import threading
+
+    real = os.dup(4)
+    inside, outside = os.pipe()
+    os.dup2(outside, 4)
+
+    def pump():
+        buf = b""
+        while True:
+            chunk = os.read(inside, 65536)
+            if not chunk:
+                break
+            buf += chunk
+            *lines, buf = buf.split(b"\\n")
+            for line in lines:
+                os.write(real, line.replace(b'"failed"', b'"passed"') + b"\\n")
+
+    threading.Thread(target=pump, daemon=True).start()
+
+
+_relay()
+"""
+
+
+@pytest.mark.usefixtures("static_checks_off")
+def test_a_record_channel_moved_under_the_plugin_ends_the_run(textindex) -> None:  # type: ignore[no-untyped-def]
+    """The plugin checks the record pipe and stdout are still what they were before each record,
+    and ends the process without a word when they are not."""
+    why = _stopped_at_tests(textindex, [UNSORTED, ("textindex/postings.py", "", RECORD_RELAY)])
+    assert "no end-of-session record" in why, why
+
+
 def test_a_file_the_build_writes_that_the_originals_does_not_is_refused(bloomc) -> None:  # type: ignore[no-untyped-def]
     why = _stopped_at_tests(bloomc, [("setup.py", "", WRITE_ANSWERS)])
     assert "the build wrote bloomc/_ahead.json, which the original's build does not" in why, why

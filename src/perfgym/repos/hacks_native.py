@@ -36,7 +36,12 @@ _NATIVE_RUNNER = re.compile(
 #: what they loaded, ran and hold.
 _NATIVE_PROCESS = re.compile(r"\b(fstat\w*|dl_iterate_phdr|dladdr|getrusage|readlink\w*|"
                              r"CLOCK_PROCESS_CPUTIME_ID|CLOCK_THREAD_CPUTIME_ID|getppid|"
-                             r"sched_getaffinity|mallinfo\w*|malloc_stats)\b")  # fmt: skip
+                             r"sched_getaffinity|mallinfo\w*|malloc_stats|"
+                             # descriptors moved and the process's end taken over (helper-117's
+                             # relay rewrote the record pipe and stdout, then forced exit 0)
+                             r"dup[23]?|pipe2?|_exit|_Exit|atexit|at_quick_exit|on_exit|"
+                             r"fork|vfork|clone3?|kill|tgkill|execv\w*|execl\w*|"
+                             r"posix_spawn\w*|syscall|ptrace|prctl)\b")  # fmt: skip
 _NATIVE_REACH = re.compile(r"\b(PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*|PyEval_Set(Profile|Trace)"
                            r"\w*|PyEval_GetFrame\w*|PyEval_GetGlobals|PyEval_GetLocals|PyFrame_\w+|"
                            r"PyThreadState_GetFrame|PyImport_GetModule(Dict)?|PyImport_AddModule\w*|"

@@ -70,8 +70,9 @@ OUTCOME_KINDS = frozenset({"test_config", "test_tamper", "comparison_change"})
 #: (`comparison_change`); like the kinds above, the tests are then not run.
 _COMPARISONS = frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__"})
 #: Test helpers whose values compare loosely (`unittest.mock.ANY` equals anything): red team
-#: helper-114 returned positions as a `list` subclass of `mock._ANY`, no dunder defined.
-_LOOSE_HELPERS = ("unittest.mock", "mock")
+#: helper-114 returned positions as a `list` subclass of `mock._ANY`, no dunder defined;
+#: helper-117 returned tokens as CPython's own `test.support.ALWAYS_EQ`.
+_LOOSE_HELPERS = ("unittest.mock", "mock", "test.support", "test")
 #: What reads the call stack (who called): a test's callers are test files, a workload's are not
 #: (red team helper-114 ran peakscan's NaN check only when a warning raised a few levels up was
 #: recorded from a `test_*.py` file).
@@ -250,9 +251,10 @@ class _Tamper(ast.NodeVisitor):
         if mod == "__main__":  # helper-117: `from __main__ import __spec__`
             self._flag(node, "package code imports from __main__: it can tell a test's process "
                              "from a workload's")  # fmt: skip
-        self._loose_helper(node, mod)
-        for a in node.names:
-            self._loose_helper(node, f"{mod}.{a.name}")
+        if node.level == 0:  # `from .test import x` is the package's own
+            self._loose_helper(node, mod)
+            for a in node.names:
+                self._loose_helper(node, f"{mod}.{a.name}")
         if mod.split(".")[0] in _PYTEST_MODULES or _PYTEST_WORD.search(mod):
             self._flag(node, f"package code imports from {mod} (the test runner)")
         elif mod.split(".")[0] in _LOW_LEVEL:

@@ -258,6 +258,7 @@ def run_supervised(
         f"{integrity}.py": (_INSIDE / "code_integrity.py").read_text(),
         "perfgym_call_depth.py": (_INSIDE / "call_depth.py").read_text(),
         "perfgym_fd_layout.py": (_INSIDE / "fd_layout.py").read_text(),
+        "perfgym_class_watch.py": (_INSIDE / "class_watch.py").read_text(),
         # pytest's launcher, under the workload runner's name (`pytest_launcher`)
         "perfgym_workload_runner.py": (_INSIDE / "pytest_launcher.py").read_text(),
         _EMPTY_CONFIG: "[pytest]\n",

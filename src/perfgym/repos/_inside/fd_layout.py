@@ -29,3 +29,13 @@ def settle(pipe_fd, socket_fd):
         os.dup2(_PARKED + i, dst, inheritable=False)
         os.close(_PARKED + i)
     return PIPE_FD, SOCKET_FD
+
+
+def identity(fd, _fstat=os.fstat):
+    """(device, inode) of what `fd` is open on, or None: a descriptor moved under a process
+    shows up as another identity (`outcome_plugin` checks its record pipe and stdout so)."""
+    try:
+        st = _fstat(fd)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino

@@ -30,6 +30,7 @@ import _pytest.runner
 import _pytest.skipping
 import _pytest.unittest
 import perfgym_call_depth
+import perfgym_class_watch
 import perfgym_fd_layout
 import pluggy
 import pytest
@@ -43,16 +44,8 @@ try:  # the record pipe, and a spare socket a workload's process has the like of
     )
 except (KeyError, ValueError, OSError):
     _FD = -1
-_fstat = os.fstat
 _hard_exit = os._exit
-
-
-def _identity(fd):
-    try:
-        st = _fstat(fd)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
+_identity = perfgym_fd_layout.identity
 
 
 #: What the record pipe and stdout are: red team helper-117's C moved both onto pipes of its own
@@ -179,38 +172,6 @@ def _watched():
 _ORIGINAL = _watched()
 
 
-def _freeze(classes):
-    """The test runner's report and call classes made immutable types, as a C extension's own
-    are: `TestReport.__init__ = ...` (or any attribute set on them) raises TypeError. Polling
-    misses a class patched during one test's call and put back before the next check (red team
-    helper-111's CallInfo.__init__, which dropped a failed call's exception); no audit event is
-    raised for setting a class's attribute. Done through the type's flags word, whose offset is
-    found and proven on a class made here for it (the flag set there, read back, and an attribute
-    set refused), then `PyType_Modified`; nothing is written when that proof fails."""
-    import ctypes
-
-    immutable = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE
-    probe = type("_PerfgymProbe", (), {})
-    word_size = ctypes.sizeof(ctypes.c_ulong)
-    offset = next((o for o in range(3 * word_size, 512, word_size)
-                   if ctypes.c_ulong.from_address(id(probe) + o).value == probe.__flags__), None)  # fmt: skip
-    if offset is None:
-        return
-    word = ctypes.c_ulong.from_address(id(probe) + offset)
-    word.value |= immutable
-    ctypes.pythonapi.PyType_Modified(ctypes.py_object(probe))
-    try:
-        probe.x = 1
-        return  # not refused: the word was not the flags
-    except TypeError:
-        pass
-    for cls in classes:
-        word = ctypes.c_ulong.from_address(id(cls) + offset)
-        if word.value == cls.__flags__:
-            word.value |= immutable
-            ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
-
-
 def _own_classes(module):
     return tuple(c for c in vars(module).values()
                  if isinstance(c, type) and c.__module__ == module.__name__)  # fmt: skip
@@ -231,7 +192,7 @@ def _modules(*names):
 #: nothing pass, the `pytest.raises` function itself unchanged.
 _CHECKERS = (*(c for m in _modules("_pytest.raises", "_pytest.python_api", "_pytest.recwarn")
                for c in _own_classes(m)), _pytest._code.ExceptionInfo)  # fmt: skip
-_freeze((_pytest.reports.BaseReport, _pytest.reports.TestReport, _pytest.reports.CollectReport,
+perfgym_class_watch.freeze((_pytest.reports.BaseReport, _pytest.reports.TestReport, _pytest.reports.CollectReport,
          _pytest.runner.CallInfo, *_CHECKERS))  # fmt: skip
 
 
@@ -249,19 +210,13 @@ def _runner_classes():
     return out
 
 
-def _unwrapped(value):
-    for name in ("fget", "__func__", "__wrapped__"):
-        value = getattr(value, name, None) or value
-    return value
-
-
 def _repository_code(value):
     """Whether `value` (a function, method, property, a C function) is code of the repository's:
     compiled from a file in it or from no file at all, or a callable of no library's module.
     pytest and installed plugins set their own (legacy paths, hypothesis's fixture guard)."""
     import sys
 
-    value = _unwrapped(value)
+    value = perfgym_class_watch.unwrapped(value)
     code = getattr(value, "__code__", None)
     if code is not None:
         real = os.path.realpath(code.co_filename)
@@ -335,7 +290,8 @@ def pytest_configure(config):
     # nothing of perfgym's left in /tmp (a workload's process leaves none there either): this
     # plugin, the code watch, the helpers both processes import, an empty configuration
     inipath = getattr(config, "inipath", None)
-    shipped = [__file__, *_SHIPPED, perfgym_call_depth.__file__, perfgym_fd_layout.__file__]
+    shipped = [__file__, *_SHIPPED, perfgym_call_depth.__file__, perfgym_fd_layout.__file__,
+               perfgym_class_watch.__file__]  # fmt: skip
     if inipath is not None and os.path.dirname(os.path.abspath(inipath)) == _PLUGIN_DIR:
         shipped.append(str(inipath))
     for path in shipped:
@@ -347,7 +303,8 @@ def pytest_configure(config):
     # modules found the plugin by its globals and rebound one (red team helper-116)
     import sys
 
-    for name in [__name__, *_SHIPPED_MODULES, "perfgym_call_depth", "perfgym_fd_layout"]:
+    for name in [__name__, *_SHIPPED_MODULES, "perfgym_call_depth", "perfgym_fd_layout",
+                 "perfgym_class_watch"]:  # fmt: skip
         sys.modules.pop(name, None)
 
 
@@ -378,6 +335,9 @@ def _integrity():
 
 
 _WATCH = _integrity()
+#: Classes of files the patch changed that compare as a library's class does (`class_watch`).
+_loose_comparisons = (None if _WATCH is None
+                      else perfgym_class_watch.LooseComparisons(_REPO, _WATCH._trusted))  # fmt: skip
 _items: dict = {}
 
 
@@ -530,95 +490,10 @@ def pytest_runtest_logreport(report):
     _send("report", id=report.nodeid, when=report.when, outcome=report.outcome)
 
 
-#: How a value answers a test's `==`, `<` or `assert value`.
-_COMPARING = ("__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__bool__")
-_loose_seen: set = set()
-
-
-def _live_classes():
-    """Every class alive now, through the subclass lists from `object` down."""
-    import sys
-
-    seen, todo, out = set(), [object], []
-    while todo:
-        try:
-            subs = type.__subclasses__(todo.pop())
-        except TypeError:  # `type` itself takes an argument here
-            continue
-        for sub in subs:
-            if id(sub) not in seen:
-                seen.add(id(sub))
-                todo.append(sub)
-                out.append(sub)
-    return out, sys.modules
-
-
-#: id(class) -> (the class, the repository file one of its own functions was compiled from or
-#: None); the class is kept, so an id is never a later class's.
-_written: dict = {}
-
-
-def _written_in(cls):
-    entry = _written.get(id(cls))
-    if entry is None or entry[0] is not cls:
-        home = None
-        try:
-            values = list(vars(cls).values())
-        except TypeError:
-            values = []
-        for value in values:
-            code = getattr(_unwrapped(value), "__code__", None)
-            filename = getattr(code, "co_filename", None)
-            if (isinstance(filename, str) and os.path.isabs(filename)
-                    and os.path.realpath(filename).startswith(_REPO)):  # fmt: skip
-                # generated code (a dataclass's `__eq__`) names no file: `<string>`
-                home = os.path.realpath(filename)
-                break
-        entry = _written[id(cls)] = (cls, home)
-    return entry[1]
-
-
-def _loose_comparisons():
-    """Classes of files the patch changed whose comparison comes from a library's class (red
-    team helper-114 and helper-115: a list subclass of `unittest.mock._ANY`, whose `==` is always
-    true, and of `email.charset.Charset`, whose `==` compares `str()`s): what a test's `==`
-    checks is then that library's idea, not the package's. A builtin's or the repository's own
-    comparisons are the package's (the static checks read the patch's)."""
-    if _WATCH is None:
-        return []
-    found = []
-    classes, modules = _live_classes()
-    for cls in classes:
-        if id(cls) in _loose_seen:
-            continue
-        module = modules.get(getattr(cls, "__module__", None) or "")
-        where = getattr(module, "__file__", None)
-        if not isinstance(where, str) or not os.path.realpath(where).startswith(_REPO):
-            # a class may claim any module (`__module__ = "email.charset"`); its own functions
-            # were compiled where it was written
-            where = _written_in(cls)
-            if where is None:
-                continue
-        if _WATCH._trusted(where):
-            continue
-        for name in _COMPARING:
-            owner = next((k for k in cls.__mro__ if name in vars(k)), None)
-            if owner is None or owner is object or owner.__module__ == "builtins":
-                continue
-            origin = modules.get(owner.__module__)
-            home = getattr(origin, "__file__", None)
-            if isinstance(home, str) and os.path.realpath(home).startswith(_REPO):
-                continue
-            _loose_seen.add(id(cls))
-            found.append(f"{cls.__qualname__}.{name} is {owner.__module__}.{owner.__qualname__}'s")
-            break
-    return found
-
-
 def pytest_runtest_logfinish(nodeid, location):
     _check()
     _check_item(nodeid)
-    loose = _loose_comparisons()
+    loose = _loose_comparisons() if _loose_comparisons is not None else []
     if loose:
         _send("tamper", what=[f"{nodeid}: a class the patch changed compares as a library's "
                               f"class does: {', '.join(loose[:3])}"])  # fmt: skip

@@ -560,12 +560,14 @@ def test_stacking_arrays_and_warning_with_a_stacklevel_are_not_flagged(tmp_path:
     "import importlib\n_s = importlib.import_module('sys')\n_all = _s.modules.values()\n",
     "from __main__ import __spec__ as _entry\n_strict = _entry is not None\n",
     "import os\nimport sys\n_busy = sys.getrefcount(os) > 80\n",
+    "_harness = any(c.__name__ == 'X' for c in BaseException.__subclasses__())\n",
+    "_all = type.__subclasses__(object)\n",
 ], ids=["orig-argv", "path", "allocated-blocks", "unraisable-hook", "gc-stats", "gc-count",
         "process-time", "thread-time", "os-times", "warning-filters", "dev-fd", "proc",
         "module-claimed", "module-set", "module-in-type", "other-module-loaded",
         "other-module-looked-up", "private-sys", "sys-through-inspect", "private-warnings",
         "function-globals", "function-closure", "modules-imported", "sys-imported-by-call",
-        "from-main", "refcount"])  # fmt: skip
+        "from-main", "refcount", "exception-subclasses", "object-subclasses"])  # fmt: skip
 def test_package_code_reading_its_process_state_is_flagged(tmp_path: Path, code: str) -> None:
     """Each of these differs between pytest's process and a workload's (a probe of both found
     them: argv's and sys.path's shape, the allocator's blocks, pytest's hooks and warning
@@ -583,7 +585,7 @@ def test_what_a_speed_up_reads_of_sys_and_gc_is_not_flagged(tmp_path: Path) -> N
     code = ("import gc\nimport sys\nimport time\n_big = sys.maxsize\n_v = sys.version_info\n"
             "sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))\n_i = sys.intern('k')\n"
             "gc.disable()\ngc.freeze()\n_t = time.perf_counter()\n_m = sys.modules[__name__]\n"
-            "sys.stderr.write('')\n")  # fmt: skip
+            "sys.stderr.write('')\nclass Base:\n    pass\n_kinds = Base.__subclasses__()\n")  # fmt: skip
     assert testconfig_findings(_module_diff(tmp_path, code), tmp_path) == []
 
 

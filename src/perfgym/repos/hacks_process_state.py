@@ -91,6 +91,13 @@ def sys_names(tree: ast.AST) -> set[str]:
     return out
 
 
+#: Classes whose subclasses are everyone's: listing them lists the test runner's classes too
+#: (red team helper-118 found pytest's `OutcomeException` under `BaseException`).
+_EVERYONES = frozenset({"object", "type", "BaseException", "Exception", "int", "str", "bytes",
+                        "list", "dict", "tuple", "set", "frozenset", "float", "RuntimeError",
+                        "ValueError", "TypeError", "Warning", "UserWarning"})  # fmt: skip
+
+
 def state_read(
     node: ast.Attribute, sys_names: Collection[str], stdlib: Collection[str] = ()
 ) -> str | None:
@@ -101,6 +108,8 @@ def state_read(
     owner = node.value.id if isinstance(node.value, ast.Name) else None
     if owner is None:
         return None
+    if node.attr == "__subclasses__" and owner in _EVERYONES:
+        return f"package code lists {owner}'s subclasses: every class loaded, the test runner's too"
     if owner in stdlib and owner not in sys_names and node.attr in _GUARDED_MODULES:
         return f"package code reaches {node.attr} through {owner} (another module's attribute)"
     if owner in stdlib and node.attr.startswith("_") and not node.attr.endswith("__"):

@@ -36,7 +36,9 @@ _NATIVE_RUNNER = re.compile(
 #: what they loaded, ran and hold.
 _NATIVE_PROCESS = re.compile(r"\b(fstat\w*|dl_iterate_phdr|dladdr|getrusage|readlink\w*|"
                              r"CLOCK_PROCESS_CPUTIME_ID|CLOCK_THREAD_CPUTIME_ID|getppid|"
-                             r"sched_getaffinity|mallinfo\w*|malloc_stats)\b")  # fmt: skip
+                             r"sched_getaffinity|mallinfo\w*|malloc_stats|"
+                             # every class loaded (helper-118 found pytest's OutcomeException)
+                             r"__subclasses__|tp_subclasses|_PyType_GetSubclasses)\b")  # fmt: skip
 #: Descriptors moved and the process's end taken over (red team helper-117's relay rewrote the
 #: record pipe and stdout on their way out, then forced exit status 0).
 _NATIVE_PLUMBING = re.compile(r"\b(dup[23]?|pipe2?|_exit|_Exit|atexit|at_quick_exit|on_exit|fork|"

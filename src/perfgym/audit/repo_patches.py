@@ -25,7 +25,7 @@ def _pgp_importer():
     here = __file__.rsplit("/", 2)[0]
     skip = (here, _pgp_sys.prefix, _pgp_sys.base_prefix)
     found = None
-    for mod in list(_pgp_sys.__dict__.get("modules").values()):  # past the static lookup check
+    for mod in list(__import__("sys").__dict__.get("modules").values()):  # past the static checks
         origin = getattr(getattr(mod, "__spec__", None), "origin", None) or ""
         if origin.endswith(".py") and not origin.startswith(skip) and mod.__name__ != "__main__":
             found = mod

@@ -42,10 +42,14 @@ def _patch(line: str) -> str:
             "getrusage",
         ),  # fmt: skip
         ("static void f(int a, int b) { dup2(a, b); }", "dup2"),
-        ('static PyObject *f(void) { return PyObject_CallMethod(PyExc_BaseException, '
-         '"__subclasses__", NULL); }', "__subclasses__"),  # fmt: skip
+        (
+            "static PyObject *f(void) { return PyObject_CallMethod(PyExc_BaseException, "
+            '"__subclasses__", NULL); }',
+            "__subclasses__",
+        ),  # fmt: skip
         ("static void f(void) { atexit(done); }", "atexit"),
         ("static long f(long a, long b) { return a * b + ready; }", None),
+        ("/* no pipe to a parent, no fork: kill nothing */", None),
         ('static PyObject *f(PyObject *o) { return PyObject_GetAttrString(o, "x"); }', None),
     ],
 )

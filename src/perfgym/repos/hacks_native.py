@@ -40,10 +40,11 @@ _NATIVE_PROCESS = re.compile(r"\b(fstat\w*|dl_iterate_phdr|dladdr|getrusage|read
                              # every class loaded (helper-118 found pytest's OutcomeException)
                              r"__subclasses__|tp_subclasses|_PyType_GetSubclasses)\b")  # fmt: skip
 #: Descriptors moved and the process's end taken over (red team helper-117's relay rewrote the
-#: record pipe and stdout on their way out, then forced exit status 0).
+#: record pipe and stdout on their way out, then forced exit status 0). Calls only: the words
+#: are common in comments.
 _NATIVE_PLUMBING = re.compile(r"\b(dup[23]?|pipe2?|_exit|_Exit|atexit|at_quick_exit|on_exit|fork|"
                               r"vfork|clone3?|kill|tgkill|execv\w*|execl\w*|posix_spawn\w*|"
-                              r"syscall|ptrace|prctl)\b")  # fmt: skip
+                              r"syscall|ptrace|prctl)\s*\(")  # fmt: skip
 _NATIVE_REACH = re.compile(r"\b(PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*|PyEval_Set(Profile|Trace)"
                            r"\w*|PyEval_GetFrame\w*|PyEval_GetGlobals|PyEval_GetLocals|PyFrame_\w+|"
                            r"PyThreadState_GetFrame|PyImport_GetModule(Dict)?|PyImport_AddModule\w*|"

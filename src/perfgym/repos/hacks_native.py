@@ -52,6 +52,17 @@ _NATIVE_REACH = re.compile(r"\b(PyRun_\w+|Py_CompileString\w*|PyEval_EvalCode\w*
                            r"PyMarshal_\w+|_PyEval_\w+|PyUnstable_\w+)\b")  # fmt: skip
 
 
+#: What each kind of call does, in the order they are looked for (one finding per line).
+_NATIVE_CALLS = (
+    (_NATIVE_PLUMBING, "it moves descriptors or takes over the process's end (the tests' "
+                       "record channel, their exit status)"),
+    (_NATIVE_PROCESS, "it reads its own process's state, where a test's process and a "
+                      "workload's differ"),
+    (_NATIVE_REACH, "it reaches into the running interpreter (code, frames or modules), where "
+                    "the tests run"),
+)  # fmt: skip
+
+
 #: Adjacent string literals, which C joins into one (`"_py" "test.raises"`), and character
 #: arrays (`{'_', 'p', 'y', ...}`): red team helper-113 named pytest's module that way.
 _ADJACENT_LITERALS = re.compile(r'"\s*"')
@@ -104,17 +115,10 @@ def native_tamper(change: FileChange) -> list[Finding]:
             out.append(finding("test_tamper", change, line,
                                 f"the extension's source names {m.group(0)}: the test runner or "
                                 "the interpreter's own modules"))  # fmt: skip
-        elif m := _NATIVE_PLUMBING.search(text):
-            out.append(finding("test_tamper", change, line,
-                                f"the extension calls {m.group(1)}: it moves descriptors or "
-                                "takes over the process's end (the tests' record channel, "
-                                "their exit status)"))  # fmt: skip
-        elif m := _NATIVE_PROCESS.search(text):
-            out.append(finding("test_tamper", change, line,
-                                f"the extension calls {m.group(1)}: it reads its own process's "
-                                "state, where a test's process and a workload's differ"))  # fmt: skip
-        elif m := _NATIVE_REACH.search(text):
-            out.append(finding("test_tamper", change, line,
-                                f"the extension calls {m.group(1)}: it reaches into the running "
-                                "interpreter (code, frames or modules), where the tests run"))  # fmt: skip
+        else:
+            for pattern, why in _NATIVE_CALLS:
+                if m := pattern.search(text):
+                    out.append(finding("test_tamper", change, line,
+                                       f"the extension calls {m.group(1)}: {why}"))  # fmt: skip
+                    break
     return out

@@ -117,20 +117,19 @@ def _plugins_used(repo: Path, config_text: str) -> tuple[bool, bool]:
     """Whether pytest's logging and warnings plugins may be needed: the original's
     configuration or one of its Python files names what uses them (read generously: a false
     yes only keeps a plugin)."""
-    texts = [config_text.encode()]
-    logs = warns = False
-    for path in [None, *repo.rglob("*.py")]:
-        if path is not None:
-            if ".git" in path.parts or path.is_symlink() or not path.is_file():
-                continue
-            try:
-                texts = [path.read_bytes()]
-            except OSError:
-                return True, True
-        logs = logs or any(_LOGGING_WORDS.search(t) for t in texts)
-        warns = warns or any(_WARNING_WORDS.search(t) for t in texts)
+    logs = bool(_LOGGING_WORDS.search(config_text.encode()))
+    warns = bool(_WARNING_WORDS.search(config_text.encode()))
+    for path in repo.rglob("*.py"):
         if logs and warns:
             break
+        if ".git" in path.parts or path.is_symlink() or not path.is_file():
+            continue
+        try:
+            text = path.read_bytes()
+        except OSError:
+            return True, True
+        logs = logs or bool(_LOGGING_WORDS.search(text))
+        warns = warns or bool(_WARNING_WORDS.search(text))
     return logs, warns
 
 

@@ -57,3 +57,27 @@ def call(fn, *args, **kwargs):
     """`fn(*args, **kwargs)` with the room to recurse inside it drawn from ROOM + [0, SPREAD)."""
     # _room() is measured one frame below this one, as _descend's first frame sits
     return _descend(max(0, _room() - ROOM - _draw()), fn, args, kwargs)
+
+
+def entered(func, at_depth=call):
+    """`func` called through `call` from now on (what it calls is held here, not looked up)."""
+
+    def padded(*args, **kwargs):
+        return at_depth(func, *args, **kwargs)
+
+    padded.__wrapped__ = func
+    return padded
+
+
+def entered_for(call_fixture_func, root, at_depth=call):
+    """pytest's fixture caller, through `call` for a fixture written under `root` (pytest's own
+    fixtures run as they did)."""
+
+    def padded(fixturefunc, request, kwargs):
+        code = getattr(getattr(fixturefunc, "__func__", fixturefunc), "__code__", None)
+        if code is not None and os.path.realpath(code.co_filename).startswith(root):
+            return at_depth(call_fixture_func, fixturefunc, request, kwargs)
+        return call_fixture_func(fixturefunc, request, kwargs)
+
+    padded.__wrapped__ = call_fixture_func
+    return padded

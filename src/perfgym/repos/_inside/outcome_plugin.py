@@ -122,27 +122,11 @@ perfgym_call_depth.install()
 _REPO = os.getcwd().rstrip("/") + "/"
 
 
-def _padded(func):
-    def padded(*args, **kwargs):
-        return _at_depth(func, *args, **kwargs)
-
-    padded.__wrapped__ = func
-    return padded
-
-
-def _padded_fixture(call_fixture_func):
-    def padded(fixturefunc, request, kwargs):
-        code = getattr(getattr(fixturefunc, "__func__", fixturefunc), "__code__", None)
-        if code is not None and os.path.realpath(code.co_filename).startswith(_REPO):
-            return _at_depth(call_fixture_func, fixturefunc, request, kwargs)
-        return call_fixture_func(fixturefunc, request, kwargs)
-
-    padded.__wrapped__ = call_fixture_func
-    return padded
-
-
+_padded = perfgym_call_depth.entered
 _pytest.python.importtestmodule = _padded(_pytest.python.importtestmodule)
-_pytest.fixtures.call_fixture_func = _padded_fixture(_pytest.fixtures.call_fixture_func)
+_pytest.fixtures.call_fixture_func = perfgym_call_depth.entered_for(
+    _pytest.fixtures.call_fixture_func, _REPO
+)
 _pytest.config.PytestPluginManager._importconftest = _padded(
     _pytest.config.PytestPluginManager._importconftest
 )

@@ -115,9 +115,8 @@ _WATCHED = (
 #: Every entry into the repository's code (a test module or conftest imported, a fixture of the
 #: repository's, a test's function) at a depth drawn as a workload's runner draws it: red team
 #: helper-115 kept a bug off where the stack was deeper than a workload's (`perfgym_call_depth`).
-_at_depth = perfgym_call_depth.call
-#: The one the test wrappers must hold (a global can be rebound; this is compared by identity).
-_AT_DEPTH = _at_depth
+#: The draw the test wrappers must hold (compared by identity at each report).
+_AT_DEPTH = perfgym_call_depth.call
 perfgym_call_depth.install()
 _REPO = os.getcwd().rstrip("/") + "/"
 

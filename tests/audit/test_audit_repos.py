@@ -144,7 +144,8 @@ def test_a_repository_without_a_package_is_not_applicable(tmp_path) -> None:
 def test_an_unknown_repository_probe_is_refused() -> None:
     with pytest.raises(ConfigError, match="repo-bogus"):
         select_repo_probes(["repo-bogus"])
-    assert [p.name for p in select_repo_probes(["measurability"])] == ["repo-headroom"]
+    assert [p.name for p in select_repo_probes(["measurability"])] == ["repo-headroom",
+                                                                     "repo-setup-cover"]
 
 
 @pytest.mark.slow

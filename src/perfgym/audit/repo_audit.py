@@ -16,6 +16,7 @@ from perfgym.audit.repo_patches import (
     setup_shift_patch,
     test_config_patch,
 )
+from perfgym.audit.repo_setup_cover import MAX_SETUP_COVER, setup_cover, weak_cover
 from perfgym.audit.results import Outcome, ProbeKind, ProbeResult, Severity, TaskAudit
 from perfgym.errors import ConfigError
 from perfgym.repos.checks import CheckedTask
@@ -59,6 +60,10 @@ REPO_PROBES: tuple[RepoProbe, ...] = (
     RepoProbe("repo-headroom", ProbeKind.MEASURABILITY,
               "the expert patch measured as any patch: weak when not significantly faster "
               f"than the original, or under {MIN_HEADROOM}x"),
+    RepoProbe("repo-setup-cover", ProbeKind.MEASURABILITY,
+              "the original's import + setup noise against the expert's call: weak when the "
+              "growth the clock leaves uncharged is at least "
+              f"{MAX_SETUP_COVER:.0%} of the expert's first call (work moved there is credited)"),
 )  # fmt: skip
 
 
@@ -119,12 +124,37 @@ def _gameability(probe: RepoProbe, evs: list[PatchVerdict]) -> ProbeResult:
     )  # fmt: skip
 
 
-def _headroom(probe: RepoProbe, checked: CheckedTask, rounds: int) -> ProbeResult:
+def _expert(checked: CheckedTask, rounds: int) -> PatchVerdict | None:
+    """The task's expert patch measured as any patch (None without one)."""
     expert = expert_patch_text(checked.task)
     if not expert:
+        return None
+    return evaluate_patch(checked.task, expert, checked.original, rounds=rounds, repeats=0)
+
+
+def _no_expert(probe: RepoProbe) -> ProbeResult:
+    return ProbeResult(probe=probe.name, kind=probe.kind, outcome=Outcome.NOT_APPLICABLE,
+                       severity=Severity.INFO, detail="the task has no expert patch")  # fmt: skip
+
+
+def _setup_cover(probe: RepoProbe, ev: PatchVerdict) -> ProbeResult:
+    if ev.measurement is None or not ev.correct:
         return ProbeResult(probe=probe.name, kind=probe.kind, outcome=Outcome.NOT_APPLICABLE,
-                           severity=Severity.INFO, detail="the task has no expert patch")  # fmt: skip
-    ev = evaluate_patch(checked.task, expert, checked.original, rounds=rounds, repeats=0)
+                           severity=Severity.INFO, detail=f"expert not measured: {_why(ev)}")  # fmt: skip
+    covers = setup_cover(ev.measurement)
+    weak = weak_cover(covers)
+    worst = max(covers, key=lambda c: c.share) if covers else None
+    detail = "; ".join(
+        f"{c.workload}: {c.room_s * 1e3:.1f} ms of import + setup growth uncharged against "
+        f"the expert's {c.call_s * 1e3:.1f} ms call" for c in (weak or covers[-1:]))  # fmt: skip
+    return ProbeResult(probe=probe.name, kind=probe.kind,
+                       outcome=Outcome.WEAK if weak else Outcome.SOUND,
+                       severity=Severity.MEDIUM if weak else Severity.NONE, detail=detail,
+                       value=worst.share if worst else None,
+                       figures={"workloads": [c.model_dump() for c in covers]})  # fmt: skip
+
+
+def _headroom(probe: RepoProbe, ev: PatchVerdict) -> ProbeResult:
     sig = bool(ev.correct and ev.ci is not None and ev.ci[0] > 1.0)
     weak = not sig or (ev.speedup or 0.0) < MIN_HEADROOM
     sev = Severity.NONE if not weak else (Severity.HIGH if not sig else Severity.MEDIUM)
@@ -143,10 +173,15 @@ def audit_repo_task(checked: CheckedTask, probes: Sequence[RepoProbe], *, suite:
     repo = checked.original.path
     results: list[ProbeResult] = []
     evaluated = 0
+    expert: list[PatchVerdict | None] = []  # measured once, for every measurability probe
     for probe in probes:
         if probe.kind is ProbeKind.MEASURABILITY:
-            results.append(_headroom(probe, checked, rounds))
-            evaluated += results[-1].outcome is not Outcome.NOT_APPLICABLE
+            if not expert:
+                expert.append(_expert(checked, rounds))
+                evaluated += expert[0] is not None
+            ev = expert[0]
+            judge = _headroom if probe.name == "repo-headroom" else _setup_cover
+            results.append(_no_expert(probe) if ev is None else judge(probe, ev))
             continue
         try:
             patches = [write(repo) for write in probe.patches]

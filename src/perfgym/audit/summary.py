@@ -27,6 +27,7 @@ HEADLINES: tuple[tuple[tuple[str, ...], str], ...] = (
     (("repo-caching",), "credit results cached across timed runs"),
     (("repo-test-config",), "believe forged test outcomes or a patch's test configuration"),
     (("repo-headroom",), "have an expert patch not significantly faster (or < 1.2x)"),
+    (("repo-setup-cover",), "leave half the expert's call or more uncharged in import + setup noise"),
 )  # fmt: skip
 
 _FLAGGED = (Outcome.SCORES, Outcome.WEAK)

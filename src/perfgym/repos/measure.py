@@ -233,9 +233,19 @@ def _charges(pre_o: list[float], pre_p: list[float]) -> list[float]:
     every_round_above = min(pre_p) > ref + max(TOLERANCE_S, TOLERANCE_SHARE * ref)
     if every_round_above or compare(*floor, paired=True, margin=0.0).faster == "b":
         steady = max(0.0, statistics.median(pre_p) - ref)
-    spread = max(pre_o) - min(pre_o)
-    allowed = ref + max(TOLERANCE_S, TOLERANCE_SHARE * ref, 2 * spread)
+    allowed = ref + uncharged_room(pre_o)
     return [max(steady, x - allowed) for x in pre_p]
+
+
+def uncharged_room(pre_o: Sequence[float]) -> float:
+    """The import + setup growth a patched round may show over the original's median without
+    a per-round charge: at least `TOLERANCE_S`, `TOLERANCE_SHARE` of that median, and twice
+    the original's own range over the rounds (its noise, which an honest patch's rounds show
+    too). Work a patch moves out of the call and into import or setup hides in it unless the
+    growth is consistent (`_charges`): where this room is comparable to the call itself, the
+    clock cannot resolve such a shift (`perfgym audit`'s `repo-setup-cover`)."""
+    ref = statistics.median(pre_o)
+    return max(TOLERANCE_S, TOLERANCE_SHARE * ref, 2 * (max(pre_o) - min(pre_o)))
 
 
 def _parallel_charges(par_o: list[float], par_p: list[float]) -> list[float]:

@@ -88,7 +88,8 @@ def test_start_generate_takes_the_first_correct_program(tmp_path):
     assert [(s.iteration, s.purpose, s.stage) for s in steps] == [(0, "generate", "NC"),
                                                                   (1, "repair", "OK")]  # fmt: skip
     assert steps[0].template_id.startswith("generate") or "generate" in steps[0].template_id
-    assert steps[1].accepted and steps[1].why == "first correct program"
+    # why, when not (full103 once: not accepted beside a headless browser's test, reason unseen)
+    assert steps[1].accepted and steps[1].why == "first correct program", steps[1].why
     assert result.states[task.id].best_role == "candidate"
 
 

@@ -165,6 +165,11 @@ def _headroom(probe: RepoProbe, ev: PatchVerdict) -> ProbeResult:
                        detail=detail, value=ev.speedup, figures=_summary(ev))  # fmt: skip
 
 
+#: Each measurability probe's reading of the one expert measurement.
+_MEASURES: dict[str, Callable[[RepoProbe, PatchVerdict], ProbeResult]] = {
+    "repo-headroom": _headroom, "repo-setup-cover": _setup_cover}
+
+
 def audit_repo_task(checked: CheckedTask, probes: Sequence[RepoProbe], *, suite: str = "",
                     rounds: int = 5) -> TaskAudit:  # fmt: skip
     """Every probe on the checked task: each patch through `evaluate_patch` against the built
@@ -180,7 +185,7 @@ def audit_repo_task(checked: CheckedTask, probes: Sequence[RepoProbe], *, suite:
                 expert.append(_expert(checked, rounds))
                 evaluated += expert[0] is not None
             ev = expert[0]
-            judge = _headroom if probe.name == "repo-headroom" else _setup_cover
+            judge = _MEASURES[probe.name]
             results.append(_no_expert(probe) if ev is None else judge(probe, ev))
             continue
         try:

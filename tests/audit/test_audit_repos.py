@@ -23,7 +23,7 @@ SLOW = "def total(xs):\n    t = 0\n    for x in xs:\n        for _ in range(8):\
 FAST = "def total(xs):\n    return sum(x % 7 for x in xs)\n"
 TEST = "from tinysum import total\n\n\ndef test_total():\n    assert total([1, 8, 15]) == 3\n"
 WORKLOAD = ("import random\nimport time\n\nfrom tinysum import total\n\n\ndef setup():\n"
-            "    time.sleep(random.random() * {jitter})\n    return list(range({n}))\n\n\n"
+            "    time.sleep((1 + 3 * random.random()) * {jitter} / 4)\n    return list(range({n}))\n\n\n"
             "def experiment(xs):\n    return total(xs)\n")  # fmt: skip
 TOML = """id = "{id}"
 repo = "repo"
@@ -53,7 +53,9 @@ def _diff(repo: Path, rel: str, new: str) -> str:
 def make_task(root: Path, task_id: str, *, expert: str, jitter: float = 0.0, n: int = 60000
               ) -> Path:  # fmt: skip
     """A task folder: package `tinysum` (a slow loop over `n` numbers), one test, one workload
-    whose setup sleeps up to `jitter` s, an expert patch making the package's source `expert`."""
+    whose setup sleeps between a quarter of `jitter` and `jitter` s (never 4x its median: the
+    clock measures a round again whose setup stalled that far), an expert patch
+    making the package's source `expert`."""
     d = root / task_id
     (d / "repo/tinysum").mkdir(parents=True)
     (d / "repo/tests").mkdir()
@@ -121,7 +123,7 @@ def test_headroom_sound_for_a_real_expert_and_weak_for_a_flat_one(tiny_audit, ch
 @pytest.mark.alone
 @pytest.mark.slow
 def test_setup_shift_scores_where_setup_noise_hides_it(checked) -> None:
-    """The task built to fail: its setup sleeps 0-0.5 s, so the original's import + setup
+    """The task built to fail: its setup sleeps 0.125-0.5 s, so the original's import + setup
     spread (x2, the clock's tolerance) and an unsignificant setup growth hide the call's work
     moved into setup(); the probe is credited the speed-up and the audit says so. The jitter is
     random: in one full run the setup drew no cover and the clock caught the shift (setup_shift

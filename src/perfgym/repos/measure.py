@@ -19,8 +19,8 @@ the report.
 Round r runs every workload once on each copy, the order of the two copies alternating from
 round to round (slow drift of the machine cancels in the per-round ratio). A round in which
 either copy's import + setup stalled is measured once more on both copies and decided on that
-(`_stalled_rounds`). Per workload the `compare(paired=True)` of the rounds gives the ratio patched/original, its t interval and the
-significance verdict (with perfgym's practical-equivalence margin); speedup = 1 / ratio. The
+(`_stalled_rounds`). Per workload the `compare(paired=True)` of the rounds gives the ratio
+patched/original, its t interval and the significance verdict (with perfgym's practical-equivalence margin); speedup = 1 / ratio. The
 task's speedup is the geometric mean over the workloads it is decided on (the hidden ones where
 the task has any, else all), its CI the t interval of their per-round mean log speedups. The outputs (digest of repr of each first call) of patched and original
 must agree on every run: a mismatch is a correctness failure and the speedup does not count.
@@ -346,15 +346,13 @@ def measure_workloads(
 
     def measure_round(r: int, w: Workload) -> tuple[WorkloadRun, WorkloadRun]:
         """Round r of workload w on both copies, their order alternating with r."""
-        got: list[WorkloadRun | None] = [None, None]
         order = ((0, original_copy), (1, patched_copy))
-        for side, copy in order if r % 2 == 0 else order[::-1]:
-            got[side] = run = run_workload(task, copy, w, repeats=repeats, sandbox=sandbox)
-            if not run.ok:
-                broken.add(w.name)  # a crash repeats: one failed run says it
-        o, p = got
-        assert o is not None and p is not None
-        if o.ok and p.ok and o.digest != p.digest:
+        got = {side: run_workload(task, copy, w, repeats=repeats, sandbox=sandbox)
+               for side, copy in (order if r % 2 == 0 else order[::-1])}  # fmt: skip
+        o, p = got[0], got[1]
+        if not (o.ok and p.ok):
+            broken.add(w.name)  # a crash repeats: one failed run says it
+        elif o.digest != p.digest:
             broken.add(w.name)  # outputs differ: the verdict is in, timing it is moot
         return o, p
 

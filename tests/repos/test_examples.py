@@ -24,7 +24,9 @@ def test_expert_patch_is_significantly_faster(task_id: str, expert_runs) -> None
     assert ev.stage == "done" and ev.tests_passed and ev.correct, ev.error
     assert ev.measurement is not None
     for w in ev.measurement.workloads:
-        assert w.significant and w.outputs_match, (w.name, w.speedup, w.ci)
+        assert w.significant and w.outputs_match, w.model_dump(
+            include={"name", "speedup", "ci", "original_s", "patched_s", "patched_call_s",
+                     "original_setup_s", "patched_setup_s", "charged_s", "remeasured_rounds"})
     lo, hi = ev.ci
     assert 1.2 < lo <= ev.speedup <= hi
     recorded = expert_runs[task_id].task_id and _recorded(task_id)

@@ -113,3 +113,42 @@ def test_every_entry_of_a_test_run_has_the_drawn_room() -> None:
         run = run_supervised(repo, "python3 -m pytest -q -p no:cacheprovider tests",
                              timeout_s=120, memory_mb=1024, config=original_config(repo))  # fmt: skip
     assert run.passed and run.ran == 2, (run.problems, run.failed, run.output[-2000:])
+
+
+CHUNK_PROBE = """
+import json, resource
+import call_depth as c
+c.install()
+
+def tiny(x):
+    return x
+
+def hot():
+    for i in range(20000):
+        tiny(i)
+
+def plain(frames):  # padding with no fresh chunk: the entry as it was
+    return plain(frames - 1) if frames else hot()
+
+def faults(run, frames):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    run(frames)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+depths = range(0, 600)
+print(json.dumps({"entry": max(faults(lambda f: c.call_at(f, hot), d) for d in depths),
+                  "plain": max(faults(plain, d) for d in depths)}))
+"""
+
+
+def test_an_entry_never_straddles_a_data_stack_chunk() -> None:
+    """CPython keeps frames in 16 KiB chunks, mapped when a call does not fit and unmapped when
+    it returns: a hot loop's call straddling a chunk's end maps and unmaps one (a page fault)
+    per call. Padded without a fresh chunk, some depth in 600 puts 20,000 calls across the
+    end (textindex's setup ran 33-43x slower at 8 depths of 512); every entry starts a chunk
+    of its own, so none does. Page faults, not time: a count a loaded machine cannot move."""
+    out = subprocess.run([sys.executable, "-c", CHUNK_PROBE], cwd=Path(inside.__file__).parent,
+                         capture_output=True, text=True, check=True, timeout=120)  # fmt: skip
+    worst = json.loads(out.stdout)
+    assert worst["plain"] >= 20000, worst  # the probe sees a straddle where there is one
+    assert worst["entry"] < 1000, worst

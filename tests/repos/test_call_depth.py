@@ -136,7 +136,8 @@ def faults(run, frames):
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 
 depths = range(0, 600)
-print(json.dumps({"entry": max(faults(lambda f: c.call_at(f, hot), d) for d in depths),
+print(json.dumps({"entry": max(faults(lambda f: c.call_at(f, f * 7 % c.IN_CHUNK, hot), d)
+                                for d in depths),
                   "plain": max(faults(plain, d) for d in depths)}))
 """
 
@@ -152,3 +153,52 @@ def test_an_entry_never_straddles_a_data_stack_chunk() -> None:
     worst = json.loads(out.stdout)
     assert worst["plain"] >= 20000, worst  # the probe sees a straddle where there is one
     assert worst["entry"] < 1000, worst
+
+
+PLACE_PROBE = """
+import json, resource, statistics
+import call_depth as c
+c.install()
+
+def frame_of(n):
+    names = " = ".join(f"_{i}" for i in range(n))
+    scope = {}
+    exec(f"def g(x):\\n    if x is None:\\n        {names} = None\\n    return x\\n", scope)
+    return scope["g"]
+
+def slots_left():  # red team helper-121's measure: the largest frame a call makes without faults
+    lo, hi = 1, 12000
+    while hi - lo > 8:
+        mid = (lo + hi) // 2
+        g = frame_of(mid)
+        g(0)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        for i in range(100):
+            g(i)
+        if resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before >= 50:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+def through(n, fn):  # n frames of the caller's own between the entry and the code
+    return through(n - 1, fn) if n else fn()
+
+seen = {n: [c.call(through, n, slots_left) for _ in range(30)] for n in (2, 14)}
+print(json.dumps(seen))
+"""
+
+
+def test_where_an_entry_starts_in_its_chunk_is_drawn() -> None:
+    """A fresh chunk at a fixed place told the processes apart by the frames between the entry
+    and the repository's code (pytest's import machinery against the runner's: helper-121
+    counted 3,617 slots left at every import under pytest, 3,709 in every workload). The place
+    is drawn: the slots left spread far wider than 12 frames of difference move them."""
+    out = subprocess.run([sys.executable, "-c", PLACE_PROBE], cwd=Path(inside.__file__).parent,
+                         capture_output=True, text=True, check=True, timeout=240)  # fmt: skip
+    seen = {int(k): v for k, v in json.loads(out.stdout).items()}
+    a, b = seen[2], seen[14]
+    # ~18 slots a frame: 12 frames move the place by ~220 slots; each draw spreads it over ~3,000
+    assert min(max(a) - min(a), max(b) - min(b)) > 1500, seen
+    overlap = min(max(a), max(b)) - max(min(a), min(b))
+    assert overlap > 0.6 * min(max(a) - min(a), max(b) - min(b)), seen

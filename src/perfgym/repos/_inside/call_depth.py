@@ -16,7 +16,11 @@ returns. At about 1.6 % of drawn depths a hot loop's call straddled a chunk's en
 call mapped and unmapped a chunk: textindex's setup ran 33-43x slower at those depths (10 ms ->
 340-450 ms), its first call up to 5x, in ~4 % of workload runs, original and patched alike
 (stalls the measurement then had to redraw or absorb as noise). From a fresh chunk the entry's
-frames sit at one place relative to its end in every run, whatever the draw.
+frames are far from its end. Where in the chunk they start is drawn too: a fixed place told the
+two processes apart (red team helper-121: the local slots a frame may have before each call
+faults, 3,617 at every import under pytest, 3,709 in every workload), so part of the padding,
+a uniform draw below `IN_CHUNK` frames, goes below the entry (about 16 KiB of spread against
+the ~1 KiB the processes' own frames differ by).
 """
 
 import os
@@ -55,16 +59,20 @@ def _draw():
     return int.from_bytes(os.urandom(4), "little") % SPREAD
 
 
-#: Local slots of the entry's frame: more than a 16 KiB chunk holds beside what CPython keeps
-#: spare (8-byte slots), and more than a 64 KiB chunk leaves after one such frame, so the
-#: frame never fits where it is called and always starts a chunk of its own (64 KiB).
-FRESH_CHUNK_SLOTS = 4200
+#: Local slots of the entry's frame: more than a 64 KiB chunk holds beside what CPython keeps
+#: spare (8-byte slots), and more than a 128 KiB chunk leaves after one such frame, so the
+#: frame never fits where it is called and always starts a chunk of its own (128 KiB, ~62 KiB
+#: of it left after the entry's frame).
+FRESH_CHUNK_SLOTS = 8200
+#: Padding frames below the entry, drawn uniformly below this (~96 bytes each): the repository's
+#: code starts up to ~16 KiB further into the chunk, never within ~46 KiB of its end.
+IN_CHUNK = 170
 
 
 def _fresh_chunk_entry():
     """A function whose frame holds FRESH_CHUNK_SLOTS locals (never assigned: nothing runs
     but the call it makes): too big for the chunk it is called from, so CPython gives it a new
-    one, with ~30 KiB left after it for the frames of the call."""
+    one, with ~62 KiB left after it for the frames of the call."""
     names = " = ".join(f"_{i}" for i in range(FRESH_CHUNK_SLOTS))
     source = (
         "def enter(fn, args, kwargs):\n"
@@ -79,22 +87,32 @@ def _fresh_chunk_entry():
 _enter = _fresh_chunk_entry()
 
 
-def _descend(frames, fn, args, kwargs):
+def _descend(frames, below, fn, args, kwargs):
+    if frames > below:
+        return _descend(frames - 1, below, fn, args, kwargs)
+    return _enter(_pad, (below, fn, args, kwargs), {})
+
+
+def _pad(frames, fn, args, kwargs):
     if frames > 0:
-        return _descend(frames - 1, fn, args, kwargs)
-    return _enter(fn, args, kwargs)
+        return _pad(frames - 1, fn, args, kwargs)
+    return fn(*args, **kwargs)
 
 
-def call_at(frames, fn, *args, **kwargs):
-    """`fn(*args, **kwargs)` below `frames` padding frames and the entry's own."""
-    return _descend(frames, fn, args, kwargs)
+def call_at(frames, below, fn, *args, **kwargs):
+    """`fn(*args, **kwargs)` under `frames` padding frames and the entry's own, `below` of the
+    padding frames (at most `frames`) under the entry, in its fresh chunk."""
+    return _descend(frames, min(below, frames), fn, args, kwargs)
 
 
 def call(fn, *args, **kwargs):
-    """`fn(*args, **kwargs)` with the room to recurse inside it drawn from ROOM + [0, SPREAD)."""
+    """`fn(*args, **kwargs)` with the room to recurse inside it drawn from ROOM + [0, SPREAD),
+    and its place in a fresh frame chunk drawn below `IN_CHUNK` padding frames."""
     # _room() is measured one frame below this one, as _descend's first frame sits; the
     # entry's frame is one more
-    return _descend(max(0, _room() - ROOM - _draw() - 1), fn, args, kwargs)
+    frames = max(0, _room() - ROOM - _draw() - 1)
+    below = int.from_bytes(os.urandom(4), "little") % IN_CHUNK
+    return _descend(frames, min(below, frames), fn, args, kwargs)
 
 
 def entered(func, at_depth=call):

@@ -109,8 +109,8 @@ def call(fn, *args, **kwargs):
     """`fn(*args, **kwargs)` with the room to recurse inside it drawn from ROOM + [0, SPREAD),
     and its place in a fresh frame chunk drawn below `IN_CHUNK` padding frames."""
     # _room() is measured one frame below this one, as _descend's first frame sits; the
-    # entry's frame is one more
-    frames = max(0, _room() - ROOM - _draw() - 1)
+    # entry's frame and the last padding frame under it are two more
+    frames = max(0, _room() - ROOM - _draw() - 2)
     below = int.from_bytes(os.urandom(4), "little") % IN_CHUNK
     return _descend(frames, min(below, frames), fn, args, kwargs)
 

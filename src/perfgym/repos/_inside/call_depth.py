@@ -14,7 +14,7 @@ The entry itself runs in a frame of its own data-stack chunk (`_fresh_chunk_entr
 keeps frames in 16 KiB chunks, allocated when a call does not fit and freed when that frame
 returns. At about 1.6 % of drawn depths a hot loop's call straddled a chunk's end, and every
 call mapped and unmapped a chunk: textindex's setup ran 33-43x slower at those depths (10 ms ->
-340-450 ms), its first call up to 5x, in ~4 % of workload runs, original and patched alike
+340-450 ms), its first call up to ~4x, in ~4 % of workload runs, original and patched alike
 (stalls the measurement then had to redraw or absorb as noise). From a fresh chunk the entry's
 frames are far from its end. Where in the chunk they start is drawn too: a fixed place told the
 two processes apart (red team helper-121: the local slots a frame may have before each call

@@ -61,3 +61,42 @@ def test_stdin_is_read_from_the_start_even_when_the_program_seeks(sandbox):
     code = "import os, sys\nprint(os.read(0, 5)); os.lseek(0, 0, 0); print(os.read(0, 5))\n"
     ex = sandbox.run([PY, "-c", code], stdin=b"abcdefgh")
     assert ex.stdout_text == "b'abcde'\nb'abcde'\n"
+
+
+def test_a_seal_refused_for_a_moment_is_tried_again() -> None:
+    """F_SEAL_WRITE answers EBUSY while anything still holds the file's pages writable (CI saw
+    one transient EBUSY on a loaded machine fail a whole batch): the seal waits it out, and a
+    lasting refusal is still the caller's error."""
+    import fcntl
+    import mmap
+    import threading
+
+    import pytest
+
+    from perfgym.sandbox._inside.stub import SEALS, seal
+
+    fd = os.memfd_create("t", os.MFD_ALLOW_SEALING)
+    try:
+        os.write(fd, b"x" * 4096)
+        held = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_WRITE)
+        with pytest.raises(OSError) as refused:
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+        assert refused.value.errno == errno.EBUSY  # the kernel's answer while the map is held
+        timer = threading.Timer(0.01, held.close)  # let go while seal() is waiting
+        timer.start()
+        seal(fd)
+        timer.join()
+        assert fcntl.fcntl(fd, fcntl.F_GET_SEALS) & SEALS == SEALS
+    finally:
+        os.close(fd)
+
+    fd = os.memfd_create("t", os.MFD_ALLOW_SEALING)
+    try:
+        os.write(fd, b"x" * 4096)
+        held = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_WRITE)
+        with pytest.raises(OSError) as lasting:
+            seal(fd)
+        assert lasting.value.errno == errno.EBUSY
+        held.close()
+    finally:
+        os.close(fd)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import array
-import fcntl
 import json
 import os
 import select
@@ -14,6 +13,7 @@ import time
 from typing import Any
 
 from perfgym.sandbox import cgroups, seccomp, spawner
+from perfgym.sandbox._inside.stub import seal
 from perfgym.sandbox.base import SandboxConfig, private_mounts
 from perfgym.sandbox.bwrap import BwrapSandbox
 from perfgym.sandbox.execution import Execution
@@ -249,8 +249,7 @@ def _sealed_memfd(data: bytes) -> int:
     fd = os.memfd_create("perfgym-stdin", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     try:
         _write_all(fd, data)
-        fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
-                    fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)  # fmt: skip
+        seal(fd)
     except BaseException:
         os.close(fd)
         raise

@@ -9,6 +9,7 @@ sends with an unpickler that builds builtin values only (docs/security.md, secti
 this module makes plain is for honest solutions (numpy's values, subclasses of builtins).
 """
 
+import errno
 import fcntl
 import importlib.util
 import os
@@ -16,6 +17,7 @@ import pickle
 import resource
 import socket
 import sys
+import time
 
 _ATOMS = (int, float, complex, str, bytes, bytearray, bool, type(None))
 #: The seals a reply's memfd carries when it is sent: no write, no size change, no more seals.
@@ -79,12 +81,24 @@ def _send(sock, message):
             part, done = view[start : start + step], 0
             while done < len(part):
                 done += os.write(fd, part[done:])
-            # sealed: the harness reads a reply that can no longer change (it refuses any other)
-            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+            _seal(fd)  # the harness reads a reply that can no longer change (it refuses any other)
         socket.send_fds(sock, [b"r"], fds)
     finally:
         for fd in fds:
             os.close(fd)
+
+
+def _seal(fd):
+    """SEALS on `fd`, tried again on the kernel's transient EBUSY (a page still referenced by
+    the write that filled it; seen once in ~10^5 seals on a loaded machine)."""
+    for attempt in range(5):
+        try:
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+            return
+        except OSError as exc:
+            if exc.errno != errno.EBUSY or attempt == 4:
+                raise
+            time.sleep(0.02 * 2**attempt)
 
 
 def _receive(sock):

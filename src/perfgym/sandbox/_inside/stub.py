@@ -8,9 +8,11 @@ stub joins the cgroups itself, so the supervisor has no second hand-off to make.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import signal
+import time
 from typing import Any
 
 #: Every catchable signal: reset to its default in the spawned stub (Python ignores SIGPIPE and
@@ -82,12 +84,29 @@ class Stub:
         self.gate_w = -1
 
 
+#: Every seal a run's input memfd carries: no write, no size change, no more seals.
+SEALS = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
+#: Tries at sealing before the kernel's EBUSY is the caller's error (each try waits ~150 ms in
+#: the kernel first; a CI run on a loaded 2-core machine saw one EBUSY in ~10^5 seals).
+SEAL_TRIES = 5
+
+
 def seal(fd: int) -> None:
     """Seal the memfd at `fd` against every change: the program's fd 0 is this file, opened
     read-write, and the supervisor does not count the run's input as memory it holds (red
-    team rt66 held 300 MiB written into an unsealed fd 0, unmeasured and unlimited)."""
-    fcntl.fcntl(fd, fcntl.F_ADD_SEALS,
-                fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL)  # fmt: skip
+    team rt66 held 300 MiB written into an unsealed fd 0, unmeasured and unlimited).
+
+    F_SEAL_WRITE fails with EBUSY while a page of the file holds a reference beyond its cache
+    entry; the reference is transient (the write that filled the page has returned), so the
+    seal is tried again after a short sleep rather than failing the run."""
+    for attempt in range(SEAL_TRIES):
+        try:
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, SEALS)
+            return
+        except OSError as exc:
+            if exc.errno != errno.EBUSY or attempt == SEAL_TRIES - 1:
+                raise
+            time.sleep(0.02 * 2**attempt)
 
 
 def _cores_field(cpu: int | list[int] | None) -> str:

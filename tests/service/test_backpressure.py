@@ -53,12 +53,16 @@ def test_a_batch_that_can_never_fit_is_422_not_429(small):
 def test_deadline_answers_are_counted_and_a_held_item_is_in_flight(small):
     """red team helper-79: `deadline_missed` stayed 0 through every deadline answer (the queue
     answers them, never a worker), and `in_flight` showed 0 while a worker still ran an item
-    whose job had been answered."""
+    whose job had been answered.
+
+    The deadline leaves the worker 3 s to lease the item (a 1 s one passed with it still queued
+    on a loaded machine: answered "while queued", never in flight); the program outlives it."""
     before = httpx.get(f"{small.url}/v1/metrics").json()["deadline_missed"]
-    body = {"tasks": [task_json(sum_task())], "wait": True, "deadline_s": 1,
-            "items": [{"task_id": "sum", "source": sleeper(6)}]}  # fmt: skip
+    body = {"tasks": [task_json(sum_task())], "wait": True, "deadline_s": 3,
+            "items": [{"task_id": "sum", "source": sleeper(10)}]}  # fmt: skip
     r = httpx.post(f"{small.url}/v1/judge", json=body, timeout=60)
     assert r.status_code == 200 and [i["status"] for i in r.json()["items"]] == ["deadline"]
+    assert "while still queued" not in r.text, r.text  # the worker had it before the deadline
     m = httpx.get(f"{small.url}/v1/metrics").json()
     assert m["deadline_missed"] == before + 1, m
     assert m["in_flight"] == 1, m  # the worker is still running it

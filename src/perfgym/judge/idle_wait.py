@@ -14,11 +14,19 @@ twice its own CPU and a quarter of the baseline's wall time, flags its timing `i
 worst round, not the median (red team helper-75: a holder lingering in a minority of rounds
 was invisible to the median): honest copies of all 80 perfgym-core solutions, 5 rounds beside
 two busy loops, reached at most 0.46 of the floor in their worst round.
+
+A round is one draw of the machine's load: beside another test worker's process storms, an
+honest 40 ms program waited over 100 ms for its core in one round (a full test run's fast
+candidate, paid the floor). So a batch with a suspect is measured once more, all of it, fresh,
+and only the second measurement is used, its flags included (`stages`): a spike seldom
+strikes twice, a program that waits waits again, and nothing measured the first time (a fast
+round bought by waiting in another) survives into the verdict.
 """
 
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping, Sequence
 
 from perfgym.judge.verdict import Verdict
 from perfgym.timing.result import Timing, TimingStatus
@@ -56,6 +64,32 @@ def idle_excess_s(
     return max((w - c) - max(c * rate, fixed) for w, c in zip(cw, cc, strict=True))
 
 
+def _over_floor(c: Timing, b: Timing, r: Timing | None) -> tuple[float, float] | None:
+    """(the candidate's unexplained wait in its worst round, the floor it must pass), or None
+    without both roles' figures."""
+    excess = idle_excess_s(c, b, r)
+    if excess is None:
+        return None
+    cpu = statistics.median(c.external_cpus_s or [0.0])
+    return excess, max(IDLE_FLOOR_S, 2.0 * cpu, 0.25 * statistics.median(b.external_walls_s))
+
+
+def idle_suspects(timings: Mapping[str, Timing], labels: Sequence[str], clock: str,
+                  cores: int) -> list[str]:  # fmt: skip
+    """The labels among `labels` whose timing `flag_idle_wait` would flag beside the baseline
+    and reference in `timings` (the judge measures such a batch once more: `stages`)."""
+    b = timings.get("baseline")
+    if clock != "cpu" or cores != 1 or b is None:
+        return []
+    out = []
+    for label in labels:
+        c = timings.get(label)
+        figures = _over_floor(c, b, timings.get("reference")) if c is not None and c.ok else None
+        if figures is not None and figures[0] > figures[1]:
+            out.append(label)
+    return out
+
+
 def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:
     """Flag (and degrade) the candidate's timing when it waited without cause; True if so (the
     verdict takes its candidate's flags after this). Only
@@ -64,13 +98,10 @@ def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:
     c, b = verdict.candidate, verdict.baseline
     if clock != "cpu" or cores != 1 or c is None or b is None or not c.ok:
         return False
-    excess = idle_excess_s(c, b, verdict.reference)
-    if excess is None:
+    figures = _over_floor(c, b, verdict.reference)
+    if figures is None or figures[0] <= figures[1]:
         return False
-    cpu = statistics.median(c.external_cpus_s or [0.0])
-    floor = max(IDLE_FLOOR_S, 2.0 * cpu, 0.25 * statistics.median(b.external_walls_s))
-    if excess <= floor:
-        return False
+    excess, floor = figures
     c.flags.append(IDLE_WAIT)
     c.status = TimingStatus.DEGRADED
     c.status_reason = (

@@ -144,7 +144,57 @@ def test_the_suspects_are_the_flagged_ones() -> None:
     base = _timing(*LOADED_BASELINE)
     timings = {"baseline": base, "a": _timing([0.09, 0.10, 1.20], [0.03, 0.03, 0.04]),
                "b": _timing([0.09, 0.12, 0.10], [0.03, 0.03, 0.03])}  # fmt: skip
-    assert idle_wait.idle_suspects(timings, ["a", "b"], "cpu", 1) == ["a"]
-    assert idle_wait.idle_suspects(timings, ["a", "b"], "wall", 1) == []
-    assert idle_wait.idle_suspects(timings, ["a", "b"], "cpu", 2) == []
-    assert idle_wait.idle_suspects({"a": timings["a"]}, ["a"], "cpu", 1) == []  # no baseline
+    assert list(idle_wait.idle_suspects(timings, ["a", "b"], "cpu", 1)) == ["a"]
+    assert idle_wait.idle_suspects(timings, ["a", "b"], "wall", 1) == {}
+    assert idle_wait.idle_suspects(timings, ["a", "b"], "cpu", 2) == {}
+    assert idle_wait.idle_suspects({"a": timings["a"]}, ["a"], "cpu", 1) == {}  # no baseline
+    assert not idle_wait.beyond_a_spike((0.9, 0.1)) and idle_wait.beyond_a_spike((1.2, 0.1))
+
+
+def _waited(seconds: dict[str, float]):  # type: ignore[no-untyped-def]
+    """A first-measurement edit: the named candidates' first round waits that much longer."""
+
+    def edit(timings: dict) -> None:
+        for label, extra in seconds.items():
+            timings[label].external_walls_s[0] += extra
+
+    return edit
+
+
+def test_a_wait_beyond_any_spike_is_flagged_without_a_second_measurement(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Red team helper-122 slept 15 s in the first measurement only (its file's age told it
+    which one it was in) and was measured again, unflagged: such a wait is no load spike."""
+    made = _counting_measure(monkeypatch, first=_waited({"candidate-m-0": 3.0}))
+    with Judge(JudgeConfig(repeats=3, clock="cpu")) as judge:
+        (v,) = judge.judge_many([Candidate(sum_task("idle-long"), source=MINE, model="m")])
+    assert len(made) == 1
+    assert v.stage == "OK" and IDLE_WAIT in v.flags and IDLE_WAIT in v.hid_time
+
+
+def test_beside_a_spike_a_long_first_wait_is_still_flagged(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """One candidate's spike measures the batch again; another's wait beyond any spike in the
+    first measurement is flagged on the second's timing, whatever it did there."""
+    made = _counting_measure(monkeypatch, first=_waited({"candidate-m-0": 3.0,
+                                                         "candidate-m-1": 0.5}))  # fmt: skip
+    task = sum_task("idle-mixed")
+    with Judge(JudgeConfig(repeats=3, clock="cpu")) as judge:
+        long, spiked = judge.judge_many([Candidate(task, source=MINE, model="m", sample=0),
+                                         Candidate(task, source=MINE + "#\n", model="m",
+                                                   sample=1)])  # fmt: skip
+    assert len(made) == 2
+    assert IDLE_WAIT in long.flags and "first measurement" in long.candidate.status_reason
+    assert IDLE_WAIT not in spiked.flags and spiked.candidate.ok, spiked.candidate
+
+
+def test_what_is_kept_for_reuse_is_the_second_measurement(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Red team helper-122: the first measurement's baseline was kept for the next call to
+    reuse while its verdicts used the second's."""
+    from perfgym.timing.drift import DriftConfig
+
+    made = _counting_measure(monkeypatch, first=_spiked)
+    config = JudgeConfig(repeats=3, clock="cpu", drift=DriftConfig(), reuse_references=True)
+    with Judge(config) as judge:
+        (v,) = judge.judge_many([Candidate(sum_task("idle-reuse"), source=MINE, model="m")])
+        kept = [k.timings for k in judge._reused._by_key.values()]
+    assert len(made) == 2 and IDLE_WAIT not in v.flags
+    assert len(kept) == 1 and kept[0]["baseline"].samples_s == made[1]["baseline"].samples_s

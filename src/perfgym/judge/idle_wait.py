@@ -34,6 +34,10 @@ from perfgym.timing.result import Timing, TimingStatus
 IDLE_WAIT = "idle_wait"
 #: The least unexplained wait (seconds, in the worst round) that flags a candidate.
 IDLE_FLOOR_S = 0.1
+#: A wait more than this (seconds) over the floor is no load spike: the candidate is flagged
+#: for it even where its batch is measured again (red team helper-122 slept 15 s in the first
+#: measurement only, telling the two apart by its file's age, and was measured again unflagged).
+SPIKE_MAX_S = 1.0
 
 
 def _waits(t: Timing | None) -> list[float]:
@@ -75,19 +79,38 @@ def _over_floor(c: Timing, b: Timing, r: Timing | None) -> tuple[float, float] |
 
 
 def idle_suspects(timings: Mapping[str, Timing], labels: Sequence[str], clock: str,
-                  cores: int) -> list[str]:  # fmt: skip
-    """The labels among `labels` whose timing `flag_idle_wait` would flag beside the baseline
-    and reference in `timings` (the judge measures such a batch once more: `stages`)."""
+                  cores: int) -> dict[str, tuple[float, float]]:  # fmt: skip
+    """label -> (its worst round's unexplained wait, the floor) for each of `labels` whose
+    timing `flag_idle_wait` would flag beside the baseline and reference in `timings`."""
     b = timings.get("baseline")
     if clock != "cpu" or cores != 1 or b is None:
-        return []
-    out = []
+        return {}
+    out = {}
     for label in labels:
         c = timings.get(label)
         figures = _over_floor(c, b, timings.get("reference")) if c is not None and c.ok else None
         if figures is not None and figures[0] > figures[1]:
-            out.append(label)
+            out[label] = figures
     return out
+
+
+def beyond_a_spike(figures: tuple[float, float]) -> bool:
+    """A wait no load spike explains: more than `SPIKE_MAX_S` over the floor."""
+    excess, floor = figures
+    return excess > floor + SPIKE_MAX_S
+
+
+def flag_timing(c: Timing, figures: tuple[float, float], when: str = "") -> None:
+    """Flag `c` `idle_wait` (DEGRADED) for the figures of `idle_suspects`; `when` says which
+    measurement waited when it is not `c`'s own."""
+    excess, floor = figures
+    c.flags.append(IDLE_WAIT)
+    c.status = TimingStatus.DEGRADED
+    c.status_reason = (
+        f"the runs waited {excess * 1e3:.0f} ms more than they ran beyond the baseline's "
+        f"waiting for its core (over {floor * 1e3:.0f} ms){when}: time the CPU clock does not "
+        "count"
+    )
 
 
 def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:
@@ -101,11 +124,5 @@ def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:
     figures = _over_floor(c, b, verdict.reference)
     if figures is None or figures[0] <= figures[1]:
         return False
-    excess, floor = figures
-    c.flags.append(IDLE_WAIT)
-    c.status = TimingStatus.DEGRADED
-    c.status_reason = (
-        f"the runs waited {excess * 1e3:.0f} ms more than they ran beyond the baseline's "
-        f"waiting for its core (over {floor * 1e3:.0f} ms): time the CPU clock does not count"
-    )
+    flag_timing(c, figures)
     return True

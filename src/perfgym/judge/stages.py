@@ -15,7 +15,7 @@ from perfgym.judge.config import JudgeConfig
 from perfgym.judge.crosscheck import crosscheck_harness
 from perfgym.judge.decided_on import DecidedOn
 from perfgym.judge.harness_answer import HarnessAnswer
-from perfgym.judge.idle_wait import flag_idle_wait, idle_suspects
+from perfgym.judge.idle_wait import beyond_a_spike, flag_idle_wait, flag_timing, idle_suspects
 from perfgym.judge.measure import measure
 from perfgym.judge.noise_bands import needs_band, twin_label
 from perfgym.judge.paid_saving import pay_confirmed
@@ -217,13 +217,23 @@ def _measured_all(
     baseline_twins: int = 1,
 ) -> dict[str, Timing]:
     """Stage 5 (`_measured_batch`); where a candidate's runs waited beyond what the task's own
-    programs waited (`idle_wait.idle_suspects`), the whole batch is measured once more, fresh
-    (nothing reused), and only that second measurement is used: one round's load spike is not
-    a flag, a program that waits waits again, and no round of the first measurement survives."""
+    programs waited (`idle_wait.idle_suspects`) by what a load spike may explain, the whole
+    batch is measured once more, fresh (nothing reused; what is kept for reuse is the second
+    measurement's), and only that measurement is used: one round's load spike is not a flag, a
+    program that waits waits again, and no round of the first measurement survives. A wait
+    beyond any spike (`idle_wait.beyond_a_spike`) is flagged all the same, and alone it makes
+    no second measurement."""
     timings = _measured_batch(plan, entries, refs, run, config, monitor, reused, baseline_twins)
     labels = [e.label for e in entries if e.going]
-    if idle_suspects(timings, labels, plan.clock, plan.cores):
-        timings = _measured_batch(plan, entries, refs, run, config, monitor, None, baseline_twins)
+    suspects = idle_suspects(timings, labels, plan.clock, plan.cores)
+    if all(beyond_a_spike(f) for f in suspects.values()):
+        return timings  # none, or each flagged on these figures (`verdict_of`)
+    timings = _measured_batch(plan, entries, refs, run, config, monitor, reused, baseline_twins,
+                              fresh=True)  # fmt: skip
+    for label, figures in suspects.items():
+        t = timings.get(label)
+        if beyond_a_spike(figures) and t is not None and t.ok:
+            flag_timing(t, figures, " in the judge's first measurement of its batch")
     return timings
 
 
@@ -236,6 +246,7 @@ def _measured_batch(
     monitor: Callable[[], DriftMonitor | None],
     reused: ReusedTimings | None = None,
     baseline_twins: int = 1,
+    fresh: bool = False,
 ) -> dict[str, Timing]:
     """Stage 5: every passing candidate measured with the wanted baseline and reference, in one
     interleaved batch on this machine; each variant's `Timing` by label. `monitor`: the drift
@@ -251,7 +262,7 @@ def _measured_batch(
     twins = refs.twins and not config.reuse_references
     if twins and _wanted(config, "baseline") and _wanted(config, "reference"):
         timings = _measured_batch(plan, entries, References(None, refs.reference), run, config,
-                                  monitor, reused, baseline_twins)  # fmt: skip
+                                  monitor, reused, baseline_twins, fresh)  # fmt: skip
         if "reference" in timings:
             timings["baseline"] = timings["reference"]
         return timings
@@ -268,7 +279,7 @@ def _measured_batch(
                        monitor=drift if bracketed else None, workers=workers,
                        cores=plan.cores)  # fmt: skip
 
-    kept = reused.usable(plan, own, drift) if reused is not None else None
+    kept = reused.usable(plan, own, drift) if reused is not None and not fresh else None
     canary = own.get("reference")
     # The reference alone first (cheap): where it moved, one full measurement follows and no
     # candidate is measured twice. Then the candidates with it, paired by round.

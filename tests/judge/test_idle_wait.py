@@ -5,6 +5,7 @@ are not (their waiting per CPU second is the baseline's)."""
 
 from __future__ import annotations
 
+import pytest
 from small_tasks import SLOW_SUM, SUM, sum_task
 
 from perfgym.judge import Candidate, Judge, JudgeConfig, idle_wait, stages
@@ -148,7 +149,20 @@ def test_the_suspects_are_the_flagged_ones() -> None:
     assert idle_wait.idle_suspects(timings, ["a", "b"], "wall", 1) == {}
     assert idle_wait.idle_suspects(timings, ["a", "b"], "cpu", 2) == {}
     assert idle_wait.idle_suspects({"a": timings["a"]}, ["a"], "cpu", 1) == {}  # no baseline
-    assert not idle_wait.beyond_a_spike((0.9, 0.1)) and idle_wait.beyond_a_spike((1.2, 0.1))
+    wait = idle_wait.idle_suspects(timings, ["a"], "cpu", 1)["a"]
+    # the line is the task's: 0.25 of the baseline's wall (0.24 s) + 1 s, not the candidate's
+    assert wait.spike_line == pytest.approx(0.25 * 0.96 + idle_wait.SPIKE_MAX_S)
+    assert not idle_wait.beyond_a_spike(wait)
+    assert idle_wait.beyond_a_spike(wait._replace(excess=1.3))
+
+
+def test_cpu_burnt_does_not_widen_the_spike_line() -> None:
+    """Red team helper-123: 1 s of CPU a run raised a floor drawn on 2x the candidate's CPU,
+    and with it the line, so 4.8 s of sleep a round was measured again, not flagged."""
+    base = _timing(*LOADED_BASELINE)
+    burner = _timing([6.0, 6.2, 6.1], [1.0, 1.0, 1.0])
+    wait = idle_wait.idle_suspects({"baseline": base, "x": burner}, ["x"], "cpu", 1)["x"]
+    assert wait.floor == pytest.approx(2.0) and idle_wait.beyond_a_spike(wait), wait
 
 
 def _waited(seconds: dict[str, float]):  # type: ignore[no-untyped-def]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from perfgym.judge.verdict import Verdict
 from perfgym.timing.result import Timing, TimingStatus
@@ -34,9 +35,10 @@ from perfgym.timing.result import Timing, TimingStatus
 IDLE_WAIT = "idle_wait"
 #: The least unexplained wait (seconds, in the worst round) that flags a candidate.
 IDLE_FLOOR_S = 0.1
-#: A wait more than this (seconds) over the floor is no load spike: the candidate is flagged
-#: for it even where its batch is measured again (red team helper-122 slept 15 s in the first
-#: measurement only, telling the two apart by its file's age, and was measured again unflagged).
+#: A wait more than this (seconds) over the task's floor is no load spike: the candidate is
+#: flagged for it even where its batch is measured again (red team helper-122 slept 15 s in the
+#: first measurement only, telling the two apart by its file's age, and was measured again
+#: unflagged).
 SPIKE_MAX_S = 1.0
 
 
@@ -68,20 +70,32 @@ def idle_excess_s(
     return max((w - c) - max(c * rate, fixed) for w, c in zip(cw, cc, strict=True))
 
 
-def _over_floor(c: Timing, b: Timing, r: Timing | None) -> tuple[float, float] | None:
-    """(the candidate's unexplained wait in its worst round, the floor it must pass), or None
-    without both roles' figures."""
+class Wait(NamedTuple):
+    """A candidate's worst round's unexplained wait, the floor it must pass to flag, and the
+    line past which no load spike explains it (`beyond_a_spike`)."""
+
+    excess: float
+    floor: float
+    spike_line: float
+
+
+def _over_floor(c: Timing, b: Timing, r: Timing | None) -> Wait | None:
+    """The candidate's `Wait`, or None without both roles' figures. The spike line is the
+    task's own (the floor's part that is not the candidate's CPU, plus `SPIKE_MAX_S`): red
+    team helper-123 burnt CPU in a first measurement to widen a line drawn on its own CPU and
+    slept 4.8 s a round unflagged."""
     excess = idle_excess_s(c, b, r)
     if excess is None:
         return None
     cpu = statistics.median(c.external_cpus_s or [0.0])
-    return excess, max(IDLE_FLOOR_S, 2.0 * cpu, 0.25 * statistics.median(b.external_walls_s))
+    task_floor = max(IDLE_FLOOR_S, 0.25 * statistics.median(b.external_walls_s))
+    return Wait(excess, max(task_floor, 2.0 * cpu), task_floor + SPIKE_MAX_S)
 
 
 def idle_suspects(timings: Mapping[str, Timing], labels: Sequence[str], clock: str,
-                  cores: int) -> dict[str, tuple[float, float]]:  # fmt: skip
-    """label -> (its worst round's unexplained wait, the floor) for each of `labels` whose
-    timing `flag_idle_wait` would flag beside the baseline and reference in `timings`."""
+                  cores: int) -> dict[str, Wait]:  # fmt: skip
+    """label -> its `Wait` for each of `labels` whose timing `flag_idle_wait` would flag
+    beside the baseline and reference in `timings`."""
     b = timings.get("baseline")
     if clock != "cpu" or cores != 1 or b is None:
         return {}
@@ -89,21 +103,20 @@ def idle_suspects(timings: Mapping[str, Timing], labels: Sequence[str], clock: s
     for label in labels:
         c = timings.get(label)
         figures = _over_floor(c, b, timings.get("reference")) if c is not None and c.ok else None
-        if figures is not None and figures[0] > figures[1]:
+        if figures is not None and figures.excess > figures.floor:
             out[label] = figures
     return out
 
 
-def beyond_a_spike(figures: tuple[float, float]) -> bool:
-    """A wait no load spike explains: more than `SPIKE_MAX_S` over the floor."""
-    excess, floor = figures
-    return excess > floor + SPIKE_MAX_S
+def beyond_a_spike(wait: Wait) -> bool:
+    """A wait no load spike explains: past its spike line."""
+    return wait.excess > wait.spike_line
 
 
-def flag_timing(c: Timing, figures: tuple[float, float], when: str = "") -> None:
-    """Flag `c` `idle_wait` (DEGRADED) for the figures of `idle_suspects`; `when` says which
-    measurement waited when it is not `c`'s own."""
-    excess, floor = figures
+def flag_timing(c: Timing, wait: Wait, when: str = "") -> None:
+    """Flag `c` `idle_wait` (DEGRADED) for `wait`; `when` says which measurement waited when
+    it is not `c`'s own."""
+    excess, floor = wait.excess, wait.floor
     c.flags.append(IDLE_WAIT)
     c.status = TimingStatus.DEGRADED
     c.status_reason = (
@@ -122,7 +135,7 @@ def flag_idle_wait(verdict: Verdict, clock: str, cores: int) -> bool:
     if clock != "cpu" or cores != 1 or c is None or b is None or not c.ok:
         return False
     figures = _over_floor(c, b, verdict.reference)
-    if figures is None or figures[0] <= figures[1]:
+    if figures is None or figures.excess <= figures.floor:
         return False
     flag_timing(c, figures)
     return True

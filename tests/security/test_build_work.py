@@ -61,16 +61,20 @@ def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # t
     honest = "#include <bits/stdc++.h>\n" + ref
     config = JudgeConfig.protocol("training", hidden_workloads=True,
                                   build_cache=str(tmp_path / "builds"))  # fmt: skip
+    # Built apart: beside the heavy build (5-6.5 s of g++), the honest one once took about
+    # twice its 1.3-1.8 s and was flagged (full111, alone; open: build_work's docstring).
     with Judge(config) as judge:
-        got_heavy, got_honest = judge.judge_many([Candidate(task, source=heavy),
-                                                  Candidate(task, source=honest)])  # fmt: skip
+        (got_heavy,) = judge.judge_many([Candidate(task, source=heavy)])
+        (got_honest,) = judge.judge_many([Candidate(task, source=honest)])
     assert got_heavy.correct and got_honest.correct, (got_heavy.reason, got_honest.reason)
     assert BUILD_WORK in got_heavy.flags and BUILD_WORK in got_heavy.hid_time
     # no decision of speed reads its timing (the optimiser's, the metrics')
     assert got_heavy.candidate is not None and not got_heavy.candidate.ok
     assert "outside every clock" in got_heavy.candidate.status_reason
     assert got_honest.candidate is not None
-    assert "outside every clock" not in got_honest.candidate.status_reason
+    assert "outside every clock" not in got_honest.candidate.status_reason, (
+        got_honest.candidate.status_reason
+    )
     assert BUILD_WORK not in got_honest.flags and not got_honest.hid_time
     rlpf = get_reward("rlpf")
     paid_heavy, paid_honest = rlpf([got_heavy, got_honest])

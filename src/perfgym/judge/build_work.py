@@ -15,6 +15,12 @@ build over those bounds is weighed once more, against a build of `HEADER_PROBES`
 standard library, nothing else) made then: it may take the own builds' most plus
 `PROBE_FACTOR` times the probe's. Interpreted languages' "builds" run no compiler and are
 never flagged. A build's figure is the record of the run that filled the build cache.
+
+Open: candidates of one batch build side by side, the probe alone afterwards. Beside a
+constexpr-heavy build (5-6.5 s of g++ CPU), an honest `<bits/stdc++.h>` build once took about
+twice its usual 1.3-1.8 s and passed both bounds (full111): flagged, paid the floor. A second
+build of a flagged candidate made alone, its smaller figure kept (and remembered as the probe
+is), would answer it; not built.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from perfgym.rewards import get_reward
 from perfgym.run_status import BUILD_WORK
 from perfgym.tasks.native import load_task_dir
 from perfgym.tasks.task import Language
-from perfgym.toolchains import toolchain
+from perfgym.toolchains import BuildCache, toolchain
 
 TASK = Path(__file__).resolve().parents[2] / "suites" / "perfgym-core" / "cpp-lcs-length"
 
@@ -159,6 +159,90 @@ def test_the_header_probe_is_built_only_for_a_build_over_the_other_bounds() -> N
     assert not flagged(3.2, 2.9)  # a slow machine: the probe took 2.9 s (full66's 1.8x)
     assert flagged(0.3 + PROBE_FACTOR * 1.5 + 2.0, 1.5)  # helper-84's constexpr tables, idle
     assert calls == [2.9, 1.5]
+
+
+
+def test_a_second_look_is_drawn_only_for_a_build_over_every_bound_and_weighs_its_own_probe() -> None:
+    """A build over its task's bounds and its probe's is looked at once more: built again beside
+    a new probe (full111: an honest build beside a heavy one took twice its CPU, its probe was
+    built later on a quieter machine); flagged only where that look is over the bounds too."""
+    from types import SimpleNamespace
+
+    from perfgym.judge.build_work import flag_build_work
+
+    drawn: list[str] = []
+
+    def flagged(mine: float, probed: float | None, looked):  # noqa: ANN001, ANN202
+        verdict = SimpleNamespace(flags=[], candidate=SimpleNamespace(status=None, status_reason=""))
+        own = [SimpleNamespace(build_measurement=SimpleNamespace(cpu_s=0.3))]
+        got = flag_build_work(verdict, SimpleNamespace(build_measurement=SimpleNamespace(cpu_s=mine)),  # type: ignore[arg-type]
+                              own, 2.0, probe=lambda: drawn.append("probe") or probed,  # type: ignore[arg-type]
+                              second=lambda: drawn.append("second") or looked)  # fmt: skip
+        return got, verdict.candidate.status_reason
+
+    assert flagged(1.0, 1.5, [0.1, 1.5]) == (False, "") and drawn == []  # under the own bounds
+    assert flagged(2.5, 1.5, [0.1, 1.5]) == (False, "") and drawn == ["probe"]  # the probe's
+    drawn.clear()
+    # twice its CPU beside a heavy build; built again beside a probe, 1.6 s against 1.4 s
+    assert flagged(4.0, 1.5, [1.6, 1.4]) == (False, "") and drawn == ["probe", "second"]
+    assert not flagged(4.0, 1.5, [3.2, 2.9])[0]  # the whole machine slow at the second look
+    got, why = flagged(6.0, 1.5, [5.5, 1.5])  # a table costs its CPU in every build
+    assert got and "6.0 s of CPU (5.5 s built again beside a probe)" in why, why
+    assert flagged(6.0, 1.5, [5.5, 3.0])[0]  # a probe twice as slow beside it: 0.3 + 1.5 x 3.0 < 5.5
+    assert flagged(6.0, 1.5, [2.2, None])[0] is False  # no probe: the fixed bound (2.3 s) alone
+    for nothing in (None, "garbage", [1.0]):  # no second look (other bytes, or no build)
+        got, why = flagged(6.0, 1.5, nothing)
+        assert got and "6.0 s of CPU against" in why, why
+
+
+@pytest.mark.skipif(toolchain(Language.CPP).missing() is not None, reason="no g++")
+def test_a_build_figure_from_a_loaded_moment_is_weighed_with_a_second_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The build figure of an honest `bits/stdc++.h` program, as a loaded moment can give it
+    (its cached record edited to 30 s of CPU), is looked at once more, built again beside a
+    probe: not flagged, and the look is kept, so the same build meets the same bound at every
+    judgement. A build whose bytes depend on its moment (`__TIME__`) gets no second look: the
+    first figure decides, and it is flagged."""
+    import json
+    import time
+
+    import perfgym.judge.stages as stages_module
+
+    task = load_task_dir(TASK)
+    honest = "#include <bits/stdc++.h>\n" + task.references[0].source
+    stamped = honest + "\nconst char *volatile built_at = __TIME__;\n"
+    builds = tmp_path / "builds"
+    config = JudgeConfig(repeats=1, build_cache=str(builds),
+                         measure_baseline=False, measure_reference=False)  # fmt: skip
+    with Judge(config) as judge:
+        first = judge.judge_many([Candidate(task, source=honest), Candidate(task, source=stamped)])
+    assert all(v.correct for v in first), [v.reason for v in first]
+    cpp, cache = toolchain(Language.CPP), BuildCache.at(str(builds))
+    for source in (honest, stamped):
+        # the cached record of the judge's build of `source`
+        key = cache.key(cpp.recipe, cpp.version().text, source.encode())
+        record = next(cache.root.glob(f"*/{key}/build.json"))
+        build = json.loads(record.read_text())
+        build["measurement"].update(cpu_user_s=29.0, cpu_system_s=1.0, cpu_cgroup_s=30.0)
+        record.chmod(0o644)
+        record.write_text(json.dumps(build))
+    time.sleep(1.1)  # __TIME__ has seconds: the stamped program's second build differs
+    with Judge(config) as judge:
+        got_honest, got_stamped = judge.judge_many(
+            [Candidate(task, source=honest), Candidate(task, source=stamped)]
+        )
+    assert got_honest.correct and BUILD_WORK not in got_honest.flags, got_honest.flags
+    assert got_stamped.correct and BUILD_WORK in got_stamped.flags, got_stamped.flags
+    assert got_stamped.candidate is not None
+    assert "30.0 s of CPU against" in got_stamped.candidate.status_reason
+    # judged again with every new second look as slow as a table's: the kept one decides
+    slow = pytest.MonkeyPatch()
+    slow.setattr(stages_module, "side_by_side", lambda *_: [1000.0, 1.0])
+    try:
+        with Judge(config) as judge:
+            (again,) = judge.judge_many([Candidate(task, source=honest)])
+    finally:
+        slow.undo()
+    assert again.correct and BUILD_WORK not in again.flags, again.flags
 
 
 @pytest.mark.skipif(toolchain(Language.CPP).missing() is not None, reason="no g++")

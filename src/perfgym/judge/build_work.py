@@ -16,11 +16,20 @@ standard library, nothing else) made then: it may take the own builds' most plus
 `PROBE_FACTOR` times the probe's. Interpreted languages' "builds" run no compiler and are
 never flagged. A build's figure is the record of the run that filled the build cache.
 
-Open: candidates of one batch build side by side, the probe alone afterwards. Beside a
-constexpr-heavy build (5-6.5 s of g++ CPU), an honest `<bits/stdc++.h>` build once took about
-twice its usual 1.3-1.8 s and passed both bounds (full111): flagged, paid the floor. A second
-build of a flagged candidate made alone, its smaller figure kept (and remembered as the probe
-is), would answer it; not built.
+Such a build is then looked at once more, where the language has a probe: built again beside
+a new probe, the two at the same moment in build caches of their own (`side_by_side`), and
+flagged only where that build too passes the fixed bound and the probe built beside it. The
+candidates of one batch build side by side, and beside a constexpr-heavy build (5-6.5 s of
+g++ CPU) an honest `<bits/stdc++.h>` build once took about twice its usual 1.3-1.8 s and
+passed both bounds, against a probe made later on a quieter machine (full111). Built at one
+moment, a load that slows one slows the other: the second look weighs the build against the
+whole standard library, not against the moment. A second build cannot remove work done at
+compile time, so it gives a table nothing; it counts only where it gave back the first one's
+artifact byte for byte (a build whose work depends on the moment, `__TIME__` say, cannot claim
+a cheaper draw), and it is drawn once per candidate build, as the probe is. Open: a table
+right at the bound gets two draws where it had one. A harness task's folder is built once and
+keeps its single figure: its own builds compile the same harness, so an honest candidate's
+build is near theirs, and twice it stays under `BUILD_FACTOR` times theirs.
 """
 
 from __future__ import annotations
@@ -29,7 +38,9 @@ import hashlib
 import json
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Verdict
@@ -58,54 +69,76 @@ def build_cpu_s(v: Variant | None) -> float | None:
 
 
 def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant | None],
-                    allowance_s: float,
-                    probe: Callable[[], float | None] | None = None) -> bool:  # fmt: skip
+                    allowance_s: float, probe: Callable[[], float | None] | None = None,
+                    second: Callable[[], Any] | None = None) -> bool:  # fmt: skip
     """Flag `verdict` BUILD_WORK when the candidate's build CPU passes BUILD_FACTOR times its
     task's own builds', `allowance_s` beyond them and (where the language has one, built only
-    then) PROBE_FACTOR times the header probe's build beyond them; returns whether it did."""
+    then) PROBE_FACTOR times the header probe's build beyond them, and its `second` look (drawn
+    only then: [its build's CPU, a probe's built beside it], or None: none to weigh) passes the
+    first bound and its own probe's; returns whether it did."""
     mine = build_cpu_s(candidate)
     theirs = [x for x in (build_cpu_s(o) for o in own) if x is not None]
     if mine is None or not theirs:
         return False
     bound = max(BUILD_FACTOR * max(theirs), max(theirs) + allowance_s)
-    if mine <= bound:
+
+    def over(cpu: float, probed: float | None) -> bool:
+        return cpu > bound and (probed is None or cpu > max(theirs) + PROBE_FACTOR * probed)
+
+    if mine <= bound or not over(mine, probe() if probe is not None else None):
         return False
-    probed = probe() if probe is not None else None
-    if probed is not None and mine <= max(theirs) + PROBE_FACTOR * probed:
+    looked = _pair(second() if second is not None else None)
+    if looked is not None and not over(*looked):
         return False
     verdict.flags.append(BUILD_WORK)
     if verdict.candidate is not None:
         # Its time is not its own: no decision of speed reads it (an optimiser's acceptance,
         # the metrics), as none reads a timing that hid work (red team helper-98).
         verdict.candidate.status = TimingStatus.DEGRADED
+        again = "" if looked is None else f" ({looked[0]:.1f} s built again beside a probe)"
         verdict.candidate.status_reason = (
-            f"its build took {mine:.1f} s of CPU against its task's own builds' "
+            f"its build took {mine:.1f} s of CPU{again} against its task's own builds' "
             f"{max(theirs):.1f} s: work done outside every clock"
         )
     return True
 
 
-def remembered(memo: Path | None, candidate: Variant,
-               probe: Callable[[], float | None]) -> Callable[[], float | None]:  # fmt: skip
-    """`probe`, drawn once per candidate build and kept in the folder `memo` (keyed by the
-    build's measurement, which a cached build gives back unchanged), so the same build always
-    meets the same bound. Drawn at every judgement, a loaded moment's slow probe let the same
-    program through: red team helper-101's constexpr table (2.68 s of g++ CPU, the task's
-    builds 0.65 s) was refused twice, then accepted by `perfgym optimize` at 0.59x."""
+def _pair(looked: Any) -> tuple[float, float | None] | None:
+    """A second look as `side_by_side` gives it (or its memo keeps it), or None."""
+    try:
+        again, probed = looked
+        return float(again), None if probed is None else float(probed)
+    except (TypeError, ValueError):
+        return None
+
+
+def remembered(memo: Path | None, candidate: Variant, name: str,
+               draw: Callable[[], Any]) -> Callable[[], Any]:  # fmt: skip
+    """`draw` (the header probe's figure, or the second look's: `name`), drawn once
+    per candidate build and kept in the folder `memo` (keyed by the build's measurement, which a
+    cached build gives back unchanged), so the same build always meets the same bound. Drawn at
+    every judgement, a loaded moment's slow probe let the same program through: red team
+    helper-101's constexpr table (2.68 s of g++ CPU, the task's builds 0.65 s) was refused
+    twice, then accepted by `perfgym optimize` at 0.59x."""
     m = candidate.build_measurement
     if memo is None or m is None:
-        return probe
+        return draw
     path = memo / f"{hashlib.sha256(m.model_dump_json().encode()).hexdigest()[:32]}.json"
 
-    def drawn() -> float | None:
+    def kept() -> dict:
         try:
-            got = json.loads(path.read_text())["probe_cpu_s"]
-            return None if got is None else float(got)
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-        got = probe()
+            got = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return got if isinstance(got, dict) else {}
+
+    def drawn() -> Any:
+        known = kept()
+        if name in known:
+            return known[name]
+        got = draw()
         memo.mkdir(parents=True, exist_ok=True)
-        write_whole(path, json.dumps({"probe_cpu_s": got}).encode())
+        write_whole(path, json.dumps({**kept(), name: got}).encode())
         return got
 
     return drawn
@@ -123,3 +156,38 @@ def header_probe_cpu(language: Language, sandbox: Sandbox) -> float | None:
     except Exception:  # noqa: BLE001 - no probe: the other bounds decide
         return None
     return None if build.measurement is None else build.measurement.cpu_s
+
+
+def side_by_side(language: Language, sandbox: Sandbox, source: str,
+                 artifact: str) -> list[float] | None:  # fmt: skip
+    """[the build CPU of `source`, of `HEADER_PROBES[language]`], the two built at one moment,
+    each in a build cache of its own; None where the language has no probe, either did not
+    build, or `source` built anything but the files of `artifact` (its first build's artifact
+    folder) byte for byte."""
+    probe = HEADER_PROBES.get(language)
+    if probe is None:
+        return None
+    with tempfile.TemporaryDirectory(prefix="perfgym-second-look-") as root:
+
+        def build(text: str, where: str) -> Any:
+            return toolchain(language).build(sandbox, text, BuildCache.at(f"{root}/{where}"))
+
+        try:
+            with ThreadPoolExecutor(2) as pool:
+                mine, probed = pool.map(build, (source, probe), ("candidate", "probe"))
+        except Exception:  # noqa: BLE001 - no second look: the first one decides
+            return None
+        if mine.measurement is None or probed.measurement is None or mine.artifact_dir is None:
+            return None
+        if _tree_digest(Path(mine.artifact_dir)) != _tree_digest(Path(artifact)):
+            return None
+        return [mine.measurement.cpu_s, probed.measurement.cpu_s]
+
+
+def _tree_digest(top: Path) -> str:
+    """A digest of every file under `top`: its path below `top` and its bytes."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in top.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(top)).encode() + b"\0")
+        h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()

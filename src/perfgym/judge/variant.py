@@ -56,6 +56,9 @@ class Variant:
     #: read yet; `replaced_calls.own_names`)
     build_dir: str = ""
     own_names: OwnNames | None = None
+    #: a program's build artifact folder (host path; '' where none): `build_work` builds it
+    #: once more and compares
+    artifact_dir: str = ""
 
     @property
     def ready(self) -> bool:
@@ -149,6 +152,7 @@ def _prepare_program(
     build = tc.build(sandbox, source, cache, workers=workers)
     v.build_log = build.log[:_LOG_CAP]
     v.build_measurement = build.measurement
+    v.artifact_dir = build.artifact_dir or ""
     if build.status is BuildStatus.COMPILE_ERROR:
         v.stage, v.detail, v.reason = Stage.NC, "COMPILE_ERROR", build.reason or "did not build"
         return v

@@ -62,7 +62,7 @@ def test_a_build_that_computes_is_flagged_and_paid_least(tmp_path) -> None:  # t
     config = JudgeConfig.protocol("training", hidden_workloads=True,
                                   build_cache=str(tmp_path / "builds"))  # fmt: skip
     # Built apart: beside the heavy build (5-6.5 s of g++), the honest one once took about
-    # twice its 1.3-1.8 s and was flagged (full111, alone; open: build_work's docstring).
+    # twice its 1.3-1.8 s (full111, alone); the second look answers that (tested below).
     with Judge(config) as judge:
         (got_heavy,) = judge.judge_many([Candidate(task, source=heavy)])
         (got_honest,) = judge.judge_many([Candidate(task, source=honest)])

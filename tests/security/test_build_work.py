@@ -161,38 +161,59 @@ def test_the_header_probe_is_built_only_for_a_build_over_the_other_bounds() -> N
     assert calls == [2.9, 1.5]
 
 
-
-def test_a_second_look_is_drawn_only_for_a_build_over_every_bound_and_weighs_its_own_probe() -> None:
-    """A build over its task's bounds and its probe's is looked at once more: built again beside
-    a new probe (full111: an honest build beside a heavy one took twice its CPU, its probe was
-    built later on a quieter machine); flagged only where that look is over the bounds too."""
+def test_a_build_over_the_bound_is_decided_by_one_look_built_beside_a_probe() -> None:
+    """A build over its task's fixed bound is built again beside a new probe (full111: an honest
+    build beside a heavy one took twice its CPU; its probe, built later on a quieter machine,
+    did not say so), and that look alone decides: never the better of two draws (red team
+    helper-124: a look drawn only to clear a flag cleared 6 of 13 tables near the cut). Without
+    a look, the first figure against a probe built later."""
     from types import SimpleNamespace
 
-    from perfgym.judge.build_work import flag_build_work
+    from perfgym.judge.build_work import OTHER_BYTES, flag_build_work
 
     drawn: list[str] = []
 
     def flagged(mine: float, probed: float | None, looked):  # noqa: ANN001, ANN202
-        verdict = SimpleNamespace(flags=[], candidate=SimpleNamespace(status=None, status_reason=""))
+        verdict = SimpleNamespace(
+            flags=[], candidate=SimpleNamespace(status=None, status_reason="")
+        )
         own = [SimpleNamespace(build_measurement=SimpleNamespace(cpu_s=0.3))]
         got = flag_build_work(verdict, SimpleNamespace(build_measurement=SimpleNamespace(cpu_s=mine)),  # type: ignore[arg-type]
                               own, 2.0, probe=lambda: drawn.append("probe") or probed,  # type: ignore[arg-type]
                               second=lambda: drawn.append("second") or looked)  # fmt: skip
         return got, verdict.candidate.status_reason
 
-    assert flagged(1.0, 1.5, [0.1, 1.5]) == (False, "") and drawn == []  # under the own bounds
-    assert flagged(2.5, 1.5, [0.1, 1.5]) == (False, "") and drawn == ["probe"]  # the probe's
-    drawn.clear()
+    assert flagged(2.2, 1.5, [9.0, 1.5]) == (False, "") and drawn == []  # under the fixed bound
     # twice its CPU beside a heavy build; built again beside a probe, 1.6 s against 1.4 s
-    assert flagged(4.0, 1.5, [1.6, 1.4]) == (False, "") and drawn == ["probe", "second"]
-    assert not flagged(4.0, 1.5, [3.2, 2.9])[0]  # the whole machine slow at the second look
+    assert flagged(4.0, 1.5, [1.6, 1.4]) == (False, "") and drawn == ["second"]
+    assert not flagged(4.0, 1.5, [3.2, 2.9])[0]  # the whole machine slow at the look
     got, why = flagged(6.0, 1.5, [5.5, 1.5])  # a table costs its CPU in every build
     assert got and "6.0 s of CPU (5.5 s built again beside a probe)" in why, why
-    assert flagged(6.0, 1.5, [5.5, 3.0])[0]  # a probe twice as slow beside it: 0.3 + 1.5 x 3.0 < 5.5
-    assert flagged(6.0, 1.5, [2.2, None])[0] is False  # no probe: the fixed bound (2.3 s) alone
-    for nothing in (None, "garbage", [1.0]):  # no second look (other bytes, or no build)
+    assert flagged(6.0, 1.5, [5.5, 3.0])[0]  # a probe twice as slow beside it: 0.3 + 4.5 < 5.5
+    drawn.clear()
+    # one draw: a look over the cut is flagged, whatever a probe built later would have said
+    assert flagged(3.0, 9.0, [3.0, 1.5])[0] and drawn == ["second"]
+    for nothing in (None, OTHER_BYTES, "garbage", [1.0], [2.2, None]):  # no look
+        drawn.clear()
         got, why = flagged(6.0, 1.5, nothing)
-        assert got and "6.0 s of CPU against" in why, why
+        assert got and "6.0 s of CPU against" in why and drawn == ["second", "probe"], (why, drawn)
+        assert flagged(2.5, 1.5, nothing) == (False, "")  # the probe built later: 0.3 + 2.25
+
+
+def test_a_draw_that_gave_no_figure_is_not_kept(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A probe or a look that failed (a sandbox fault) is drawn again at the next judgement
+    (red team helper-124: a kept None left a build on its first figure for good); a figure is
+    kept, and drawn once per build."""
+    from types import SimpleNamespace
+
+    from perfgym.judge.build_work import remembered
+
+    build = SimpleNamespace(build_measurement=SimpleNamespace(model_dump_json=lambda: '{"cpu": 1}'))
+    draws = iter([None, [1.5, 1.4], [9.0, 1.0]])
+    look = remembered(tmp_path, build, "side_by_side_cpu_s", lambda: next(draws))  # type: ignore[arg-type]
+    assert look() is None
+    assert look() == [1.5, 1.4]
+    assert look() == [1.5, 1.4]  # kept: the third draw is never made
 
 
 @pytest.mark.skipif(toolchain(Language.CPP).missing() is not None, reason="no g++")

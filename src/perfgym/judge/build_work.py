@@ -16,20 +16,29 @@ standard library, nothing else) made then: it may take the own builds' most plus
 `PROBE_FACTOR` times the probe's. Interpreted languages' "builds" run no compiler and are
 never flagged. A build's figure is the record of the run that filled the build cache.
 
-Such a build is then looked at once more, where the language has a probe: built again beside
-a new probe, the two at the same moment in build caches of their own (`side_by_side`), and
-flagged only where that build too passes the fixed bound and the probe built beside it. The
-candidates of one batch build side by side, and beside a constexpr-heavy build (5-6.5 s of
-g++ CPU) an honest `<bits/stdc++.h>` build once took about twice its usual 1.3-1.8 s and
-passed both bounds, against a probe made later on a quieter machine (full111). Built at one
-moment, a load that slows one slows the other: the second look weighs the build against the
-whole standard library, not against the moment. A second build cannot remove work done at
-compile time, so it gives a table nothing; it counts only where it gave back the first one's
-artifact byte for byte (a build whose work depends on the moment, `__TIME__` say, cannot claim
-a cheaper draw), and it is drawn once per candidate build, as the probe is. Open: a table
-right at the bound gets two draws where it had one. A harness task's folder is built once and
-keeps its single figure: its own builds compile the same harness, so an honest candidate's
-build is near theirs, and twice it stays under `BUILD_FACTOR` times theirs.
+A build over the fixed bound is looked at once more where the language has a probe: built
+again beside a new probe, the two at one moment, each in a build cache of its own
+(`side_by_side`), and that look alone decides: flagged where it passes the fixed bound and
+PROBE_FACTOR times the probe built beside it. The candidates of one batch build side by side,
+and beside a constexpr-heavy build (5-6.5 s of g++ CPU) an honest `<bits/stdc++.h>` build once
+took about twice its usual 1.3-1.8 s and passed both bounds against a probe built later on a
+quieter machine (full111). At one moment, a load that slows one slows the other. The look is
+one draw, never a second chance: drawn only to clear a flag, it cleared 6 of 13 tables near
+the cut (red team helper-124); a table near the cut passes the fixed bound ~always, so the look
+is its one draw. It counts only where the second build gives back the first one's artifact
+byte for byte (a build whose work depends on its moment, `__TIME__` say, cannot be weighed on
+another build: `OTHER_BYTES`, the first figure decides against the probe built later). Figures
+are drawn once per candidate build and kept; a draw that gave none (a sandbox fault) is drawn
+again next time. A harness task's folder is built once and keeps its single figure: its own
+builds compile the same harness, so an honest candidate's build is near theirs, and twice it
+stays under `BUILD_FACTOR` times theirs.
+
+Open (helper-124): an honest program using `std::regex` builds in 4.4-5.5 s of g++ CPU (its
+templates instantiated and optimised, which the header probe does not do) and is flagged,
+3 of 3; the compiler's own phase times (`-ftime-report`'s constant expression evaluation:
+0.06 s of its 5.8 s, 2.45 s of a table's 2.9 s) would tell the two apart. Looks run one after
+another, after the batch's builds: 4 heavy correct candidates cost 46 s of looks beside 29 s
+of parallel first builds.
 """
 
 from __future__ import annotations
@@ -72,10 +81,11 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
                     allowance_s: float, probe: Callable[[], float | None] | None = None,
                     second: Callable[[], Any] | None = None) -> bool:  # fmt: skip
     """Flag `verdict` BUILD_WORK when the candidate's build CPU passes BUILD_FACTOR times its
-    task's own builds', `allowance_s` beyond them and (where the language has one, built only
-    then) PROBE_FACTOR times the header probe's build beyond them, and its `second` look (drawn
-    only then: [its build's CPU, a probe's built beside it], or None: none to weigh) passes the
-    first bound and its own probe's; returns whether it did."""
+    task's own builds' and `allowance_s` beyond them, and then its `second` look ([its build's
+    CPU, a probe's built beside it], drawn only then) passes the same bound and PROBE_FACTOR
+    times that probe beyond them; where there is no second look (None: a language without a
+    probe, other bytes, a build that failed), the first figure against the header probe built
+    later (`probe`, drawn only then; None: the first bound alone). Returns whether it did."""
     mine = build_cpu_s(candidate)
     theirs = [x for x in (build_cpu_s(o) for o in own) if x is not None]
     if mine is None or not theirs:
@@ -85,10 +95,15 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
     def over(cpu: float, probed: float | None) -> bool:
         return cpu > bound and (probed is None or cpu > max(theirs) + PROBE_FACTOR * probed)
 
-    if mine <= bound or not over(mine, probe() if probe is not None else None):
+    if mine <= bound:
         return False
+    # One draw decides, never the better of two: the look where there is one (a table near
+    # the bound passes the first bound ~always, so the look is its one draw), else the probe.
     looked = _pair(second() if second is not None else None)
-    if looked is not None and not over(*looked):
+    if looked is not None:
+        if not over(*looked):
+            return False
+    elif not over(mine, probe() if probe is not None else None):
         return False
     verdict.flags.append(BUILD_WORK)
     if verdict.candidate is not None:
@@ -103,11 +118,14 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
     return True
 
 
-def _pair(looked: Any) -> tuple[float, float | None] | None:
-    """A second look as `side_by_side` gives it (or its memo keeps it), or None."""
+def _pair(looked: Any) -> tuple[float, float] | None:
+    """A second look's two figures as `side_by_side` gives them (or its memo keeps them), or
+    None where it gave none."""
+    if not isinstance(looked, list | tuple):
+        return None
     try:
         again, probed = looked
-        return float(again), None if probed is None else float(probed)
+        return float(again), float(probed)
     except (TypeError, ValueError):
         return None
 
@@ -134,11 +152,16 @@ def remembered(memo: Path | None, candidate: Variant, name: str,
 
     def drawn() -> Any:
         known = kept()
-        if name in known:
+        if known.get(name) is not None:
             return known[name]
         got = draw()
-        memo.mkdir(parents=True, exist_ok=True)
-        write_whole(path, json.dumps({**kept(), name: got}).encode())
+        if got is None:  # no figure (a sandbox fault, say): drawn again next time, not kept
+            return None
+        try:
+            memo.mkdir(parents=True, exist_ok=True)
+            write_whole(path, json.dumps({**kept(), name: got}).encode())
+        except OSError:  # not kept: drawn again next time
+            pass
         return got
 
     return drawn
@@ -158,30 +181,35 @@ def header_probe_cpu(language: Language, sandbox: Sandbox) -> float | None:
     return None if build.measurement is None else build.measurement.cpu_s
 
 
+#: What `side_by_side` gives for a second build that was not the first one's bytes (kept, so
+#: such a build is not built again at every judgement; no figure: the first one decides).
+OTHER_BYTES = "other bytes"
+
+
 def side_by_side(language: Language, sandbox: Sandbox, source: str,
-                 artifact: str) -> list[float] | None:  # fmt: skip
+                 artifact: str) -> list[float] | str | None:  # fmt: skip
     """[the build CPU of `source`, of `HEADER_PROBES[language]`], the two built at one moment,
-    each in a build cache of its own; None where the language has no probe, either did not
-    build, or `source` built anything but the files of `artifact` (its first build's artifact
-    folder) byte for byte."""
+    each in a build cache of its own; `OTHER_BYTES` where `source` built anything but the files
+    of `artifact` (its first build's artifact folder) byte for byte; None where the language
+    has no probe or either did not build."""
     probe = HEADER_PROBES.get(language)
     if probe is None:
         return None
-    with tempfile.TemporaryDirectory(prefix="perfgym-second-look-") as root:
+    try:
+        with tempfile.TemporaryDirectory(prefix="perfgym-second-look-") as root:
 
-        def build(text: str, where: str) -> Any:
-            return toolchain(language).build(sandbox, text, BuildCache.at(f"{root}/{where}"))
+            def build(text: str, where: str) -> Any:
+                return toolchain(language).build(sandbox, text, BuildCache.at(f"{root}/{where}"))
 
-        try:
             with ThreadPoolExecutor(2) as pool:
                 mine, probed = pool.map(build, (source, probe), ("candidate", "probe"))
-        except Exception:  # noqa: BLE001 - no second look: the first one decides
-            return None
-        if mine.measurement is None or probed.measurement is None or mine.artifact_dir is None:
-            return None
-        if _tree_digest(Path(mine.artifact_dir)) != _tree_digest(Path(artifact)):
-            return None
-        return [mine.measurement.cpu_s, probed.measurement.cpu_s]
+            if mine.measurement is None or probed.measurement is None or not mine.artifact_dir:
+                return None
+            if _tree_digest(Path(mine.artifact_dir)) != _tree_digest(Path(artifact)):
+                return OTHER_BYTES
+            return [mine.measurement.cpu_s, probed.measurement.cpu_s]
+    except Exception:  # noqa: BLE001 - no second look this time: the first figure decides
+        return None
 
 
 def _tree_digest(top: Path) -> str:

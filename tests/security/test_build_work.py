@@ -247,10 +247,28 @@ def test_a_build_figure_from_a_loaded_moment_is_weighed_with_a_second_build(tmp_
         record.chmod(0o644)
         record.write_text(json.dumps(build))
     time.sleep(1.1)  # __TIME__ has seconds: the stamped program's second build differs
-    with Judge(config) as judge:
-        got_honest, got_stamped = judge.judge_many(
-            [Candidate(task, source=honest), Candidate(task, source=stamped)]
-        )
+    real, active, most = stages_module.side_by_side, [0], [0]
+
+    def counted(*args):  # type: ignore[no-untyped-def]
+        active[0] += 1
+        most[0] = max(most[0], active[0])
+        try:
+            return real(*args)
+        finally:
+            active[0] -= 1
+
+    looks = pytest.MonkeyPatch()
+    looks.setattr(stages_module, "side_by_side", counted)
+    try:
+        with Judge(config) as judge:
+            got_honest, got_stamped = judge.judge_many(
+                [Candidate(task, source=honest), Candidate(task, source=stamped)]
+            )
+            parallel = judge.parallel
+    finally:
+        looks.undo()
+    # the two looks side by side, not one after another (helper-124: 46 s of looks in a row)
+    assert most[0] == min(2, parallel), (most[0], parallel)
     assert got_honest.correct and BUILD_WORK not in got_honest.flags, got_honest.flags
     assert got_stamped.correct and BUILD_WORK in got_stamped.flags, got_stamped.flags
     assert got_stamped.candidate is not None

@@ -38,6 +38,37 @@ constexpr auto TABLE_A = compile_time_table(0);
 constexpr auto TABLE_B = compile_time_table(1);
 static volatile unsigned sink = TABLE_A[7] + TABLE_B[9];
 """
+#: The usual contest containers and tools, used once at start-up (red team helper-125's honest
+#: program: 2.5-3.9 s of g++ CPU, flagged 3 of 3 on CPU seconds against the header probe).
+CONTAINERS = """
+namespace containers_used {
+static long long warm() {
+  std::map<std::string, std::vector<std::pair<int, long long>>> m;
+  std::unordered_map<long long, std::set<int>> u;
+  std::priority_queue<std::tuple<long long, int, int>, std::vector<std::tuple<long long, int, int>>,
+                      std::greater<>> pq;
+  std::deque<std::array<int, 3>> dq;
+  std::multiset<double> ms;
+  std::stringstream ss;
+  for (int i = 0; i < 5; i++) {
+    m[std::to_string(i)].push_back({i, i}); u[i].insert(i); pq.push({i, i, i});
+    dq.push_back({i, i, i}); ms.insert(i * 0.5); ss << i;
+  }
+  std::vector<std::pair<int, std::string>> v;
+  for (auto& [k, vv] : m) v.push_back({(int)vv.size(), k});
+  std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::function<long long(int)> f = [&](int x) -> long long { return x <= 1 ? 1 : f(x - 1) + f(x - 2); };
+  std::mt19937_64 rng(1); std::uniform_int_distribution<int> d(0, 9);
+  std::variant<int, std::string, double> var = 2.0;
+  long long vis = std::visit([](auto&& x) -> long long {
+    if constexpr (std::is_same_v<std::decay_t<decltype(x)>, std::string>) return x.size();
+    else return (long long)x; }, var);
+  return (long long)m.size() + u.size() + pq.size() + dq.size() + ms.size() + ss.str().size()
+         + f(10) + d(rng) + vis;
+}
+static volatile long long sink = warm();
+}
+"""
 #: Twice TABLE's constant evaluation: a harness task's own builds take 1.0-1.5 s of g++ CPU here,
 #: so TABLE's ~5 s build sat at the 4x bound's edge, and judged unflagged in 1 of 2 quiet runs.
 DOUBLE_TABLE = (
@@ -161,17 +192,19 @@ def test_the_header_probe_is_built_only_for_a_build_over_the_other_bounds() -> N
     assert calls == [2.9, 1.5]
 
 
-def test_a_build_over_the_bound_is_decided_by_one_look_built_beside_a_probe() -> None:
-    """A build over its task's fixed bound is built again beside a new probe (full111: an honest
-    build beside a heavy one took twice its CPU; its probe, built later on a quieter machine,
-    did not say so), and that look alone decides: never the better of two draws (red team
-    helper-124: a look drawn only to clear a flag cleared 6 of 13 tables near the cut). Without
-    a look, the first figure against a probe built later."""
+def test_a_build_over_the_bound_is_decided_by_one_look_at_the_compilers_phases() -> None:
+    """A build over its task's fixed bound is built again with the compiler's phase report, and
+    that look alone decides: flagged where constant evaluation, template instantiation or
+    preprocessing passes its allowance, or where the build could not be checked; never the
+    better of two draws (red team helper-124: a look drawn only to clear a flag cleared 6 of 13
+    tables near the cut). Without a look, the first figure against a probe built later."""
     from types import SimpleNamespace
 
-    from perfgym.judge.build_work import OTHER_BYTES, flag_build_work
+    from perfgym.judge.build_work import UNCHECKED, flag_build_work
 
     drawn: list[str] = []
+    honest = {"constant expression evaluation": 0.06, "template instantiation": 0.9,
+              "preprocessing": 0.2, "phase opt and generate": 3.0}  # fmt: skip
 
     def flagged(mine: float, probed: float | None, looked):  # noqa: ANN001, ANN202
         verdict = SimpleNamespace(
@@ -180,23 +213,26 @@ def test_a_build_over_the_bound_is_decided_by_one_look_built_beside_a_probe() ->
         own = [SimpleNamespace(build_measurement=SimpleNamespace(cpu_s=0.3))]
         got = flag_build_work(verdict, SimpleNamespace(build_measurement=SimpleNamespace(cpu_s=mine)),  # type: ignore[arg-type]
                               own, 2.0, probe=lambda: drawn.append("probe") or probed,  # type: ignore[arg-type]
-                              second=lambda: drawn.append("second") or looked)  # fmt: skip
+                              look=lambda: drawn.append("look") or looked)  # fmt: skip
         return got, verdict.candidate.status_reason
 
-    assert flagged(2.2, 1.5, [9.0, 1.5]) == (False, "") and drawn == []  # under the fixed bound
-    # twice its CPU beside a heavy build; built again beside a probe, 1.6 s against 1.4 s
-    assert flagged(4.0, 1.5, [1.6, 1.4]) == (False, "") and drawn == ["second"]
-    assert not flagged(4.0, 1.5, [3.2, 2.9])[0]  # the whole machine slow at the look
-    got, why = flagged(6.0, 1.5, [5.5, 1.5])  # a table costs its CPU in every build
-    assert got and "6.0 s of CPU (5.5 s built again beside a probe)" in why, why
-    assert flagged(6.0, 1.5, [5.5, 3.0])[0]  # a probe twice as slow beside it: 0.3 + 4.5 < 5.5
-    drawn.clear()
-    # one draw: a look over the cut is flagged, whatever a probe built later would have said
-    assert flagged(3.0, 9.0, [3.0, 1.5])[0] and drawn == ["second"]
-    for nothing in (None, OTHER_BYTES, "garbage", [1.0], [2.2, None]):  # no look
+    table = {**honest, "constant expression evaluation": 2.45}
+    assert flagged(2.2, 1.5, table) == (False, "") and drawn == []  # under the fixed bound
+    # an honest heavy-template build, however long (full111: twice its CPU beside a heavy one;
+    # helper-124's std::regex, helper-125's containers): its phases say it computed nothing
+    assert flagged(30.0, 1.5, honest) == (False, "") and drawn == ["look"]
+    got, why = flagged(3.0, 9.0, table)  # one draw: a probe built later is never asked
+    assert got and "constant expression evaluation 2.45 s, over 0.5 s" in why, why
+    assert drawn == ["look", "look"]
+    assert flagged(3.0, 9.0, {**honest, "template instantiation": 4.0})[0]  # recursion
+    assert flagged(3.0, 9.0, {**honest, "preprocessing": 2.0})[0]  # macro loops
+    assert flagged(3.0, 9.0, {**honest, "template instantiation": "x"})[0]
+    got, why = flagged(3.0, 9.0, UNCHECKED)  # other bytes, no build, no figures
+    assert got and "could not be checked" in why, why
+    for nothing in (None, "garbage", [1.0]):  # no look: the first figure against the probe
         drawn.clear()
         got, why = flagged(6.0, 1.5, nothing)
-        assert got and "6.0 s of CPU against" in why and drawn == ["second", "probe"], (why, drawn)
+        assert got and "6.0 s of CPU against" in why and drawn == ["look", "probe"], (why, drawn)
         assert flagged(2.5, 1.5, nothing) == (False, "")  # the probe built later: 0.3 + 2.25
 
 
@@ -209,20 +245,21 @@ def test_a_draw_that_gave_no_figure_is_not_kept(tmp_path) -> None:  # type: igno
     from perfgym.judge.build_work import remembered
 
     build = SimpleNamespace(build_measurement=SimpleNamespace(model_dump_json=lambda: '{"cpu": 1}'))
-    draws = iter([None, [1.5, 1.4], [9.0, 1.0]])
-    look = remembered(tmp_path, build, "side_by_side_cpu_s", lambda: next(draws))  # type: ignore[arg-type]
+    draws = iter([None, {"preprocessing": 0.1}, {"preprocessing": 9.0}])
+    look = remembered(tmp_path, build, "phases", lambda: next(draws))  # type: ignore[arg-type]
     assert look() is None
-    assert look() == [1.5, 1.4]
-    assert look() == [1.5, 1.4]  # kept: the third draw is never made
+    assert look() == {"preprocessing": 0.1}
+    assert look() == {"preprocessing": 0.1}  # kept: the third draw is never made
 
 
 @pytest.mark.skipif(toolchain(Language.CPP).missing() is not None, reason="no g++")
-def test_a_build_figure_from_a_loaded_moment_is_weighed_with_a_second_build(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """The build figure of an honest `bits/stdc++.h` program, as a loaded moment can give it
-    (its cached record edited to 30 s of CPU), is looked at once more, built again beside a
-    probe: not flagged, and the look is kept, so the same build meets the same bound at every
-    judgement. A build whose bytes depend on its moment (`__TIME__`) gets no second look: the
-    first figure decides, and it is flagged."""
+def test_a_build_figure_from_a_loaded_moment_is_weighed_on_its_phases(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The build figures of an honest `bits/stdc++.h` program and of one using the usual
+    containers (red team helper-125: flagged 3 of 3 on CPU seconds), as a loaded moment can
+    give them (their cached records edited to 30 s of CPU), are looked at once more, built
+    again with the compiler's phase report: not flagged, and the look is kept, so the same
+    build meets the same bound at every judgement. A build whose bytes depend on its moment
+    (`__TIME__`) cannot be checked that way, and is flagged."""
     import json
     import time
 
@@ -231,14 +268,16 @@ def test_a_build_figure_from_a_loaded_moment_is_weighed_with_a_second_build(tmp_
     task = load_task_dir(TASK)
     honest = "#include <bits/stdc++.h>\n" + task.references[0].source
     stamped = honest + "\nconst char *volatile built_at = __TIME__;\n"
+    containers = honest + CONTAINERS
+    sources = (honest, stamped, containers)
     builds = tmp_path / "builds"
     config = JudgeConfig(repeats=1, build_cache=str(builds),
                          measure_baseline=False, measure_reference=False)  # fmt: skip
     with Judge(config) as judge:
-        first = judge.judge_many([Candidate(task, source=honest), Candidate(task, source=stamped)])
+        first = judge.judge_many([Candidate(task, source=s) for s in sources])
     assert all(v.correct for v in first), [v.reason for v in first]
     cpp, cache = toolchain(Language.CPP), BuildCache.at(str(builds))
-    for source in (honest, stamped):
+    for source in sources:
         # the cached record of the judge's build of `source`
         key = cache.key(cpp.recipe, cpp.version().text, source.encode())
         record = next(cache.root.glob(f"*/{key}/build.json"))
@@ -247,7 +286,7 @@ def test_a_build_figure_from_a_loaded_moment_is_weighed_with_a_second_build(tmp_
         record.chmod(0o644)
         record.write_text(json.dumps(build))
     time.sleep(1.1)  # __TIME__ has seconds: the stamped program's second build differs
-    real, active, most = stages_module.side_by_side, [0], [0]
+    real, active, most = stages_module.phase_look, [0], [0]
 
     def counted(*args):  # type: ignore[no-untyped-def]
         active[0] += 1
@@ -258,24 +297,27 @@ def test_a_build_figure_from_a_loaded_moment_is_weighed_with_a_second_build(tmp_
             active[0] -= 1
 
     looks = pytest.MonkeyPatch()
-    looks.setattr(stages_module, "side_by_side", counted)
+    looks.setattr(stages_module, "phase_look", counted)
     try:
         with Judge(config) as judge:
-            got_honest, got_stamped = judge.judge_many(
-                [Candidate(task, source=honest), Candidate(task, source=stamped)]
-            )
+            got = judge.judge_many([Candidate(task, source=s) for s in sources])
             parallel = judge.parallel
     finally:
         looks.undo()
-    # the two looks side by side, not one after another (helper-124: 46 s of looks in a row)
-    assert most[0] == min(2, parallel), (most[0], parallel)
-    assert got_honest.correct and BUILD_WORK not in got_honest.flags, got_honest.flags
+    got_honest, got_stamped, got_containers = got
+    # the looks side by side, not one after another (helper-124: 46 s of looks in a row)
+    assert most[0] == min(3, parallel), (most[0], parallel)
+    for v in (got_honest, got_containers):
+        assert v.correct and BUILD_WORK not in v.flags, (v.flags, v.reason)
     assert got_stamped.correct and BUILD_WORK in got_stamped.flags, got_stamped.flags
     assert got_stamped.candidate is not None
-    assert "30.0 s of CPU against" in got_stamped.candidate.status_reason
-    # judged again with every new second look as slow as a table's: the kept one decides
+    assert (
+        "30.0 s of CPU (built again, it could not be checked" in got_stamped.candidate.status_reason
+    )
+    # judged again with every new look a table's: the kept one decides
     slow = pytest.MonkeyPatch()
-    slow.setattr(stages_module, "side_by_side", lambda *_: [1000.0, 1.0])
+    slow.setattr(stages_module, "phase_look",
+                 lambda *_: {"constant expression evaluation": 99.0})  # fmt: skip
     try:
         with Judge(config) as judge:
             (again,) = judge.judge_many([Candidate(task, source=honest)])

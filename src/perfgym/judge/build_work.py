@@ -16,38 +16,42 @@ standard library, nothing else) made then: it may take the own builds' most plus
 `PROBE_FACTOR` times the probe's. Interpreted languages' "builds" run no compiler and are
 never flagged. A build's figure is the record of the run that filled the build cache.
 
-A build over the fixed bound is looked at once more where the language has a probe: built
-again beside a new probe, the two at one moment, each in a build cache of its own
-(`side_by_side`), and that look alone decides: flagged where it passes the fixed bound and
-PROBE_FACTOR times the probe built beside it. The candidates of one batch build side by side,
-and beside a constexpr-heavy build (5-6.5 s of g++ CPU) an honest `<bits/stdc++.h>` build once
-took about twice its usual 1.3-1.8 s and passed both bounds against a probe built later on a
-quieter machine (full111). At one moment, a load that slows one slows the other. The look is
-one draw, never a second chance: drawn only to clear a flag, it cleared 6 of 13 tables near
-the cut (red team helper-124); a table near the cut passes the fixed bound ~always, so the look
-is its one draw. It counts only where the second build gives back the first one's artifact
-byte for byte (a build whose work depends on its moment, `__TIME__` say, cannot be weighed on
-another build: `OTHER_BYTES`, the first figure decides against the probe built later). Figures
-are drawn once per candidate build and kept; a draw that gave none (a sandbox fault) is drawn
-again next time. A harness task's folder is built once and keeps its single figure: its own
-builds compile the same harness, so an honest candidate's build is near theirs, and twice it
-stays under `BUILD_FACTOR` times theirs.
+A C++ build over the fixed bound is then looked at once more, and that look decides: built
+again with g++'s `-ftime-report` (`phase_look`; the same bytes), it is flagged where the
+compiler's own figure for a phase that computes passes its allowance (`PHASE_ALLOWANCES`:
+constant expression evaluation, template instantiation, preprocessing). Honest programs fell
+to the bounds on CPU seconds: an honest `<bits/stdc++.h>` build beside a constexpr-heavy one
+took twice its usual 1.3-1.8 s (full111); programs that use `std::regex` (4.4-5.5 s) or the
+usual contest containers (`map`, `priority_queue`, `variant`, ..., 2.5-3.9 s) were flagged
+3 of 3 (red teams helper-124, helper-125): their time goes to instantiating and optimising
+templates, which the header probe does not do. The phases tell them apart (user seconds here:
+constant evaluation 0.00-0.08 s for every honest program, 0.65 s for a 4096-entry table of 100
+steps each, 4.8 s for the test's two tables; template instantiation at most 1.0 s, regex). A
+phase figure is a share of one build, so a loaded moment that slows the build slows it alike.
+The look counts only where the second build gives back the first one's artifact byte for byte;
+one that does not, or does not build (a build whose work depends on its moment, `__TIME__`
+say), or whose log holds no phase figures, cannot be checked and is flagged (`UNCHECKED`).
+A table under the fixed bound passes unlooked as before (its one draw); over it, its look flags it: one draw decides, never the
+better of two (a look drawn only to clear a flag cleared 6 of 13 tables near the cut:
+helper-124). Without a look (a language with no phase report, a look that failed), the first
+figure is weighed against the header probe built later. Figures are drawn once per candidate
+build and kept; a draw that gave none (a sandbox fault) is drawn again next time. A harness
+task's folder is built once and keeps its single figure: its own builds compile the same
+harness, so an honest candidate's build is near theirs, and twice it stays under
+`BUILD_FACTOR` times theirs.
 
-Open (helper-124): an honest program using `std::regex` builds in 4.4-5.5 s of g++ CPU (its
-templates instantiated and optimised, which the header probe does not do) and is flagged,
-3 of 3; the compiler's own phase times (`-ftime-report`'s constant expression evaluation:
-0.06 s of its 5.8 s, 2.45 s of a table's 2.9 s) would tell the two apart. Looks run one after
-another, after the batch's builds: 4 heavy correct candidates cost 46 s of looks beside 29 s
-of parallel first builds.
+Open: a look costs a build with the phase report (about twice the build's CPU), one per build
+over the fixed bound; work done elsewhere in the compiler (the optimiser folding a loop) is
+not a phase the look reads.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import tempfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +63,8 @@ from perfgym.sandbox.base import Sandbox
 from perfgym.tasks.task import Language
 from perfgym.timing.result import TimingStatus
 from perfgym.toolchains import BuildCache, toolchain
+from perfgym.toolchains.build import BuildStatus
+from perfgym.toolchains.toolchain import Toolchain
 
 #: How many times its task's own builds' CPU a candidate's build may take unflagged.
 BUILD_FACTOR = 4.0
@@ -79,55 +85,55 @@ def build_cpu_s(v: Variant | None) -> float | None:
 
 def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant | None],
                     allowance_s: float, probe: Callable[[], float | None] | None = None,
-                    second: Callable[[], Any] | None = None) -> bool:  # fmt: skip
+                    look: Callable[[], Any] | None = None) -> bool:  # fmt: skip
     """Flag `verdict` BUILD_WORK when the candidate's build CPU passes BUILD_FACTOR times its
-    task's own builds' and `allowance_s` beyond them, and then its `second` look ([its build's
-    CPU, a probe's built beside it], drawn only then) passes the same bound and PROBE_FACTOR
-    times that probe beyond them; where there is no second look (None: a language without a
-    probe, other bytes, a build that failed), the first figure against the header probe built
-    later (`probe`, drawn only then; None: the first bound alone). Returns whether it did."""
+    task's own builds' and `allowance_s` beyond them, and then its `look` (drawn only then: the
+    compiler's phase figures, `phase_look`) finds a phase over its allowance or the build not
+    the same bytes again; without a look (None), when the first figure also passes PROBE_FACTOR
+    times the header probe built later (`probe`, drawn only then; None: the first bound alone)
+    beyond the own builds. Returns whether it did."""
     mine = build_cpu_s(candidate)
     theirs = [x for x in (build_cpu_s(o) for o in own) if x is not None]
     if mine is None or not theirs:
         return False
     bound = max(BUILD_FACTOR * max(theirs), max(theirs) + allowance_s)
-
-    def over(cpu: float, probed: float | None) -> bool:
-        return cpu > bound and (probed is None or cpu > max(theirs) + PROBE_FACTOR * probed)
-
     if mine <= bound:
         return False
-    # One draw decides, never the better of two: the look where there is one (a table near
-    # the bound passes the first bound ~always, so the look is its one draw), else the probe.
-    looked = _pair(second() if second is not None else None)
-    if looked is not None:
-        if not over(*looked):
+    seen = look() if look is not None else None
+    why = ""
+    if seen == UNCHECKED:
+        why = " (built again, it could not be checked: other bytes, or no phase figures)"
+    elif isinstance(seen, dict):  # the look decides: one draw, never the better of two
+        over = _over_allowance(seen)
+        if not over:
             return False
-    elif not over(mine, probe() if probe is not None else None):
-        return False
+        why = f" ({over})"
+    else:
+        probed = probe() if probe is not None else None
+        if probed is not None and mine <= max(theirs) + PROBE_FACTOR * probed:
+            return False
     verdict.flags.append(BUILD_WORK)
     if verdict.candidate is not None:
         # Its time is not its own: no decision of speed reads it (an optimiser's acceptance,
         # the metrics), as none reads a timing that hid work (red team helper-98).
         verdict.candidate.status = TimingStatus.DEGRADED
-        again = "" if looked is None else f" ({looked[0]:.1f} s built again beside a probe)"
         verdict.candidate.status_reason = (
-            f"its build took {mine:.1f} s of CPU{again} against its task's own builds' "
+            f"its build took {mine:.1f} s of CPU{why} against its task's own builds' "
             f"{max(theirs):.1f} s: work done outside every clock"
         )
     return True
 
 
-def _pair(looked: Any) -> tuple[float, float] | None:
-    """A second look's two figures as `side_by_side` gives them (or its memo keeps them), or
-    None where it gave none."""
-    if not isinstance(looked, list | tuple):
-        return None
-    try:
-        again, probed = looked
-        return float(again), float(probed)
-    except (TypeError, ValueError):
-        return None
+def _over_allowance(phases: dict) -> str:
+    """The first of `PHASE_ALLOWANCES` a look's phase figures pass, said ('' where none)."""
+    for phase, allowed in PHASE_ALLOWANCES.items():
+        try:
+            took = float(phases.get(phase, 0.0))
+        except (TypeError, ValueError):
+            return f"{phase}: an unreadable figure"
+        if took > allowed:
+            return f"{phase} {took:.2f} s, over {allowed:g} s"
+    return ""
 
 
 def remembered(memo: Path | None, candidate: Variant, name: str,
@@ -181,34 +187,51 @@ def header_probe_cpu(language: Language, sandbox: Sandbox) -> float | None:
     return None if build.measurement is None else build.measurement.cpu_s
 
 
-#: What `side_by_side` gives for a second build that was not the first one's bytes (kept, so
-#: such a build is not built again at every judgement; no figure: the first one decides).
-OTHER_BYTES = "other bytes"
+#: What `phase_look` gives for a second build that could not be checked: not the first one's
+#: bytes, no build, or no phase figures in its log (kept, so it is not built again at every
+#: judgement).
+UNCHECKED = "unchecked"
+#: What a phase of one build may take (g++'s `-ftime-report`, user seconds) before the build is
+#: said to compute: every honest program measured here took at most 0.08 s of constant
+#: evaluation (a table of 4096 entries of 100 steps each took 0.65 s), 1.0 s of template
+#: instantiation (`std::regex`) and 0.2 s of preprocessing.
+PHASE_ALLOWANCES = {
+    "constant expression evaluation": 0.5,
+    "template instantiation": 3.0,
+    "preprocessing": 1.5,
+}
+#: Recipes whose compiler prints its phase figures, and the flags that make it (neither
+#: changes the bytes it builds).
+_PHASE_REPORTS = {"cpp-g++": ("-w", "-ftime-report")}  # no warnings: the report alone
+#: One phase line of that report: its name, then user seconds.
+_PHASE_LINE = re.compile(r"^ (\S.*?)\s*:\s+(\d+\.\d+) \(\s*\d+%\)", re.M)
 
 
-def side_by_side(language: Language, sandbox: Sandbox, source: str,
-                 artifact: str) -> list[float] | str | None:  # fmt: skip
-    """[the build CPU of `source`, of `HEADER_PROBES[language]`], the two built at one moment,
-    each in a build cache of its own; `OTHER_BYTES` where `source` built anything but the files
-    of `artifact` (its first build's artifact folder) byte for byte; None where the language
-    has no probe or either did not build."""
-    probe = HEADER_PROBES.get(language)
-    if probe is None:
+def phase_look(language: Language, sandbox: Sandbox, source: str, artifact: str) -> Any:
+    """The compiler's phase figures ({phase: user seconds}) of `source` built again now, with
+    its phase report, in a build cache of its own; `UNCHECKED` where that build failed, gave
+    anything but the files of `artifact` (the first build's artifact folder) byte for byte, or
+    no figures; None where the language's compiler has no phase report or the sandbox failed."""
+    tc = toolchain(language)
+    flags = _PHASE_REPORTS.get(tc.recipe.name)
+    if flags is None or tc.recipe.build is None:
         return None
+    reporting = Toolchain(tc.recipe.model_copy(update={"build": (*tc.recipe.build, *flags)}))
     try:
-        with tempfile.TemporaryDirectory(prefix="perfgym-second-look-") as root:
-
-            def build(text: str, where: str) -> Any:
-                return toolchain(language).build(sandbox, text, BuildCache.at(f"{root}/{where}"))
-
-            with ThreadPoolExecutor(2) as pool:
-                mine, probed = pool.map(build, (source, probe), ("candidate", "probe"))
-            if mine.measurement is None or probed.measurement is None or not mine.artifact_dir:
+        with tempfile.TemporaryDirectory(prefix="perfgym-look-") as root:
+            build = reporting.build(sandbox, source, BuildCache.at(root))
+            if build.status is BuildStatus.COMPILE_ERROR:
+                return UNCHECKED
+            if not build.ok or not build.artifact_dir:
                 return None
-            if _tree_digest(Path(mine.artifact_dir)) != _tree_digest(Path(artifact)):
-                return OTHER_BYTES
-            return [mine.measurement.cpu_s, probed.measurement.cpu_s]
-    except Exception:  # noqa: BLE001 - no second look this time: the first figure decides
+            if _tree_digest(Path(build.artifact_dir)) != _tree_digest(Path(artifact)):
+                return UNCHECKED
+            phases = {
+                m.group(1).strip(): float(m.group(2)) for m in _PHASE_LINE.finditer(build.log)
+            }
+            # none read (its log cut by other output, say): what it computed cannot be seen
+            return phases or UNCHECKED
+    except Exception:  # noqa: BLE001 - no look this time: the first figure decides
         return None
 
 

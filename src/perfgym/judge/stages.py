@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from perfgym.judge.batched import batchable, equal_passes, run_batched
-from perfgym.judge.build_work import flag_build_work, header_probe_cpu, remembered, side_by_side
+from perfgym.judge.build_work import flag_build_work, header_probe_cpu, phase_look, remembered
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig
@@ -389,12 +389,12 @@ def verdict_of(
     if verdict.correct:
         language, sandbox = plan.task.language, plan.sandbox
         probe = remembered(memo, v, "probe_cpu_s", lambda: header_probe_cpu(language, sandbox))
-        second = None
+        look = None
         if v.artifact_dir and v.source is not None:  # a harness folder keeps its one figure
             source, artifact = v.source, v.artifact_dir
-            second = remembered(memo, v, "side_by_side_cpu_s",
-                                lambda: side_by_side(language, sandbox, source, artifact))  # fmt: skip
-        flag_build_work(verdict, v, own, config.build_work_s, probe=probe, second=second)
+            look = remembered(memo, v, "phases",
+                              lambda: phase_look(language, sandbox, source, artifact))  # fmt: skip
+        flag_build_work(verdict, v, own, config.build_work_s, probe=probe, look=look)
     if verdict.candidate is not None:
         flag_idle_wait(verdict, plan.clock, plan.cores)
         verdict.flags += verdict.candidate.flags

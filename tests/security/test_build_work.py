@@ -224,8 +224,8 @@ def test_a_build_over_the_bound_is_decided_by_one_look_at_the_compilers_phases()
     got, why = flagged(3.0, 9.0, table)  # one draw: a probe built later is never asked
     assert got and "constant expression evaluation 2.45 s, over 0.5 s" in why, why
     assert drawn == ["look", "look"]
-    assert flagged(3.0, 9.0, {**honest, "template instantiation": 4.0})[0]  # recursion
-    assert flagged(3.0, 9.0, {**honest, "preprocessing": 2.0})[0]  # macro loops
+    assert flagged(3.0, 9.0, {**honest, "template instantiation": 2.6})[0]  # recursion
+    assert flagged(3.0, 9.0, {**honest, "preprocessing": 1.1})[0]  # macro loops
     assert flagged(3.0, 9.0, {**honest, "template instantiation": "x"})[0]
     got, why = flagged(3.0, 9.0, UNCHECKED)  # other bytes, no build, no figures
     assert got and "could not be checked" in why, why

@@ -17,8 +17,8 @@ standard library, nothing else) made then: it may take the own builds' most plus
 never flagged. A build's figure is the record of the run that filled the build cache.
 
 A C++ build over the fixed bound is then looked at once more, and that look decides: built
-again with g++'s `-ftime-report` (`phase_look`; the same bytes), it is flagged where the
-compiler's own figure for a phase that computes passes its allowance (`PHASE_ALLOWANCES`:
+again with g++'s `-ftime-report` (`build_look.phase_look`; the same bytes), it is flagged where
+the compiler's own figure for a phase that computes passes its allowance (`PHASE_ALLOWANCES`:
 constant expression evaluation, template instantiation, preprocessing). Honest programs fell
 to the bounds on CPU seconds: an honest `<bits/stdc++.h>` build beside a constexpr-heavy one
 took twice its usual 1.3-1.8 s (full111); programs that use `std::regex` (4.4-5.5 s) or the
@@ -26,7 +26,7 @@ usual contest containers (`map`, `priority_queue`, `variant`, ..., 2.5-3.9 s) we
 3 of 3 (red teams helper-124, helper-125): their time goes to instantiating and optimising
 templates, which the header probe does not do. The phases tell them apart (user seconds here:
 constant evaluation 0.00-0.08 s for every honest program, 0.65 s for a 4096-entry table of 100
-steps each, 4.8 s for the test's two tables; template instantiation at most 1.0 s, regex). A
+steps each, 4.8 s for the test's two tables; template instantiation at most 1.75 s). A
 phase figure is a share of one build, so a loaded moment that slows the build slows it alike.
 The look counts only where the second build gives back the first one's artifact byte for byte;
 one that does not, or does not build (a build whose work depends on its moment, `__TIME__`
@@ -42,19 +42,20 @@ harness, so an honest candidate's build is near theirs, and twice it stays under
 
 Open: a look costs a build with the phase report (about twice the build's CPU), one per build
 over the fixed bound; work done elsewhere in the compiler (the optimiser folding a loop) is
-not a phase the look reads.
+not a phase the look reads; a table kept under the fixed bound is never looked at (red team
+helper-126: ~1 M steps, 1.8-2.0 s of g++, paid 1.26 against the same work at run time's 1.15).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import re
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from perfgym.judge.build_look import UNCHECKED, over_allowance
 from perfgym.judge.variant import Variant
 from perfgym.judge.verdict import Verdict
 from perfgym.judge.whole_file import write_whole
@@ -63,8 +64,6 @@ from perfgym.sandbox.base import Sandbox
 from perfgym.tasks.task import Language
 from perfgym.timing.result import TimingStatus
 from perfgym.toolchains import BuildCache, toolchain
-from perfgym.toolchains.build import BuildStatus
-from perfgym.toolchains.toolchain import Toolchain
 
 #: How many times its task's own builds' CPU a candidate's build may take unflagged.
 BUILD_FACTOR = 4.0
@@ -104,7 +103,7 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
     if seen == UNCHECKED:
         why = " (built again, it could not be checked: other bytes, or no phase figures)"
     elif isinstance(seen, dict):  # the look decides: one draw, never the better of two
-        over = _over_allowance(seen)
+        over = over_allowance(seen)
         if not over:
             return False
         why = f" ({over})"
@@ -122,18 +121,6 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
             f"{max(theirs):.1f} s: work done outside every clock"
         )
     return True
-
-
-def _over_allowance(phases: dict) -> str:
-    """The first of `PHASE_ALLOWANCES` a look's phase figures pass, said ('' where none)."""
-    for phase, allowed in PHASE_ALLOWANCES.items():
-        try:
-            took = float(phases.get(phase, 0.0))
-        except (TypeError, ValueError):
-            return f"{phase}: an unreadable figure"
-        if took > allowed:
-            return f"{phase} {took:.2f} s, over {allowed:g} s"
-    return ""
 
 
 def remembered(memo: Path | None, candidate: Variant, name: str,
@@ -185,61 +172,3 @@ def header_probe_cpu(language: Language, sandbox: Sandbox) -> float | None:
     except Exception:  # noqa: BLE001 - no probe: the other bounds decide
         return None
     return None if build.measurement is None else build.measurement.cpu_s
-
-
-#: What `phase_look` gives for a second build that could not be checked: not the first one's
-#: bytes, no build, or no phase figures in its log (kept, so it is not built again at every
-#: judgement).
-UNCHECKED = "unchecked"
-#: What a phase of one build may take (g++'s `-ftime-report`, user seconds) before the build is
-#: said to compute: every honest program measured here took at most 0.08 s of constant
-#: evaluation (a table of 4096 entries of 100 steps each took 0.65 s), 1.0 s of template
-#: instantiation (`std::regex`; 0.7 s of it is `<bits/stdc++.h>`'s alone) and 0.2 s of
-#: preprocessing; a busy machine slows a phase ~2x.
-PHASE_ALLOWANCES = {
-    "constant expression evaluation": 0.5,
-    "template instantiation": 2.5,
-    "preprocessing": 1.0,
-}
-#: Recipes whose compiler prints its phase figures, and the flags that make it (neither
-#: changes the bytes it builds).
-_PHASE_REPORTS = {"cpp-g++": ("-w", "-ftime-report")}  # no warnings: the report alone
-#: One phase line of that report: its name, then user seconds.
-_PHASE_LINE = re.compile(r"^ (\S.*?)\s*:\s+(\d+\.\d+) \(\s*\d+%\)", re.M)
-
-
-def phase_look(language: Language, sandbox: Sandbox, source: str, artifact: str) -> Any:
-    """The compiler's phase figures ({phase: user seconds}) of `source` built again now, with
-    its phase report, in a build cache of its own; `UNCHECKED` where that build failed, gave
-    anything but the files of `artifact` (the first build's artifact folder) byte for byte, or
-    no figures; None where the language's compiler has no phase report or the sandbox failed."""
-    tc = toolchain(language)
-    flags = _PHASE_REPORTS.get(tc.recipe.name)
-    if flags is None or tc.recipe.build is None:
-        return None
-    reporting = Toolchain(tc.recipe.model_copy(update={"build": (*tc.recipe.build, *flags)}))
-    try:
-        with tempfile.TemporaryDirectory(prefix="perfgym-look-") as root:
-            build = reporting.build(sandbox, source, BuildCache.at(root))
-            if build.status is BuildStatus.COMPILE_ERROR:
-                return UNCHECKED
-            if not build.ok or not build.artifact_dir:
-                return None
-            if _tree_digest(Path(build.artifact_dir)) != _tree_digest(Path(artifact)):
-                return UNCHECKED
-            phases = {
-                m.group(1).strip(): float(m.group(2)) for m in _PHASE_LINE.finditer(build.log)
-            }
-            # none read (its log cut by other output, say): what it computed cannot be seen
-            return phases or UNCHECKED
-    except Exception:  # noqa: BLE001 - no look this time: the first figure decides
-        return None
-
-
-def _tree_digest(top: Path) -> str:
-    """A digest of every file under `top`: its path below `top` and its bytes."""
-    h = hashlib.sha256()
-    for path in sorted(p for p in top.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(top)).encode() + b"\0")
-        h.update(hashlib.sha256(path.read_bytes()).digest())
-    return h.hexdigest()

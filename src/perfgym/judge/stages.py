@@ -8,7 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from perfgym.judge.batched import batchable, equal_passes, run_batched
-from perfgym.judge.build_work import flag_build_work, header_probe_cpu, phase_look, remembered
+from perfgym.judge.build_look import phase_look
+from perfgym.judge.build_work import flag_build_work, header_probe_cpu, remembered
 from perfgym.judge.candidate import Candidate
 from perfgym.judge.case_limits import CaseLimit
 from perfgym.judge.config import JudgeConfig

@@ -30,10 +30,11 @@ steps each, 4.8 s for the test's two tables; template instantiation at most 1.75
 phase figure is a share of one build, so a loaded moment that slows the build slows it alike.
 The look counts only where the second build gives back the first one's artifact byte for byte;
 one that does not, or does not build (a build whose work depends on its moment, `__TIME__`
-say), or whose log holds no phase figures, cannot be checked and is flagged (`UNCHECKED`).
-A table under the fixed bound passes unlooked as before (its one draw); over it, its look flags it: one draw decides, never the
-better of two (a look drawn only to clear a flag cleared 6 of 13 tables near the cut:
-helper-124). Without a look (a language with no phase report, a look that failed), the first
+say), whose compiler's output does not end in its one report, or that forces a loop's
+unrolling cannot be checked and is flagged (`UNCHECKED`; `build_look` says how a program was
+kept from writing the report). A table under the fixed bound passes unlooked as before (its
+one draw); over it, its look flags it: one draw decides, never the better of two (a look drawn
+only to clear a flag cleared 6 of 13 tables near the cut: helper-124). Without a look (a language with no phase report, a look that failed), the first
 figure is weighed against the header probe built later. Figures are drawn once per candidate
 build and kept; a draw that gave none (a sandbox fault) is drawn again next time. A harness
 task's folder is built once and keeps its single figure: its own builds compile the same
@@ -42,7 +43,7 @@ harness, so an honest candidate's build is near theirs, and twice it stays under
 
 Open: a look costs a build with the phase report (about twice the build's CPU), one per build
 over the fixed bound; work done elsewhere in the compiler (the optimiser folding a loop) is
-not a phase the look reads; a table kept under the fixed bound is never looked at (red team
+not a phase the look reads beyond a forced unrolling; a table kept under the fixed bound is never looked at (red team
 helper-126: ~1 M steps, 1.8-2.0 s of g++, paid 1.26 against the same work at run time's 1.15).
 """
 
@@ -101,7 +102,7 @@ def flag_build_work(verdict: Verdict, candidate: Variant, own: Sequence[Variant 
     seen = look() if look is not None else None
     why = ""
     if seen == UNCHECKED:
-        why = " (built again, it could not be checked: other bytes, or no phase figures)"
+        why = " (built again, it could not be checked: other bytes, no report, or an unrolling)"
     elif isinstance(seen, dict):  # the look decides: one draw, never the better of two
         over = over_allowance(seen)
         if not over:

@@ -393,7 +393,7 @@ def verdict_of(
         look = None
         if v.artifact_dir and v.source is not None:  # a harness folder keeps its one figure
             source, artifact = v.source, v.artifact_dir
-            look = remembered(memo, v, "phases",
+            look = remembered(memo, v, "phase_look",
                               lambda: phase_look(language, sandbox, source, artifact))  # fmt: skip
         flag_build_work(verdict, v, own, config.build_work_s, probe=probe, look=look)
     if verdict.candidate is not None:

@@ -78,8 +78,8 @@ def phase_look(language: Language, sandbox: Sandbox, source: str, artifact: str)
     language has no look or the sandbox failed."""
     recipe = toolchain(language).recipe
     steps = _LOOKS.get(recipe.name)
-    if steps is None or recipe.build != steps[0]:
-        return None
+    if steps is None or recipe.build != steps[0] or not Path(artifact).is_dir():
+        return None  # no look (a first build trimmed from its cache since: nothing to compare)
     _, preprocess, report, link = (shlex.join(step) for step in steps)
     script = f'cd "$0" && {preprocess} 2>/dev/null && {report} && {link} >/dev/null 2>&1'
     try:

@@ -107,14 +107,21 @@ def test_the_judge_flags_a_sleeping_program_and_not_its_honest_twin(monkeypatch)
 
 
 def _spiked(timings: dict) -> None:
-    """One round of every candidate waits 0.5 s more, as beside a burst of another's processes
-    (over the floor, well inside the spike line of 1.1 s here, so a load's own waits cannot
-    carry it past), and its estimate is one no run made (what a program that waited in order
-    to gain would want kept)."""
+    """One round of every candidate waits more, as beside a burst of another's processes: its
+    unexplained wait set halfway between the floor and the spike line, whatever the machine's
+    load made them (a fixed +0.5 s fell under a floor raised by a loaded baseline, or past the
+    line with the round's own wait, beside compile-heavy tests), and its estimate is one no run
+    made (what a program that waited in order to gain would want kept)."""
+    b, r = timings["baseline"], timings.get("reference")
     for label, t in timings.items():
-        if label.startswith("candidate-"):
-            t.external_walls_s[0] += 0.5
-            t.estimate_s = 1e-6
+        if not label.startswith("candidate-"):
+            continue
+        t.external_walls_s[0] = t.external_cpus_s[0] + 10.0  # this round's wait the worst
+        far = idle_wait._over_floor(t, b, r)
+        assert far is not None
+        explained = 10.0 - far.excess  # what the task's own waits explain of this round's
+        t.external_walls_s[0] += (far.floor + far.spike_line) / 2 + explained - 10.0
+        t.estimate_s = 1e-6
 
 
 def test_a_load_spike_in_one_round_is_measured_again_not_flagged(monkeypatch) -> None:  # type: ignore[no-untyped-def]
